@@ -1,0 +1,222 @@
+#include "support/Diagnostics.h"
+
+#include <algorithm>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+namespace tc {
+
+namespace {
+struct DiagInfo {
+  std::string_view name;
+  Severity severity;
+  std::string_view format;
+};
+
+constexpr DiagInfo kDiagInfos[] = {
+#define DIAG(ID, SEV, FMT) {#ID, Severity::SEV, FMT},
+#include "support/diag/All.def"
+#undef DIAG
+};
+
+const DiagInfo &info(DiagId id) { return kDiagInfos[static_cast<size_t>(id)]; }
+
+std::string_view severityName(Severity s) {
+  switch (s) {
+  case Severity::Note: return "note";
+  case Severity::Warning: return "warning";
+  case Severity::Error: return "error";
+  }
+  return "error";
+}
+} // namespace
+
+Severity defaultSeverity(DiagId id) { return info(id).severity; }
+std::string_view diagName(DiagId id) { return info(id).name; }
+std::string_view diagFormat(DiagId id) { return info(id).format; }
+
+std::string formatMessage(std::string_view format, const std::vector<std::string> &args) {
+  std::string out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    char c = format[i];
+    if (c == '{' && i + 2 < format.size() && std::isdigit(static_cast<unsigned char>(format[i + 1])) &&
+        format[i + 2] == '}') {
+      size_t k = static_cast<size_t>(format[i + 1] - '0');
+      out += k < args.size() ? args[k] : std::string("<missing>");
+      i += 2;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+DiagEngine::DiagEngine(const SourceManager &sm) : sm_(sm), out_(&std::cerr) {}
+
+void DiagEngine::report(DiagId id, SourceLoc loc, std::vector<std::string> args, uint32_t length) {
+  if (stopped_)
+    return;
+  Severity sev = defaultSeverity(id);
+  bool promoted = false;
+  if (sev == Severity::Note && lastWasIgnored_)
+    return;
+  if (sev == Severity::Warning) {
+    if (ignoreWarnings_) {
+      lastWasIgnored_ = true;
+      return;
+    }
+    if (werror_) {
+      sev = Severity::Error;
+      promoted = true;
+    }
+  }
+  if (sev != Severity::Note)
+    lastWasIgnored_ = false;
+  Diagnostic d{id, sev, loc, std::max<uint32_t>(length, 1), formatMessage(diagFormat(id), args),
+               promoted};
+  if (sev == Severity::Error)
+    ++numErrors_;
+  if (sev == Severity::Warning)
+    ++numWarnings_;
+  if (out_ && !verifyMode_)
+    *out_ << render(d);
+  diags_.push_back(std::move(d));
+  if (sev == Severity::Error && numErrors_ >= errorLimit_ && errorLimit_ != 0) {
+    Diagnostic stop{DiagId::err_too_many_errors, Severity::Error, SourceLoc{}, 1,
+                    std::string(diagFormat(DiagId::err_too_many_errors)), false};
+    if (out_ && !verifyMode_)
+      *out_ << render(stop);
+    diags_.push_back(std::move(stop));
+    stopped_ = true;
+  }
+}
+
+void DiagEngine::reportNoLoc(DiagId id, std::vector<std::string> args) {
+  report(id, SourceLoc{}, std::move(args));
+}
+
+namespace {
+// Writes "file:line:col: sev: msg" plus the source line and caret.
+void renderOne(std::ostringstream &os, const SourceManager &sm, SourceLoc loc, uint32_t length,
+               Severity sev, const std::string &msg, bool werror) {
+  if (loc.valid())
+    os << sm.name(loc.file) << ':' << loc.line << ':' << loc.col << ": ";
+  os << severityName(sev) << ": " << msg;
+  if (werror)
+    os << " [-Werror]";
+  os << '\n';
+  if (!loc.valid())
+    return;
+  std::string_view line = sm.lineText(loc.file, loc.line);
+  if (line.empty() && loc.line == 0)
+    return;
+  os << line << '\n';
+  std::string caret;
+  for (uint32_t i = 1; i < loc.col && i - 1 < line.size(); ++i)
+    caret += line[i - 1] == '\t' ? '\t' : ' ';
+  caret += '^';
+  size_t room = line.size() >= loc.col ? line.size() - loc.col + 1 : 1;
+  for (uint32_t i = 1; i < length && i < room; ++i)
+    caret += '~';
+  os << caret << '\n';
+}
+} // namespace
+
+std::string DiagEngine::render(const Diagnostic &d) const {
+  std::ostringstream os;
+  SourceLoc primary = sm_.outermost(d.loc);
+  // Inside a macro expansion the highlighted length refers to the spelling, not the use.
+  uint32_t len = d.loc.expansion ? 1 : d.length;
+  renderOne(os, sm_, primary, len, d.severity, d.message, d.promotedFromWarning);
+  SourceLoc cur = d.loc;
+  while (cur.expansion != 0) {
+    const MacroExpansion &e = sm_.expansion(cur.expansion);
+    SourceLoc spelling{cur.file, cur.line, cur.col, 0};
+    renderOne(os, sm_, spelling, 1, Severity::Note,
+              formatMessage(diagFormat(DiagId::note_expanded_from_macro), {e.macro}), false);
+    cur = e.use;
+  }
+  return os.str();
+}
+
+namespace {
+struct Expectation {
+  Severity severity;
+  uint32_t file, line;
+  std::string text;
+  bool matched = false;
+};
+
+std::vector<Expectation> collectExpectations(const SourceManager &sm) {
+  std::vector<Expectation> result;
+  static const std::regex re(R"(expected-(error|warning|note)(@([+-]?)(\d+))?\s*\{\{(.*?)\}\})");
+  for (uint32_t f = 0; f < sm.numFiles(); ++f) {
+    const std::string &text = sm.text(f);
+    uint32_t lineNo = 0;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      size_t end = text.find('\n', pos);
+      if (end == std::string::npos)
+        end = text.size();
+      ++lineNo;
+      std::string line = text.substr(pos, end - pos);
+      for (std::sregex_iterator it(line.begin(), line.end(), re), e; it != e; ++it) {
+        const std::smatch &m = *it;
+        Severity sev = m[1] == "error"     ? Severity::Error
+                       : m[1] == "warning" ? Severity::Warning
+                                           : Severity::Note;
+        uint32_t target = lineNo;
+        if (m[2].matched) {
+          long n = std::stol(m[4]);
+          if (m[3] == "+")
+            target = lineNo + static_cast<uint32_t>(n);
+          else if (m[3] == "-")
+            target = lineNo - static_cast<uint32_t>(n);
+          else
+            target = static_cast<uint32_t>(n);
+        }
+        result.push_back({sev, f, target, m[5], false});
+      }
+      pos = end + 1;
+    }
+  }
+  return result;
+}
+} // namespace
+
+bool DiagEngine::verify(std::ostream &out) const {
+  std::vector<Expectation> expected = collectExpectations(sm_);
+  bool ok = true;
+  for (const Diagnostic &d : diags_) {
+    if (d.id == DiagId::err_too_many_errors)
+      continue;
+    SourceLoc loc = sm_.outermost(d.loc);
+    bool found = false;
+    for (Expectation &e : expected) {
+      if (e.matched || e.severity != d.severity || e.file != loc.file || e.line != loc.line)
+        continue;
+      if (d.message.find(e.text) == std::string::npos)
+        continue;
+      e.matched = found = true;
+      break;
+    }
+    if (!found) {
+      ok = false;
+      out << "unexpected " << severityName(d.severity) << " ";
+      if (loc.valid())
+        out << "at " << sm_.name(loc.file) << ':' << loc.line << ':' << loc.col;
+      out << ": " << d.message << '\n';
+    }
+  }
+  for (const Expectation &e : expected) {
+    if (e.matched)
+      continue;
+    ok = false;
+    out << "expected " << severityName(e.severity) << " not seen at " << sm_.name(e.file) << ':'
+        << e.line << ": " << e.text << '\n';
+  }
+  return ok;
+}
+
+} // namespace tc

@@ -1,0 +1,15 @@
+# lit configuration for the golden tests (.tc sources and .tir IR files).
+import os
+import lit.formats
+
+config.name = "triton-c"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".tc", ".tir"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.tc_test_exec_root
+config.substitutions.append(("%tritonc", os.path.join(config.tc_bin_dir, "tritonc")))
+config.substitutions.append(("%examples", os.path.join(config.tc_src_root, "examples")))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("not ", os.path.join(os.path.dirname(config.filecheck), "not") + " "))
+config.environment["PATH"] = config.tc_bin_dir + os.pathsep + config.environment.get("PATH", "")
