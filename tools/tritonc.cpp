@@ -1,1 +1,251 @@
-int main() { return 0; }
+//===- tritonc.cpp - The Triton-C compiler driver ----------------------===//
+//
+//   tritonc kernel.tc -DTM=64 -DTYPE=float --emit=ir
+//   tritonc kernel.tc -E | --emit=tokens|ast|ir [-o out] [--kernel NAME]
+//   tritonc module.tir --passes=canonicalize,fold,cse,dce --print-after-all
+//   tritonc bad.tc -verify          (checks `// expected-error {{...}}` comments)
+//
+// Exit codes: 0 success, 2 compile error (or -verify mismatch), 3 usage error.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/ASTDump.h"
+#include "frontend/Compiler.h"
+#include "frontend/Defines.h"
+#include "frontend/Preprocessor.h"
+#include "ir/IRParser.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+#include "ir/Verifier.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace {
+
+constexpr int kExitOk = 0, kExitCompileError = 2, kExitUsage = 3;
+
+struct Options {
+  std::string input, output, emit = "ir", kernel, passes;
+  std::vector<std::string> defines, undefines, includeDirs, warnings;
+  bool preprocessOnly = false, noLocs = false, verify = false, optimize = false;
+  bool printAfterAll = false, verifyEach = false;
+};
+
+// CLI11 takes single-dash options of one letter only; accept clang's spelling
+// of `-verify` and the like by rewriting them.
+std::vector<std::string> normaliseArgs(int argc, char **argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-verify" || a == "-emit" || a.rfind("-emit=", 0) == 0 || a == "-o-")
+      a = "-" + a;
+    args.push_back(a);
+  }
+  std::reverse(args.begin(), args.end()); // CLI11 parses a reversed vector
+  return args;
+}
+
+void printModule(const tc::ir::Module &m, const Options &opt, std::ostream &os) {
+  tc::ir::PrintOptions po;
+  po.locations = !opt.noLocs;
+  if (opt.kernel.empty()) {
+    tc::ir::printModule(m, os, po);
+    return;
+  }
+  // Print only the requested kernel: cut it out of the printed module, so that
+  // value numbering is the same as in the full output.
+  std::ostringstream all;
+  tc::ir::printModule(m, all, po);
+  std::string text = all.str();
+  size_t start = text.find("kernel @" + opt.kernel + "(");
+  if (start == std::string::npos)
+    return;
+  size_t end = text.find("\n}\n", start);
+  os << text.substr(start, end == std::string::npos ? std::string::npos : end + 3 - start);
+}
+
+bool hasKernel(const tc::ir::Module &m, const std::string &name) {
+  for (const auto &f : m.functions)
+    if (f->name() == name)
+      return true;
+  return false;
+}
+
+bool runPasses(tc::ir::Module &m, const Options &opt, std::ostream &out) {
+  if (!opt.optimize && opt.passes.empty())
+    return true;
+  tc::ir::PipelineOptions po;
+  po.printAfterAll = opt.printAfterAll;
+  po.verifyEach = opt.verifyEach;
+  po.out = &out;
+  std::stringstream ss(opt.passes);
+  for (std::string p; std::getline(ss, p, ',');)
+    if (!p.empty())
+      po.passes.push_back(p);
+  return tc::ir::runPipeline(m, po);
+}
+
+// Compiles one variant of a .tc file and writes the requested output.
+int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostream &out) {
+  tc::CompileOptions co;
+  co.defines = defines;
+  co.undefines = opt.undefines;
+  co.includeDirs = opt.includeDirs;
+  for (const std::string &w : opt.warnings) {
+    if (w == "error")
+      co.warningsAsErrors = true;
+    else if (w == "none")
+      co.ignoreWarnings = true;
+  }
+  tc::Compilation c(co);
+  if (opt.verify)
+    c.diags().setVerifyMode(true);
+  if (!c.addMainFile(opt.input))
+    return kExitCompileError;
+
+  tc::Stage last = opt.preprocessOnly || opt.emit == "tokens" ? tc::Stage::Preprocess
+                   : opt.emit == "ast"                       ? tc::Stage::Sema
+                                                             : tc::Stage::Lower;
+  bool ok = c.run(last);
+  if (opt.verify) {
+    bool matched = c.diags().verify(std::cerr);
+    return matched ? kExitOk : kExitCompileError;
+  }
+  if (!ok)
+    return kExitCompileError;
+
+  if (opt.preprocessOnly) {
+    out << tc::renderTokens(c.tokens());
+  } else if (opt.emit == "tokens") {
+    for (const tc::Token &t : c.tokens()) {
+      tc::SourceLoc l = c.sourceManager().outermost(t.loc);
+      out << tc::tokKindName(t.kind) << " '" << t.text << "' " << l.line << ':' << l.col << '\n';
+    }
+  } else if (opt.emit == "ast") {
+    tc::dumpAST(*c.ast(), c.sourceManager(), out);
+  } else {
+    tc::ir::Module &m = *c.module();
+    if (!opt.kernel.empty() && !hasKernel(m, opt.kernel)) {
+      std::cerr << "tritonc: error: no kernel named '" << opt.kernel << "' in " << opt.input
+                << '\n';
+      return kExitUsage;
+    }
+    if (!runPasses(m, opt, out))
+      return kExitCompileError;
+    printModule(m, opt, out);
+  }
+  return kExitOk;
+}
+
+// Reads, verifies, transforms and prints a .tir file.
+int processIR(const Options &opt, std::ostream &out) {
+  tc::SourceManager sm;
+  tc::DiagEngine diags(sm);
+  if (opt.verify)
+    diags.setVerifyMode(true);
+  std::string error;
+  auto file = sm.loadFile(opt.input, error);
+  if (!file) {
+    diags.reportNoLoc(tc::DiagId::err_cannot_open_file, {error});
+    return kExitCompileError;
+  }
+  auto m = tc::ir::parseModule(*file, sm, diags);
+  if (opt.verify)
+    return diags.verify(std::cerr) ? kExitOk : kExitCompileError;
+  if (!m)
+    return kExitCompileError;
+  auto failures = tc::ir::verifyModule(*m);
+  if (!failures.empty()) {
+    std::cerr << tc::ir::formatFailures(*m, failures);
+    return kExitCompileError;
+  }
+  if (!runPasses(*m, opt, out))
+    return kExitCompileError;
+  if (!opt.kernel.empty() && !hasKernel(*m, opt.kernel)) {
+    std::cerr << "tritonc: error: no kernel named '" << opt.kernel << "' in " << opt.input << '\n';
+    return kExitUsage;
+  }
+  printModule(*m, opt, out);
+  return kExitOk;
+}
+
+int run(const Options &opt, std::ostream &out) {
+  if (opt.input.ends_with(".tir"))
+    return processIR(opt, out);
+  std::vector<tc::DefineSpec> specs;
+  for (const std::string &d : opt.defines) {
+    std::string error;
+    auto spec = tc::parseDefine(d, error);
+    if (!spec) {
+      std::cerr << "tritonc: error: " << error << '\n';
+      return kExitUsage;
+    }
+    specs.push_back(std::move(*spec));
+  }
+  std::vector<tc::DefineList> variants = tc::expandDefines(specs);
+  int status = kExitOk;
+  for (const tc::DefineList &v : variants) {
+    std::string name = tc::describeVariant(specs, v);
+    if (variants.size() > 1)
+      out << "// ----- variant: " << name << '\n';
+    int rc = compileVariant(opt, v, out);
+    if (rc != kExitOk && variants.size() > 1)
+      std::cerr << "note: in variant " << name << '\n';
+    status = std::max(status, rc);
+  }
+  return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  CLI::App app{"tritonc: the Triton-C compiler (source -> tile IR)", "tritonc"};
+  app.add_option("input", opt.input, "Triton-C source (.tc) or tile IR (.tir)")->required();
+  app.add_option("-D", opt.defines, "define a macro: NAME, NAME=VALUE or NAME=[v1,v2,...]")
+      ->allow_extra_args(false);
+  app.add_option("-U", opt.undefines, "undefine a macro")->allow_extra_args(false);
+  app.add_option("-I", opt.includeDirs, "add a directory to the #include search path")
+      ->allow_extra_args(false);
+  app.add_option("-W", opt.warnings, "-Werror: warnings are errors; -Wnone: no warnings")
+      ->allow_extra_args(false);
+  app.add_flag("-E", opt.preprocessOnly, "preprocess only");
+  app.add_option("--emit", opt.emit, "what to print: tokens, ast or ir")
+      ->check(CLI::IsMember({"tokens", "ast", "ir"}));
+  app.add_option("-o", opt.output, "write the output to this file");
+  app.add_option("--kernel", opt.kernel, "print only this kernel");
+  app.add_flag("--no-locs", opt.noLocs, "print IR without source locations");
+  app.add_flag("--verify", opt.verify, "check diagnostics against expected-* comments");
+  app.add_flag("-O,--opt", opt.optimize, "run the default IR pass pipeline");
+  app.add_option("--passes", opt.passes, "comma-separated IR passes to run (see --help-passes)");
+  app.add_flag("--print-after-all", opt.printAfterAll, "print the IR after every pass");
+  app.add_flag("--verify-each", opt.verifyEach, "run the IR verifier after every pass");
+  app.set_version_flag("--version", "tritonc 0.1.0");
+  try {
+    app.parse(normaliseArgs(argc, argv));
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (!opt.output.empty()) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(opt.output, opt.input, ec)) {
+      std::cerr << "tritonc: error: refusing to overwrite the input file '" << opt.input << "'\n";
+      return kExitUsage;
+    }
+    std::ofstream file(opt.output);
+    if (!file) {
+      std::cerr << "tritonc: error: cannot write '" << opt.output << "'\n";
+      return kExitUsage;
+    }
+    return run(opt, file);
+  }
+  return run(opt, std::cout);
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set-up in one command: installs the Debian packages that are missing, builds a
+# release into build/, and runs the main job on a bundled example.
+# Idempotent: installed packages and an up-to-date build are left alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(build-essential cmake ninja-build ccache python3
+          llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
+          libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev libcli11-dev
+          libeigen3-dev libzstd-dev zlib1g-dev libbenchmark-dev)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C "$BUILD_DIR"
+
+echo "setup: compiling the tutorial's matmul kernel (examples/matmul.tc) to tile IR"
+"$BUILD_DIR"/bin/tritonc examples/matmul.tc -DTM=64 -DTN=64 -DTK=32 -DTYPE=half --emit=ir
