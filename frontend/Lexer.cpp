@@ -17,8 +17,12 @@ namespace {
 bool isIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool isIdentChar(char c) {
+  return isIdentStart(c) || isDigit(c);
+}
 bool isHorizontalSpace(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }

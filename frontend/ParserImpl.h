@@ -20,6 +20,8 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tc {
@@ -28,11 +30,15 @@ class Parser {
 public:
   Parser(const std::vector<Token> &tokens, DiagEngine &diags) : toks_(tokens), diags_(diags) {}
 
-  /// tu ::= top-level-decl* eof
+  /// tu ::= top-level* eof
   std::unique_ptr<ast::TranslationUnit> parseTranslationUnit();
 
   /// The most nested statements plus expressions the parser accepts.
   static constexpr unsigned kMaxDepth = 256;
+  /// The deepest expression tree the parser builds (left-associative chains
+  /// such as `a + a + ... + a` are parsed by a loop but make deep trees, which
+  /// later phases walk recursively).
+  static constexpr unsigned kMaxTreeDepth = 1024;
 
 private:
   // --- tokens (Parser.cpp) ---
@@ -55,9 +61,12 @@ private:
 
   // --- recovery ---
   /// Skips to one of `stops` at nesting depth 0 (balanced (), [], {} are skipped
-  /// whole); consumes it if `consume`. Stops before an unmatched closer that is
-  /// not in `stops` (unless it is ')' or ']' and `skipStrayClosers`), and at eof.
-  bool skipUntil(std::initializer_list<TokKind> stops, bool consume, bool skipStrayClosers = false);
+  /// whole); consumes it if `consume`. Stops (returning false) before an
+  /// unmatched closer that is not in `stops`, and at eof.
+  bool skipUntil(std::initializer_list<TokKind> stops, bool consume);
+  /// Rewinds to the opener at `openIdx` and skips its balanced group (stopping
+  /// early at a '{' or '}' inside it, for an unterminated group).
+  void skipBalancedFrom(size_t openIdx);
   /// Skips the rest of a statement: to ';' (consumed), through a balanced block,
   /// or to the '}' that closes the enclosing block (not consumed).
   void skipStatement();
@@ -85,10 +94,13 @@ private:
   bool parseDims(std::vector<ast::ExprPtr> &dims);
   bool parseAttributes(std::vector<ast::Attribute> &attrs);
   bool parseAttribute(std::vector<ast::Attribute> &attrs);
-  std::unique_ptr<ast::VarDecl> parseDeclarator(const ast::TypeSpec &base, bool first);
+  std::unique_ptr<ast::VarDecl> parseDeclarator(const ast::TypeSpec &base, bool allowInit);
 
   // --- statements (ParseStmt.cpp) ---
   ast::StmtPtr parseStatement();
+  ast::StmtPtr parseStatementKind();
+  /// Expects the ';' ending a statement; true if the statement can be kept.
+  bool expectStmtEnd(const char *what);
   std::unique_ptr<ast::CompoundStmt> parseCompound();
   ast::StmtPtr parseDeclStmt();
   ast::StmtPtr parseExprStmt();
@@ -119,6 +131,9 @@ private:
   ast::ExprPtr parseParenExpr();
   ast::ExprPtr parseBitcast();
   bool checkAssignable(const ast::Expr &e, const Token &op);
+  /// Records the tree depth of a new node (its children are finished); past
+  /// kMaxTreeDepth reports "nesting too deep" and returns null.
+  ast::ExprPtr finish(ast::ExprPtr e);
 
   // --- literals (ParseLiteral.cpp) ---
   ast::ExprPtr parseNumber();
@@ -135,6 +150,13 @@ private:
   size_t pos_ = 0;
   unsigned depth_ = 0;
   bool reportedDepth_ = false;
+  /// Names of the parameters and variables declared so far in the current
+  /// function (flat, ignoring scopes): `a * b;` is a product when `a` is one of
+  /// them, else a declaration with an unknown type name `a`.
+  std::unordered_set<std::string> declaredNames_;
+  /// Tree depth of every finished expression node (looked up, never iterated).
+  std::unordered_map<const ast::Expr *, unsigned> exprDepth_;
+  void reportTooDeep(SourceLoc loc);
 };
 
 } // namespace tc

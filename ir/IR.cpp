@@ -22,7 +22,9 @@ constexpr OpInfo kOpInfos[] = {
 };
 static_assert(sizeof(kOpInfos) / sizeof(kOpInfos[0]) == kNumOpKinds);
 
-const OpInfo &info(OpKind k) { return kOpInfos[static_cast<size_t>(k)]; }
+const OpInfo &info(OpKind k) {
+  return kOpInfos[static_cast<size_t>(k)];
+}
 
 /// Wraps `v` to the range of integer dtype `t` as a C conversion does
 /// (bool: != 0); the result is the int64 attribute form of the value.
@@ -39,7 +41,9 @@ int64_t wrapToDType(int64_t v, DType t) {
 }
 } // namespace
 
-std::string_view mnemonic(OpKind k) { return info(k).mnemonic; }
+std::string_view mnemonic(OpKind k) {
+  return info(k).mnemonic;
+}
 
 std::optional<OpKind> opKindFromMnemonic(std::string_view s) {
   for (int i = 0; i < kNumOpKinds; ++i)
@@ -48,18 +52,26 @@ std::optional<OpKind> opKindFromMnemonic(std::string_view s) {
   return std::nullopt;
 }
 
-bool hasTrait(OpKind k, Trait t) { return (info(k).traits & t) != 0; }
-int tableNumOperands(OpKind k) { return info(k).numOperands; }
-int tableNumResults(OpKind k) { return info(k).numResults; }
-int tableNumRegions(OpKind k) { return info(k).numRegions; }
+bool hasTrait(OpKind k, Trait t) {
+  return (info(k).traits & t) != 0;
+}
+int tableNumOperands(OpKind k) {
+  return info(k).numOperands;
+}
+int tableNumResults(OpKind k) {
+  return info(k).numResults;
+}
+int tableNumRegions(OpKind k) {
+  return info(k).numRegions;
+}
 
 //===----------------------------------------------------------------------===//
 // Block, Op, Function, Module
 //===----------------------------------------------------------------------===//
 
 Value *Block::addArgument(Type t) {
-  args_.push_back(std::make_unique<Value>(std::move(t), nullptr, this,
-                                          static_cast<unsigned>(args_.size())));
+  args_.push_back(
+      std::make_unique<Value>(std::move(t), nullptr, this, static_cast<unsigned>(args_.size())));
   return args_.back().get();
 }
 
@@ -70,8 +82,8 @@ Op *Block::terminator() const {
 }
 
 Value *Op::addResult(Type t) {
-  results_.push_back(std::make_unique<Value>(std::move(t), this, nullptr,
-                                             static_cast<unsigned>(results_.size())));
+  results_.push_back(
+      std::make_unique<Value>(std::move(t), this, nullptr, static_cast<unsigned>(results_.size())));
   return results_.back().get();
 }
 
@@ -185,7 +197,9 @@ Value *Builder::constantFloat(Type t, double v) {
   return create(OpKind::Constant, {std::move(t)}, {}, {{"value", rounded}})->result();
 }
 
-Value *Builder::unary(OpKind k, Value *a) { return create(k, {a->type()}, {a})->result(); }
+Value *Builder::unary(OpKind k, Value *a) {
+  return create(k, {a->type()}, {a})->result();
+}
 
 Value *Builder::binary(OpKind k, Value *a, Value *b) {
   bool isCompare = k == OpKind::CmpEq || k == OpKind::CmpNe || k == OpKind::CmpLt ||

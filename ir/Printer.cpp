@@ -40,7 +40,8 @@ std::string sanitizeHint(const std::string &hint, unsigned index) {
     return "arg" + std::to_string(index);
   std::string s;
   for (char c : hint) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     s += ok ? c : '_';
   }
   if (s[0] >= '0' && s[0] <= '9')
