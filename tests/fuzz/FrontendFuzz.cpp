@@ -274,7 +274,7 @@ void watchdogLoop() {
       if ((cpu > gTimeoutSec || wall > 5 * gTimeoutSec + 5) && gInputStartMs.load() == start) {
         char msg[160];
         std::snprintf(msg, sizeof(msg),
-                      "input still running after %.1f s of CPU time (%.1f s wall): a hang or a far too slow path",
+                      "input still running after %.2f s of CPU time (%.2f s wall): a hang or a far too slow path",
                       cpu, wall);
         dieWith("timeout", msg, 4);
       }
@@ -342,16 +342,23 @@ template <typename Fn> CheckResult runInput(Fn &&fn) {
   }
   gInputStartMs = 0;
 #ifdef TC_FUZZ_ASAN
+  // Count the frees of the result's own blocks too (a copy, not counted, survives),
+  // so that `live` is exactly what the input left allocated.
   gCounting = false;
-  // The result's own strings are still alive; a leak check only when more is.
+  CheckResult copy = r;
+  gCounting = true;
+  { CheckResult dead = std::move(r); }
+  gCounting = false;
   long live = gMallocs - gFrees;
-  if (live > 8 && __lsan_do_recoverable_leak_check() != 0) {
-    r.failed = true;
-    r.kind = "leak";
-    r.detail = "LeakSanitizer found memory leaked by this input (report above)";
+  if (live != 0 && __lsan_do_recoverable_leak_check() != 0) {
+    copy.failed = true;
+    copy.kind = "leak";
+    copy.detail = "LeakSanitizer found memory leaked by this input (report above)";
   }
-#endif
+  return copy;
+#else
   return r;
+#endif
 }
 
 //===----------------------------------------------------------------------===//
@@ -403,6 +410,7 @@ private:
 
 struct Stats {
   long sources = 0, sourcesReachingIR = 0, irTexts = 0, irVerified = 0, findings = 0;
+  std::map<std::string, long> errors, irErrors; // first error kind -> count
 };
 
 /// A short, input-independent name of a property failure: its kind, plus the
@@ -499,6 +507,14 @@ private:
               << stats_.sourcesReachingIR << " compiled to IR and round-tripped), " << stats_.irTexts
               << " IR texts (" << stats_.irVerified << " parsed and verified), " << stats_.findings
               << " inputs broke a property" << std::endl;
+    if (std::string(what) != "done")
+      return;
+    for (const auto *table : {&stats_.errors, &stats_.irErrors}) {
+      std::cerr << (table == &stats_.errors ? "first errors of sources:" : "first errors of IR texts:");
+      for (const auto &[name, count] : *table)
+        std::cerr << " " << name << "=" << count;
+      std::cerr << std::endl;
+    }
   }
 
   /// One RapidCheck test: a source case, then a few IR texts.
@@ -515,6 +531,7 @@ private:
       ++stats_.sourcesReachingIR;
       addToIRPool(r.printedIR);
     }
+    ++stats_.errors[r.firstError.empty() ? std::string("(none)") : r.firstError];
     int irCount = *rc::gen::inRange(0, 4);
     for (int i = 0; i < irCount; ++i)
       oneIR(r.printedIR, c.body);
@@ -561,6 +578,7 @@ private:
       recordFinding(r, ".tir", text);
     if (r.reachedIR)
       ++stats_.irVerified;
+    ++stats_.irErrors[r.firstError.empty() ? std::string("(none)") : r.firstError];
   }
 
   /// Draws a Triton-C case: a base text, mutations, -D/-U options.

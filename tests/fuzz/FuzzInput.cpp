@@ -343,7 +343,14 @@ const std::vector<std::string> &irTokens() {
         "value = nan", "value = -inf", "axis = 0", "axis = 99", "axis = -1", "perm = [1, 0]",
         "perm = [0, 0]", "perm = []", "start = 0", "end = 1048576", "kind = \"add\"", "kind = add",
         "kind = bogus", "multipleof = 0", "aligned = 3", "noalias", "readonly", "writeonly", "yield",
-        "return", "\n", "\n\n", " ", "//", "/*", "#", ";", "\x00", "\xff", "{...}"};
+        "return", "\n", "\n\n", " ", "//", "/*", "#", ";", "\x00", "\xff", "{...}", "<axis = 0>",
+        "<axis = 2>", "<value = 0.0>", "<value = 1>", "<start = 0, end = 32>", "<start = 5, end = 3>",
+        "<label = \"x\">", "<kind = \"max\", axis = 0>", "<perm = [1, 0]>", "<>", "<value = >",
+        "^(%i: i32, %a: tile<32xf32>):\n", "^():\n", "^(%i: i32):", "yield %0\n", "yield\n",
+        "} loc(\"a.tc\":6:3)\n", "%a, %b = for %0, %1, %2 : i32 {\n^(%i: i32):\n yield\n}\n",
+        "if %c {\n yield\n} {\n yield\n}\n", "while", "kernel @k(%a: i32 <multipleof = 8>) {\n",
+        "kernel @k(%p: !ptr<f16> <noalias, readonly>) loc(\"k.tc\":1:1) {\n  return\n}\n",
+        "%0 = constant <value = 1> : i32\n", "store %0, %1\n", "%9 = load %0 : f32\n"};
     for (const char *e : extra)
       t.push_back(std::string(e));
     for (const auto &n : interestingNumbers())

@@ -44,6 +44,17 @@ std::string renderAll(const DiagEngine &d) {
   return s;
 }
 
+/// A rejected input (not a failure): names the first error for the statistics.
+CheckResult rejected(const DiagEngine &d) {
+  CheckResult r;
+  for (const auto &diag : d.diagnostics())
+    if (diag.severity == Severity::Error) {
+      r.firstError = std::string(diagName(diag.id));
+      break;
+    }
+  return r;
+}
+
 struct Parsed {
   std::unique_ptr<SourceManager> sm;
   std::unique_ptr<DiagEngine> diags;
@@ -139,7 +150,7 @@ CheckResult checkSource(const SourceCase &c, const std::vector<std::string> &inc
   if (!ok) {
     if (!comp.diags().hasErrors())
       return failure("failed-without-error", "Compilation::run returned false but reported no error");
-    return {};
+    return rejected(comp.diags());
   }
   if (comp.diags().hasErrors())
     return failure("succeeded-with-errors", rendered);
@@ -158,7 +169,7 @@ CheckResult checkIR(const std::string &text) {
   if (!p.module) {
     if (!p.diags->hasErrors())
       return failure("parser-null-without-error", "ir::parseModule returned nullptr but reported no error");
-    return {};
+    return rejected(*p.diags);
   }
   if (p.diags->hasErrors())
     return failure("parser-returned-module-with-errors", rendered);

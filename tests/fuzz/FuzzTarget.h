@@ -30,6 +30,8 @@ struct CheckResult {
   /// The printed module (with locations) when the input compiled (or parsed) cleanly.
   std::string printedIR;
   bool reachedIR = false;
+  /// The kind of the first error diagnostic (e.g. "err_pp_unterminated_if"), if any.
+  std::string firstError;
 };
 
 /// Compiles `c` (its full text, header included) to Stage::Lower and checks the result.

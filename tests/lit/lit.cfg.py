@@ -9,6 +9,7 @@ config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.tc_test_exec_root
 config.substitutions.append(("%tritonc", os.path.join(config.tc_bin_dir, "tritonc")))
+config.substitutions.append(("%triton-interp", os.path.join(config.tc_bin_dir, "triton-interp")))
 config.substitutions.append(("%examples", os.path.join(config.tc_src_root, "examples")))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("not ", os.path.join(os.path.dirname(config.filecheck), "not") + " "))

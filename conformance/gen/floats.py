@@ -1,0 +1,332 @@
+"""Generate conformance/cases/floats.json.
+
+DESIGN.md section 4 rule 6 (docs/semantics.md section 6), for float16, bfloat16,
+float32 and float64:
+
+* NaN, inf and -0 through + - * / and % (C fmod);
+* min / max are IEEE maxNum / minNum (NaN only when both are NaN, max(-0, +0) = +0);
+* comparisons with NaN are false except !=;
+* unary minus flips the sign bit (-(+0.0) is -0.0, bit-exact) unlike 0 - x;
+* subnormals are kept (no flush to zero);
+* fma rounds once; + - * / and sqrt are correctly rounded to the operand type, so
+  fp16 / bf16 arithmetic is rounded to fp16 / bf16 after every operation;
+* abs / floor / ceil on signed zeros and specials.
+
+All expected values come from common.py's exact (Fraction) model; every output is
+compared bit-exactly (any NaN matches any NaN).
+
+Run: python3 conformance/gen/floats.py
+"""
+
+import math
+
+import common as C
+
+NAN, INF = math.nan, math.inf
+
+SRC_BIN = """__global__ void k({T} *X, {T} *Y, {T} *Z) {{
+  int i[{N}] = 0 ... {N};
+  {T} x[{N}] = *(X + i);
+  {T} y[{N}] = *(Y + i);
+  *(Z + i) = {EXPR};
+}}
+"""
+
+SRC_UN = """__global__ void k({T} *X, {OUTS}) {{
+  int i[{N}] = 0 ... {N};
+  {T} x[{N}] = *(X + i);
+{STORES}
+}}
+"""
+
+OPN = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod"}
+
+
+def pow2(n):
+    m = 1
+    while m < n:
+        m *= 2
+    return m
+
+
+def padded(pairs):
+    pairs = list(pairs)
+    n = pow2(len(pairs))
+    k = 0
+    while len(pairs) < n:
+        pairs.append(pairs[k])
+        k += 1
+    return pairs
+
+
+def binary(name, t, expr, fn, pairs, feats, note):
+    pairs = padded([(C.fround(x, t), C.fround(y, t)) for x, y in pairs])
+    n = len(pairs)
+    want = [fn(x, y) for x, y in pairs]
+    return {
+        "name": name,
+        "description": note,
+        "features": ["floats"] + feats + C.dtype_features(t),
+        "source": SRC_BIN.format(T=C.CNAME[t], N=n, EXPR=expr),
+        "grid": [1],
+        "args": [C.buf("X", t, [p[0] for p in pairs]), C.buf("Y", t, [p[1] for p in pairs]),
+                 C.zeros("Z", t, n)],
+        "expect": {"outputs": {"Z": C.out(want, t)}},
+    }
+
+
+def unary(name, t, xs, outs, feats, note):
+    """outs: list of (buffer name, dtype, expression over x, function)."""
+    xs = [C.fround(x, t) for x in xs]
+    n = pow2(len(xs))
+    xs = xs + xs[:n - len(xs)]
+    params = ", ".join("%s *%s" % (C.CNAME[ot], on) for on, ot, _, _ in outs)
+    stores = "\n".join("  *(%s + i) = %s;" % (on, e) for on, _, e, _ in outs)
+    args = [C.buf("X", t, xs)] + [C.zeros(on, ot, n) for on, ot, _, _ in outs]
+    expect = {on: C.out([fn(x) for x in xs], ot) for on, ot, _, fn in outs}
+    return {
+        "name": name,
+        "description": note,
+        "features": ["floats"] + feats + C.dtype_features(t, *[o[1] for o in outs]),
+        "source": SRC_UN.format(T=C.CNAME[t], N=n, OUTS=params, STORES=stores),
+        "grid": [1],
+        "args": args,
+        "expect": {"outputs": expect},
+    }
+
+
+SPECIAL_PAIRS = [(NAN, 1.0), (1.0, NAN), (NAN, NAN), (INF, 1.0), (INF, -INF), (INF, INF),
+                 (-INF, 2.0), (2.0, INF), (-0.0, -0.0), (-0.0, 0.0), (0.0, -0.0), (1.0, -1.0),
+                 (1.0, 0.0), (-1.0, 0.0), (1.0, -0.0), (0.0, 0.0), (-0.0, 3.0), (INF, 0.0),
+                 (-INF, -0.0), (-5.0, 3.0), (5.5, -2.0), (-5.5, 2.0), (-0.0, -1.5), (7.0, 0.5),
+                 (-3.0, INF), (3.0, -INF), (0.0, INF), (-0.0, -INF), (1.5, 1.5), (-1.5, -1.5),
+                 (6.0, -3.0), (-6.0, 3.0)]
+
+
+def special_cases():
+    cs = []
+    fns = {"+": C.f_add, "-": C.f_sub, "*": C.f_mul, "/": C.f_div, "%": C.f_fmod}
+    for t in C.FLOATS:
+        for op in ["+", "-", "*", "/", "%"]:
+            fn = fns[op]
+            cs.append(binary("%s_%s_nan_inf_signed_zero" % (C.SHORT[t], OPN[op]), t,
+                             "x %s y" % op, lambda x, y, fn=fn, t=t: fn(x, y, t), SPECIAL_PAIRS,
+                             ["float.special", "op." + OPN[op]] +
+                             (["op.fmod"] if op == "%" else []),
+                             "IEEE specials through %s%s" % (op, " (C fmod)" if op == "%" else "")))
+    return cs
+
+
+MINMAX_PAIRS = [(NAN, 1.0), (1.0, NAN), (NAN, NAN), (-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0),
+                (0.0, 0.0), (-INF, 1.0), (INF, NAN), (NAN, -INF), (2.0, 3.0), (-2.0, -3.0),
+                (1.0, 1.0), (INF, -INF), (-1.5, NAN), (0.5, -0.0)]
+
+
+def minmax_cases():
+    cs = []
+    for t in C.FLOATS:
+        cs.append(binary("%s_max_is_maxnum" % C.SHORT[t], t, "max(x, y)", C.f_max, MINMAX_PAIRS,
+                         ["float.special", "op.max", "float.maxnum"],
+                         "max returns the non-NaN operand; max(-0.0, +0.0) == +0.0"))
+        cs.append(binary("%s_min_is_minnum" % C.SHORT[t], t, "min(x, y)", C.f_min, MINMAX_PAIRS,
+                         ["float.special", "op.min", "float.maxnum"],
+                         "min returns the non-NaN operand; min(-0.0, +0.0) == -0.0"))
+    return cs
+
+
+SRC_CMP = """__global__ void k({T} *X, {T} *Y, bool *LT, bool *LE, bool *GT, bool *GE, bool *EQ, bool *NE) {{
+  int i[8] = 0 ... 8;
+  {T} x[8] = *(X + i);
+  {T} y[8] = *(Y + i);
+  *(LT + i) = x < y;
+  *(LE + i) = x <= y;
+  *(GT + i) = x > y;
+  *(GE + i) = x >= y;
+  *(EQ + i) = x == y;
+  *(NE + i) = x != y;
+}}
+"""
+
+
+def compare_cases():
+    cs = []
+    pairs = [(NAN, 1.0), (1.0, NAN), (NAN, NAN), (-0.0, 0.0), (INF, INF), (-INF, INF),
+             (NAN, INF), (1.0, 2.0)]
+    names = ["LT", "LE", "GT", "GE", "EQ", "NE"]
+    for t in C.FLOATS:
+        args = [C.buf("X", t, [p[0] for p in pairs]), C.buf("Y", t, [p[1] for p in pairs])]
+        args += [C.zeros(n, "bool", 8) for n in names]
+        outs = {n: C.out([C.compare(op, x, y) for x, y in pairs], "bool")
+                for n, op in zip(names, C.CMP_OPS)}
+        cs.append({
+            "name": "%s_compare_nan_is_unordered" % C.SHORT[t],
+            "description": "comparisons with NaN are false, except != which is true; -0 == +0",
+            "features": ["floats", "float.special", "comparison", "op.lt", "op.le", "op.gt",
+                         "op.ge", "op.eq", "op.ne"] + C.dtype_features(t, "bool"),
+            "source": SRC_CMP.format(T=C.CNAME[t]),
+            "grid": [1],
+            "args": args,
+            "expect": {"outputs": outs},
+        })
+    return cs
+
+
+def negation_cases():
+    cs = []
+    for t in C.FLOATS:
+        xs = [0.0, -0.0, INF, -INF, 1.5, C.min_subnormal(t), C.max_finite(t), -2.0]
+        cs.append(unary("%s_neg_flips_sign_bit" % C.SHORT[t], t, xs,
+                        [("Z", t, "-x", lambda x: -x),
+                         ("W", t, "0 - x", lambda x, t=t: C.f_sub(0.0, x, t))],
+                        ["float.special", "float.signed_zero", "op.neg"],
+                        "-x flips the sign bit (-(+0.0) is -0.0); 0 - x gives +0.0 for both zeros"))
+    return cs
+
+
+def subnormal_cases():
+    cs = []
+    for t in C.FLOATS:
+        s, m = C.min_subnormal(t), C.min_normal(t)
+        big = C.fround(m - s, t)  # the largest subnormal
+        pairs = [(s, 1.0), (m, 0.5), (s, 0.5), (3 * s, 0.5), (m, 0.25), (big, 2.0), (s, -1.0),
+                 (s, 2.0), (m, 1.0 / 1024), (-m, 0.5), (s, s), (5 * s, 0.5)]
+        cs.append(binary("%s_mul_keeps_subnormals" % C.SHORT[t], t, "x * y",
+                         lambda x, y, t=t: C.f_mul(x, y, t), pairs,
+                         ["float.subnormal", "op.mul"],
+                         "no flush to zero: products in the subnormal range round to nearest even"))
+        pairs = [(s, s), (m, -s), (s, -s), (big, s), (-s, 0.0), (m, -m), (3 * s, -s), (-0.0, s)]
+        cs.append(binary("%s_add_keeps_subnormals" % C.SHORT[t], t, "x + y",
+                         lambda x, y, t=t: C.f_add(x, y, t), pairs,
+                         ["float.subnormal", "op.add"], "sums of subnormals are exact"))
+        pairs = [(m, 2.0), (s, 2.0), (3 * s, 2.0), (m, 1024.0), (s, -4.0), (big, 3.0), (1.0, C.max_finite(t)),
+                 (-s, 0.5)]
+        cs.append(binary("%s_div_keeps_subnormals" % C.SHORT[t], t, "x / y",
+                         lambda x, y, t=t: C.f_div(x, y, t), pairs,
+                         ["float.subnormal", "op.div"], "quotients in the subnormal range"))
+    return cs
+
+
+def fma_cases():
+    cs = []
+    for t in C.FLOATS:
+        p = C.FORMAT[t][0]
+        h = (p + 1) // 2
+        a = 1.0 + 2.0 ** -h
+        mx = C.max_finite(t)
+        triples = [(a, a, -1.0), (a, -a, 1.0), (mx, 2.0, -mx), (-mx, 2.0, mx), (2.0, 3.0, 4.0),
+                   (INF, 0.0, 1.0), (-0.0, 1.0, -0.0), (0.0, -1.0, 0.0), (mx, 2.0, -INF),
+                   (NAN, 1.0, 1.0), (1.0, 1.0, NAN), (INF, 1.0, -INF), (C.min_normal(t), 0.5, 0.0),
+                   (a, a, -(1.0 + 2.0 ** (1 - h))), (3.0, 1.0 / 3, -1.0), (0.1, 10.0, -1.0)]
+        triples = [tuple(C.fround(v, t) for v in tr) for tr in triples]
+        want = [C.f_fma(x, y, z, t) for x, y, z in triples]
+        n = len(triples)
+        src = ("__global__ void k({T} *X, {T} *Y, {T} *W, {T} *Z) {{\n  int i[{N}] = 0 ... {N};\n"
+               "  {T} x[{N}] = *(X + i);\n  {T} y[{N}] = *(Y + i);\n  {T} w[{N}] = *(W + i);\n"
+               "  *(Z + i) = fma(x, y, w);\n}}\n").format(T=C.CNAME[t], N=n)
+        cs.append({
+            "name": "%s_fma_rounds_once" % C.SHORT[t],
+            "description": "fma(a, b, c) rounds a * b + c once: (1 + 2^-%d)^2 - 1 keeps its low "
+                           "bit, max * 2 - max does not overflow" % h,
+            "features": ["floats", "math.fma", "float.rounding"] + C.dtype_features(t),
+            "source": src,
+            "grid": [1],
+            "args": [C.buf("X", t, [v[0] for v in triples]), C.buf("Y", t, [v[1] for v in triples]),
+                     C.buf("W", t, [v[2] for v in triples]), C.zeros("Z", t, n)],
+            "expect": {"outputs": {"Z": C.out(want, t)}},
+        })
+    return cs
+
+
+def rounding_cases():
+    cs = []
+    for t in C.FLOATS:
+        p = C.FORMAT[t][0]
+        big = 2.0 ** p  # adding 1 is a tie that rounds to even
+        pairs = [(big, 1.0), (big + 2, 1.0), (1.0, 2.0 ** -p), (1.0, 3 * 2.0 ** -p), (-big, -1.0),
+                 (1.0, 2.0 ** -(p + 1)), (big, 3.0), (0.1, 0.2)]
+        cs.append(binary("%s_add_chain_rounds_each_step" % C.SHORT[t], t, "x + y + y",
+                         lambda x, y, t=t: C.f_add(C.f_add(x, y, t), y, t), pairs,
+                         ["float.rounding", "op.add"],
+                         "each + is rounded to the type: 2^%d + 1 + 1 == 2^%d" % (p, p)))
+        pairs = [(1.0, 3.0), (2.0, 3.0), (1.0, 10.0), (-7.0, 3.0), (1.0, 7.0), (22.0, 7.0),
+                 (C.max_finite(t), 0.5), (1.0, 1.0 + 2.0 ** (1 - p))]
+        cs.append(binary("%s_div_correctly_rounded" % C.SHORT[t], t, "x / y",
+                         lambda x, y, t=t: C.f_div(x, y, t), pairs,
+                         ["float.rounding", "op.div"], "x / y rounded once to the type"))
+        a = 1.0 + 2.0 ** (1 - p)
+        pairs = [(a, a), (a, -a), (1.0 / 3, 3.0), (0.1, 0.1), (C.max_finite(t), 2.0),
+                 (1.0 + 2.0 ** -((p + 1) // 2), 1.0 + 2.0 ** -((p + 1) // 2)), (1.5, 1.5),
+                 (-C.max_finite(t), 1.0 + 2.0 ** (1 - p))]
+        cs.append(binary("%s_mul_correctly_rounded" % C.SHORT[t], t, "x * y",
+                         lambda x, y, t=t: C.f_mul(x, y, t), pairs,
+                         ["float.rounding", "op.mul"], "x * y rounded once to the type; "
+                                                       "overflow gives inf"))
+        xs = [2.0, 3.0, 0.5, -0.0, -1.0, INF, C.min_subnormal(t), C.max_finite(t), 10.0, 0.0,
+              C.min_normal(t), 1.0 + 2.0 ** (1 - p), NAN, -INF, 1e-3, 1.0 / 3]
+        cs.append(unary("%s_sqrt_correctly_rounded" % C.SHORT[t], t, xs,
+                        [("Z", t, "sqrt(x)", lambda x, t=t: C.f_sqrt(x, t))],
+                        ["float.rounding", "math.sqrt", "float.special"],
+                        "sqrt is correctly rounded; sqrt(-0.0) == -0.0; sqrt(-1) is NaN"))
+    # The example of docs/semantics.md section 6.
+    cs.append(binary("f16_2048_plus_1_is_2048", "float16", "x + y",
+                     lambda x, y: C.f_add(x, y, "float16"), [(2048.0, 1.0), (2048.0, 3.0),
+                                                             (2050.0, 1.0), (1.0, 2048.0)],
+                     ["float.rounding", "op.add"], "(half)2048 + (half)1 == 2048 (tie to even)"))
+    cs.append(binary("bf16_256_plus_1_is_256", "bfloat16", "x + y",
+                     lambda x, y: C.f_add(x, y, "bfloat16"), [(256.0, 1.0), (256.0, 3.0),
+                                                              (258.0, 1.0), (1.0, 256.0)],
+                     ["float.rounding", "op.add"], "bf16 sums are rounded to bf16"))
+    return cs
+
+
+def misc_math_cases():
+    cs = []
+    for t in C.FLOATS:
+        xs = [-0.0, 0.0, -0.5, 0.5, -INF, INF, NAN, -1.5, 2.5, -C.min_subnormal(t), 1.0, -1.0,
+              C.max_finite(t), -2.75, 0.25, -3.0]
+
+        def fl(x):
+            if math.isnan(x) or math.isinf(x) or x == 0:
+                return x
+            r = float(math.floor(x))
+            return -0.0 if r == 0 and x < 0 else r
+
+        def ce(x):
+            if math.isnan(x) or math.isinf(x) or x == 0:
+                return x
+            r = float(math.ceil(x))
+            return -0.0 if r == 0 and x < 0 else r
+
+        cs.append(unary("%s_abs_floor_ceil_specials" % C.SHORT[t], t, xs,
+                        [("A", t, "abs(x)", lambda x: abs(x) if not math.isnan(x) else x),
+                         ("F", t, "floor(x)", fl), ("Cc", t, "ceil(x)", ce)],
+                        ["float.special", "float.signed_zero", "math.abs", "math.floor",
+                         "math.ceil"],
+                        "abs clears the sign bit; floor(-0.0) == -0.0; ceil(-0.5) == -0.0"))
+    return cs
+
+
+def copy_cases():
+    """Loads and stores move bits unchanged: subnormals, -0.0, infinities."""
+    cs = []
+    for t in C.FLOATS:
+        s, m = C.min_subnormal(t), C.min_normal(t)
+        xs = [s, -s, m - s if C.is_representable(m - s, t) else s, -0.0, INF, -INF, m,
+              C.max_finite(t)]
+        cs.append(unary("%s_copy_keeps_subnormal_bits" % C.SHORT[t], t, xs,
+                        [("Z", t, "x", lambda x: x)], ["float.subnormal", "memory"],
+                        "a load and a store keep subnormals and signed zeros bit for bit"))
+    return cs
+
+
+def main():
+    cases = special_cases() + minmax_cases() + compare_cases() + negation_cases() + \
+        subnormal_cases() + copy_cases() + fma_cases() + rounding_cases() + misc_math_cases()
+    C.write_suite("floats.json", "floats",
+                  "DESIGN.md section 4 rule 6: IEEE specials, maxNum, NaN comparisons, sign of "
+                  "zero, subnormals, fma, correct rounding for half, bf16, float and double. "
+                  "Generated by conformance/gen/floats.py.", cases)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+//===- ArgSpec.h - Kernel arguments from `--arg NAME=SPEC` ----------------===//
+//
+// The command-line notation for kernel arguments, shared by the tools:
+//
+//   N=5000  x=1.5  flag=true  bits=0x7fc00000     a scalar; its dtype is the parameter's
+//   zeros:f32[5000]                                 a buffer of zeros
+//   full:V:f32[64,32]                               every element V
+//   arange:i32[128]                                 element i is i (converted as C does)
+//   rand:f32[N]                                     uniform in [0, 1)
+//   randn:f32[5000]                                 normal(0, 1)
+//   randint:LO:HI:i32[100]                          integers in [LO, HI] (also for float dtypes)
+//   ...:seed=S                                      (random kinds) a fixed seed
+//   @file.npy                                       a NumPy file (its dtype must match)
+//
+// The dtype may be an IR name (f32, i32, bf16, i1, ...), a conformance name
+// (float32, int32, bfloat16, bool, ...) or a C name (float, double, half,
+// int); it may be left out (`zeros:[N]`), and then is the parameter's. Shape
+// dimensions and randint bounds are integer expressions over integer literals,
+// the defines and the integer scalar arguments (GridExpr.h): `zeros:f32[N]`.
+//
+// Values (scalars, `full`): integers in decimal (must fit the dtype); floats
+// in decimal (rounded to nearest even; f32 directly from the decimal, f16 and
+// bf16 through double), `nan`, `inf`, `-inf`; `true`/`false` for bool; and
+// raw bits `0x...` with at most as many hex digits as the dtype has.
+//
+// Random generators (deterministic and identical on every platform and
+// standard library): std::mt19937_64 (its output sequence is fixed by the C++
+// standard) seeded with S, or, without `:seed=`, with
+// splitmix64(defaultSeed ^ fnv1a(NAME)) so that two arguments never share a
+// stream. The transforms are ours (no <random> distributions, whose outputs
+// differ between standard libraries, and no libm); randn and randint are the
+// conformance suite's `normal` and `int` (conformance/Random.h), so
+// `randn:f32[64]:seed=7` equals {"random": {"seed": 7, "dist": "normal"}}:
+//   rand:    x >> (64 - p) times 2^-p, p = the dtype's significand bits (11 f16,
+//            8 bf16, 24 f32, 53 f64): exact in the dtype and always in [0, 1)
+//            (for f64 the suite's uniform(0, 1); for narrower dtypes the
+//            suite's formula rounds to nearest and can give 1.0, this cannot);
+//   randn:   Irwin-Hall, (sum of 12 draws >> 11) * 2^-53 - 6 in binary64, then
+//            rounded to the dtype: mean 0, variance 1, within [-6, 6];
+//   randint: LO + x % r, r = HI - LO + 1, drawing again while
+//            x >= floor((2^64 - 1) / r) * r (no modulo bias); float dtypes get
+//            the integer rounded to nearest even.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "interp/GridExpr.h"
+#include "interp/Launch.h"
+#include "support/Npy.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tc {
+
+/// One `--arg NAME=SPEC`, parsed but not yet made (shapes may depend on defines
+/// and scalar arguments, which differ between variants).
+struct ArgSpec {
+  enum class Kind : uint8_t { Scalar, Zeros, Full, Arange, Rand, Randn, Randint, File };
+  std::string name;
+  std::string text; // SPEC as written, for messages
+  Kind kind = Kind::Scalar;
+  std::string value;              // Scalar: the value; Full: V
+  std::string low, high;          // Randint: bound expressions
+  std::optional<DType> dtype;     // buffers: as written; none: the parameter's
+  std::vector<std::string> shape; // dimension expressions
+  std::optional<uint64_t> seed;
+  std::string path; // File
+
+  bool isBuffer() const { return kind != Kind::Scalar; }
+};
+
+/// Parses `NAME=SPEC` (syntax only). Errors name the bad part.
+std::optional<ArgSpec> parseArgSpec(std::string_view text, std::string &error);
+
+/// A dtype from its IR, conformance or C name.
+std::optional<DType> parseDTypeName(std::string_view name);
+
+/// Parses a value of dtype `t` into its bit pattern (see the header comment).
+std::optional<uint64_t> parseValueBits(std::string_view text, DType t, std::string &error);
+
+/// A scalar argument of dtype `t` from a Scalar spec.
+std::optional<ScalarValue> makeScalar(const ArgSpec &spec, DType t, std::string &error);
+
+struct BufferOptions {
+  uint64_t defaultSeed = 0;              // the tools' --seed
+  bool bf16FromU2 = false;               // --bf16-as-u2: read u2/V2 .npy files as bf16
+  std::string baseDir;                   // relative @file paths are taken from here ("" = cwd)
+  uint64_t maxBytes = uint64_t(1) << 32; // largest buffer made
+};
+
+/// Makes the buffer of a buffer spec for a parameter pointing to `pointee`;
+/// `env` gives the names usable in shapes and bounds.
+std::optional<HostArray> makeBuffer(const ArgSpec &spec, DType pointee, const ExprEnv &env,
+                                    const BufferOptions &opts, std::string &error);
+
+/// The seed a random spec uses (its own, or derived from the default and the name).
+uint64_t effectiveSeed(const ArgSpec &spec, uint64_t defaultSeed);
+
+/// Arguments bound for one launch: owns the buffers that `args` points to.
+struct BoundArgs {
+  LaunchArgs args;
+  std::map<std::string, HostArray> arrays; // map nodes never move
+};
+
+/// Binds every parameter of `kernel` from `specs`: unknown or repeated names,
+/// missing parameters ("missing --arg for parameter 'c' (float*)") and a scalar
+/// given for a pointer (or the reverse) are errors that list the parameters.
+/// Scalars are made first, then buffers (their shapes may use the scalars).
+bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
+              const BufferOptions &opts, BoundArgs &out, std::string &error);
+
+/// "int N, float* a, float* b, float* c": the parameters in the language's terms.
+std::string describeParams(const ir::Function &f);
+
+} // namespace tc

@@ -1,0 +1,38 @@
+//===- ArrayPrint.h - NumPy-like text of a host array -------------------===//
+//
+// How the tools' `--print NAME` shows a buffer, close to NumPy's str():
+//
+//   [[ 0.   1.5  3. ]
+//    [-2.   nan  inf]]
+//
+// - columns are aligned; ints in decimal; bools True/False;
+// - floats print the fewest fraction digits (at most 8) that give back the
+//   same value in the array's dtype, with '.' always shown ("1."); scientific
+//   notation when the largest magnitude is >= 1e8 or the smallest non-zero
+//   one is < 1e-4 or their ratio exceeds 1000 (NumPy's rule);
+// - arrays of more than `threshold` elements show `edgeItems` items at each
+//   end of every axis with "..." between (NumPy: 1000 and 3);
+// - rows wrap at `lineWidth` characters.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "interp/Launch.h"
+
+#include <string>
+
+namespace tc {
+
+struct ArrayPrintOptions {
+  int64_t threshold = 1000; // summarise arrays with more elements (< 0: never)
+  int64_t edgeItems = 3;
+  size_t lineWidth = 75;
+};
+
+/// The array as text (no trailing newline).
+std::string formatArray(const HostArray &a, const ArrayPrintOptions &opts = {});
+
+/// One element as text on its own ("1.5", "-3", "True", "nan").
+std::string formatElement(const HostArray &a, int64_t index);
+
+} // namespace tc

@@ -1,0 +1,285 @@
+// load, store, atomic_rmw, atomic_cas over the simulated address space.
+//
+// Every active lane is checked, in row-major lane order, before anything is
+// written: its mask lane must be defined, its address defined, inside one
+// buffer (out_of_bounds) and aligned to the element size (misaligned); a
+// stored value must be defined (undefined_value). The first failing lane
+// traps and a trapping store or atomic writes nothing. Masked-off lanes are
+// never accessed: a load gives them `other`'s lane, or poison without one.
+// Lanes of one store that hit the same address apply in row-major order (the
+// last wins). Atomics hold the launch's atomic lock for the whole op, so all
+// lanes of one atomic apply together, in row-major order, and atomics of
+// different programs are serialised (acquire-release through the lock).
+#include "interp/Interpreter.h"
+
+#include "interp/ExecElem.h"
+
+#include <cstring>
+
+namespace tc::interp {
+
+namespace {
+
+enum class AtomicKind { Add, Max, Min, Xchg, And, Or, Xor };
+
+std::string atLane(const Instr &in, int64_t lane) {
+  return in.scalar ? std::string() : " at lane " + std::to_string(lane);
+}
+
+const char *kFromMaskedOff = " (it comes from a masked-off lane of a load)";
+
+/// Resolves addresses of one op, caching the last buffer hit.
+class Accessor {
+public:
+  Accessor(Frame &f, const Instr &in, const char *what, unsigned size)
+      : f_(f), in_(in), mem_(f.launch.memory), what_(what), size_(size) {}
+
+  /// The host bytes of the element at `addr`, or nullptr after recording a trap.
+  uint8_t *at(uint64_t addr, int64_t lane) {
+    if (!cur_ || addr - cur_->base > cur_->size - size_) {
+      cur_ = mem_.find(addr, size_);
+      if (!cur_) {
+        f_.fail(TrapKind::OutOfBounds, in_, lane,
+                mem_.describeOutOfBounds(what_, addr, size_, in_.scalar ? -1 : lane));
+        return nullptr;
+      }
+    }
+    if (addr & (size_ - 1)) {
+      f_.fail(TrapKind::Misaligned, in_, lane,
+              std::string(what_) + " of " + std::to_string(size_) + " bytes at " + hexAddr(addr) +
+                  (in_.scalar ? "" : " (lane " + std::to_string(lane) + ")") +
+                  " is not aligned to " + std::to_string(size_) + " bytes");
+      return nullptr;
+    }
+    return cur_->host + (addr - cur_->base);
+  }
+
+private:
+  Frame &f_;
+  const Instr &in_;
+  const Memory &mem_;
+  const char *what_;
+  unsigned size_;
+  const Region *cur_ = nullptr;
+};
+
+/// The optional mask operand at `index` (nullptr when absent).
+const TileData *optional(Frame &f, const Instr &in, size_t index) {
+  return in.in.size() > index ? f.get(in.in[index]).get() : nullptr;
+}
+
+/// Checks every lane of a memory op before it acts; `values` are the operands
+/// whose active lanes must be defined (stored values, atomic operands).
+bool checkLanes(Frame &f, const Instr &in, const TileData &ptr, const TileData *mask,
+                const std::vector<const TileData *> &values, const char *what, unsigned size) {
+  Accessor acc(f, in, what, size);
+  const uint64_t *addr = ptr.as<uint64_t>();
+  const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
+  const uint8_t *mp = mask ? mask->poison() : nullptr, *pp = ptr.poison();
+  for (int64_t i = 0; i < in.n; ++i) {
+    if (mp && mp[i])
+      return f.fail(TrapKind::UndefinedValue, in, i,
+                    std::string("the mask of a ") + what + " is undefined" + atLane(in, i) +
+                        kFromMaskedOff);
+    if (m && !m[i])
+      continue;
+    if (pp && pp[i])
+      return f.fail(TrapKind::UndefinedValue, in, i,
+                    std::string("the address of a ") + what + " is undefined" + atLane(in, i) +
+                        kFromMaskedOff);
+    for (const TileData *v : values)
+      if (v->isPoison(i))
+        return f.fail(TrapKind::UndefinedValue, in, i,
+                      std::string("the value of a ") + what + " is undefined" + atLane(in, i) +
+                          kFromMaskedOff);
+    if (!acc.at(addr[i], i))
+      return false;
+  }
+  return true;
+}
+
+template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
+  const TileData &ptr = *f.get(in.in[0]);
+  const TileData *mask = optional(f, in, 1), *other = optional(f, in, 2);
+  const uint64_t *addr = ptr.as<uint64_t>();
+  const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
+  const uint8_t *mp = mask ? mask->poison() : nullptr, *pp = ptr.poison();
+  const T *ov = other ? other->as<T>() : nullptr;
+  TilePtr r = makeTile(in.n, sizeof(T));
+  T *o = r->as<T>();
+  uint8_t *rp = nullptr;
+  Accessor acc(f, in, "load", sizeof(T));
+  for (int64_t i = 0; i < in.n; ++i) {
+    if (mp && mp[i])
+      return f.fail(TrapKind::UndefinedValue, in, i,
+                    "the mask of a load is undefined" + atLane(in, i) + kFromMaskedOff);
+    if (m && !m[i]) {
+      bool poison = !ov || other->isPoison(i);
+      o[i] = ov ? ov[i] : T(0);
+      if (poison) {
+        if (!rp)
+          rp = r->newPoison();
+        rp[i] = 1;
+      }
+      continue;
+    }
+    if (pp && pp[i])
+      return f.fail(TrapKind::UndefinedValue, in, i,
+                    "the address of a load is undefined" + atLane(in, i) + kFromMaskedOff);
+    const uint8_t *h = acc.at(addr[i], i);
+    if (!h)
+      return false;
+    std::memcpy(&o[i], h, sizeof(T));
+    if constexpr (IsBool)
+      o[i] = o[i] != 0;
+  }
+  f.set(in.out[0], std::move(r));
+  return true;
+}
+
+template <typename T> bool runStore(Frame &f, const Instr &in) {
+  const TileData &ptr = *f.get(in.in[0]), &val = *f.get(in.in[1]);
+  const TileData *mask = optional(f, in, 2);
+  if (!checkLanes(f, in, ptr, mask, {&val}, "store", sizeof(T)))
+    return false;
+  const uint64_t *addr = ptr.as<uint64_t>();
+  const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
+  const T *v = val.as<T>();
+  Accessor acc(f, in, "store", sizeof(T));
+  for (int64_t i = 0; i < in.n; ++i)
+    if (!m || m[i])
+      std::memcpy(acc.at(addr[i], i), &v[i], sizeof(T));
+  return true;
+}
+
+/// old (op) v for atomic_rmw on dtype D.
+template <DType D> St<D> atomicApply(AtomicKind k, St<D> old, St<D> v) {
+  switch (k) {
+  case AtomicKind::Add:
+    if constexpr (kIsFloat<D>)
+      return floatAddT<D>(old, v);
+    else if constexpr (kIsBool<D>)
+      return static_cast<St<D>>(old | v); // (old + v) != 0
+    else
+      return wrapAdd<D>(old, v);
+  case AtomicKind::Max: return maxT<D>(old, v);
+  case AtomicKind::Min: return minT<D>(old, v);
+  case AtomicKind::Xchg: return v;
+  case AtomicKind::And:
+  case AtomicKind::Or:
+  case AtomicKind::Xor: {
+    uint64_t a = toRaw<D>(old), b = toRaw<D>(v); // floats: on their bits
+    uint64_t r = k == AtomicKind::And ? a & b : k == AtomicKind::Or ? a | b : a ^ b;
+    return fromRaw<D>(r);
+  }
+  }
+  return v;
+}
+
+/// atomic_rmw (ptr, value [, mask]) and atomic_cas (ptr, cmp, value [, mask]).
+template <DType D, bool Cas> bool runAtomic(Frame &f, const Instr &in) {
+  using T = St<D>;
+  const TileData &ptr = *f.get(in.in[0]);
+  const TileData &cmp = *f.get(in.in[1]), &val = *f.get(in.in[Cas ? 2 : 1]);
+  const TileData *mask = optional(f, in, Cas ? 3 : 2);
+  std::lock_guard<std::mutex> lock(f.launch.atomicMutex);
+  if (!checkLanes(f, in, ptr, mask, {&cmp, &val}, "atomic", sizeof(T)))
+    return false;
+  const uint64_t *addr = ptr.as<uint64_t>();
+  const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
+  const T *c = cmp.as<T>(), *v = val.as<T>();
+  TilePtr r = makeTile(in.n, sizeof(T));
+  T *o = r->as<T>();
+  uint8_t *rp = nullptr;
+  Accessor acc(f, in, "atomic", sizeof(T));
+  for (int64_t i = 0; i < in.n; ++i) {
+    if (m && !m[i]) {
+      o[i] = T(0);
+      if (!rp)
+        rp = r->newPoison();
+      rp[i] = 1;
+      continue;
+    }
+    uint8_t *h = acc.at(addr[i], i);
+    T old;
+    std::memcpy(&old, h, sizeof(T));
+    if constexpr (kIsBool<D>)
+      old = old != 0;
+    T next;
+    if constexpr (Cas)
+      next = toRaw<D>(old) == toRaw<D>(c[i]) ? v[i] : old; // compares bits
+    else
+      next = atomicApply<D>(static_cast<AtomicKind>(in.kind), old, v[i]);
+    std::memcpy(h, &next, sizeof(T));
+    o[i] = old;
+  }
+  f.set(in.out[0], std::move(r));
+  return true;
+}
+
+Handler pickLoadStore(bool load, const ir::Type &ptr) {
+  if (ptr.dtype == DType::Bool)
+    return load ? &runLoad<uint8_t, true> : &runStore<uint8_t>;
+  switch (byteSize(ptr.dtype)) {
+  case 1: return load ? &runLoad<uint8_t, false> : &runStore<uint8_t>;
+  case 2: return load ? &runLoad<uint16_t, false> : &runStore<uint16_t>;
+  case 4: return load ? &runLoad<uint32_t, false> : &runStore<uint32_t>;
+  case 8: return load ? &runLoad<uint64_t, false> : &runStore<uint64_t>;
+  }
+  return nullptr;
+}
+
+bool parseAtomicKind(const ir::Op &op, AtomicKind &k) {
+  static const std::pair<const char *, AtomicKind> kKinds[] = {
+      {"add", AtomicKind::Add}, {"max", AtomicKind::Max}, {"min", AtomicKind::Min},
+      {"xchg", AtomicKind::Xchg}, {"and", AtomicKind::And}, {"or", AtomicKind::Or},
+      {"xor", AtomicKind::Xor}};
+  const ir::AttrValue *v = op.attr("kind");
+  if (!v || !std::holds_alternative<std::string>(*v))
+    return false;
+  for (const auto &e : kKinds)
+    if (std::get<std::string>(*v) == e.first) {
+      k = e.second;
+      return true;
+    }
+  return false;
+}
+
+} // namespace
+
+bool prepareMemoryOp(const ir::Op &op, Instr &in, std::string &error) {
+  const ir::Type &ptr = op.operand(0)->type();
+  if (!ptr.isPtr) {
+    error = "'" + std::string(op.name()) + "' needs a pointer operand";
+    return false;
+  }
+  // The main tile is the pointer operand: its lanes are the lanes of the access.
+  in.n = ptr.numElements();
+  in.scalar = ptr.isScalar();
+  in.elemSize = byteSize(ptr.dtype);
+  in.dtype = ptr.dtype;
+  ir::OpKind k = op.kind();
+  size_t minOps = k == ir::OpKind::Load ? 1 : k == ir::OpKind::AtomicCas ? 3 : 2;
+  if (op.numOperands() < minOps || op.numOperands() > minOps + (k == ir::OpKind::Load ? 2 : 1)) {
+    error = "'" + std::string(op.name()) + "' has a wrong number of operands";
+    return false;
+  }
+  if (k == ir::OpKind::Load || k == ir::OpKind::Store) {
+    in.run = pickLoadStore(k == ir::OpKind::Load, ptr);
+    return true;
+  }
+  AtomicKind ak = AtomicKind::Xchg;
+  if (k == ir::OpKind::AtomicRMW && !parseAtomicKind(op, ak)) {
+    error = "malformed atomic_rmw";
+    return false;
+  }
+  in.kind = static_cast<int>(ak);
+  bool cas = k == ir::OpKind::AtomicCas;
+  in.run = dispatchDType(ptr.dtype, [cas](auto d) -> Handler {
+    constexpr DType D = decltype(d)::value;
+    return cas ? &runAtomic<D, true> : &runAtomic<D, false>;
+  });
+  return true;
+}
+
+} // namespace tc::interp

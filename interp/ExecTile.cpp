@@ -1,0 +1,179 @@
+// Values (constant, range, program ids) and shape ops (splat, broadcast,
+// expand_dims, reshape, trans). Constants and ranges are built once at
+// preparation and shared by every program; reshape and expand_dims share
+// their operand's tile (row-major order is unchanged).
+#include "interp/Interpreter.h"
+
+#include "interp/ExecElem.h"
+
+#include <cstring>
+
+namespace tc::interp {
+
+namespace {
+
+bool runConstant(Frame &f, const Instr &in) {
+  f.set(in.out[0], in.constant);
+  return true;
+}
+
+bool runProgramId(Frame &f, const Instr &in) {
+  f.set(in.out[0], makeScalarInt(DType::I32, f.pid[static_cast<size_t>(in.g0)]));
+  return true;
+}
+
+bool runNumPrograms(Frame &f, const Instr &in) {
+  f.set(in.out[0], makeScalarInt(DType::I32, f.launch.grid[static_cast<size_t>(in.g0)]));
+  return true;
+}
+
+template <typename T> void fill(TileData &t, const void *value) {
+  T v;
+  std::memcpy(&v, value, sizeof(T));
+  T *o = t.as<T>();
+  for (int64_t i = 0; i < t.size(); ++i)
+    o[i] = v;
+}
+
+/// Fills `t` with copies of the element at `value`.
+void fillWith(TileData &t, const void *value) {
+  switch (t.elemSize()) {
+  case 1: return fill<uint8_t>(t, value);
+  case 2: return fill<uint16_t>(t, value);
+  case 4: return fill<uint32_t>(t, value);
+  case 8: return fill<uint64_t>(t, value);
+  }
+}
+
+bool runSplat(Frame &f, const Instr &in) {
+  const TileData &s = *f.get(in.in[0]);
+  TilePtr r = makeTile(in.n, in.elemSize);
+  fillWith(*r, s.raw());
+  if (s.isPoison(0))
+    std::memset(r->newPoison(), 1, static_cast<size_t>(in.n));
+  f.set(in.out[0], std::move(r));
+  return true;
+}
+
+/// broadcast and trans: a strided gather of data and poison.
+bool runGather(Frame &f, const Instr &in) {
+  const TileData &a = *f.get(in.in[0]);
+  TilePtr r = makeTile(in.n, in.elemSize);
+  gatherStrided(a.raw(), r->raw(), in.elemSize, in.shape, in.strides);
+  if (a.hasPoison())
+    gatherStrided(a.poison(), r->newPoison(), 1, in.shape, in.strides);
+  f.set(in.out[0], std::move(r));
+  return true;
+}
+
+bool runShare(Frame &f, const Instr &in) {
+  f.set(in.out[0], f.get(in.in[0]));
+  return true;
+}
+
+/// The tile of a `constant` op.
+Tile constantTile(const ir::Op &op, std::string &error) {
+  const ir::Type &t = op.result()->type();
+  const ir::AttrValue *v = op.attr("value");
+  if (!v || t.isPtr) {
+    error = "malformed constant";
+    return nullptr;
+  }
+  uint64_t bits = 0;
+  if (isFloat(t.dtype)) {
+    double d = std::holds_alternative<double>(*v)    ? std::get<double>(*v)
+               : std::holds_alternative<int64_t>(*v) ? static_cast<double>(std::get<int64_t>(*v))
+                                                     : 0.0;
+    bits = num::floatBits(t.dtype, d);
+  } else {
+    int64_t i = std::holds_alternative<int64_t>(*v) ? std::get<int64_t>(*v)
+                : std::holds_alternative<double>(*v) ? static_cast<int64_t>(std::get<double>(*v))
+                                                     : 0;
+    bits = t.dtype == DType::Bool ? (i != 0) : num::wrapInt(t.dtype, i);
+  }
+  TilePtr r = makeTile(t.numElements(), elemSizeOf(t));
+  fillWith(*r, &bits); // little-endian host: the low bytes hold the element
+  return r;
+}
+
+Tile rangeTile(const ir::Op &op, std::string &error) {
+  const ir::AttrValue *s = op.attr("start"), *e = op.attr("end");
+  if (!s || !e || !std::holds_alternative<int64_t>(*s) || !std::holds_alternative<int64_t>(*e)) {
+    error = "malformed range";
+    return nullptr;
+  }
+  int64_t start = std::get<int64_t>(*s);
+  int64_t n = op.result()->type().numElements();
+  TilePtr r = makeTile(n, 4);
+  int32_t *o = r->as<int32_t>();
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = static_cast<int32_t>(start + i);
+  return r;
+}
+
+int64_t intAttrOr(const ir::Op &op, const char *name, int64_t dflt) {
+  const ir::AttrValue *v = op.attr(name);
+  return v && std::holds_alternative<int64_t>(*v) ? std::get<int64_t>(*v) : dflt;
+}
+
+} // namespace
+
+bool prepareValueOp(const ir::Op &op, Instr &in, std::string &error) {
+  ir::OpKind k = op.kind();
+  if (k == ir::OpKind::Constant || k == ir::OpKind::Range) {
+    in.constant = k == ir::OpKind::Constant ? constantTile(op, error) : rangeTile(op, error);
+    in.run = runConstant;
+    return in.constant != nullptr;
+  }
+  in.g0 = intAttrOr(op, "axis", -1);
+  if (in.g0 < 0 || in.g0 > 2) {
+    error = "program axis must be 0, 1 or 2";
+    return false;
+  }
+  in.run = k == ir::OpKind::GetProgramId ? runProgramId : runNumPrograms;
+  return true;
+}
+
+bool prepareShapeOp(const ir::Op &op, Instr &in, std::string &error) {
+  const ir::Type &from = op.operand(0)->type(), &to = op.result()->type();
+  ir::OpKind k = op.kind();
+  if (k == ir::OpKind::Splat) {
+    in.run = runSplat;
+  } else if (k == ir::OpKind::ExpandDims || k == ir::OpKind::Reshape) {
+    in.run = runShare;
+  } else if (k == ir::OpKind::Broadcast) {
+    if (from.rank() != to.rank()) {
+      error = "broadcast changes the rank";
+      return false;
+    }
+    in.shape = to.shape;
+    in.strides = rowMajorStrides(from.shape);
+    for (size_t d = 0; d < from.rank(); ++d)
+      if (from.shape[d] == 1)
+        in.strides[d] = 0;
+    in.run = runGather;
+  } else if (k == ir::OpKind::Trans) {
+    const ir::AttrValue *p = op.attr("perm");
+    if (!p || !std::holds_alternative<std::vector<int64_t>>(*p) ||
+        std::get<std::vector<int64_t>>(*p).size() != from.rank()) {
+      error = "malformed trans";
+      return false;
+    }
+    std::vector<int64_t> src = rowMajorStrides(from.shape);
+    in.shape = to.shape;
+    for (int64_t axis : std::get<std::vector<int64_t>>(*p)) {
+      if (axis < 0 || static_cast<size_t>(axis) >= from.rank()) {
+        error = "malformed trans";
+        return false;
+      }
+      in.strides.push_back(src[static_cast<size_t>(axis)]);
+    }
+    in.run = runGather;
+  } else {
+    error = "not a shape op: " + std::string(op.name());
+    return false;
+  }
+  return true;
+}
+
+} // namespace tc::interp

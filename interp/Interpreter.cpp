@@ -1,0 +1,309 @@
+// Preparation of a kernel (slot numbering, handler choice) and the walk over
+// prepared blocks that runs one program.
+#include "interp/Interpreter.h"
+
+#include "interp/ExecElem.h"
+
+#include <cstring>
+#include <unordered_map>
+
+namespace tc::interp {
+
+namespace {
+
+/// Numbers values in print order (as ir/Printer.cpp does) and prepares ops.
+class Preparer {
+public:
+  explicit Preparer(std::string &error) : error_(error) {}
+
+  bool prepareFunction(const ir::Function &fn, PreparedFunction &out) {
+    const ir::Block &body = fn.body();
+    for (size_t i = 0; i < body.numArgs(); ++i) {
+      const ir::Value *v = body.arg(static_cast<unsigned>(i));
+      out.body.args.push_back(slotOf(v));
+      names_[v] = "%" + (v->nameHint().empty() ? "arg" + std::to_string(i) : v->nameHint());
+    }
+    if (!prepareOps(body, out.body))
+      return false;
+    out.numSlots = static_cast<uint32_t>(slots_.size());
+    return true;
+  }
+
+private:
+  static std::string numbered(unsigned n) {
+    std::string s(1, '%');
+    return s += std::to_string(n);
+  }
+
+  uint32_t slotOf(const ir::Value *v) {
+    auto [it, inserted] = slots_.emplace(v, static_cast<uint32_t>(slots_.size()));
+    return it->second;
+  }
+
+  bool prepareOps(const ir::Block &b, PBlock &out) {
+    out.ops.reserve(b.ops().size());
+    for (const auto &op : b.ops()) {
+      out.ops.emplace_back();
+      if (!prepareOp(*op, out.ops.back()))
+        return false;
+    }
+    return true;
+  }
+
+  bool prepareOp(const ir::Op &op, Instr &in) {
+    in.op = &op;
+    for (const ir::Value *v : op.operands()) {
+      if (!v || !slots_.count(v)) {
+        error_ = "operand of '" + std::string(op.name()) + "' is not defined before its use";
+        return false;
+      }
+      in.in.push_back(slots_[v]);
+    }
+    for (const auto &r : op.results()) {
+      in.out.push_back(slotOf(r.get()));
+      std::string name = numbered(next_++);
+      names_[r.get()] = name;
+      in.names.push_back(name);
+    }
+    for (const auto &region : op.regions()) {
+      PBlock &pb = in.regions.emplace_back();
+      for (const auto &a : region->args()) {
+        pb.args.push_back(slotOf(a.get()));
+        names_[a.get()] = numbered(next_++);
+      }
+      if (!prepareOps(*region, pb))
+        return false;
+    }
+    const ir::Type &main = op.numResults() ? op.result(0)->type()
+                           : op.numOperands() ? op.operand(0)->type()
+                                              : ir::Type::scalar(DType::I32);
+    in.n = main.numElements();
+    in.scalar = main.isScalar();
+    in.elemSize = elemSizeOf(main);
+    in.dtype = main.dtype;
+    return dispatch(op, in);
+  }
+
+  bool dispatch(const ir::Op &op, Instr &in) {
+    switch (op.kind()) {
+    case ir::OpKind::Constant:
+    case ir::OpKind::Range:
+    case ir::OpKind::GetProgramId:
+    case ir::OpKind::GetNumPrograms: return prepareValueOp(op, in, error_);
+    case ir::OpKind::Splat:
+    case ir::OpKind::Broadcast:
+    case ir::OpKind::ExpandDims:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Trans: return prepareShapeOp(op, in, error_);
+    case ir::OpKind::Cast:
+    case ir::OpKind::Bitcast: return prepareCast(op, in, error_);
+    case ir::OpKind::Neg:
+    case ir::OpKind::Not:
+    case ir::OpKind::Abs:
+    case ir::OpKind::Exp:
+    case ir::OpKind::Exp2:
+    case ir::OpKind::Log:
+    case ir::OpKind::Log2:
+    case ir::OpKind::Sqrt:
+    case ir::OpKind::Rsqrt:
+    case ir::OpKind::Sin:
+    case ir::OpKind::Cos:
+    case ir::OpKind::Floor:
+    case ir::OpKind::Ceil:
+    case ir::OpKind::Add:
+    case ir::OpKind::Sub:
+    case ir::OpKind::Mul:
+    case ir::OpKind::Div:
+    case ir::OpKind::Rem:
+    case ir::OpKind::And:
+    case ir::OpKind::Or:
+    case ir::OpKind::Xor:
+    case ir::OpKind::Shl:
+    case ir::OpKind::Shr:
+    case ir::OpKind::Min:
+    case ir::OpKind::Max:
+    case ir::OpKind::UMulHi:
+    case ir::OpKind::CmpEq:
+    case ir::OpKind::CmpNe:
+    case ir::OpKind::CmpLt:
+    case ir::OpKind::CmpLe:
+    case ir::OpKind::CmpGt:
+    case ir::OpKind::CmpGe:
+    case ir::OpKind::AddPtr:
+    case ir::OpKind::Fma:
+    case ir::OpKind::Select: return prepareElementwise(op, in, error_);
+    case ir::OpKind::Reduce: return prepareReduce(op, in, error_);
+    case ir::OpKind::Dot: return prepareDot(op, in, error_);
+    case ir::OpKind::Load:
+    case ir::OpKind::Store:
+    case ir::OpKind::AtomicRMW:
+    case ir::OpKind::AtomicCas: return prepareMemoryOp(op, in, error_);
+    case ir::OpKind::Print:
+    case ir::OpKind::Assert:
+    case ir::OpKind::DebugBarrier: return prepareDebugOp(op, in, error_);
+    case ir::OpKind::For:
+    case ir::OpKind::If:
+    case ir::OpKind::While:
+    case ir::OpKind::Yield:
+    case ir::OpKind::Condition:
+    case ir::OpKind::Return: return prepareControlOp(op, in, error_);
+    }
+    error_ = "unknown op";
+    return false;
+  }
+
+  std::string &error_;
+  std::unordered_map<const ir::Value *, uint32_t> slots_;
+  std::unordered_map<const ir::Value *, std::string> names_;
+  unsigned next_ = 0;
+};
+
+/// Writes the --trace line of an executed op.
+void traceOp(Frame &f, const Instr &in) {
+  if (hasTrait(in.op->kind(), ir::Terminator))
+    return;
+  const ir::Module &m = f.launch.kernel.module();
+  ir::Location loc = in.op->loc();
+  std::string s = programPrefix(f);
+  if (loc.line != 0 && loc.file < m.files.size())
+    s += m.files[loc.file] + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ": ";
+  for (size_t i = 0; i < in.out.size(); ++i) {
+    const ir::Type &t = in.op->result(static_cast<unsigned>(i))->type();
+    s += (i ? "; " : "") + in.names[i] + " = ";
+    if (i == 0)
+      s += std::string(in.op->name()) + " ";
+    s += ": " + t.str() + " " + summarizeValue(*f.get(in.out[i]), t);
+  }
+  if (in.out.empty())
+    s += std::string(in.op->name());
+  f.write(s + "\n");
+}
+
+} // namespace
+
+bool prepareFunction(const ir::Function &fn, PreparedFunction &out, std::string &error) {
+  Preparer p(error);
+  return p.prepareFunction(fn, out);
+}
+
+std::string programPrefix(const Frame &f) {
+  return "[program (" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) + ", " +
+         std::to_string(f.pid[2]) + ")] ";
+}
+
+bool Frame::fail(TrapKind kind, const Instr &in, int64_t lane, std::string message) {
+  Trap t;
+  t.kind = kind;
+  t.kernel = launch.kernel.name();
+  t.programId = pid;
+  t.hasProgram = true;
+  ir::Location loc = in.op->loc();
+  const ir::Module &m = launch.kernel.module();
+  if (loc.line != 0 && loc.file < m.files.size()) {
+    t.file = m.files[loc.file];
+    t.line = loc.line;
+    t.col = loc.col;
+    t.sourceLine = launch.kernel.sourceLine(loc.file, loc.line);
+  }
+  t.lane = in.scalar ? -1 : lane;
+  t.message = std::move(message);
+  trap = std::move(t);
+  return false;
+}
+
+void Frame::write(const std::string &s) {
+  if (direct)
+    *direct << s;
+  else
+    buffered += s;
+}
+
+bool Frame::tick(const Instr &in) {
+  if (steps >= launch.maxSteps)
+    return fail(TrapKind::StepLimit, in, -1,
+                "the program executed more than " + std::to_string(launch.maxSteps) +
+                    " ops (the step limit)");
+  if ((++steps & 1023) == 0) {
+    if (index > launch.stopAbove.load(std::memory_order_relaxed)) {
+      stopped = true;
+      return false;
+    }
+    if (launch.hasDeadline && std::chrono::steady_clock::now() > launch.deadline)
+      return fail(TrapKind::StepLimit, in, -1,
+                  "the launch ran longer than its time limit of " +
+                      std::to_string(launch.opts.maxSeconds) + " s");
+  }
+  return true;
+}
+
+bool runBlock(Frame &f, const PBlock &b) {
+  bool trace = f.launch.opts.trace;
+  for (const Instr &in : b.ops) {
+    if (!f.tick(in) || !in.run(f, in))
+      return false;
+    if (trace)
+      traceOp(f, in);
+  }
+  return true;
+}
+
+bool runProgram(Frame &f, const PreparedFunction &fn) {
+  for (size_t i = 0; i < fn.body.args.size(); ++i)
+    f.set(fn.body.args[i], f.launch.params[i]);
+  bool ok = runBlock(f, fn.body);
+  for (Tile &t : f.slots)
+    t.reset();
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the handlers
+//===----------------------------------------------------------------------===//
+
+void mergePoison(TileData &r, const TileData &a) { r.setPoison(a.poisonMask()); }
+
+void mergePoison(TileData &r, const TileData &a, const TileData &b) {
+  if (!b.hasPoison() || a.poisonMask() == b.poisonMask()) {
+    r.setPoison(a.poisonMask());
+  } else if (!a.hasPoison()) {
+    r.setPoison(b.poisonMask());
+  } else {
+    uint8_t *p = r.newPoison();
+    const uint8_t *x = a.poison(), *y = b.poison();
+    for (int64_t i = 0; i < r.size(); ++i)
+      p[i] = x[i] | y[i];
+  }
+}
+
+void mergePoison(TileData &r, const TileData &a, const TileData &b, const TileData &c) {
+  mergePoison(r, a, b);
+  if (!c.hasPoison() || r.poisonMask() == c.poisonMask())
+    return;
+  if (!r.hasPoison()) {
+    r.setPoison(c.poisonMask());
+    return;
+  }
+  std::shared_ptr<const PoisonMask> ab = r.poisonMask();
+  uint8_t *p = r.newPoison();
+  for (int64_t i = 0; i < r.size(); ++i)
+    p[i] = (*ab)[static_cast<size_t>(i)] | c.poison()[i];
+}
+
+__int128 scalarInt(const TileData &t, DType dtype) {
+  return dispatchDType(dtype, [&](auto d) -> __int128 {
+    constexpr DType D = decltype(d)::value;
+    if constexpr (kIsFloat<D>)
+      return 0;
+    else
+      return static_cast<__int128>(t.as<St<D>>()[0]);
+  });
+}
+
+Tile makeScalarInt(DType t, __int128 v) {
+  TilePtr r = makeTile(1, byteSize(t));
+  uint64_t bits = num::wrapInt(t, v);
+  std::memcpy(r->raw(), &bits, byteSize(t)); // little-endian host
+  return r;
+}
+
+} // namespace tc::interp

@@ -1,0 +1,147 @@
+//===- Interpreter.h - The execution engine of the reference interpreter ===//
+//
+// Internal to interp/. A launch prepares the kernel once (prepareFunction):
+// every SSA value gets a slot number, and every op becomes an Instr holding
+// its operand/result slots, the static facts it needs (element counts,
+// strides, reduction geometry, ...) and a Handler chosen for its op kind and
+// dtypes. Running a program is then a walk over Instrs calling handlers: the
+// dtype dispatch happens once per op per launch, never per element.
+//
+// A Frame is one program's state (its slots, step count, trap, output). A
+// handler returns false when the program must stop (it trapped, or a launch
+// limit ended it); the trap is in Frame::trap.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "interp/Launch.h"
+#include "interp/Memory.h"
+#include "interp/Numerics.h"
+#include "interp/Tile.h"
+#include "ir/IR.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tc::interp {
+
+class Frame;
+struct Instr;
+
+/// Runs one prepared op; false stops the program (see Frame::trap).
+using Handler = bool (*)(Frame &, const Instr &);
+
+/// A region's block: argument slots and ops (the terminator last).
+struct PBlock {
+  std::vector<uint32_t> args;
+  std::vector<Instr> ops;
+};
+
+/// One op prepared for execution.
+struct Instr {
+  const ir::Op *op = nullptr;
+  Handler run = nullptr;
+  std::vector<uint32_t> in, out; // operand and result slots
+  std::vector<PBlock> regions;
+  int64_t n = 0;         // lanes of the op's main tile (result; pointer operand of store)
+  bool scalar = false;   // the main tile is 0-d: traps name no lane
+  unsigned elemSize = 0; // bytes per element of the main tile's dtype
+  DType dtype = DType::I32; // the dtype the handler was chosen for (operand or pointee)
+  // Op-specific facts: reduce (outer, len, inner), dot (batch, M, K, N), for (-).
+  int64_t g0 = 0, g1 = 0, g2 = 0, g3 = 0;
+  int kind = 0;                 // reduce / atomic kind, compare predicate, math function
+  ir::Shape shape;              // broadcast / trans: the result shape
+  std::vector<int64_t> strides; // broadcast / trans: operand strides per result axis
+  Tile constant;                // constant, range: the value
+  std::string label;            // print label, assert message
+  std::vector<std::string> names; // result names for --trace (%3, %N)
+};
+
+/// A kernel ready to run: its body, with parameters in body.args.
+struct PreparedFunction {
+  PBlock body;
+  uint32_t numSlots = 0;
+};
+
+/// Prepares `fn`; on failure (an op the engine cannot run) returns false and sets `error`.
+bool prepareFunction(const ir::Function &fn, PreparedFunction &out, std::string &error);
+
+/// What every program of one launch shares.
+struct LaunchContext {
+  LaunchContext(const CompiledKernel &k, Memory &m, std::array<int64_t, 3> g, const RunOptions &o)
+      : kernel(k), memory(m), grid(g), opts(o) {}
+  const CompiledKernel &kernel;
+  Memory &memory;
+  std::array<int64_t, 3> grid;
+  const RunOptions &opts;
+  uint64_t maxSteps = UINT64_MAX;
+  bool hasDeadline = false;
+  std::chrono::steady_clock::time_point deadline;
+  std::mutex atomicMutex;                         // serialises atomics across programs
+  std::atomic<int64_t> stopAbove{INT64_MAX};      // programs with a larger index stop early
+  std::vector<Tile> params;                       // parameter values, in order
+};
+
+/// One program's execution state.
+class Frame {
+public:
+  Frame(LaunchContext &launch, uint32_t numSlots) : launch(launch), slots(numSlots) {}
+
+  const Tile &get(uint32_t slot) const { return slots[slot]; }
+  void set(uint32_t slot, Tile t) { slots[slot] = std::move(t); }
+  /// Records a trap at `in` (lane ignored for 0-d values) and returns false.
+  bool fail(TrapKind kind, const Instr &in, int64_t lane, std::string message);
+  /// Appends print / trace text to this program's output.
+  void write(const std::string &s);
+  /// Checks the step and time limits before an op; false stops the program.
+  bool tick(const Instr &in);
+
+  LaunchContext &launch;
+  std::array<int64_t, 3> pid{0, 0, 0};
+  int64_t index = 0; // row-major program index
+  std::vector<Tile> slots;
+  uint64_t steps = 0;
+  std::optional<Trap> trap;
+  bool stopped = false;         // ended early by the launch (another program trapped)
+  std::ostream *direct = nullptr; // output goes straight here when set, else into `buffered`
+  std::string buffered;
+};
+
+/// Runs a block's ops, the terminator included (the parent reads its operands).
+bool runBlock(Frame &f, const PBlock &b);
+/// Runs the kernel body for the program in `f` (pid, index set).
+bool runProgram(Frame &f, const PreparedFunction &fn);
+
+/// "[program (x, y, z)] ".
+std::string programPrefix(const Frame &f);
+
+// Handler selection, one per op family; each fills `in` and returns false with
+// `error` set when the op/dtype combination is not supported.
+bool prepareValueOp(const ir::Op &op, Instr &in, std::string &error);       // ExecTile.cpp
+bool prepareShapeOp(const ir::Op &op, Instr &in, std::string &error);       // ExecTile.cpp
+bool prepareReduce(const ir::Op &op, Instr &in, std::string &error);        // ExecReduce.cpp
+bool prepareDot(const ir::Op &op, Instr &in, std::string &error);           // ExecReduce.cpp
+bool prepareElementwise(const ir::Op &op, Instr &in, std::string &error);   // ExecElementwise.cpp
+bool prepareCast(const ir::Op &op, Instr &in, std::string &error);          // ExecElementwise.cpp
+bool prepareMemoryOp(const ir::Op &op, Instr &in, std::string &error);      // ExecMemory.cpp
+bool prepareDebugOp(const ir::Op &op, Instr &in, std::string &error);       // ExecControl.cpp
+bool prepareControlOp(const ir::Op &op, Instr &in, std::string &error);     // ExecControl.cpp
+
+/// Poison of an elementwise result: the union of its operands' masks.
+void mergePoison(TileData &r, const TileData &a);
+void mergePoison(TileData &r, const TileData &a, const TileData &b);
+void mergePoison(TileData &r, const TileData &a, const TileData &b, const TileData &c);
+
+/// The value of a defined scalar integer or bool tile of dtype t.
+__int128 scalarInt(const TileData &t, DType dtype);
+/// A 0-d tile of integer dtype t holding v (wrapped).
+Tile makeScalarInt(DType t, __int128 v);
+
+} // namespace tc::interp

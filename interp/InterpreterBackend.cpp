@@ -1,0 +1,378 @@
+// The interpreter as a Backend: checks a launch, lays out memory, runs the
+// grid (optionally on a thread pool) and writes the buffers back.
+//
+// Program order: row-major over (x, y, z) as in Triton's interpreter: x is
+// the outermost loop and z the innermost, so program (x, y, z) has index
+// (x * Y + y) * Z + z. With one thread programs run in that order and stop at
+// the first trap. With several threads, workers take indices in increasing
+// order; print/trace output is buffered per program and written in index
+// order; when programs trap, the trap of the lowest index is reported (every
+// lower program still runs to completion, higher ones stop) and only the
+// output of programs up to it is written. Buffers are written back in every
+// case, so partial results can be inspected after a trap.
+#include "interp/Interpreter.h"
+
+#include "interp/ExecElem.h"
+#include "ir/Verifier.h"
+
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace tc {
+
+namespace {
+
+using interp::Frame;
+using interp::LaunchContext;
+using interp::Memory;
+using interp::PreparedFunction;
+
+/// A trap raised before any program runs.
+Trap launchTrap(const CompiledKernel &k, TrapKind kind, std::string message) {
+  Trap t;
+  t.kind = kind;
+  t.kernel = k.name();
+  t.message = std::move(message);
+  ir::Location loc = k.function().loc();
+  const ir::Module &m = k.module();
+  if (loc.line != 0 && loc.file < m.files.size()) {
+    t.file = m.files[loc.file];
+    t.line = loc.line;
+    t.col = loc.col;
+    t.sourceLine = k.sourceLine(loc.file, loc.line);
+  }
+  return t;
+}
+
+std::string typeText(const ir::Type &t) {
+  std::string s(conformanceName(t.dtype));
+  return t.isPtr ? s + "*" : s;
+}
+
+/// The value of scalar argument `v` as bits of parameter dtype `p`, if it fits:
+/// integers must be in range (bool: 0 or 1); a float for an integer parameter
+/// must be integral and in range; a float parameter takes any number rounded
+/// to nearest even, unless a finite value would become infinite.
+std::optional<uint64_t> fitScalar(const ScalarValue &v, DType p) {
+  if (isFloat(v.dtype)) {
+    double d = v.asDouble();
+    if (isFloat(p)) {
+      uint64_t bits = num::floatBits(p, d);
+      if (std::isfinite(d) && std::isinf(num::floatValue(p, bits)))
+        return std::nullopt;
+      return bits;
+    }
+    uint64_t bits = 0;
+    if (std::trunc(d) != d || num::convert(DType::F64, std::bit_cast<uint64_t>(d), p, bits) !=
+                                  num::Status::Ok)
+      return std::nullopt;
+    if (p == DType::Bool && d != 0 && d != 1)
+      return std::nullopt;
+    return bits;
+  }
+  __int128 iv = num::intValue(v.dtype, v.bits);
+  if (isFloat(p)) {
+    uint64_t bits = 0;
+    num::convert(v.dtype, v.bits, p, bits);
+    if (std::isinf(num::floatValue(p, bits)))
+      return std::nullopt;
+    return bits;
+  }
+  if (num::intValue(p, num::wrapInt(p, iv)) != iv)
+    return std::nullopt;
+  return num::wrapInt(p, iv);
+}
+
+class Launcher {
+public:
+  Launcher(const CompiledKernel &k, std::array<int64_t, 3> grid, LaunchArgs &args,
+           const RunOptions &opts)
+      : kernel_(k), fn_(k.function()), args_(args), opts_(opts), ctx_(k, memory_, grid, opts) {}
+
+  RunResult run();
+
+private:
+  std::optional<Trap> checkArguments();
+  std::optional<Trap> checkGrid();
+  std::optional<Trap> placeArguments();
+  void runSequential();
+  void runParallel(unsigned threads);
+  void runWorker(Frame &f);
+  void setPid(Frame &f, int64_t index) const;
+  void finishProgram(Frame &f, int64_t index);
+
+  const CompiledKernel &kernel_;
+  const ir::Function &fn_;
+  LaunchArgs &args_;
+  const RunOptions &opts_;
+  Memory memory_;
+  LaunchContext ctx_;
+  PreparedFunction prepared_;
+  int64_t total_ = 0; // programs to run
+  std::ostream *out_ = nullptr;
+  RunResult result_;
+  std::atomic<uint64_t> steps_{0};
+  // Parallel bookkeeping, guarded by mutex_.
+  std::mutex mutex_;
+  int64_t next_ = 0;
+  std::set<int64_t> running_;
+  std::map<int64_t, std::string> pending_;
+  int64_t trapIndex_ = INT64_MAX;
+  std::optional<Trap> trap_;
+};
+
+RunResult Launcher::run() {
+  auto start = std::chrono::steady_clock::now();
+  out_ = opts_.out ? opts_.out : &std::cout;
+  if (auto failures = ir::verifyModule(kernel_.module()); !failures.empty()) {
+    result_.status = RunResult::Status::Error;
+    result_.error = ir::formatFailures(kernel_.module(), failures);
+    return result_;
+  }
+  std::string error;
+  if (!interp::prepareFunction(fn_, prepared_, error)) {
+    result_.status = RunResult::Status::Error;
+    result_.error = "the interpreter cannot run kernel '" + kernel_.name() + "': " + error;
+    return result_;
+  }
+  std::optional<Trap> bad = checkArguments();
+  if (!bad)
+    bad = checkGrid();
+  if (!bad)
+    bad = placeArguments();
+  if (bad) {
+    result_.status = RunResult::Status::Trapped;
+    result_.trap = std::move(bad);
+    return result_;
+  }
+  ctx_.maxSteps = opts_.maxSteps ? opts_.maxSteps : UINT64_MAX;
+  if (opts_.maxSeconds > 0) {
+    ctx_.hasDeadline = true;
+    ctx_.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(opts_.maxSeconds));
+  }
+  unsigned threads = static_cast<unsigned>(std::min<int64_t>(std::max(1u, opts_.threads), total_));
+  if (threads <= 1)
+    runSequential();
+  else
+    runParallel(threads);
+  memory_.copyBack();
+  if (trap_) {
+    result_.status = RunResult::Status::Trapped;
+    result_.trap = std::move(trap_);
+  }
+  result_.steps = steps_.load();
+  result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result_;
+}
+
+/// Every parameter bound exactly once by name, with a matching kind and dtype.
+std::optional<Trap> Launcher::checkArguments() {
+  auto bad = [&](std::string msg) { return launchTrap(kernel_, TrapKind::InvalidLaunch, msg); };
+  std::set<std::string> names;
+  for (size_t i = 0; i < fn_.numParams(); ++i) {
+    const std::string &name = fn_.paramName(static_cast<unsigned>(i));
+    const ir::Type &t = fn_.param(static_cast<unsigned>(i))->type();
+    names.insert(name);
+    bool hasBuf = args_.buffers().count(name) != 0;
+    const ScalarValue *sc = args_.scalar(name);
+    if (hasBuf && sc)
+      return bad("parameter '" + name + "' is bound to both a buffer and a scalar");
+    if (!hasBuf && !sc)
+      return bad("missing argument for parameter '" + name + "' (" + typeText(t) + ")");
+    if (t.isPtr) {
+      HostArray *a = args_.buffer(name);
+      if (!a)
+        return bad("parameter '" + name + "' is a pointer (" + typeText(t) + ") but got " +
+                   (sc ? "a scalar" : "a null buffer"));
+      if (a->dtype != t.dtype)
+        return bad("buffer '" + name + "' has dtype " + std::string(conformanceName(a->dtype)) +
+                   " but parameter '" + name + "' points to " +
+                   std::string(conformanceName(t.dtype)));
+      if (a->numElements() < 0 ||
+          a->data.size() != static_cast<size_t>(a->numElements()) * byteSize(a->dtype))
+        return bad("buffer '" + name + "' holds " + std::to_string(a->data.size()) +
+                   " bytes but its shape needs " +
+                   std::to_string(a->numElements() * byteSize(a->dtype)));
+    } else {
+      if (!sc)
+        return bad("parameter '" + name + "' is a scalar (" + typeText(t) + ") but got a buffer");
+      if (!fitScalar(*sc, t.dtype))
+        return bad("argument '" + name + "' = " + std::to_string(sc->asDouble()) + " (" +
+                   std::string(conformanceName(sc->dtype)) + ") does not fit parameter type " +
+                   typeText(t));
+    }
+  }
+  for (const auto &[name, a] : args_.buffers())
+    if (!names.count(name))
+      return bad("kernel '" + kernel_.name() + "' has no parameter named '" + name + "'");
+  for (const auto &[name, v] : args_.scalars())
+    if (!names.count(name))
+      return bad("kernel '" + kernel_.name() + "' has no parameter named '" + name + "'");
+  return std::nullopt;
+}
+
+std::optional<Trap> Launcher::checkGrid() {
+  const auto &g = ctx_.grid;
+  auto bad = [&](std::string msg) { return launchTrap(kernel_, TrapKind::InvalidLaunch, msg); };
+  std::string text = "grid (" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " +
+                     std::to_string(g[2]) + ")";
+  for (int64_t d : g)
+    if (d < 1 || d > INT32_MAX)
+      return bad(text + " must have every dimension in [1, 2^31)");
+  if (g[0] * g[1] > (int64_t(1) << 31) / g[2])
+    return bad(text + " has more than 2^31 programs");
+  total_ = g[0] * g[1] * g[2];
+  if (opts_.onlyProgram) {
+    const auto &p = *opts_.onlyProgram;
+    for (size_t i = 0; i < 3; ++i)
+      if (p[i] < 0 || p[i] >= g[i])
+        return bad("program (" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ", " +
+                   std::to_string(p[2]) + ") is outside the " + text);
+    total_ = 1;
+  }
+  return std::nullopt;
+}
+
+/// Places buffers, builds parameter values, checks __multipleof / __aligned.
+std::optional<Trap> Launcher::placeArguments() {
+  for (size_t i = 0; i < fn_.numParams(); ++i) {
+    const std::string &name = fn_.paramName(static_cast<unsigned>(i));
+    const ir::Type &t = fn_.param(static_cast<unsigned>(i))->type();
+    const ir::ParamAttrs &attrs = fn_.paramAttrs(static_cast<unsigned>(i));
+    auto misaligned = [&](std::string msg) {
+      return launchTrap(kernel_, TrapKind::Misaligned, msg);
+    };
+    if (t.isPtr) {
+      uint64_t base = memory_.place(name, args_.buffer(name));
+      ctx_.params.push_back(interp::makeScalarInt(DType::U64, base));
+      if (attrs.multipleOf > 1 && base % static_cast<uint64_t>(attrs.multipleOf) != 0)
+        return misaligned("pointer argument '" + name + "' = " + interp::hexAddr(base) +
+                          " is not a multiple of " + std::to_string(attrs.multipleOf) +
+                          " (its __multipleof(" + std::to_string(attrs.multipleOf) + ") claim)");
+      if (attrs.aligned > 0 && base % static_cast<uint64_t>(attrs.aligned) != 0)
+        return misaligned("pointer argument '" + name + "' = " + interp::hexAddr(base) +
+                          " is not aligned to " + std::to_string(attrs.aligned) +
+                          " bytes (its __aligned(" + std::to_string(attrs.aligned) + ") claim)");
+      continue;
+    }
+    uint64_t bits = *fitScalar(*args_.scalar(name), t.dtype);
+    interp::TilePtr v = interp::makeTile(1, byteSize(t.dtype));
+    std::memcpy(v->raw(), &bits, byteSize(t.dtype));
+    ctx_.params.push_back(v);
+    if (attrs.multipleOf > 1 && !isFloat(t.dtype)) {
+      __int128 value = num::intValue(t.dtype, bits);
+      if (value % attrs.multipleOf != 0)
+        return misaligned("argument '" + name + "' = " + std::to_string(static_cast<int64_t>(value)) +
+                          " is not a multiple of " + std::to_string(attrs.multipleOf) +
+                          " (its __multipleof(" + std::to_string(attrs.multipleOf) + ") claim)");
+    }
+  }
+  return std::nullopt;
+}
+
+void Launcher::setPid(Frame &f, int64_t index) const {
+  const auto &g = ctx_.grid;
+  f.index = index;
+  if (opts_.onlyProgram) {
+    f.pid = *opts_.onlyProgram;
+    return;
+  }
+  f.pid = {index / (g[1] * g[2]), (index / g[2]) % g[1], index % g[2]};
+}
+
+void Launcher::runSequential() {
+  Frame f(ctx_, prepared_.numSlots);
+  f.direct = out_;
+  for (int64_t i = 0; i < total_; ++i) {
+    setPid(f, i);
+    f.steps = 0;
+    bool ok = interp::runProgram(f, prepared_);
+    steps_ += f.steps;
+    if (!ok) {
+      trap_ = std::move(f.trap);
+      return;
+    }
+  }
+}
+
+void Launcher::runParallel(unsigned threads) {
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t)
+    pool.emplace_back([this] {
+      Frame f(ctx_, prepared_.numSlots);
+      runWorker(f);
+    });
+  Frame f(ctx_, prepared_.numSlots);
+  runWorker(f);
+  for (std::thread &t : pool)
+    t.join();
+  for (auto &[index, text] : pending_) // what the last finisher could not yet write
+    if (index <= trapIndex_)
+      *out_ << text;
+  pending_.clear();
+}
+
+void Launcher::runWorker(Frame &f) {
+  for (;;) {
+    int64_t index;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (next_ >= total_ || next_ > trapIndex_)
+        return;
+      index = next_++;
+      running_.insert(index);
+    }
+    setPid(f, index);
+    f.steps = 0;
+    f.trap.reset();
+    f.stopped = false;
+    f.buffered.clear();
+    interp::runProgram(f, prepared_);
+    steps_ += f.steps;
+    finishProgram(f, index);
+  }
+}
+
+/// Records a finished program's trap and output; writes, in index order, the
+/// output of every program below the lowest still running.
+void Launcher::finishProgram(Frame &f, int64_t index) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_.erase(index);
+  if (f.trap && index < trapIndex_) {
+    trapIndex_ = index;
+    trap_ = std::move(f.trap);
+    ctx_.stopAbove.store(index, std::memory_order_relaxed);
+  }
+  if (!f.stopped && !f.buffered.empty())
+    pending_.emplace(index, std::move(f.buffered));
+  int64_t frontier = running_.empty() ? next_ : *running_.begin();
+  while (!pending_.empty() && pending_.begin()->first < frontier) {
+    if (pending_.begin()->first <= trapIndex_)
+      *out_ << pending_.begin()->second;
+    pending_.erase(pending_.begin());
+  }
+}
+
+class InterpreterBackend : public Backend {
+public:
+  std::string name() const override { return "interp"; }
+  bool available(std::string *) const override { return true; }
+  RunResult launch(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
+                   const RunOptions &opts) override {
+    Launcher l(kernel, grid, args, opts);
+    return l.run();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> createInterpreterBackend() {
+  return std::make_unique<InterpreterBackend>();
+}
+
+} // namespace tc

@@ -1,0 +1,183 @@
+//===- Launch.h - Compile, bind, launch: the public host API ------------===//
+//
+// What a host program uses to run a Triton-C kernel (the model is the seeds'
+// PyTriton API): compile a kernel from source with defines, bind arguments by
+// parameter name (buffers with dtype and shape, scalars), give the grid as
+// numbers or as expressions of defines and scalar arguments
+// (`cdiv(N, SIZE)`, as in the seeds' `grid = lambda opt: [cdiv(M, opt.d('TM'))]`),
+// run it on a backend, and read the buffers back.
+//
+//   auto compiled = tc::compileKernel({.path = "vector_add.tc",
+//                                      .defines = {{"SIZE", "1024"}, {"TYPE", "float"}}});
+//   tc::HostArray a = tc::HostArray::zeros(tc::DType::F32, {5000}), b = ..., c = ...;
+//   tc::LaunchArgs args;
+//   args.setScalar("N", tc::ScalarValue::ofInt(tc::DType::I32, 5000));
+//   args.setBuffer("a", &a); args.setBuffer("b", &b); args.setBuffer("c", &c);
+//   auto grid = tc::evalGrid({{"cdiv(N, SIZE)"}}, *compiled.kernel, args);
+//   auto backend = tc::createInterpreterBackend();
+//   tc::RunResult r = backend->launch(*compiled.kernel, *grid.dims, args, {});
+//   // r.status == RunResult::Status::Ok, c.data holds the sums
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/Defines.h"
+#include "interp/Trap.h"
+#include "ir/IR.h"
+#include "support/DType.h"
+
+#include <array>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tc {
+
+class SourceManager;
+
+/// A host-side array: dtype, shape and row-major bytes (bool: one byte 0/1;
+/// fp16/bf16: their 16-bit patterns).
+struct HostArray {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+
+  int64_t numElements() const;
+  static HostArray zeros(DType t, std::vector<int64_t> shape);
+  /// Element i as a double (ints exactly up to 2^53; fp16/bf16 decoded).
+  double getDouble(int64_t i) const;
+  /// Stores v converted to the dtype (ints: truncation toward zero then wrap;
+  /// floats: round to nearest even).
+  void setDouble(int64_t i, double v);
+  /// Element i's raw bits, zero-extended.
+  uint64_t getBits(int64_t i) const;
+  void setBits(int64_t i, uint64_t bits);
+};
+
+/// A scalar argument: its dtype and value (ints as two's-complement bits in
+/// `bits`; floats in `f`).
+struct ScalarValue {
+  DType dtype = DType::I32;
+  uint64_t bits = 0;
+  double f = 0;
+  static ScalarValue ofInt(DType t, int64_t v);
+  static ScalarValue ofFloat(DType t, double v);
+  /// The value as a double (for grid expressions and messages).
+  double asDouble() const;
+  int64_t asInt() const;
+};
+
+/// A kernel compiled for launching. Owns its IR and the sources (for messages).
+class CompiledKernel {
+public:
+  CompiledKernel(std::unique_ptr<ir::Module> module, const ir::Function *function,
+                 std::shared_ptr<SourceManager> sources, DefineList defines);
+  ~CompiledKernel();
+  const ir::Module &module() const { return *module_; }
+  const ir::Function &function() const { return *function_; }
+  const SourceManager &sources() const { return *sources_; }
+  const std::string &name() const { return function_->name(); }
+  const DefineList &defines() const { return defines_; }
+  /// The text of source line `line` of IR file index `file` ("" if unknown).
+  std::string sourceLine(uint32_t file, uint32_t line) const;
+
+private:
+  std::unique_ptr<ir::Module> module_;
+  const ir::Function *function_;
+  std::shared_ptr<SourceManager> sources_;
+  DefineList defines_;
+};
+
+struct CompileRequest {
+  std::string path;       // a file to read, or
+  std::string sourceName; // with sourceText: an in-memory source
+  std::string sourceText;
+  DefineList defines;     // one variant
+  std::vector<std::string> includeDirs;
+  std::string kernelName; // which __global__ function; empty: the only one
+  bool warningsAsErrors = false;
+};
+
+struct CompileOutcome {
+  std::shared_ptr<CompiledKernel> kernel; // null on failure
+  std::string diagnostics;                // rendered diagnostics (warnings too)
+  /// Messages and lines of the errors, for `compile_error` expectations.
+  struct Error {
+    std::string message;
+    uint32_t line = 0;
+  };
+  std::vector<Error> errors;
+  bool ok() const { return kernel != nullptr; }
+};
+
+/// Preprocesses, parses, analyses and lowers; picks the kernel.
+CompileOutcome compileKernel(const CompileRequest &req);
+
+/// Arguments bound by parameter name.
+class LaunchArgs {
+public:
+  /// Binds a pointer parameter to `array` (not owned; results are written back into it).
+  void setBuffer(const std::string &name, HostArray *array);
+  void setScalar(const std::string &name, ScalarValue v);
+  HostArray *buffer(const std::string &name) const;
+  const ScalarValue *scalar(const std::string &name) const;
+  const std::map<std::string, HostArray *> &buffers() const { return buffers_; }
+  const std::map<std::string, ScalarValue> &scalars() const { return scalars_; }
+
+private:
+  std::map<std::string, HostArray *> buffers_;
+  std::map<std::string, ScalarValue> scalars_;
+};
+
+/// 1 to 3 grid entries, each a number or an expression over the kernel's defines
+/// and scalar arguments: integers, names, + - * / % (C semantics on int64),
+/// parentheses, cdiv(a, b), min(a, b), max(a, b).
+struct GridSpec {
+  std::vector<std::string> dims;
+};
+
+struct GridOutcome {
+  std::optional<std::array<int64_t, 3>> dims; // missing dims are 1
+  std::string error;                          // when dims is empty
+};
+GridOutcome evalGrid(const GridSpec &spec, const CompiledKernel &kernel, const LaunchArgs &args);
+
+struct RunOptions {
+  unsigned threads = 1;           // programs run in parallel; results identical for any count
+  uint64_t maxSteps = 0;          // executed ops per program before step_limit; 0: no limit
+  double maxSeconds = 0;          // wall-clock limit for the launch; 0: none
+  std::optional<std::array<int64_t, 3>> onlyProgram; // run just this program
+  bool trace = false;             // write each op's value summary to `out`
+  std::ostream *out = nullptr;    // print() and --trace output (default: std::cout)
+};
+
+struct RunResult {
+  enum class Status { Ok, Trapped, Error };
+  Status status = Status::Ok;
+  std::optional<Trap> trap;       // when Trapped
+  std::string error;              // when Error (the backend failed, not the kernel)
+  uint64_t steps = 0;             // ops executed, all programs
+  double seconds = 0;
+};
+
+/// Something that runs compiled kernels: the interpreter, or a GPU.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  /// Whether this backend can run here; if not, `why` says why.
+  virtual bool available(std::string *why) const = 0;
+  /// Runs the grid. Arguments are checked first (a missing or extra argument, a
+  /// dtype that differs from the pointee, a broken __multipleof/__aligned claim
+  /// are traps of kind invalid_launch / misaligned). Buffers are written back.
+  virtual RunResult launch(const CompiledKernel &kernel, std::array<int64_t, 3> grid,
+                           LaunchArgs &args, const RunOptions &opts) = 0;
+};
+
+/// The CPU reference interpreter.
+std::unique_ptr<Backend> createInterpreterBackend();
+
+} // namespace tc

@@ -1,0 +1,92 @@
+#include "interp/Memory.h"
+
+#include "interp/Launch.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+namespace tc::interp {
+
+std::string hexAddr(uint64_t a) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof(buf), a, 16);
+  return "0x" + std::string(buf, r.ptr);
+}
+
+std::string Region::label() const {
+  std::string s = "'" + (names.empty() ? std::string("?") : names[0]) + "'";
+  for (size_t i = 1; i < names.size(); ++i)
+    s += (i == 1 ? " (also '" : ", '") + names[i] + "'";
+  return names.size() > 1 ? s + ")" : s;
+}
+
+uint64_t Memory::place(const std::string &param, HostArray *array) {
+  for (auto &r : regions_) {
+    if (r->array == array) {
+      r->names.push_back(param);
+      return r->base;
+    }
+  }
+  auto r = std::make_unique<Region>();
+  r->base = next_;
+  r->size = array->data.size();
+  r->names.push_back(param);
+  r->array = array;
+  r->storage.reset(new uint64_t[(r->size + 7) / 8 + 1]);
+  r->host = reinterpret_cast<uint8_t *>(r->storage.get());
+  if (r->size)
+    std::memcpy(r->host, array->data.data(), r->size);
+  next_ = (r->base + r->size + kGuard + kAlign - 1) / kAlign * kAlign;
+  regions_.push_back(std::move(r));
+  return regions_.back()->base;
+}
+
+void Memory::copyBack() const {
+  for (const auto &r : regions_)
+    if (r->size)
+      std::memcpy(r->array->data.data(), r->host, r->size);
+}
+
+const Region *Memory::find(uint64_t addr, uint64_t size) const {
+  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
+                             [](uint64_t a, const std::unique_ptr<Region> &r) { return a < r->base; });
+  if (it == regions_.begin())
+    return nullptr;
+  const Region *r = (it - 1)->get();
+  uint64_t off = addr - r->base;
+  return r->size >= size && off <= r->size - size ? r : nullptr;
+}
+
+std::string Memory::describeOutOfBounds(std::string_view access, uint64_t addr, uint64_t size,
+                                        int64_t lane) const {
+  std::string s = std::string(access) + " of " + std::to_string(size) + " byte" +
+                  (size == 1 ? "" : "s") + " at " + hexAddr(addr);
+  if (lane >= 0)
+    s += " (lane " + std::to_string(lane) + ")";
+  // An access that starts inside a region but runs past its end.
+  for (const auto &r : regions_) {
+    if (addr >= r->base && addr - r->base < r->size)
+      return s + " runs past the end of " + r->label() + " [" + hexAddr(r->base) + ", " +
+             hexAddr(r->base + r->size) + ")";
+  }
+  s += " is outside every buffer";
+  const Region *best = nullptr;
+  uint64_t bestDist = 0;
+  for (const auto &r : regions_) {
+    uint64_t end = r->base + r->size;
+    uint64_t dist = addr < r->base ? r->base - addr : addr - end;
+    if (!best || dist < bestDist) {
+      best = r.get();
+      bestDist = dist;
+    }
+  }
+  if (!best)
+    return s + " (the launch has no buffers)";
+  s += "; nearest: " + best->label() + " [" + hexAddr(best->base) + ", " +
+       hexAddr(best->base + best->size) + "), " + std::to_string(bestDist) + " byte" +
+       (bestDist == 1 ? "" : "s");
+  return s + (addr < best->base ? " before its start" : " past its end");
+}
+
+} // namespace tc::interp

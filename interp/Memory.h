@@ -1,0 +1,69 @@
+//===- Memory.h - The simulated 64-bit address space of a launch ------===//
+//
+// Every buffer argument is copied into a region of a simulated address space;
+// kernels see only 64-bit addresses. Layout (deterministic): regions are
+// placed in the order they are added (parameter order), the first at 0x10000,
+// each next one at the end of the previous plus a guard gap of at least
+// 4 KiB, rounded up to a multiple of 256 bytes (the alignment cudaMalloc
+// guarantees). A host array bound to several parameters gets one region (the
+// same address, as when a C caller passes one pointer twice). Nothing lives
+// outside the regions: an access that is not wholly inside one region is
+// out of bounds.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tc {
+struct HostArray;
+}
+
+namespace tc::interp {
+
+struct Region {
+  uint64_t base = 0, size = 0;    // [base, base + size)
+  std::vector<std::string> names; // the parameters bound to it
+  HostArray *array = nullptr;     // where the bytes came from and go back to
+  std::unique_ptr<uint64_t[]> storage;
+  uint8_t *host = nullptr;        // the bytes of [base, base + size)
+
+  /// "'a'" or "'a' (also 'b')".
+  std::string label() const;
+};
+
+class Memory {
+public:
+  static constexpr uint64_t kFirstBase = 0x10000;
+  static constexpr uint64_t kAlign = 256;
+  static constexpr uint64_t kGuard = 4096;
+
+  /// Places a copy of `array` for parameter `param` (or names `param` on the
+  /// region already holding that array) and returns the region's base address.
+  uint64_t place(const std::string &param, HostArray *array);
+  /// Copies every region's bytes back into its host array.
+  void copyBack() const;
+
+  /// The region holding all of [addr, addr + size), or nullptr.
+  const Region *find(uint64_t addr, uint64_t size) const;
+  const std::vector<std::unique_ptr<Region>> &regions() const { return regions_; }
+
+  /// Why an access of `size` bytes at `addr` is out of bounds, e.g.
+  /// "load of 4 bytes at 0x10ff0 (lane 17) is outside every buffer; nearest:
+  /// 'a' [0x10000, 0x10fa0), 80 bytes past its end". `lane` < 0: not shown.
+  std::string describeOutOfBounds(std::string_view access, uint64_t addr, uint64_t size,
+                                  int64_t lane) const;
+
+private:
+  std::vector<std::unique_ptr<Region>> regions_; // ascending base
+  uint64_t next_ = kFirstBase;
+};
+
+/// "0x10ff0".
+std::string hexAddr(uint64_t a);
+
+} // namespace tc::interp

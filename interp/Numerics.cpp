@@ -1,0 +1,213 @@
+// Numerics.h on raw bits: each function picks the element dtype once and runs
+// the typed rule of interp/ExecElem.h, the same code the tile engine runs.
+#include "interp/Numerics.h"
+
+#include "interp/ExecElem.h"
+
+#include <cassert>
+
+namespace tc::num {
+
+using interp::dispatchDType;
+using interp::fromRaw;
+using interp::St;
+using interp::toRaw;
+
+template <DType D> using DC = std::integral_constant<DType, D>;
+
+__int128 intValue(DType t, uint64_t bits) {
+  unsigned w = bitWidth(t);
+  uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+  bits &= mask;
+  if (isSignedInt(t) && w < 64 && (bits >> (w - 1)) & 1)
+    return static_cast<__int128>(bits) - (static_cast<__int128>(1) << w);
+  if (isSignedInt(t))
+    return static_cast<__int128>(static_cast<int64_t>(bits));
+  return static_cast<__int128>(bits);
+}
+
+uint64_t wrapInt(DType t, __int128 v) {
+  unsigned w = bitWidth(t);
+  uint64_t bits = static_cast<uint64_t>(static_cast<unsigned __int128>(v));
+  return w >= 64 ? bits : bits & ((uint64_t(1) << w) - 1);
+}
+
+double floatValue(DType t, uint64_t bits) {
+  return dispatchDType(t, [&](auto d) -> double {
+    constexpr DType D = decltype(d)::value;
+    if constexpr (interp::kIsFloat<D>)
+      return interp::toDouble<D>(fromRaw<D>(bits));
+    assert(false && "floatValue of a non-float dtype");
+    return 0;
+  });
+}
+
+uint64_t floatBits(DType t, double v) {
+  return dispatchDType(t, [&](auto d) -> uint64_t {
+    constexpr DType D = decltype(d)::value;
+    if constexpr (interp::kIsFloat<D>)
+      return toRaw<D>(interp::fromDouble<D>(v));
+    assert(false && "floatBits of a non-float dtype");
+    return 0;
+  });
+}
+
+Status convert(DType from, uint64_t bits, DType to, uint64_t &out) {
+  return dispatchDType(from, [&](auto f) {
+    constexpr DType F = decltype(f)::value;
+    return dispatchDType(to, [&](auto t) {
+      constexpr DType T = decltype(t)::value;
+      St<T> r{};
+      Status s = interp::convertT<F, T>(fromRaw<F>(bits), r);
+      out = s == Status::Ok ? toRaw<T>(r) : 0;
+      return s;
+    });
+  });
+}
+
+/// Runs an integer rule over the value of `t`; bool runs as a 1-bit integer.
+template <typename Fn> uint64_t intOp(DType t, Fn &&fn) {
+  return dispatchDType(t, [&](auto d) -> uint64_t {
+    constexpr DType D = decltype(d)::value;
+    if constexpr (interp::kIsInt<D>)
+      return fn(d);
+    assert(false && "integer operation on a non-integer dtype");
+    return 0;
+  });
+}
+
+uint64_t intAdd(DType t, uint64_t a, uint64_t b) {
+  if (t == DType::Bool)
+    return wrapInt(t, intValue(t, a) + intValue(t, b));
+  return intOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(interp::wrapAdd<D>(fromRaw<D>(a), fromRaw<D>(b)));
+  });
+}
+
+uint64_t intSub(DType t, uint64_t a, uint64_t b) {
+  if (t == DType::Bool)
+    return wrapInt(t, intValue(t, a) - intValue(t, b));
+  return intOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(interp::wrapSub<D>(fromRaw<D>(a), fromRaw<D>(b)));
+  });
+}
+
+uint64_t intMul(DType t, uint64_t a, uint64_t b) {
+  if (t == DType::Bool)
+    return wrapInt(t, intValue(t, a) * intValue(t, b));
+  return intOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(interp::wrapMul<D>(fromRaw<D>(a), fromRaw<D>(b)));
+  });
+}
+
+uint64_t intNeg(DType t, uint64_t a) {
+  if (t == DType::Bool)
+    return wrapInt(t, -intValue(t, a));
+  return intOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(interp::wrapNeg<D>(fromRaw<D>(a)));
+  });
+}
+
+/// Runs a trapping integer rule `fn(a, b, out)` of dtype t.
+template <typename Fn> Status intTrapOp(DType t, uint64_t a, uint64_t b, uint64_t &out, Fn &&fn) {
+  Status s = Status::Ok;
+  out = intOp(t, [&](auto d) -> uint64_t {
+    constexpr DType D = decltype(d)::value;
+    St<D> r{};
+    s = fn(d, fromRaw<D>(a), fromRaw<D>(b), r);
+    return s == Status::Ok ? toRaw<D>(r) : 0;
+  });
+  return s;
+}
+
+Status intDiv(DType t, uint64_t a, uint64_t b, uint64_t &out) {
+  return intTrapOp(t, a, b, out, [](auto d, auto x, auto y, auto &r) {
+    return interp::intDivT<decltype(d)::value>(x, y, r);
+  });
+}
+
+Status intRem(DType t, uint64_t a, uint64_t b, uint64_t &out) {
+  return intTrapOp(t, a, b, out, [](auto d, auto x, auto y, auto &r) {
+    return interp::intRemT<decltype(d)::value>(x, y, r);
+  });
+}
+
+Status intShl(DType t, uint64_t a, uint64_t b, uint64_t &out) {
+  return intTrapOp(t, a, b, out, [](auto d, auto x, auto y, auto &r) {
+    return interp::intShlT<decltype(d)::value>(x, y, r);
+  });
+}
+
+Status intShr(DType t, uint64_t a, uint64_t b, uint64_t &out) {
+  return intTrapOp(t, a, b, out, [](auto d, auto x, auto y, auto &r) {
+    return interp::intShrT<decltype(d)::value>(x, y, r);
+  });
+}
+
+uint64_t intMulHi(DType t, uint64_t a, uint64_t b) {
+  return intOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(interp::intMulHiT<D>(fromRaw<D>(a), fromRaw<D>(b)));
+  });
+}
+
+/// Runs a float rule over dtype t.
+template <typename Fn> uint64_t floatOp(DType t, Fn &&fn) {
+  return dispatchDType(t, [&](auto d) -> uint64_t {
+    constexpr DType D = decltype(d)::value;
+    if constexpr (interp::kIsFloat<D>)
+      return toRaw<D>(fn(d));
+    assert(false && "float operation on a non-float dtype");
+    return 0;
+  });
+}
+
+#define TC_FLOAT_BINARY(NAME, RULE)                                                              \
+  uint64_t NAME(DType t, uint64_t a, uint64_t b) {                                               \
+    return floatOp(t, [&](auto d) {                                                              \
+      constexpr DType D = decltype(d)::value;                                                    \
+      return interp::RULE<D>(fromRaw<D>(a), fromRaw<D>(b));                                      \
+    });                                                                                          \
+  }
+TC_FLOAT_BINARY(floatAdd, floatAddT)
+TC_FLOAT_BINARY(floatSub, floatSubT)
+TC_FLOAT_BINARY(floatMul, floatMulT)
+TC_FLOAT_BINARY(floatDiv, floatDivT)
+TC_FLOAT_BINARY(floatRem, floatRemT)
+TC_FLOAT_BINARY(floatMax, floatMaxT)
+TC_FLOAT_BINARY(floatMin, floatMinT)
+#undef TC_FLOAT_BINARY
+
+uint64_t floatNeg(DType t, uint64_t a) {
+  return floatOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return interp::floatNegT<D>(fromRaw<D>(a));
+  });
+}
+
+uint64_t floatFma(DType t, uint64_t a, uint64_t b, uint64_t c) {
+  return floatOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return interp::floatFmaT<D>(fromRaw<D>(a), fromRaw<D>(b), fromRaw<D>(c));
+  });
+}
+
+bool compare(DType t, Cmp c, uint64_t a, uint64_t b) {
+  return dispatchDType(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return interp::compareT<D>(c, fromRaw<D>(a), fromRaw<D>(b));
+  });
+}
+
+uint64_t floatMath(DType t, MathFn f, uint64_t a) {
+  return floatOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return interp::floatMathT<D>(f, fromRaw<D>(a));
+  });
+}
+
+} // namespace tc::num

@@ -1,0 +1,81 @@
+//===- Numerics.h - Scalar semantics of the reference interpreter -------===//
+//
+// Small pure functions, one per rule of DESIGN.md section 4, that the
+// interpreter lifts over tiles. Values travel as raw bits of their dtype
+// (zero-extended into uint64_t; bool is 0/1; fp16/bf16 their 16-bit patterns)
+// so every function is defined for every dtype without host-type shortcuts.
+// Each function is unit-tested against independently derived tables.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "support/DType.h"
+
+#include <cstdint>
+
+namespace tc::num {
+
+/// Outcome of an operation that may trap.
+enum class Status : uint8_t { Ok, DivisionByZero, DivisionOverflow, ShiftOutOfRange, FloatToIntOutOfRange };
+
+/// Sign-extends (signed dtypes) or zero-extends (unsigned, bool) `bits` of dtype `t` to int64 /
+/// uint64 semantics: the mathematical value of an integer as __int128.
+__int128 intValue(DType t, uint64_t bits);
+/// The bits of `v` wrapped to integer dtype `t` (two's complement truncation).
+uint64_t wrapInt(DType t, __int128 v);
+
+/// Float bits of dtype `t` decoded exactly to a double.
+double floatValue(DType t, uint64_t bits);
+/// `v` rounded to nearest even into float dtype `t` (no flush-to-zero; NaN stays NaN).
+uint64_t floatBits(DType t, double v);
+
+/// Converts `bits` of dtype `from` to dtype `to` as C does (rule 13): ints wrap
+/// or extend by the source's signedness; to float: round to nearest even; float
+/// to int: truncate toward zero, and NaN or a value that does not fit is
+/// FloatToIntOutOfRange; to bool: != 0 (NaN != 0 is true).
+Status convert(DType from, uint64_t bits, DType to, uint64_t &out);
+
+/// Integer arithmetic of dtype `t` (wrap-around).
+uint64_t intAdd(DType t, uint64_t a, uint64_t b);
+uint64_t intSub(DType t, uint64_t a, uint64_t b);
+uint64_t intMul(DType t, uint64_t a, uint64_t b);
+uint64_t intNeg(DType t, uint64_t a);
+/// Truncating division; DivisionByZero; DivisionOverflow for MIN / -1 of signed types.
+Status intDiv(DType t, uint64_t a, uint64_t b, uint64_t &out);
+/// Remainder with the dividend's sign; same traps as intDiv (MIN % -1 traps too).
+Status intRem(DType t, uint64_t a, uint64_t b, uint64_t &out);
+/// Shifts; the count is the value of `b` in dtype t; count < 0 or >= width traps.
+/// shr is arithmetic for signed dtypes, logical for unsigned.
+Status intShl(DType t, uint64_t a, uint64_t b, uint64_t &out);
+Status intShr(DType t, uint64_t a, uint64_t b, uint64_t &out);
+/// High half of the double-width product (as unsigned for unsigned dtypes, signed for signed).
+uint64_t intMulHi(DType t, uint64_t a, uint64_t b);
+
+/// Float arithmetic of dtype `t`, correctly rounded (fp16/bf16 computed exactly in
+/// double then rounded once).
+uint64_t floatAdd(DType t, uint64_t a, uint64_t b);
+uint64_t floatSub(DType t, uint64_t a, uint64_t b);
+uint64_t floatMul(DType t, uint64_t a, uint64_t b);
+uint64_t floatDiv(DType t, uint64_t a, uint64_t b);
+/// C fmod.
+uint64_t floatRem(DType t, uint64_t a, uint64_t b);
+/// Flips the sign bit (-(+0.0) is -0.0; NaN's sign flips too).
+uint64_t floatNeg(DType t, uint64_t a);
+/// a * b + c rounded once.
+uint64_t floatFma(DType t, uint64_t a, uint64_t b, uint64_t c);
+/// maxNum / minNum: the non-NaN operand; NaN only if both are NaN. max(-0.0, +0.0)
+/// is +0.0 and min is -0.0.
+uint64_t floatMax(DType t, uint64_t a, uint64_t b);
+uint64_t floatMin(DType t, uint64_t a, uint64_t b);
+
+/// Comparisons of two values of dtype t (ints by value, floats ordered except ne:
+/// any comparison with NaN is false, except != which is true).
+enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+bool compare(DType t, Cmp c, uint64_t a, uint64_t b);
+
+/// Transcendental and rounding functions on float dtype t: computed in double
+/// and rounded once to t.
+enum class MathFn : uint8_t { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Abs, Floor, Ceil };
+uint64_t floatMath(DType t, MathFn f, uint64_t a);
+
+} // namespace tc::num

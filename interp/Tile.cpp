@@ -1,0 +1,358 @@
+#include "interp/Tile.h"
+
+#include "interp/ExecElem.h"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <cstring>
+
+namespace tc::interp {
+
+TileData::TileData(int64_t n, unsigned elemSize) : n_(n), elemSize_(elemSize), inline_{0, 0} {
+  uint64_t bytes = static_cast<uint64_t>(n) * elemSize;
+  if (bytes <= sizeof(inline_)) {
+    data_ = inline_;
+  } else {
+    heap_.reset(new uint64_t[(bytes + 7) / 8]);
+    data_ = heap_.get();
+  }
+}
+
+uint8_t *TileData::newPoison() {
+  auto mask = std::make_shared<PoisonMask>(static_cast<size_t>(n_), 0);
+  uint8_t *bytes = mask->data();
+  poison_ = std::move(mask);
+  return bytes;
+}
+
+void TileData::normalizePoison() {
+  if (poison_ && firstPoison() < 0)
+    poison_.reset();
+}
+
+int64_t TileData::firstPoison() const {
+  if (!poison_)
+    return -1;
+  const uint8_t *p = poison_->data();
+  const void *hit = std::memchr(p, 1, static_cast<size_t>(n_));
+  return hit ? static_cast<const uint8_t *>(hit) - p : -1;
+}
+
+TilePtr makeTile(int64_t n, unsigned elemSize) { return std::make_shared<TileData>(n, elemSize); }
+
+TilePtr copyTile(const TileData &t) {
+  TilePtr c = makeTile(t.size(), t.elemSize());
+  std::memcpy(c->raw(), t.raw(), static_cast<size_t>(t.size()) * t.elemSize());
+  c->setPoison(t.poisonMask());
+  return c;
+}
+
+unsigned elemSizeOf(const ir::Type &t) { return t.isPtr ? 8 : byteSize(t.dtype); }
+
+std::vector<int64_t> rowMajorStrides(const ir::Shape &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Strided gather
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+template <typename T>
+void gatherT(const T *src, T *dst, const ir::Shape &shape, const std::vector<int64_t> &strides) {
+  size_t rank = shape.size();
+  if (rank == 0) {
+    dst[0] = src[0];
+    return;
+  }
+  int64_t inner = shape[rank - 1], is = strides[rank - 1];
+  int64_t outer = 1;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    outer *= shape[d];
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    const T *s = src + off;
+    if (is == 1) {
+      std::memcpy(dst, s, static_cast<size_t>(inner) * sizeof(T));
+    } else if (is == 0) {
+      std::fill(dst, dst + inner, s[0]);
+    } else {
+      for (int64_t j = 0; j < inner; ++j)
+        dst[j] = s[j * is];
+    }
+    dst += inner;
+    for (size_t d = rank - 1; d-- > 0;) { // odometer over the outer axes
+      off += strides[d];
+      if (++idx[d] < shape[d])
+        break;
+      off -= strides[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+} // namespace
+
+void gatherStrided(const void *src, void *dst, unsigned elemSize, const ir::Shape &outShape,
+                   const std::vector<int64_t> &srcStrides) {
+  switch (elemSize) {
+  case 1:
+    return gatherT(static_cast<const uint8_t *>(src), static_cast<uint8_t *>(dst), outShape,
+                   srcStrides);
+  case 2:
+    return gatherT(static_cast<const uint16_t *>(src), static_cast<uint16_t *>(dst), outShape,
+                   srcStrides);
+  case 4:
+    return gatherT(static_cast<const uint32_t *>(src), static_cast<uint32_t *>(dst), outShape,
+                   srcStrides);
+  case 8:
+    return gatherT(static_cast<const uint64_t *>(src), static_cast<uint64_t *>(dst), outShape,
+                   srcStrides);
+  }
+  assert(false && "element size is not 1, 2, 4 or 8");
+}
+
+//===----------------------------------------------------------------------===//
+// Formatting
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The shortest decimal text that reads back as `v` in dtype D.
+template <DType D> std::string shortestFloat(St<D> v) {
+  double d = toDouble<D>(v);
+  if (d != d)
+    return "nan";
+  if (std::isinf(d))
+    return d < 0 ? "-inf" : "inf";
+  char buf[64];
+  std::to_chars_result r{};
+  if constexpr (D == DType::F32) {
+    r = std::to_chars(buf, buf + sizeof(buf), v);
+  } else if constexpr (D == DType::F64) {
+    r = std::to_chars(buf, buf + sizeof(buf), v);
+  } else {
+    for (int prec = 1; prec <= 17; ++prec) {
+      r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::general, prec);
+      double back = 0;
+      std::from_chars(buf, r.ptr, back);
+      if (fromDouble<D>(back) == v)
+        break;
+    }
+  }
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos)
+    s += '.'; // NumPy's spelling of an integral float: `2.`
+  return s;
+}
+
+template <DType D> std::string formatElemT(const void *p) {
+  St<D> v;
+  std::memcpy(&v, p, sizeof(v));
+  if constexpr (kIsBool<D>)
+    return v ? "True" : "False";
+  else if constexpr (kIsFloat<D>)
+    return shortestFloat<D>(v);
+  else
+    return std::to_string(v);
+}
+
+std::string hexAddress(uint64_t a) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof(buf), a, 16);
+  return "0x" + std::string(buf, r.ptr);
+}
+
+std::string dtypeName(const ir::Type &t) {
+  std::string name(conformanceName(t.dtype));
+  return t.isPtr ? "ptr<" + name + ">" : name;
+}
+
+/// NumPy-like nested-list printer with summarisation and right-aligned items.
+class ArrayPrinter {
+public:
+  ArrayPrinter(const TileData &t, const ir::Type &type)
+      : t_(t), type_(type), elem_(type.element()), strides_(rowMajorStrides(type.shape)) {
+    summarise_ = t.size() > 1000;
+  }
+
+  std::string print() {
+    if (type_.shape.empty())
+      return "array(" + item(0) + ", dtype=" + dtypeName(type_) + ")";
+    collectWidth(0, 0);
+    std::string body = block(0, 0, 7); // 7 == strlen("array([")
+    return "array(" + body + ", dtype=" + dtypeName(type_) + ")";
+  }
+
+private:
+  static constexpr int64_t kEdge = 3;
+  static constexpr size_t kLineWidth = 75;
+
+  bool elided(size_t axis) const { return summarise_ && type_.shape[axis] > 2 * kEdge; }
+
+  /// The indices shown along `axis` (-1 marks the `...`).
+  std::vector<int64_t> shown(size_t axis) const {
+    std::vector<int64_t> idx;
+    int64_t n = type_.shape[axis];
+    if (!elided(axis)) {
+      for (int64_t i = 0; i < n; ++i)
+        idx.push_back(i);
+      return idx;
+    }
+    for (int64_t i = 0; i < kEdge; ++i)
+      idx.push_back(i);
+    idx.push_back(-1);
+    for (int64_t i = n - kEdge; i < n; ++i)
+      idx.push_back(i);
+    return idx;
+  }
+
+  std::string item(int64_t flat) const {
+    if (t_.isPoison(flat))
+      return "poison";
+    const char *p = static_cast<const char *>(t_.raw()) + flat * t_.elemSize();
+    return formatElement(elem_, p);
+  }
+
+  void collectWidth(size_t axis, int64_t base) {
+    for (int64_t i : shown(axis)) {
+      if (i < 0)
+        continue;
+      int64_t off = base + i * strides_[axis];
+      if (axis + 1 == type_.shape.size())
+        width_ = std::max(width_, item(off).size());
+      else
+        collectWidth(axis + 1, off);
+    }
+  }
+
+  std::string padded(std::string s) const {
+    return std::string(width_ > s.size() ? width_ - s.size() : 0, ' ') + s;
+  }
+
+  /// The bracketed text of the sub-array at `base` along `axis`; `col` is the
+  /// column just after its opening bracket.
+  std::string block(size_t axis, int64_t base, size_t col) {
+    size_t rank = type_.shape.size();
+    std::string s = "[";
+    if (axis + 1 == rank) {
+      size_t lineLen = col;
+      bool first = true;
+      for (int64_t i : shown(axis)) {
+        std::string it = i < 0 ? std::string("...") : padded(item(base + i));
+        if (!first) {
+          s += ',';
+          if (lineLen + 2 + it.size() + 1 > kLineWidth) {
+            s += '\n' + std::string(col, ' ');
+            lineLen = col;
+          } else {
+            s += ' ';
+            lineLen += 2;
+          }
+        }
+        s += it;
+        lineLen += it.size();
+        first = false;
+      }
+      return s + "]";
+    }
+    std::string sep = "," + std::string(rank - axis - 1, '\n') + std::string(col, ' ');
+    bool first = true;
+    for (int64_t i : shown(axis)) {
+      if (!first)
+        s += sep;
+      s += i < 0 ? "..." : block(axis + 1, base + i * strides_[axis], col + 1);
+      first = false;
+    }
+    return s + "]";
+  }
+
+  const TileData &t_;
+  const ir::Type &type_;
+  ir::Type elem_;
+  std::vector<int64_t> strides_;
+  bool summarise_ = false;
+  size_t width_ = 0;
+};
+
+} // namespace
+
+std::string formatElement(const ir::Type &elemType, const void *p) {
+  if (elemType.isPtr) {
+    uint64_t a;
+    std::memcpy(&a, p, sizeof(a));
+    return hexAddress(a);
+  }
+  return dispatchDType(elemType.dtype, [&](auto d) { return formatElemT<decltype(d)::value>(p); });
+}
+
+std::string formatValue(const TileData &t, const ir::Type &type) {
+  return ArrayPrinter(t, type).print();
+}
+
+namespace {
+
+/// min/max/first of the defined lanes of a tile; NaN lanes (isNan) are left
+/// out of min and max unless every defined lane is NaN.
+template <typename T, typename Less, typename IsNan>
+std::string summarizeT(const TileData &t, const ir::Type &type, Less less, IsNan isNan) {
+  const T *v = t.as<T>();
+  const uint8_t *poison = t.poison();
+  ir::Type elem = type.element();
+  int64_t lo = -1, hi = -1, defined = 0, anyLane = -1;
+  std::string first;
+  for (int64_t i = 0; i < t.size(); ++i) {
+    if (poison && poison[i])
+      continue;
+    if (defined < 4)
+      first += (defined ? ", " : "") + formatElement(elem, &v[i]);
+    ++defined;
+    anyLane = i;
+    if (isNan(v[i]))
+      continue;
+    if (lo < 0 || less(v[i], v[lo]))
+      lo = i;
+    if (hi < 0 || less(v[hi], v[i]))
+      hi = i;
+  }
+  if (lo < 0)
+    lo = hi = anyLane;
+  std::string s;
+  if (defined == 0)
+    s = "all lanes poison";
+  else
+    s = "min=" + formatElement(elem, &v[lo]) + " max=" + formatElement(elem, &v[hi]) + " first=[" +
+        first + (defined > 4 ? ", ...]" : "]");
+  if (poison)
+    s += " poison=" + std::to_string(t.size() - defined) + "/" + std::to_string(t.size());
+  return s;
+}
+
+} // namespace
+
+std::string summarizeValue(const TileData &t, const ir::Type &type) {
+  if (type.shape.empty())
+    return t.isPoison(0) ? "poison" : formatElement(type.element(), t.raw());
+  if (type.isPtr)
+    return summarizeT<uint64_t>(
+        t, type, [](uint64_t a, uint64_t b) { return a < b; }, [](uint64_t) { return false; });
+  return dispatchDType(type.dtype, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return summarizeT<St<D>>(
+        t, type, [](St<D> a, St<D> b) { return compareT<D>(num::Cmp::Lt, a, b); },
+        [](St<D> a) {
+          if constexpr (kIsFloat<D>)
+            return isNaN<D>(a);
+          else
+            return false;
+        });
+  });
+}
+
+} // namespace tc::interp

@@ -1,0 +1,99 @@
+//===- Tile.h - Tile values of the reference interpreter --------------===//
+//
+// A tile value is one contiguous buffer of elements in row-major order plus,
+// only when some lane may be undefined, a poison mask (one byte per lane, 1:
+// undefined; DESIGN.md rule 8). Its dtype and shape are not stored: they are
+// the static IR type of the value that holds it. A scalar is a tile of one
+// element. Pointers are 64-bit addresses in the simulated address space.
+//
+// Element storage: bool is one byte 0/1, fp16/bf16 their 16-bit patterns,
+// other dtypes their C types, pointers uint64_t.
+//
+// A tile is immutable once the op that produced it returns, so values are
+// shared freely (`Tile` is a shared pointer to const): reshape, expand_dims
+// and pointer casts reuse their operand's tile.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/Type.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tc::interp {
+
+/// One byte per lane; 1 marks an undefined (poison) lane.
+using PoisonMask = std::vector<uint8_t>;
+
+class TileData {
+public:
+  TileData(int64_t n, unsigned elemSize);
+  TileData(const TileData &) = delete;
+  TileData &operator=(const TileData &) = delete;
+
+  int64_t size() const { return n_; }
+  unsigned elemSize() const { return elemSize_; }
+  void *raw() { return data_; }
+  const void *raw() const { return data_; }
+  template <typename T> T *as() { return static_cast<T *>(data_); }
+  template <typename T> const T *as() const { return static_cast<const T *>(data_); }
+
+  bool hasPoison() const { return poison_ != nullptr; }
+  /// The poison mask, or nullptr when every lane is defined.
+  const uint8_t *poison() const { return poison_ ? poison_->data() : nullptr; }
+  const std::shared_ptr<const PoisonMask> &poisonMask() const { return poison_; }
+  bool isPoison(int64_t i) const { return poison_ && (*poison_)[static_cast<size_t>(i)]; }
+  /// Shares another tile's mask (same lane count).
+  void setPoison(std::shared_ptr<const PoisonMask> p) { poison_ = std::move(p); }
+  /// Gives this tile a zeroed mask to fill; returns its bytes.
+  uint8_t *newPoison();
+  /// Drops the mask if no lane is poison.
+  void normalizePoison();
+  /// The first poison lane, or -1.
+  int64_t firstPoison() const;
+
+private:
+  int64_t n_;
+  unsigned elemSize_;
+  void *data_;
+  std::unique_ptr<uint64_t[]> heap_;
+  uint64_t inline_[2];
+  std::shared_ptr<const PoisonMask> poison_;
+};
+
+using TilePtr = std::shared_ptr<TileData>;
+using Tile = std::shared_ptr<const TileData>;
+
+/// A tile of `n` elements of `elemSize` bytes, contents unspecified.
+TilePtr makeTile(int64_t n, unsigned elemSize);
+/// A copy of `t` (data and poison).
+TilePtr copyTile(const TileData &t);
+
+/// Bytes of one element of a value of type `t` (pointers: 8; bool: 1).
+unsigned elemSizeOf(const ir::Type &t);
+
+/// Row-major strides (in elements) of `shape`.
+std::vector<int64_t> rowMajorStrides(const ir::Shape &shape);
+
+/// dst[i] = src[offset(i)] for every row-major index i of `outShape`, where
+/// offset(i) = sum_d index_d * srcStrides[d] (strides in elements; 0 repeats).
+void gatherStrided(const void *src, void *dst, unsigned elemSize, const ir::Shape &outShape,
+                   const std::vector<int64_t> &srcStrides);
+
+/// One element of type `elemType` (the dtype or pointer, shape ignored) as text:
+/// `True`, `-3`, `1.5`, `2.`, `nan`, `-inf`, `0x10040`.
+std::string formatElement(const ir::Type &elemType, const void *p);
+
+/// A value formatted like NumPy's repr: `array([[0, 1],\n       [2, 3]], dtype=int32)`;
+/// a scalar is `array(5, dtype=int32)`. More than 1000 elements are summarised
+/// with `...` (3 items at each end of each long axis). Poison lanes print as `poison`.
+std::string formatValue(const TileData &t, const ir::Type &type);
+
+/// A one-line summary for --trace: `min=... max=... first=[...]` (defined lanes
+/// only), the value itself for a scalar, and `poison=k/n` when lanes are undefined.
+std::string summarizeValue(const TileData &t, const ir::Type &type);
+
+} // namespace tc::interp

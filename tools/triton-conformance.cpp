@@ -1,0 +1,254 @@
+//===- triton-conformance.cpp - Run, check and compare conformance suites ===//
+//
+//   triton-conformance run PATH... [--backend interp|gpu] [--out report.json]
+//       [--html report.html] [--md report.md] [-j N] [--timeout S]
+//       [--suite GLOB] [--feature GLOB] [--case GLOB] [--expectations FILE]
+//   triton-conformance check PATH...           (load and validate only)
+//   triton-conformance diff OLD.json NEW.json  (regressions, fixes, flips)
+//   triton-conformance report IN.json... [--out merged.json] [--html F] [--md F]
+//
+// PATH is a suite file or a directory (every *.json under it, sorted).
+// Exit codes: 0 success; 1 a case failed (run: any fail, error, crash,
+// timeout or xpass), a suite is invalid (check), a regression (diff);
+// 3 usage error (bad options, unreadable inputs).
+//
+//===----------------------------------------------------------------------===//
+#include "conformance/Case.h"
+#include "conformance/Report.h"
+#include "conformance/Runner.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace fs = std::filesystem;
+using namespace tc::conf;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 3;
+
+struct RunFlags {
+  std::vector<std::string> paths, backends{"interp"}, suites, features, cases;
+  std::string out, html, md, expectations;
+  unsigned jobs = 0;
+  double timeout = 60;
+  bool noIsolation = false, quiet = false;
+};
+
+// Suite files named by the paths: files as given, directories expanded to
+// every *.json below them in sorted order.
+bool expandPaths(const std::vector<std::string> &paths, std::vector<std::string> &files) {
+  for (const std::string &p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::end(it);
+           it.increment(ec))
+        if (it->is_regular_file() && it->path().extension() == ".json")
+          found.push_back(it->path().string());
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      std::cerr << "triton-conformance: error: no such file or directory: " << p << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<LoadResult> loadAll(const std::vector<std::string> &files) {
+  std::vector<LoadResult> out;
+  for (const std::string &f : files) {
+    out.push_back(loadSuiteFile(f));
+    for (const std::string &w : out.back().warnings)
+      std::cerr << "warning: " << w << "\n";
+  }
+  return out;
+}
+
+bool writeText(const std::string &path, const std::string &text) {
+  std::ofstream os(path, std::ios::binary);
+  os << text;
+  if (!os) {
+    std::cerr << "triton-conformance: error: cannot write " << path << "\n";
+    return false;
+  }
+  return true;
+}
+
+bool writeReports(const Report &report, const std::string &out, const std::string &html,
+                  const std::string &md) {
+  bool ok = true;
+  if (!out.empty())
+    ok = writeText(out, reportToJson(report)) && ok;
+  if (!html.empty())
+    ok = writeText(html, renderHtml(report)) && ok;
+  if (!md.empty())
+    ok = writeText(md, renderMarkdown(report)) && ok;
+  return ok;
+}
+
+int runCommand(const RunFlags &f) {
+  std::vector<std::string> files;
+  if (!expandPaths(f.paths, files))
+    return kExitUsage;
+  std::optional<KnownFailures> known;
+  if (!f.expectations.empty()) {
+    std::string error;
+    known = loadKnownFailures(f.expectations, error);
+    if (!known) {
+      std::cerr << "triton-conformance: error: " << error << "\n";
+      return kExitUsage;
+    }
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::vector<LoadResult> suites = loadAll(files);
+  Report report;
+  report.inputs = f.paths;
+  for (const std::string &backend : f.backends) {
+    RunnerOptions opts;
+    opts.backend = backend;
+    opts.jobs = f.jobs;
+    opts.timeout = f.timeout;
+    opts.isolate = !f.noIsolation;
+    opts.suiteGlobs = f.suites;
+    opts.featureGlobs = f.features;
+    opts.caseGlobs = f.cases;
+    opts.known = known ? &*known : nullptr;
+    opts.progress = f.quiet ? nullptr : &std::cerr;
+    report.backends.push_back(backend);
+    std::vector<CaseRecord> records = runSuites(suites, opts);
+    report.records.insert(report.records.end(), records.begin(), records.end());
+  }
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  bool written = writeReports(report, f.out, f.html, f.md);
+  StatusCounts counts = countStatuses(report.records);
+  std::cout << summaryLine(counts) << std::endl;
+  if (!written)
+    return kExitUsage;
+  return runSucceeded(counts) ? kExitOk : kExitFailed;
+}
+
+int checkCommand(const std::vector<std::string> &paths) {
+  std::vector<std::string> files;
+  if (!expandPaths(paths, files))
+    return kExitUsage;
+  size_t cases = 0, variants = 0, errors = 0;
+  for (const LoadResult &r : loadAll(files)) {
+    for (const std::string &e : r.errors)
+      std::cerr << "error: " << e << "\n";
+    errors += r.errors.size();
+    if (!r.suite)
+      continue;
+    cases += r.suite->cases.size();
+    for (const Case &c : r.suite->cases)
+      variants += c.variants().size();
+  }
+  auto n = [](size_t count, const char *what) {
+    return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
+  };
+  std::cout << "checked " << n(files.size(), "suite file") << ": " << n(cases, "valid case")
+            << " (" << n(variants, "variant") << "), " << n(errors, "error") << std::endl;
+  return errors ? kExitFailed : kExitOk;
+}
+
+int diffCommand(const std::string &oldPath, const std::string &newPath) {
+  std::string error;
+  std::optional<Report> before = readReport(oldPath, error);
+  std::optional<Report> after = before ? readReport(newPath, error) : std::nullopt;
+  if (!after) {
+    std::cerr << "triton-conformance: error: " << error << "\n";
+    return kExitUsage;
+  }
+  ReportDiff d = diffReports(*before, *after);
+  std::cout << renderDiff(d, *before, *after) << std::flush;
+  return d.regressions.empty() ? kExitOk : kExitFailed;
+}
+
+int reportCommand(const std::vector<std::string> &inputs, const std::string &out,
+                  const std::string &html, const std::string &md) {
+  Report merged;
+  for (const std::string &in : inputs) {
+    std::string error;
+    std::optional<Report> r = readReport(in, error);
+    if (!r) {
+      std::cerr << "triton-conformance: error: " << error << "\n";
+      return kExitUsage;
+    }
+    for (const std::string &b : r->backends)
+      if (std::find(merged.backends.begin(), merged.backends.end(), b) == merged.backends.end())
+        merged.backends.push_back(b);
+    merged.inputs.insert(merged.inputs.end(), r->inputs.begin(), r->inputs.end());
+    merged.seconds += r->seconds;
+    merged.records.insert(merged.records.end(), r->records.begin(), r->records.end());
+  }
+  bool written = writeReports(merged, out, html, md);
+  std::cout << summaryLine(countStatuses(merged.records)) << std::endl;
+  return written ? kExitOk : kExitUsage;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"Run, check and compare Triton-C conformance suites"};
+  app.require_subcommand(1);
+
+  RunFlags rf;
+  CLI::App *run = app.add_subcommand("run", "run suites on a backend and write a report");
+  run->add_option("paths", rf.paths, "suite files or directories")->required();
+  run->add_option("--backend", rf.backends, "interp or gpu (repeat for several)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"interp", "gpu"}));
+  run->add_option("--out", rf.out, "write the JSON report here");
+  run->add_option("--html", rf.html, "write the HTML report here");
+  run->add_option("--md", rf.md, "write the Markdown report here");
+  run->add_option("-j,--jobs", rf.jobs, "workers at once (default: the number of cores)");
+  run->add_option("--timeout", rf.timeout, "seconds per case, all variants (0: none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--suite", rf.suites, "only suites whose name matches GLOB");
+  run->add_option("--feature", rf.features, "only cases with a feature matching GLOB");
+  run->add_option("--case", rf.cases, "only cases whose name matches GLOB");
+  run->add_option("--expectations", rf.expectations, "known failures (JSON list)");
+  run->add_flag("--no-isolation", rf.noIsolation, "run cases in this process (debugging)");
+  run->add_flag("-q,--quiet", rf.quiet, "no progress on stderr");
+
+  std::vector<std::string> checkPaths;
+  CLI::App *check = app.add_subcommand("check", "load and validate suites");
+  check->add_option("paths", checkPaths, "suite files or directories")->required();
+
+  std::string oldPath, newPath;
+  CLI::App *diff = app.add_subcommand("diff", "compare two reports");
+  diff->add_option("old", oldPath, "the report before")->required();
+  diff->add_option("new", newPath, "the report after")->required();
+
+  std::vector<std::string> reportInputs;
+  std::string repOut, repHtml, repMd;
+  CLI::App *report = app.add_subcommand("report", "merge JSON reports and render them");
+  report->add_option("inputs", reportInputs, "JSON reports")->required();
+  report->add_option("--out", repOut, "write the merged JSON report here");
+  report->add_option("--html", repHtml, "write the HTML report here");
+  report->add_option("--md", repMd, "write the Markdown report here");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  if (*run)
+    return runCommand(rf);
+  if (*check)
+    return checkCommand(checkPaths);
+  if (*diff)
+    return diffCommand(oldPath, newPath);
+  return reportCommand(reportInputs, repOut, repHtml, repMd);
+}
