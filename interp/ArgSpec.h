@@ -7,7 +7,7 @@
 //   full:V:f32[64,32]                               every element V
 //   arange:i32[128]                                 element i is i (converted as C does)
 //   rand:f32[N]                                     uniform in [0, 1)
-//   randn:f32[5000]                                 normal(0, 1)
+//   randn:f32[5000]                                 about normal(0, 1) (Irwin-Hall, see below)
 //   randint:LO:HI:i32[100]                          integers in [LO, HI] (also for float dtypes)
 //   ...:seed=S                                      (random kinds) a fixed seed
 //   @file.npy                                       a NumPy file (its dtype must match)

@@ -163,6 +163,40 @@ def round_exact(x, fmt, negative_zero=False):
     return math.copysign(float(v), sign)
 
 
+def round_directed(x, fmt, up):
+    """The smallest value of fmt >= x (up) or the largest <= x (down), x rational.
+
+    Beyond the largest finite value: inf when rounding away, else the largest finite."""
+    p, emax = FORMAT[fmt]
+    emin = 1 - emax
+    mx = Fraction(max_finite(fmt))
+    if x == 0:
+        return 0.0
+    ax = abs(x)
+    e = max(_floor_log2(ax), emin)
+    ulp = Fraction(2) ** (e - p + 1)
+    q = ax / ulp
+    n = q.numerator // q.denominator
+    exact = n == q
+    away = (x > 0) == up  # rounding the magnitude up
+    if away and not exact:
+        n += 1
+    v = n * ulp
+    if v > mx:
+        return math.copysign(math.inf if away else float(mx), float(x))
+    return math.copysign(float(v), float(x))
+
+
+def largest_below(x, fmt):
+    """The largest value of fmt strictly below the rational x."""
+    return round_directed(Fraction(x) - Fraction(1, 2 ** 2200), fmt, up=False)
+
+
+def smallest_above(x, fmt):
+    """The smallest value of fmt strictly above the rational x."""
+    return round_directed(Fraction(x) + Fraction(1, 2 ** 2200), fmt, up=True)
+
+
 def is_representable(v, fmt):
     if math.isnan(v) or math.isinf(v) or v == 0:
         return True
@@ -489,8 +523,8 @@ def jvalue(v, t):
             return "inf" if v > 0 else "-inf"
         if v == 0:
             return "-0.0" if _signbit(v) else 0
-        if v == int(v) and abs(v) < 2 ** 53:
-            return int(v)
+        if v == int(v) and abs(v) < 2 ** 64:
+            return int(v)  # exact: the runner converts integers without rounding
         return v  # repr round-trips binary64 exactly
     return int(v)
 

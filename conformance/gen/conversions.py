@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import common as C
 
-N = 16
+N = 32
 NAN, INF = math.nan, math.inf
 
 SRC_CAST = """__global__ void k({S} *X, {D} *Z) {{
@@ -44,6 +44,8 @@ def float_ties(d):
     return [1.0 + 2.0 ** -p,                     # tie: rounds down to 1 (even)
             1.0 + 3 * 2.0 ** -p,                 # tie: rounds up to 1 + 2^(2-p)
             1.0 + 2.0 ** -p + 2.0 ** -(p + 6),   # just above the tie: rounds up
+            1.0 + 2.0 ** -p + 2.0 ** -40,        # just above: no double rounding via float
+            1.0 + 2.0 ** -p + 2.0 ** -23,
             -(1.0 + 3 * 2.0 ** -p),
             mx, mx + ulp_max / 2 * 0.5,          # rounds back to max
             mx + ulp_max / 2,                    # tie at the top: rounds to inf
@@ -62,6 +64,10 @@ def float_target_ints(d):
     p = C.FORMAT[d][0]
     two_p = 2 ** p
     vals = [two_p + 1, two_p + 3, -(two_p + 1), two_p - 1, 2 ** (p + 1) + 2, 2 ** (p + 1) + 6]
+    # Just above a tie by 1: converting through binary64 or float first loses the 1 and
+    # then rounds the tie to even (double rounding); a direct conversion rounds up.
+    for k in (30, 62, 63):
+        vals += [2 ** k + 2 ** (k - p) + 1, -(2 ** k + 2 ** (k - p) + 1)]
     if d == "float16":
         vals += [65504, 65519, 65520, 70000, -65520, 2049, 2051]
     if d == "bfloat16":
@@ -114,19 +120,9 @@ def candidates(s, d):
         lo, hi = C.int_range(d)
         pref = [2.5, -2.5, 0.5, -0.5, -0.0, 0.99, -0.99, float(hi), float(lo), hi + 0.5,
                 lo - 0.5, 1e-30, 127.9, -128.9, 255.9, 300.0]
-        # the largest value of s below hi + 1 and the smallest above lo - 1
-        top = C.round_exact(Fraction(hi + 1), s)
-        if top >= hi + 1:
-            top = math.nextafter(top, -INF)
-            while not C.is_representable(top, s):
-                top = math.nextafter(top, -INF)
-        pref.insert(0, top)
-        bot = C.round_exact(Fraction(lo - 1), s)
-        if bot <= lo - 1:
-            bot = math.nextafter(bot, INF)
-            while not C.is_representable(bot, s):
-                bot = math.nextafter(bot, INF)
-        pref.insert(1, bot)
+        # the largest value of s below hi + 1 and the smallest above lo - 1: in range
+        pref.insert(0, C.largest_below(hi + 1, s))
+        pref.insert(1, C.smallest_above(lo - 1, s))
     else:
         pref = [NAN, INF, -INF, -0.0, 0.0, 1.5, -2.75] + float_ties(d)
     for v in pref:
@@ -199,23 +195,12 @@ def trap_cases():
     for s in C.FLOATS:
         for d in C.INTS:
             lo, hi = C.int_range(d)
-            up = C.round_exact(Fraction(hi + 1), s)  # >= hi + 1 after rounding up? check
-            if up < hi + 1:
-                up = math.nextafter(up, INF)
-                while not C.is_representable(up, s):
-                    up = math.nextafter(up, INF)
-            if math.isinf(up) or up > C.max_finite(s):
-                up = INF
+            # the smallest value of s >= hi + 1 (inf when s has none)
+            up = C.round_directed(Fraction(hi + 1), s, up=True)
             cs.append(trap_case("cast_%s_to_%s_above_max_traps" % (C.SHORT[s], C.SHORT[d]), s, d,
                                 up, "%r does not fit %s" % (up, d)))
             if C.is_signed(d):
-                dn = C.round_exact(Fraction(lo - 1), s)
-                if dn > lo - 1:
-                    dn = math.nextafter(dn, -INF)
-                    while not C.is_representable(dn, s):
-                        dn = math.nextafter(dn, -INF)
-                if math.isinf(dn):
-                    dn = -INF
+                dn = C.round_directed(Fraction(lo - 1), s, up=False)
             else:
                 dn = -1.0
             cs.append(trap_case("cast_%s_to_%s_below_min_traps" % (C.SHORT[s], C.SHORT[d]), s, d,
@@ -387,6 +372,25 @@ def named_cases():
              [1.0 + 2.0 ** -8 + 2.0 ** -20, 1.0 + 3 * 2.0 ** -8, 1.0 + 2.0 ** -8,
               -(1.0 + 2.0 ** -8 + 2.0 ** -9)],
              "float -> bf16 rounds to nearest even (Triton's interpreter truncates)"),
+            ("i64_to_f32_rounds_once", "int64", "float32",
+             [2 ** 62 + 2 ** 38 + 1, -(2 ** 62 + 2 ** 38 + 1), 2 ** 62 + 2 ** 38, 2 ** 53 + 1],
+             "2^62 + 2^38 + 1 rounds up to 2^62 + 2^39 (through double it would tie to 2^62)"),
+            ("u64_to_f32_rounds_once", "uint64", "float32",
+             [2 ** 63 + 2 ** 39 + 1, 2 ** 64 - 1, 2 ** 63 + 2 ** 39, 2 ** 63 + 2 ** 40 + 2 ** 39],
+             "uint64 -> float rounds once"),
+            ("i32_to_bf16_rounds_once", "int32", "bfloat16",
+             [2 ** 30 + 2 ** 22 + 1, 2 ** 30 + 2 ** 22, -(2 ** 30 + 2 ** 22 + 1), 257],
+             "2^30 + 2^22 + 1 -> bf16 rounds up (through float it would tie to 2^30)"),
+            ("i64_to_bf16_rounds_once", "int64", "bfloat16",
+             [2 ** 60 + 2 ** 52 + 1, 2 ** 60 + 2 ** 52, 2 ** 60 + 2 ** 53 + 2 ** 52, 259],
+             "int64 -> bf16 rounds once"),
+            ("f64_to_bf16_rounds_once", "float64", "bfloat16",
+             [1.0 + 2.0 ** -8 + 2.0 ** -40, 1.0 + 2.0 ** -8, -(1.0 + 2.0 ** -8 + 2.0 ** -40),
+              1.0 + 3 * 2.0 ** -8],
+             "1 + 2^-8 + 2^-40 -> bf16 rounds up (through float it would tie to 1)"),
+            ("f64_to_f16_rounds_once", "float64", "float16",
+             [1.0 + 2.0 ** -11 + 2.0 ** -40, 1.0 + 2.0 ** -11, 2049.0 + 2.0 ** -30, 2051.0],
+             "1 + 2^-11 + 2^-40 -> half rounds up (through float it would tie to 1)"),
             ("f64_to_f32_ties_to_even", "float64", "float32",
              [1.0 + 2.0 ** -24, 1.0 + 3 * 2.0 ** -24, 16777217.0, 16777219.0],
              "double -> float ties round to even")]:

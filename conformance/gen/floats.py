@@ -279,6 +279,21 @@ def rounding_cases():
     return cs
 
 
+def fmod_cases():
+    """fmod is exact even when the quotient is huge."""
+    cs = []
+    for t in C.FLOATS:
+        mx = C.max_finite(t)
+        pairs = [(mx, 3.0), (mx, 0.1), (-mx, 7.0), (mx, C.min_subnormal(t)),
+                 (1e30, 3.0), (C.min_normal(t), C.min_subnormal(t) * 3), (123.5, 0.75),
+                 (-1e30, 0.1)]
+        cs.append(binary("%s_fmod_exact_large_quotient" % C.SHORT[t], t, "x % y",
+                         lambda x, y, t=t: C.f_fmod(x, y, t), pairs,
+                         ["op.mod", "op.fmod", "float.rounding"],
+                         "x % y is C fmod, exact even for quotients beyond 2^p"))
+    return cs
+
+
 def misc_math_cases():
     cs = []
     for t in C.FLOATS:
@@ -321,7 +336,7 @@ def copy_cases():
 
 def main():
     cases = special_cases() + minmax_cases() + compare_cases() + negation_cases() + \
-        subnormal_cases() + copy_cases() + fma_cases() + rounding_cases() + misc_math_cases()
+        subnormal_cases() + copy_cases() + fma_cases() + fmod_cases() + rounding_cases() + misc_math_cases()
     C.write_suite("floats.json", "floats",
                   "DESIGN.md section 4 rule 6: IEEE specials, maxNum, NaN comparisons, sign of "
                   "zero, subnormals, fma, correct rounding for half, bf16, float and double. "

@@ -562,7 +562,7 @@ def bounds_cases():
 ''', args=[buf('src_vals', 'int32', 8, list(range(8))), buf('dst_vals', 'int32', 8)],
                expect=util.expect_trap('out_of_bounds', 'dst_vals')))
 
-    S.add(case('unaligned_element_size_in_bounds_runs', ['memory', 'dtype.int64'],
+    S.add(case('int64_extremes_reversed_copy', ['memory', 'dtype.int64'],
                source='''__global__ void k(long *src_vals, long *dst_vals) {
   int i[4] = 0 ... 4;
   *(dst_vals + 3 - i) = *(src_vals + i);

@@ -367,7 +367,9 @@ def lit_error(name, a, expr, message, note):
     return {
         "name": name,
         "description": note,
-        "features": ["promotion", "promotion.tile_constant", "diagnostic"] + C.dtype_features(a),
+        "features": ["promotion", "promotion.tile_constant", "diagnostic",
+                     "diag.err_sema_const_negative_unsigned" if "negative" in message
+                     else "diag.err_sema_const_no_fit"] + C.dtype_features(a),
         "source": src,
         "grid": [1],
         "args": [C.buf("X", a, [1, 2, 3, 4] if a != "bool" else [1, 0, 1, 0]), C.zeros("Z", a, 4)],
@@ -536,6 +538,53 @@ def scalar_arg_cases():
     return cs
 
 
+SRC_SCALAR_CONST = """{PRE}__global__ void k({A} *X, {PARAMS}int64 *Z) {{
+  int i[4] = 0 ... 4;
+  {A} x[4] = *(X + i);
+{BODY}  *(Z + i) = {EXPR};
+}}
+"""
+
+
+def constness_cases():
+    """What is a constant: literals and macros are; variables and arguments are not."""
+    cs = []
+    specs = [
+        ("macro_constant_takes_no_part", "#define C 3\n", "", "", "x + C", [254, 253, 1, 0],
+         "uint8", "uint8", 3, "a macro that expands to a literal is a constant: uint8 + C stays uint8"),
+        ("variable_is_a_runtime_scalar", "", "", "  int c = 3;\n", "x + c", [254, 253, 1, 0],
+         "uint8", "int32", 3, "a variable is a 0-d int32 tile: uint8 + c is int32"),
+        ("argument_is_a_runtime_scalar", "", "int c, ", "", "x + c", [254, 253, 1, 0],
+         "uint8", "int32", 3, "a kernel argument is a 0-d int32 tile: uint8 + c is int32"),
+        ("int8_argument_plus_literal_stays_int8", "", "int8 s, ", "", "s + 1 + x",
+         [0, 1, -1, 100], "int8", "int8", None,
+         "an int8 argument plus the literal 1 is int8 (the literal takes no part): 127 + 1 wraps"),
+    ]
+    for name, pre, params, body, expr, xs, a, p, cval, note in specs:
+        args = [C.buf("X", a, xs)]
+        if name.startswith("int8_argument"):
+            sval = 127
+            args.append({"name": "s", "dtype": "int8", "value": sval})
+            want = [C.wrap(C.wrap(sval + 1, "int8") + x, "int8") for x in xs]
+        else:
+            if params:
+                args.append({"name": "c", "dtype": "int32", "value": cval})
+            want = [C.wrap(C.convert(x, a, p) + cval, p) for x in xs]
+        args.append(C.zeros("Z", "int64", 4))
+        cs.append({
+            "name": name,
+            "description": note,
+            "features": ["promotion", "promotion.tile_constant", "promotion.runtime_scalar"] +
+            C.dtype_features(a, p, "int64"),
+            "source": SRC_SCALAR_CONST.format(PRE=pre, A=C.CNAME[a], PARAMS=params, BODY=body,
+                                              EXPR=expr),
+            "grid": [1],
+            "args": args,
+            "expect": {"outputs": {"Z": C.out(want, "int64")}},
+        })
+    return cs
+
+
 def main():
     rng = random.Random(20240517)
     cases = []
@@ -554,6 +603,7 @@ def main():
             cases.append(cmp_case(a, b, rng))
     cases += literal_cases()
     cases += scalar_arg_cases()
+    cases += constness_cases()
     C.write_suite("promotion.json", "promotion",
                   "DESIGN.md section 4 rules 1 and 2: tile/tile promotion for every ordered dtype "
                   "pair and operator, tile/constant promotion and its errors, runtime scalars. "

@@ -162,6 +162,7 @@ def range_cases():
     rc('range_binds_tighter_than_mul', '2 * 3 ... 7', 4, [2 * v for v in range(3, 7)], ['precedence'])
     rc('range_binds_tighter_than_add', '1 + 2 ... 6', 4, [1 + v for v in range(2, 6)], ['precedence'])
     # `...` binds tighter than `+`: LO ... LO + 16 would be (LO ... LO) + 16, an empty range
+    rc('range_then_add_is_an_offset', '0 ... 8 + 8', 8, list(range(8, 16)), ['precedence'])
     rc('range_constant_expression_bounds', '(2 * 4) ... (4 * 4)', 8, list(range(8, 16)))
     rc('range_macro_bounds', 'LO ... (LO + 16)', 16, list(range(40, 56)), ['preprocessor'], '#define LO 40\n')
     # a range offset by the program id, as in the tutorial (pid * TM + 0 ... TM)

@@ -506,7 +506,7 @@ private:
     std::cerr << "frontend_fuzz worker " << what << ": " << stats_.sources << " sources ("
               << stats_.sourcesReachingIR << " compiled to IR and round-tripped), " << stats_.irTexts
               << " IR texts (" << stats_.irVerified << " parsed and verified), " << stats_.findings
-              << " inputs broke a property" << std::endl;
+              << " inputs broke a property; rss " << rssMb() << " MB" << std::endl;
     if (std::string(what) != "done")
       return;
     for (const auto *table : {&stats_.errors, &stats_.irErrors}) {
@@ -552,7 +552,7 @@ private:
     if (irPool_.size() < 200)
       irPool_.push_back(text);
     else
-      irPool_[static_cast<size_t>(nowMs()) % irPool_.size()] = text;
+      irPool_[static_cast<size_t>(stats_.sourcesReachingIR) % irPool_.size()] = text;
   }
 
   /// Mutated IR text into the IR parser and verifier.

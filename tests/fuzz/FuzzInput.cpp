@@ -417,7 +417,7 @@ std::string generateMacroChain(std::mt19937_64 &rng, int length) {
   bool twice = chance(rng, 1, 2);
   bool functionLike = chance(rng, 1, 3);
   if (twice) // 2^length copies: exponential in any C preprocessor, so keep it small
-    length = std::min(length, 10);
+    length = std::min(length, 6);
   std::string s = functionLike ? "#define M0(x) (x + 1)\n" : "#define M0 1\n";
   for (int i = 1; i <= length; ++i) {
     std::string prev = "M" + std::to_string(i - 1);

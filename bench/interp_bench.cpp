@@ -1,0 +1,264 @@
+//===- interp_bench.cpp - Speed of the reference interpreter -----------===//
+//
+// Times the interpreter on the kernels and sizes of ../shared/PERF.md (those
+// Triton's own interpreter is measured on), single-threaded and with all
+// threads, and a plain C++ loop doing the same work. Each kernel's output is
+// checked against the plain loop before anything is timed. Figures: median of
+// 5 whole launches (argument copy-in/out included, compilation excluded).
+//
+//   interp_bench [--threads N] [--repeat 5] [--triton triton_interp.json] [--json out.json]
+//                [--src REPO_ROOT]
+//
+// With --triton (the JSON of `TRITON_INTERPRET=1 triton_reference.py interp
+// --json`), prints the ratio Triton time / our time.
+//
+//===----------------------------------------------------------------------===//
+#include "interp/Launch.h"
+#include "support/FloatBits.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <thread>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double timeIt(int repeat, const std::function<void()> &f) {
+  std::vector<double> t;
+  for (int i = 0; i < repeat; ++i) {
+    auto start = Clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return median(t);
+}
+
+// Random values from a fixed generator (never time on zeros).
+void fillRandom(tc::HostArray &a, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    a.setDouble(i, static_cast<double>(rng() % 2001) / 1000.0 - 1.0);
+}
+
+struct Bench {
+  std::string name, anchorKey; // key in triton_reference.py's interp JSON
+  std::string source;
+  tc::DefineList defines;
+  std::vector<std::string> grid;
+  std::function<void(tc::LaunchArgs &, std::vector<tc::HostArray> &)> bind;
+  std::function<void(std::vector<tc::HostArray> &)> plainLoop; // writes the reference output
+  size_t outIndex;                                          // which array is the output
+  double tolerance;
+};
+
+std::string gSourceDir = TC_SOURCE_DIR;
+std::string srcDir() { return gSourceDir; }
+
+std::vector<Bench> benches() {
+  std::vector<Bench> b;
+  const int64_t n = 1 << 20;
+  b.push_back({"vector add f32, n = 2^20, 1024-element programs", "interp_add_f32_2^20_s",
+               srcDir() + "/examples/vector_add.tc", {{"SIZE", "1024"}, {"TYPE", "float"}},
+               {"cdiv(N, SIZE)"},
+               [n](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
+                 a = {tc::HostArray::zeros(tc::DType::F32, {n}),
+                      tc::HostArray::zeros(tc::DType::F32, {n}),
+                      tc::HostArray::zeros(tc::DType::F32, {n})};
+                 fillRandom(a[0], 1);
+                 fillRandom(a[1], 2);
+                 args.setScalar("N", tc::ScalarValue::ofInt(tc::DType::I32, n));
+                 args.setBuffer("a", &a[0]);
+                 args.setBuffer("b", &a[1]);
+                 args.setBuffer("c", &a[2]);
+               },
+               [n](std::vector<tc::HostArray> &a) {
+                 const float *x = reinterpret_cast<const float *>(a[0].data.data());
+                 const float *y = reinterpret_cast<const float *>(a[1].data.data());
+                 float *z = reinterpret_cast<float *>(a[2].data.data());
+                 for (int64_t i = 0; i < n; ++i)
+                   z[i] = x[i] + y[i];
+               },
+               2, 0});
+  const int64_t rows = 4096, cols = 1024;
+  b.push_back({"row softmax f32, 4096 x 1024", "interp_softmax_f32_4096x1024_s",
+               srcDir() + "/bench/kernels/softmax.tc", {{"BLOCK", "1024"}}, {"4096"},
+               [=](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
+                 a = {tc::HostArray::zeros(tc::DType::F32, {rows, cols}),
+                      tc::HostArray::zeros(tc::DType::F32, {rows, cols})};
+                 fillRandom(a[1], 3);
+                 args.setBuffer("Y", &a[0]);
+                 args.setBuffer("X", &a[1]);
+                 args.setScalar("stride", tc::ScalarValue::ofInt(tc::DType::I32, cols));
+                 args.setScalar("N", tc::ScalarValue::ofInt(tc::DType::I32, cols));
+               },
+               [=](std::vector<tc::HostArray> &a) {
+                 const float *x = reinterpret_cast<const float *>(a[1].data.data());
+                 float *y = reinterpret_cast<float *>(a[0].data.data());
+                 for (int64_t r = 0; r < rows; ++r) {
+                   const float *xr = x + r * cols;
+                   float m = *std::max_element(xr, xr + cols), s = 0;
+                   for (int64_t c = 0; c < cols; ++c)
+                     s += (y[r * cols + c] = std::exp(xr[c] - m));
+                   for (int64_t c = 0; c < cols; ++c)
+                     y[r * cols + c] /= s;
+                 }
+               },
+               0, 1e-5});
+  const int64_t S = 512;
+  b.push_back({"matmul f16 -> f32 acc, 512^3, 64 x 64 x 32 tiles", "interp_matmul_f16_512^3_s",
+               srcDir() + "/examples/matmul.tc",
+               {{"TM", "64"}, {"TN", "64"}, {"TK", "32"}, {"TYPE", "half"}}, {"8", "8"},
+               [=](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
+                 a = {tc::HostArray::zeros(tc::DType::F16, {S, S}),
+                      tc::HostArray::zeros(tc::DType::F16, {S, S}),
+                      tc::HostArray::zeros(tc::DType::F16, {S, S})};
+                 fillRandom(a[0], 4);
+                 fillRandom(a[1], 5);
+                 args.setBuffer("A", &a[0]);
+                 args.setBuffer("B", &a[1]);
+                 args.setBuffer("C", &a[2]);
+                 for (const char *p : {"M", "N", "K", "lda", "ldb", "ldc"})
+                   args.setScalar(p, tc::ScalarValue::ofInt(tc::DType::I32, S));
+               },
+               [=](std::vector<tc::HostArray> &a) {
+                 std::vector<float> A(S * S), B(S * S);
+                 for (int64_t i = 0; i < S * S; ++i) {
+                   A[i] = static_cast<float>(a[0].getDouble(i));
+                   B[i] = static_cast<float>(a[1].getDouble(i));
+                 }
+                 std::vector<float> C(S * S, 0.0f);
+                 for (int64_t i = 0; i < S; ++i)
+                   for (int64_t k = 0; k < S; ++k)
+                     for (int64_t j = 0; j < S; ++j)
+                       C[i * S + j] += A[i * S + k] * B[k * S + j];
+                 for (int64_t i = 0; i < S * S; ++i)
+                   a[2].setDouble(i, C[i]);
+               },
+               2, 2e-3});
+  const int64_t T = 4096;
+  b.push_back({"transpose f32, 4096^2, 64 x 64 tiles", "",
+               srcDir() + "/examples/transpose.tc",
+               {{"TM", "64"}, {"TN", "64"}, {"TYPE", "float"}}, {"64", "64"},
+               [=](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
+                 a = {tc::HostArray::zeros(tc::DType::F32, {T, T}),
+                      tc::HostArray::zeros(tc::DType::F32, {T, T})};
+                 fillRandom(a[0], 6);
+                 args.setBuffer("X", &a[0]);
+                 args.setBuffer("Y", &a[1]);
+                 for (const char *p : {"M", "N", "ldx", "ldy"})
+                   args.setScalar(p, tc::ScalarValue::ofInt(tc::DType::I32, T));
+               },
+               [=](std::vector<tc::HostArray> &a) {
+                 const float *x = reinterpret_cast<const float *>(a[0].data.data());
+                 float *y = reinterpret_cast<float *>(a[1].data.data());
+                 for (int64_t i = 0; i < T; ++i)
+                   for (int64_t j = 0; j < T; ++j)
+                     y[j * T + i] = x[i * T + j];
+               },
+               1, 0});
+  return b;
+}
+
+// Largest relative difference between two arrays (0 when identical).
+double maxRelDiff(const tc::HostArray &a, const tc::HostArray &b) {
+  double worst = 0;
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    double x = a.getDouble(i), y = b.getDouble(i);
+    double d = std::fabs(x - y) / std::max(1e-30, std::fabs(y));
+    if (std::isnan(x) != std::isnan(y))
+      return INFINITY;
+    worst = std::max(worst, std::fabs(x - y) <= 1e-30 ? 0.0 : d);
+  }
+  return worst;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  int repeat = 5;
+  std::string tritonJson, outJson;
+  CLI::App app{"interp_bench: speed of the reference interpreter"};
+  app.add_option("--threads", threads, "threads for the all-threads run");
+  app.add_option("--repeat", repeat, "launches per figure (median)");
+  app.add_option("--triton", tritonJson, "JSON of triton_reference.py interp");
+  app.add_option("--json", outJson, "write the figures as JSON");
+  app.add_option("--src", gSourceDir, "the repository root (for examples/ and bench/kernels/)");
+  CLI11_PARSE(app, argc, argv);
+
+  nlohmann::json anchors = nlohmann::json::object();
+  if (!tritonJson.empty()) {
+    std::ifstream in(tritonJson);
+    anchors = nlohmann::json::parse(in, nullptr, false);
+    if (anchors.is_discarded()) {
+      std::cerr << "interp_bench: error: cannot parse " << tritonJson << '\n';
+      return 3;
+    }
+  }
+  auto backend = tc::createInterpreterBackend();
+  nlohmann::json out = nlohmann::json::array();
+  std::printf("%-50s %10s %10s %10s %10s %12s %12s\n", "kernel", "1 thread", "threads",
+              "plain C++", "Triton", "ratio(1t)", "ratio(all)");
+  int status = 0;
+  for (Bench &b : benches()) {
+    tc::CompileRequest req;
+    req.path = b.source;
+    req.defines = b.defines;
+    auto compiled = tc::compileKernel(req);
+    if (!compiled.ok()) {
+      std::cerr << compiled.diagnostics;
+      return 2;
+    }
+    tc::LaunchArgs args;
+    std::vector<tc::HostArray> arrays;
+    b.bind(args, arrays);
+    auto grid = tc::evalGrid({b.grid}, *compiled.kernel, args);
+    if (!grid.dims) {
+      std::cerr << grid.error << '\n';
+      return 2;
+    }
+    std::vector<tc::HostArray> ref = arrays;
+    double plain = timeIt(repeat, [&] { b.plainLoop(ref); });
+    auto run = [&](unsigned t) {
+      tc::RunOptions opts;
+      opts.threads = t;
+      return timeIt(repeat, [&] {
+        tc::RunResult r = backend->launch(*compiled.kernel, *grid.dims, args, opts);
+        if (r.status != tc::RunResult::Status::Ok) {
+          std::cerr << (r.trap ? r.trap->render() : r.error);
+          std::exit(1);
+        }
+      });
+    };
+    double one = run(1);
+    double diff = maxRelDiff(arrays[b.outIndex], ref[b.outIndex]);
+    if (diff > b.tolerance) {
+      std::cerr << "interp_bench: " << b.name << ": output differs from the plain loop (max rel "
+                << diff << ")\n";
+      status = 1;
+    }
+    double all = run(threads);
+    double anchor = anchors.contains(b.anchorKey) ? anchors[b.anchorKey].get<double>() : 0;
+    std::printf("%-50s %9.4fs %9.4fs %9.4fs %9.3fs %11.0fx %11.0fx\n", b.name.c_str(), one, all,
+                plain, anchor, anchor > 0 ? anchor / one : 0, anchor > 0 ? anchor / all : 0);
+    out.push_back({{"kernel", b.name}, {"one_thread_s", one}, {"all_threads_s", all},
+                   {"threads", threads}, {"plain_cpp_s", plain}, {"triton_interp_s", anchor}});
+  }
+  if (!outJson.empty())
+    std::ofstream(outJson) << out.dump(1) << '\n';
+  return status;
+}
