@@ -76,16 +76,16 @@ using Wide = std::conditional_t<(sizeof(St<D>) < 4), uint32_t, std::make_unsigne
 // fp16 / bf16 <-> float, exact
 //===----------------------------------------------------------------------===//
 
-/// fp16 bits to float, exactly (NaN payloads kept).
+/// fp16 bits to float, exactly (NaN payloads kept). Branch-free: the
+/// exponent and mantissa shifted into a float's fields and scaled by 2^112
+/// rebias normals and subnormals alike (a power-of-two scaling is exact);
+/// inf and NaN get the all-ones exponent.
 inline float halfToFloat(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (exp == 0x1f)
-    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  if (exp != 0)
-    return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
-  float mag = static_cast<float>(mant) * 0x1p-24f; // subnormal or zero: exact
-  return sign ? -mag : mag;
+  uint32_t em = static_cast<uint32_t>(h & 0x7fffu) << 13;
+  float finite = std::bit_cast<float>(em) * 0x1p112f;
+  uint32_t bits = em >= (0x7c00u << 13) ? em | 0x7f800000u : std::bit_cast<uint32_t>(finite);
+  return std::bit_cast<float>(bits | sign);
 }
 
 /// bf16 bits to float, exactly.
@@ -290,27 +290,22 @@ template <DType D> inline St<D> floatFmaT(St<D> a, St<D> b, St<D> c) {
     return fromDouble<D>(addRoundToOdd(toDouble<D>(a) * toDouble<D>(b), toDouble<D>(c)));
 }
 
-/// maxNum: the non-NaN operand; max(-0, +0) is +0. Returns one operand unchanged.
+/// maxNum: the non-NaN operand (NaN only if both are); max(-0, +0) is +0.
+/// Returns one operand unchanged, or for equal operands the AND of their bits
+/// (which is the operand itself unless they are zeros of different signs).
+/// Written with selects only, so that loops over it need no branches.
 template <DType D> inline St<D> floatMaxT(St<D> a, St<D> b) {
   auto x = toCmp<D>(a), y = toCmp<D>(b);
-  if (x != x)
-    return b;
-  if (y != y)
-    return a;
-  if (x == y)
-    return std::signbit(x) ? b : a;
-  return x > y ? a : b;
+  St<D> r = y > x ? b : a; // false when either is NaN
+  r = x == y ? ofBits<D>(static_cast<FloatBitsT<D>>(bitsOf<D>(a) & bitsOf<D>(b))) : r;
+  return x != x ? b : r;
 }
-/// minNum: the non-NaN operand; min(-0, +0) is -0.
+/// minNum: the non-NaN operand; min(-0, +0) is -0 (the OR of the bits).
 template <DType D> inline St<D> floatMinT(St<D> a, St<D> b) {
   auto x = toCmp<D>(a), y = toCmp<D>(b);
-  if (x != x)
-    return b;
-  if (y != y)
-    return a;
-  if (x == y)
-    return std::signbit(x) ? a : b;
-  return x < y ? a : b;
+  St<D> r = y < x ? b : a;
+  r = x == y ? ofBits<D>(static_cast<FloatBitsT<D>>(bitsOf<D>(a) | bitsOf<D>(b))) : r;
+  return x != x ? b : r;
 }
 
 /// Transcendental and rounding functions, computed in double and rounded once.

@@ -36,13 +36,20 @@ public:
 
   /// The host bytes of the element at `addr`, or nullptr after recording a trap.
   uint8_t *at(uint64_t addr, int64_t lane) {
-    if (!cur_ || addr - cur_->base > cur_->size - size_) {
-      cur_ = mem_.find(addr, size_);
-      if (!cur_) {
-        f_.fail(TrapKind::OutOfBounds, in_, lane,
-                mem_.describeOutOfBounds(what_, addr, size_, in_.scalar ? -1 : lane));
-        return nullptr;
-      }
+    uint64_t off = addr - base_;
+    if (off < span_ && (addr & (size_ - 1)) == 0)
+      return host_ + off;
+    return slowAt(addr, lane);
+  }
+
+private:
+  /// Finds the buffer of `addr` (or traps) and checks the alignment.
+  uint8_t *slowAt(uint64_t addr, int64_t lane) {
+    const Region *r = mem_.find(addr, size_);
+    if (!r) {
+      f_.fail(TrapKind::OutOfBounds, in_, lane,
+              mem_.describeOutOfBounds(what_, addr, size_, in_.scalar ? -1 : lane));
+      return nullptr;
     }
     if (addr & (size_ - 1)) {
       f_.fail(TrapKind::Misaligned, in_, lane,
@@ -51,16 +58,19 @@ public:
                   " is not aligned to " + std::to_string(size_) + " bytes");
       return nullptr;
     }
-    return cur_->host + (addr - cur_->base);
+    base_ = r->base;
+    span_ = r->size - size_ + 1; // find() guarantees r->size >= size_
+    host_ = r->host;
+    return host_ + (addr - base_);
   }
 
-private:
   Frame &f_;
   const Instr &in_;
   const Memory &mem_;
   const char *what_;
   unsigned size_;
-  const Region *cur_ = nullptr;
+  uint64_t base_ = 0, span_ = 0; // the cached buffer: offsets [0, span_) hold an element
+  uint8_t *host_ = nullptr;
 };
 
 /// The optional mask operand at `index` (nullptr when absent).
@@ -109,6 +119,18 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   T *o = r->as<T>();
   uint8_t *rp = nullptr;
   Accessor acc(f, in, "load", sizeof(T));
+  if (!mask && !pp) { // the common case, without the per-lane mask and poison tests
+    for (int64_t i = 0; i < in.n; ++i) {
+      const uint8_t *h = acc.at(addr[i], i);
+      if (!h)
+        return false;
+      std::memcpy(&o[i], h, sizeof(T));
+      if constexpr (IsBool)
+        o[i] = o[i] != 0;
+    }
+    f.set(in.out[0], std::move(r));
+    return true;
+  }
   for (int64_t i = 0; i < in.n; ++i) {
     if (mp && mp[i])
       return f.fail(TrapKind::UndefinedValue, in, i,

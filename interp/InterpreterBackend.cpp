@@ -8,8 +8,8 @@
 // order; print/trace output is buffered per program and written in index
 // order; when programs trap, the trap of the lowest index is reported (every
 // lower program still runs to completion, higher ones stop) and only the
-// output of programs up to it is written. Buffers are written back in every
-// case, so partial results can be inspected after a trap.
+// output of programs up to it is written. Buffers are the caller's arrays
+// (interp/Memory.h), so partial results can be inspected after a trap.
 #include "interp/Interpreter.h"
 
 #include "interp/ExecElem.h"
@@ -160,7 +160,6 @@ RunResult Launcher::run() {
     runSequential();
   else
     runParallel(threads);
-  memory_.copyBack();
   if (trap_) {
     result_.status = RunResult::Status::Trapped;
     result_.trap = std::move(trap_);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 
 namespace tc::interp {
 
@@ -33,19 +32,10 @@ uint64_t Memory::place(const std::string &param, HostArray *array) {
   r->size = array->data.size();
   r->names.push_back(param);
   r->array = array;
-  r->storage.reset(new uint64_t[(r->size + 7) / 8 + 1]);
-  r->host = reinterpret_cast<uint8_t *>(r->storage.get());
-  if (r->size)
-    std::memcpy(r->host, array->data.data(), r->size);
+  r->host = array->data.data();
   next_ = (r->base + r->size + kGuard + kAlign - 1) / kAlign * kAlign;
   regions_.push_back(std::move(r));
   return regions_.back()->base;
-}
-
-void Memory::copyBack() const {
-  for (const auto &r : regions_)
-    if (r->size)
-      std::memcpy(r->array->data.data(), r->host, r->size);
 }
 
 const Region *Memory::find(uint64_t addr, uint64_t size) const {

@@ -1,7 +1,9 @@
 //===- Memory.h - The simulated 64-bit address space of a launch ------===//
 //
-// Every buffer argument is copied into a region of a simulated address space;
-// kernels see only 64-bit addresses. Layout (deterministic): regions are
+// Every buffer argument is a region of a simulated address space; kernels
+// see only 64-bit addresses. A region's bytes are its host array's own bytes
+// (no copy in or out): stores land in the caller's array as they happen, so
+// after a trap the array holds every store made before it. Layout (deterministic): regions are
 // placed in the order they are added (parameter order), the first at 0x10000,
 // each next one at the end of the previous plus a guard gap of at least
 // 4 KiB, rounded up to a multiple of 256 bytes (the alignment cudaMalloc
@@ -28,8 +30,7 @@ namespace tc::interp {
 struct Region {
   uint64_t base = 0, size = 0;    // [base, base + size)
   std::vector<std::string> names; // the parameters bound to it
-  HostArray *array = nullptr;     // where the bytes came from and go back to
-  std::unique_ptr<uint64_t[]> storage;
+  HostArray *array = nullptr;     // the host array whose bytes these are
   uint8_t *host = nullptr;        // the bytes of [base, base + size)
 
   /// "'a'" or "'a' (also 'b')".
@@ -42,11 +43,10 @@ public:
   static constexpr uint64_t kAlign = 256;
   static constexpr uint64_t kGuard = 4096;
 
-  /// Places a copy of `array` for parameter `param` (or names `param` on the
-  /// region already holding that array) and returns the region's base address.
+  /// Places `array` (which must outlive the Memory and keep its size) for
+  /// parameter `param`, or names `param` on the region already holding that
+  /// array; returns the region's base address.
   uint64_t place(const std::string &param, HostArray *array);
-  /// Copies every region's bytes back into its host array.
-  void copyBack() const;
 
   /// The region holding all of [addr, addr + size), or nullptr.
   const Region *find(uint64_t addr, uint64_t size) const;

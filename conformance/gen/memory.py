@@ -693,6 +693,37 @@ def untouched_cases():
                expect={'outputs': {'X': out([v * 2 - 1 for v in x], 'int32')}}))
 
 
+def extra_mask_cases():
+    # a scalar value stored through a masked tile of pointers (broadcast)
+    S.add(case('masked_store_scalar_value', ['memory', 'mask', 'memory.masked', 'broadcast', 'dtype.float32'],
+               source='''__global__ void k(float *Y, float v) {
+  int i[16] = 0 ... 16;
+  *?(i % 4 == 1)(Y + i) = v;
+}
+''', args=[buf('Y', 'float32', 16, fill=0.0), scalar('v', 'float32', -2.5)],
+               expect={'outputs': {'Y': out([-2.5 if i % 4 == 1 else 0.0 for i in range(16)], 'float32', 'exact')}}))
+    # a mask computed from loaded data: keep the positive values only
+    x = util.rand_ints(rng, 'int32', 32, -100, 100)
+    S.add(case('data_dependent_mask', ['memory', 'mask', 'memory.masked', 'dtype.int32'],
+               source='''__global__ void k(int *X, int *Y) {
+  int i[32] = 0 ... 32;
+  int x[32] = *(X + i);
+  *?(x > 0)(Y + i) = x;
+}
+''', args=[buf('X', 'int32', 32, x), buf('Y', 'int32', 32, fill=0)],
+               expect={'outputs': {'Y': out([v if v > 0 else 0 for v in x], 'int32')}}))
+    # a masked load and a masked store through a reversed pointer tile
+    S.add(case('masked_load_then_masked_store_elsewhere', ['memory', 'mask', 'memory.masked', 'dtype.int32'],
+               source='''__global__ void k(int *X, int *Y, int N) {
+  int i[32] = 0 ... 32;
+  bool m[32] = i < N;
+  int x[32] = *?(m)(X + i);
+  *?(m)(Y + 31 - i) = x + 1;
+}
+''', args=[buf('X', 'int32', 20, x[:20]), buf('Y', 'int32', 32, fill=-1), scalar('N', 'int32', 20)],
+               expect={'outputs': {'Y': out([x[31 - j] + 1 if 31 - j < 20 else -1 for j in range(32)], 'int32')}}))
+
+
 def main():
     copy_masked_cases()
     copy_plain_cases()
@@ -705,6 +736,7 @@ def main():
     bounds_cases()
     alignment_cases()
     untouched_cases()
+    extra_mask_cases()
     S.write(util.out_path('memory.json'))
 
 
