@@ -26,5 +26,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C "$BUILD_DIR"
 
-echo "setup: compiling the tutorial's matmul kernel (examples/matmul.tc) to tile IR"
-"$BUILD_DIR"/bin/tritonc examples/matmul.tc -DTM=64 -DTN=64 -DTK=32 -DTYPE=half --emit=ir
+echo "setup: running the tutorial's vector add (examples/vector_add.tc) on the reference interpreter"
+"$BUILD_DIR"/bin/triton-interp examples/vector_add.tc -DSIZE=1024 -DTYPE=float \
+    --grid 'cdiv(N, SIZE)' --arg N=5000 --arg a=arange:f32[5000] --arg b=full:0.5:f32[5000] \
+    --arg c=zeros:f32[5000] --print c
