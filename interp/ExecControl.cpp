@@ -28,7 +28,9 @@ void forward(Frame &f, const std::vector<uint32_t> &from, size_t skip,
     f.set(to[i], std::move(vals[i]));
 }
 
-bool noop(Frame &, const Instr &) { return true; }
+bool noop(Frame &, const Instr &) {
+  return true;
+}
 
 /// for (lb, ub, step, inits...) body(iv, iters...): iv runs lb, lb + step, ...
 /// while iv < ub, computed without wrap-around (so the loop ends when the next
@@ -114,7 +116,8 @@ bool runAssert(Frame &f, const Instr &in) {
                         (in.scalar ? std::string() : " at lane " + std::to_string(i)));
     if (!v[i])
       return f.fail(TrapKind::AssertionFailed, in, i,
-                    in.label + (in.scalar ? std::string() : " (lane " + std::to_string(i) + " is false)"));
+                    in.label +
+                        (in.scalar ? std::string() : " (lane " + std::to_string(i) + " is false)"));
   }
   return true;
 }

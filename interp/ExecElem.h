@@ -32,6 +32,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -56,13 +57,13 @@ template <> struct Elem<DType::F64> { using S = double; };
 template <DType D> using St = typename Elem<D>::S;
 
 template <DType D>
-inline constexpr bool kIsFloat = D == DType::F16 || D == DType::BF16 || D == DType::F32 ||
-                                 D == DType::F64;
+inline constexpr bool kIsFloat =
+    D == DType::F16 || D == DType::BF16 || D == DType::F32 || D == DType::F64;
 template <DType D> inline constexpr bool kIsBool = D == DType::Bool;
 template <DType D> inline constexpr bool kIsInt = !kIsFloat<D> && !kIsBool<D>;
 template <DType D>
-inline constexpr bool kIsSigned = D == DType::I8 || D == DType::I16 || D == DType::I32 ||
-                                  D == DType::I64;
+inline constexpr bool kIsSigned =
+    D == DType::I8 || D == DType::I16 || D == DType::I32 || D == DType::I64;
 /// Narrow floats stored as 16-bit patterns.
 template <DType D> inline constexpr bool kIsHalfLike = D == DType::F16 || D == DType::BF16;
 template <DType D> inline constexpr unsigned kBits = kIsBool<D> ? 1 : sizeof(St<D>) * 8;
@@ -83,13 +84,47 @@ using Wide = std::conditional_t<(sizeof(St<D>) < 4), uint32_t, std::make_unsigne
 inline float halfToFloat(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t em = static_cast<uint32_t>(h & 0x7fffu) << 13;
-  float finite = std::bit_cast<float>(em) * 0x1p112f;
-  uint32_t bits = em >= (0x7c00u << 13) ? em | 0x7f800000u : std::bit_cast<uint32_t>(finite);
+  uint32_t finite = std::bit_cast<uint32_t>(std::bit_cast<float>(em) * 0x1p112f);
+  uint32_t special = 0u - static_cast<uint32_t>(em >= (0x7c00u << 13)); // inf, NaN: all ones
+  uint32_t bits = (finite & ~special) | ((em | 0x7f800000u) & special); // a mask, not a branch
   return std::bit_cast<float>(bits | sign);
 }
 
 /// bf16 bits to float, exactly.
-inline float bf16ToFloat(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+inline float bf16ToFloat(uint16_t b) {
+  return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
+}
+
+/// float to fp16 bits, rounded to nearest even, with the results of
+/// support/FloatBits.h's doubleToHalfBits (checked over every float): NaN is
+/// quieted keeping its sign and top payload bits; overflow gives inf.
+/// (F. Giesen's float_to_half_fast3_rtne: subnormal results come from one
+/// RNE float addition of a magic number, normal ones from integer rounding.)
+inline uint16_t floatToHalf(float f) {
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  uint32_t sign = (u >> 16) & 0x8000u;
+  u &= 0x7fffffffu;
+  uint32_t o;
+  if (u >= 0x47800000u) { // >= 2^16: inf, NaN, or rounds to inf
+    o = u > 0x7f800000u ? 0x7e00u | ((u >> 13) & 0x3ffu) : 0x7c00u;
+  } else if (u < 0x38800000u) { // < 2^-14: a subnormal or zero result
+    constexpr uint32_t kMagic = ((127 - 15) + (23 - 10) + 1) << 23;
+    o = std::bit_cast<uint32_t>(std::bit_cast<float>(u) + std::bit_cast<float>(kMagic)) - kMagic;
+  } else {
+    uint32_t odd = (u >> 13) & 1;
+    u += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;
+    o = u >> 13;
+  }
+  return static_cast<uint16_t>(o | sign);
+}
+
+/// float to bf16 bits, rounded to nearest even (NaN quieted, payload top kept).
+inline uint16_t floatToBF16(float f) {
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
 
 //===----------------------------------------------------------------------===//
 // Decoding and encoding floats
@@ -132,9 +167,15 @@ template <DType D>
 using FloatBitsT = std::conditional_t<sizeof(St<D>) == 2, uint16_t,
                                       std::conditional_t<sizeof(St<D>) == 4, uint32_t, uint64_t>>;
 
-template <DType D> inline FloatBitsT<D> bitsOf(St<D> v) { return std::bit_cast<FloatBitsT<D>>(v); }
-template <DType D> inline St<D> ofBits(FloatBitsT<D> b) { return std::bit_cast<St<D>>(b); }
-template <DType D> inline constexpr FloatBitsT<D> kSignBit = FloatBitsT<D>(FloatBitsT<D>(1) << (sizeof(St<D>) * 8 - 1));
+template <DType D> inline FloatBitsT<D> bitsOf(St<D> v) {
+  return std::bit_cast<FloatBitsT<D>>(v);
+}
+template <DType D> inline St<D> ofBits(FloatBitsT<D> b) {
+  return std::bit_cast<St<D>>(b);
+}
+template <DType D>
+inline constexpr FloatBitsT<D> kSignBit = FloatBitsT<D>(FloatBitsT<D>(1)
+                                                        << (sizeof(St<D>) * 8 - 1));
 
 template <DType D> inline bool isNaN(St<D> v) {
   auto c = toCmp<D>(v);
@@ -401,7 +442,9 @@ template <DType D> inline St<D> intToFloat(__int128 v) {
 }
 
 /// The mathematical value of an integer or bool element.
-template <DType D> inline __int128 intOf(St<D> v) { return static_cast<__int128>(v); }
+template <DType D> inline __int128 intOf(St<D> v) {
+  return static_cast<__int128>(v);
+}
 
 /// Converts one element from dtype F to dtype T as C does; float to int traps
 /// on NaN or a truncated value that does not fit.
@@ -420,6 +463,10 @@ template <DType F, DType T> inline num::Status convertT(St<F> in, St<T> &out) {
   } else if constexpr (kIsFloat<T>) {
     if constexpr (F == DType::F64 && T == DType::F32)
       out = static_cast<float>(in);
+    else if constexpr (F == DType::F32 && T == DType::F16)
+      out = floatToHalf(in);
+    else if constexpr (F == DType::F32 && T == DType::BF16)
+      out = floatToBF16(in);
     else
       out = fromDouble<T>(toDouble<F>(in));
   } else {
@@ -437,8 +484,25 @@ template <DType F, DType T> inline num::Status convertT(St<F> in, St<T> &out) {
 }
 
 //===----------------------------------------------------------------------===//
-// Dispatch helpers
+// Loops and dispatch helpers
 //===----------------------------------------------------------------------===//
+
+/// out[i] = f(i) for i in [0, n). The lanes go in blocks of 16 computed into a
+/// local array first: with a fixed trip count and no possible aliasing, GCC
+/// vectorises the block even under -O2's cheap cost model.
+template <typename T, typename F>
+[[gnu::always_inline]] inline void mapLanes(T *out, int64_t n, F &&f) {
+  constexpr int64_t kBlock = 16;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    T t[kBlock];
+    for (int64_t j = 0; j < kBlock; ++j)
+      t[j] = f(i + j);
+    std::memcpy(out + i, t, sizeof(t));
+  }
+  for (; i < n; ++i)
+    out[i] = f(i);
+}
 
 /// Calls f(std::integral_constant<DType, D>{}) for the runtime dtype t.
 template <typename Fn> decltype(auto) dispatchDType(DType t, Fn &&f) {

@@ -7,13 +7,16 @@
 
 #include "interp/ExecElem.h"
 
+#include <bit>
 #include <cstring>
 
 namespace tc::interp {
 
 namespace {
 
-template <DType D> std::string fmt(St<D> v) { return formatElement(ir::Type::scalar(D), &v); }
+template <DType D> std::string fmt(St<D> v) {
+  return formatElement(ir::Type::scalar(D), &v);
+}
 
 TrapKind trapOf(num::Status s) {
   switch (s) {
@@ -134,7 +137,8 @@ struct IDivF {
   template <DType D> static std::string message(St<D> a, St<D> b, num::Status s) {
     std::string what = s == num::Status::DivisionByZero ? "integer division by zero"
                                                         : "integer division overflows";
-    return what + ": " + fmt<D>(a) + " / " + fmt<D>(b) + " (" + std::string(conformanceName(D)) + ")";
+    return what + ": " + fmt<D>(a) + " / " + fmt<D>(b) + " (" + std::string(conformanceName(D)) +
+           ")";
   }
 };
 struct IRemF {
@@ -145,7 +149,8 @@ struct IRemF {
   template <DType D> static std::string message(St<D> a, St<D> b, num::Status s) {
     std::string what = s == num::Status::DivisionByZero ? "integer remainder by zero"
                                                         : "integer remainder overflows";
-    return what + ": " + fmt<D>(a) + " % " + fmt<D>(b) + " (" + std::string(conformanceName(D)) + ")";
+    return what + ": " + fmt<D>(a) + " % " + fmt<D>(b) + " (" + std::string(conformanceName(D)) +
+           ")";
   }
 };
 template <DType D> std::string shiftMessage(St<D> a, St<D> b, const char *op) {
@@ -180,8 +185,7 @@ template <DType D, typename F> bool unaryLoop(Frame &f, const Instr &in) {
   TilePtr r = makeTile(in.n, sizeof(St<D>));
   const St<D> *x = a.as<St<D>>();
   St<D> *o = r->as<St<D>>();
-  for (int64_t i = 0; i < in.n; ++i)
-    o[i] = F::template apply<D>(x[i]);
+  mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(x[i]); });
   mergePoison(*r, a);
   f.set(in.out[0], std::move(r));
   return true;
@@ -192,8 +196,7 @@ template <DType D, typename F> bool binaryLoop(Frame &f, const Instr &in) {
   TilePtr r = makeTile(in.n, sizeof(St<D>));
   const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>();
   St<D> *o = r->as<St<D>>();
-  for (int64_t i = 0; i < in.n; ++i)
-    o[i] = F::template apply<D>(x[i], y[i]);
+  mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(x[i], y[i]); });
   mergePoison(*r, a, b);
   f.set(in.out[0], std::move(r));
   return true;
@@ -224,24 +227,24 @@ template <DType D, num::Cmp C> bool compareLoop(Frame &f, const Instr &in) {
   TilePtr r = makeTile(in.n, 1);
   const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>();
   uint8_t *o = r->as<uint8_t>();
-  for (int64_t i = 0; i < in.n; ++i)
-    o[i] = compareT<D>(C, x[i], y[i]);
+  mapLanes(o, in.n, [&](int64_t i) -> uint8_t { return compareT<D>(C, x[i], y[i]); });
   mergePoison(*r, a, b);
   f.set(in.out[0], std::move(r));
   return true;
 }
 
 /// addptr: address + offset * sizeof(pointee), wrapping at 2^64; the offset
-/// extends by its own signedness. in.g0 holds the pointee size.
+/// extends by its own signedness. in.g0 holds log2 of the pointee size.
 template <DType D> bool addPtrLoop(Frame &f, const Instr &in) {
   const TileData &p = *f.get(in.in[0]), &off = *f.get(in.in[1]);
   TilePtr r = makeTile(in.n, 8);
   const uint64_t *a = p.as<uint64_t>();
   const St<D> *x = off.as<St<D>>();
   uint64_t *o = r->as<uint64_t>();
-  uint64_t size = static_cast<uint64_t>(in.g0);
-  for (int64_t i = 0; i < in.n; ++i)
-    o[i] = a[i] + static_cast<uint64_t>(static_cast<int64_t>(x[i])) * size;
+  unsigned shift = static_cast<unsigned>(in.g0);
+  mapLanes(o, in.n, [&](int64_t i) {
+    return a[i] + (static_cast<uint64_t>(static_cast<int64_t>(x[i])) << shift);
+  });
   mergePoison(*r, p, off);
   f.set(in.out[0], std::move(r));
   return true;
@@ -252,8 +255,7 @@ template <DType D> bool fmaLoop(Frame &f, const Instr &in) {
   TilePtr r = makeTile(in.n, sizeof(St<D>));
   const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>(), *z = c.as<St<D>>();
   St<D> *o = r->as<St<D>>();
-  for (int64_t i = 0; i < in.n; ++i)
-    o[i] = floatFmaT<D>(x[i], y[i], z[i]);
+  mapLanes(o, in.n, [&](int64_t i) { return floatFmaT<D>(x[i], y[i], z[i]); });
   mergePoison(*r, a, b, c);
   f.set(in.out[0], std::move(r));
   return true;
@@ -266,8 +268,7 @@ template <typename T> bool selectLoop(Frame &f, const Instr &in) {
   const uint8_t *m = c.as<uint8_t>();
   const T *x = a.as<T>(), *y = b.as<T>();
   T *o = r->as<T>();
-  for (int64_t i = 0; i < in.n; ++i)
-    o[i] = m[i] ? x[i] : y[i];
+  mapLanes(o, in.n, [&](int64_t i) { return m[i] ? x[i] : y[i]; });
   if (c.hasPoison() || a.hasPoison() || b.hasPoison()) {
     uint8_t *p = r->newPoison();
     for (int64_t i = 0; i < in.n; ++i)
@@ -297,8 +298,11 @@ template <DType F, DType T> bool castLoop(Frame &f, const Instr &in) {
                           (isNaN<F>(x[i]) ? "" : ": the value is out of range"));
     }
   } else {
-    for (int64_t i = 0; i < in.n; ++i)
-      convertT<F, T>(x[i], o[i]);
+    mapLanes(o, in.n, [&](int64_t i) {
+      St<T> v{};
+      convertT<F, T>(x[i], v);
+      return v;
+    });
   }
   mergePoison(*r, a);
   f.set(in.out[0], std::move(r));
@@ -459,7 +463,7 @@ Handler selectElementwise(ir::OpKind k, const ir::Type &t) {
 
 bool prepareElementwise(const ir::Op &op, Instr &in, std::string &error) {
   if (op.kind() == ir::OpKind::AddPtr) {
-    in.g0 = byteSize(op.result()->type().dtype);
+    in.g0 = std::countr_zero(byteSize(op.result()->type().dtype)); // sizes are powers of two
     in.run = pickAddPtr(op.operand(1)->type().dtype);
   } else {
     const ir::Type &t = op.operand(op.kind() == ir::OpKind::Select ? 1 : 0)->type();

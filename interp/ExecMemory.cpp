@@ -108,6 +108,182 @@ bool checkLanes(Frame &f, const Instr &in, const TileData &ptr, const TileData *
   return true;
 }
 
+/// For the active lanes' offsets off = addr - base, the OR of off | (limit -
+/// off): bit 63 is set if any offset is >= 2^63 (an address below the base)
+/// or exceeds limit; the low bits hold the OR of the offsets (alignment).
+/// Fixed-size blocks without branches, so that it vectorises.
+template <bool HasMask>
+uint64_t laneBounds(const uint64_t *addr, const uint8_t *mask, int64_t n, uint64_t base,
+                    uint64_t limit) {
+  constexpr int64_t kBlock = 16;
+  uint64_t acc[kBlock] = {};
+  int64_t full = n - n % kBlock;
+  for (int64_t i = 0; i < full; i += kBlock) {
+    for (int64_t j = 0; j < kBlock; ++j) {
+      uint64_t off = addr[i + j] - base;
+      if constexpr (HasMask)
+        off &= uint64_t(0) - (mask[i + j] != 0);
+      acc[j] |= off | (limit - off);
+    }
+  }
+  uint64_t r = 0;
+  for (int64_t j = 0; j < kBlock; ++j)
+    r |= acc[j];
+  for (int64_t i = full; i < n; ++i) {
+    uint64_t off = !HasMask || mask[i] ? addr[i] - base : 0;
+    r |= off | (limit - off);
+  }
+  return r;
+}
+
+/// When every active lane (mask lane set, or no mask) of an access of `size`
+/// bytes lies in one buffer and is aligned, sets `hostBase` so that lane i's
+/// bytes are at hostBase + addr[i] and returns true (also when no lane is
+/// active). Otherwise the lanes need the per-lane path, which finds the first
+/// failing lane.
+bool oneBuffer(const Memory &mem, const uint64_t *addr, const uint8_t *mask, int64_t n,
+               unsigned size, uintptr_t &hostBase) {
+  int64_t first = 0;
+  if (mask) {
+    const void *on = std::memchr(mask, 1, static_cast<size_t>(n));
+    if (!on)
+      return true; // no active lane
+    first = static_cast<const uint8_t *>(on) - mask;
+  }
+  const Region *r = mem.find(addr[first], size);
+  if (!r)
+    return false;
+  // The buffer of the first active lane must hold every active lane.
+  uint64_t base = r->base, limit = r->size - size;
+  uint64_t bad = mask ? laneBounds<true>(addr, mask, n, base, limit)
+                      : laneBounds<false>(addr, mask, n, base, limit);
+  if ((bad >> 63) || ((bad | base) & (size - 1)))
+    return false;
+  hostBase = reinterpret_cast<uintptr_t>(r->host) - base;
+  return true;
+}
+
+template <typename T> T readAt(uintptr_t hostBase, uint64_t addr) {
+  T v;
+  std::memcpy(&v, reinterpret_cast<const void *>(hostBase + addr), sizeof(T));
+  return v;
+}
+
+/// The host bytes of lanes [0, n) when lane i's address is addr[0] + i * size
+/// for every lane and all n elements (masked-off lanes too) lie, aligned, in
+/// one buffer; else nullptr. The common vector access: one memcpy.
+template <typename T> uint8_t *contiguousRange(const Memory &mem, const uint64_t *addr, int64_t n) {
+  constexpr uint64_t kSize = sizeof(T);
+  uint64_t a0 = addr[0];
+  if ((a0 & (kSize - 1)) || addr[n - 1] != a0 + static_cast<uint64_t>(n - 1) * kSize)
+    return nullptr; // (the last lane rules out most other patterns at once)
+  constexpr int64_t kBlock = 16;
+  uint64_t diff[kBlock] = {};
+  int64_t full = n - n % kBlock;
+  for (int64_t i = 0; i < full; i += kBlock) {
+    uint64_t start = a0 + static_cast<uint64_t>(i) * kSize;
+    for (int64_t j = 0; j < kBlock; ++j)
+      diff[j] |= addr[i + j] ^ (start + static_cast<uint64_t>(j) * kSize);
+  }
+  uint64_t d = 0;
+  for (int64_t j = 0; j < kBlock; ++j)
+    d |= diff[j];
+  for (int64_t i = full; i < n; ++i)
+    d |= addr[i] ^ (a0 + static_cast<uint64_t>(i) * kSize);
+  if (d)
+    return nullptr;
+  const Region *r = mem.find(a0, static_cast<uint64_t>(n) * kSize);
+  return r ? r->host + (a0 - r->base) : nullptr;
+}
+
+/// Whether, in every row of `rowLen` lanes, lane j's address is the row's
+/// first address + j * sizeof(T) (a tile of rows of a row-major array).
+template <typename T> bool rowsContiguous(const uint64_t *addr, int64_t n, int64_t rowLen) {
+  constexpr int64_t kBlock = 16;
+  uint64_t diff[kBlock] = {};
+  for (int64_t i = 0; i < n; i += rowLen) {
+    uint64_t start = addr[i];
+    if (rowLen % kBlock == 0) {
+      for (int64_t j0 = 0; j0 < rowLen; j0 += kBlock)
+        for (int64_t j = 0; j < kBlock; ++j)
+          diff[j] |= addr[i + j0 + j] ^ (start + static_cast<uint64_t>(j0 + j) * sizeof(T));
+    } else {
+      for (int64_t j = 1; j < rowLen; ++j)
+        diff[0] |= addr[i + j] ^ (start + static_cast<uint64_t>(j) * sizeof(T));
+    }
+  }
+  uint64_t d = 0;
+  for (int64_t j = 0; j < kBlock; ++j)
+    d |= diff[j];
+  return d == 0;
+}
+
+/// For contiguous rows of `rowLen` elements: whether every row lies, aligned,
+/// in the buffer of the first; sets hostBase as oneBuffer does.
+bool rowsInOneBuffer(const Memory &mem, const uint64_t *addr, int64_t n, int64_t rowLen,
+                     unsigned size, uintptr_t &hostBase) {
+  uint64_t rowBytes = static_cast<uint64_t>(rowLen) * size;
+  const Region *r = mem.find(addr[0], rowBytes);
+  if (!r)
+    return false;
+  uint64_t base = r->base, limit = r->size - rowBytes, bad = 0;
+  for (int64_t i = 0; i < n; i += rowLen) {
+    uint64_t off = addr[i] - base;
+    bad |= off | (limit - off); // bit 63: below the base or past the limit
+  }
+  if ((bad >> 63) || ((bad | base) & (size - 1)))
+    return false;
+  hostBase = reinterpret_cast<uintptr_t>(r->host) - base;
+  return true;
+}
+
+/// After a masked load filled every lane it read: masked-off lanes take
+/// `other` (or 0) and are poison where `other` is (or without one).
+template <typename T>
+void fillMaskedOff(TileData &r, const uint8_t *m, const TileData *other, int64_t n) {
+  if (n <= 0)
+    return;
+  T *o = r.as<T>();
+  const T *ov = other ? other->as<T>() : nullptr;
+  mapLanes(o, n, [&](int64_t i) { return m[i] ? o[i] : ov ? ov[i] : T(0); });
+  if (std::memchr(m, 0, static_cast<size_t>(n)) && (!ov || other->hasPoison())) {
+    uint8_t *rp = r.newPoison();
+    for (int64_t i = 0; i < n; ++i)
+      rp[i] = !m[i] && (!ov || other->isPoison(i));
+    r.normalizePoison();
+  }
+}
+
+/// A load whose active lanes are known to be valid (no per-lane checks);
+/// false when the lanes need the checking path.
+template <typename T, bool IsBool>
+bool fastLoad(const Memory &mem, const uint64_t *addr, const uint8_t *m, const TileData *other,
+              int64_t rowLen, TileData &r) {
+  int64_t n = r.size();
+  T *o = r.as<T>();
+  uintptr_t hb = 0;
+  if (const uint8_t *h = contiguousRange<T>(mem, addr, n)) {
+    std::memcpy(o, h, static_cast<size_t>(n) * sizeof(T));
+  } else if (!m && rowLen > 1 && rowsContiguous<T>(addr, n, rowLen) &&
+             rowsInOneBuffer(mem, addr, n, rowLen, sizeof(T), hb)) { // a 2-D block: row copies
+    for (int64_t i = 0; i < n; i += rowLen)
+      std::memcpy(o + i, reinterpret_cast<const void *>(hb + addr[i]),
+                  static_cast<size_t>(rowLen) * sizeof(T));
+  } else if (oneBuffer(mem, addr, m, n, sizeof(T), hb)) {
+    if (m)
+      mapLanes(o, n, [&](int64_t i) { return m[i] ? readAt<T>(hb, addr[i]) : T(0); });
+    else
+      mapLanes(o, n, [&](int64_t i) { return readAt<T>(hb, addr[i]); });
+  } else {
+    return false;
+  }
+  if constexpr (IsBool)
+    mapLanes(o, n, [&](int64_t i) { return static_cast<T>(o[i] != 0); });
+  if (m)
+    fillMaskedOff<T>(r, m, other, n);
+  return true;
+}
+
 template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   const TileData &ptr = *f.get(in.in[0]);
   const TileData *mask = optional(f, in, 1), *other = optional(f, in, 2);
@@ -117,20 +293,12 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   const T *ov = other ? other->as<T>() : nullptr;
   TilePtr r = makeTile(in.n, sizeof(T));
   T *o = r->as<T>();
-  uint8_t *rp = nullptr;
-  Accessor acc(f, in, "load", sizeof(T));
-  if (!mask && !pp) { // the common case, without the per-lane mask and poison tests
-    for (int64_t i = 0; i < in.n; ++i) {
-      const uint8_t *h = acc.at(addr[i], i);
-      if (!h)
-        return false;
-      std::memcpy(&o[i], h, sizeof(T));
-      if constexpr (IsBool)
-        o[i] = o[i] != 0;
-    }
+  if (!mp && !pp && fastLoad<T, IsBool>(f.launch.memory, addr, m, other, in.g0, *r)) {
     f.set(in.out[0], std::move(r));
     return true;
   }
+  uint8_t *rp = nullptr;
+  Accessor acc(f, in, "load", sizeof(T));
   for (int64_t i = 0; i < in.n; ++i) {
     if (mp && mp[i])
       return f.fail(TrapKind::UndefinedValue, in, i,
@@ -162,11 +330,28 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
 template <typename T> bool runStore(Frame &f, const Instr &in) {
   const TileData &ptr = *f.get(in.in[0]), &val = *f.get(in.in[1]);
   const TileData *mask = optional(f, in, 2);
-  if (!checkLanes(f, in, ptr, mask, {&val}, "store", sizeof(T)))
-    return false;
   const uint64_t *addr = ptr.as<uint64_t>();
   const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
   const T *v = val.as<T>();
+  bool clean = !ptr.hasPoison() && !val.hasPoison() && !(mask && mask->hasPoison());
+  uintptr_t hb = 0;
+  if (uint8_t *h = clean ? contiguousRange<T>(f.launch.memory, addr, in.n) : nullptr) {
+    if (!m)
+      std::memcpy(h, v, static_cast<size_t>(in.n) * sizeof(T));
+    else
+      for (int64_t i = 0; i < in.n; ++i)
+        if (m[i])
+          std::memcpy(h + i * sizeof(T), &v[i], sizeof(T));
+    return true;
+  }
+  if (clean && oneBuffer(f.launch.memory, addr, m, in.n, sizeof(T), hb)) {
+    for (int64_t i = 0; i < in.n; ++i)
+      if (!m || m[i])
+        std::memcpy(reinterpret_cast<void *>(hb + addr[i]), &v[i], sizeof(T));
+    return true;
+  }
+  if (!checkLanes(f, in, ptr, mask, {&val}, "store", sizeof(T)))
+    return false;
   Accessor acc(f, in, "store", sizeof(T));
   for (int64_t i = 0; i < in.n; ++i)
     if (!m || m[i])
@@ -253,7 +438,7 @@ Handler pickLoadStore(bool load, const ir::Type &ptr) {
 
 bool parseAtomicKind(const ir::Op &op, AtomicKind &k) {
   static const std::pair<const char *, AtomicKind> kKinds[] = {
-      {"add", AtomicKind::Add}, {"max", AtomicKind::Max}, {"min", AtomicKind::Min},
+      {"add", AtomicKind::Add},   {"max", AtomicKind::Max}, {"min", AtomicKind::Min},
       {"xchg", AtomicKind::Xchg}, {"and", AtomicKind::And}, {"or", AtomicKind::Or},
       {"xor", AtomicKind::Xor}};
   const ir::AttrValue *v = op.attr("kind");
@@ -277,6 +462,7 @@ bool prepareMemoryOp(const ir::Op &op, Instr &in, std::string &error) {
   }
   // The main tile is the pointer operand: its lanes are the lanes of the access.
   in.n = ptr.numElements();
+  in.g0 = ptr.isScalar() ? 1 : ptr.shape.back(); // lanes per row
   in.scalar = ptr.isScalar();
   in.elemSize = byteSize(ptr.dtype);
   in.dtype = ptr.dtype;

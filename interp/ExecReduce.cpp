@@ -9,7 +9,8 @@
 // than 32 bits in (u)int32 (bool as uint32), wider ints in their own type,
 // all wrapping; fp16/bf16 in fp32, rounded once to the input type at the end;
 // fp32 in fp32; fp64 in fp64.
-// max/min (maxNum/minNum, order-independent), and/or/xor fold left to right.
+// max/min (maxNum/minNum) and and/or/xor give the same value in any order
+// (see reduceFold).
 // argmax/argmin scan left to right and keep the first strict improvement, so
 // ties give the smallest index; NaN lanes never win (all NaN: index 0).
 // A result lane is poison when any lane it reduces is poison.
@@ -50,25 +51,22 @@ void reducePoison(TileData &r, const TileData &a, const Instr &in) {
 }
 
 /// An unsigned integer type of a storage type (floats map to themselves).
-template <typename S> struct UnsignedOf {
-  using type = std::make_unsigned_t<S>;
-};
-template <> struct UnsignedOf<float> {
-  using type = float;
-};
-template <> struct UnsignedOf<double> {
-  using type = double;
-};
+template <typename S> struct UnsignedOf { using type = std::make_unsigned_t<S>; };
+template <> struct UnsignedOf<float> { using type = float; };
+template <> struct UnsignedOf<double> { using type = double; };
 
 /// The accumulator of `add` over dtype D (rule 10).
 template <DType D> struct AddAcc {
-  using A = std::conditional_t<kIsHalfLike<D> || D == DType::F32, float,
-            std::conditional_t<D == DType::F64, double,
-            std::conditional_t<(sizeof(St<D>) < 4), uint32_t, typename UnsignedOf<St<D>>::type>>>;
+  using A =
+      std::conditional_t<kIsHalfLike<D> || D == DType::F32, float,
+                         std::conditional_t<D == DType::F64, double,
+                                            std::conditional_t<(sizeof(St<D>) < 4), uint32_t,
+                                                               typename UnsignedOf<St<D>>::type>>>;
   /// The result's storage: the input type for floats and wide ints, else (u)int32.
-  using R = std::conditional_t<kIsFloat<D>, St<D>,
-            std::conditional_t<(sizeof(St<D>) < 4), std::conditional_t<kIsSigned<D>, int32_t, uint32_t>,
-                               St<D>>>;
+  using R = std::conditional_t<
+      kIsFloat<D>, St<D>,
+      std::conditional_t<(sizeof(St<D>) < 4), std::conditional_t<kIsSigned<D>, int32_t, uint32_t>,
+                         St<D>>>;
   static A in(St<D> v) {
     if constexpr (kIsFloat<D>)
       return static_cast<A>(toDouble<D>(v)); // exact
@@ -91,33 +89,56 @@ template <DType D> bool reduceAdd(Frame &f, const Instr &in) {
   int64_t outer = in.g0, len = in.g1, inner = in.g2;
   TilePtr r = makeTile(outer * inner, sizeof(typename Acc::R));
   auto *o = r->as<typename Acc::R>();
-  std::vector<A> s(static_cast<size_t>(len * inner));
+  std::vector<A> scratch(static_cast<size_t>(len * inner));
+  A *s = scratch.data();
   for (int64_t b = 0; b < outer; ++b) {
     const St<D> *src = x + b * len * inner;
-    for (int64_t i = 0; i < len * inner; ++i)
-      s[static_cast<size_t>(i)] = Acc::in(src[i]);
+    mapLanes(s, len * inner, [&](int64_t i) { return Acc::in(src[i]); });
+    // Level by level, row p = row 2p + row 2p + 1 (rows of `inner` lanes). A
+    // block of results is written only after it is computed, and only over
+    // rows already read, so the level can run in place.
     for (int64_t count = len; count > 1; count = count / 2 + (count & 1)) {
       int64_t half = count / 2;
-      for (int64_t p = 0; p < half; ++p) {
-        A *dst = &s[static_cast<size_t>(p * inner)];
-        const A *l = &s[static_cast<size_t>(2 * p * inner)], *rr = l + inner;
-        for (int64_t j = 0; j < inner; ++j)
-          dst[j] = l[j] + rr[j];
+      if (inner == 1) {
+        mapLanes(s, half, [&](int64_t p) { return s[2 * p] + s[2 * p + 1]; });
+      } else {
+        for (int64_t p = 0; p < half; ++p) {
+          const A *l = s + 2 * p * inner, *rr = l + inner;
+          mapLanes(s + p * inner, inner, [&](int64_t j) { return l[j] + rr[j]; });
+        }
       }
       if (count & 1)
-        for (int64_t j = 0; j < inner; ++j)
-          s[static_cast<size_t>(half * inner + j)] = s[static_cast<size_t>((count - 1) * inner + j)];
+        std::memmove(s + half * inner, s + (count - 1) * inner,
+                     static_cast<size_t>(inner) * sizeof(A));
     }
     for (int64_t j = 0; j < inner; ++j)
-      o[b * inner + j] = Acc::out(s[static_cast<size_t>(j)]);
+      o[b * inner + j] = Acc::out(s[j]);
   }
   reducePoison(*r, a, in);
   f.set(in.out[0], std::move(r));
   return true;
 }
 
-/// max, min, and, or, xor: a left fold in the input type.
+/// One step of a fold of kind K.
+template <DType D, RedKind K> St<D> combine(St<D> x, St<D> y) {
+  if constexpr (K == RedKind::Max)
+    return maxT<D>(x, y);
+  else if constexpr (K == RedKind::Min)
+    return minT<D>(x, y);
+  else if constexpr (K == RedKind::And)
+    return static_cast<St<D>>(x & y);
+  else if constexpr (K == RedKind::Or)
+    return static_cast<St<D>>(x | y);
+  else
+    return static_cast<St<D>>(x ^ y);
+}
+
+/// max, min, and, or, xor. These are associative and commutative on values
+/// (maxNum/minNum give the same value in any order; only which NaN comes out
+/// when every lane is NaN depends on it), so a long contiguous axis is folded
+/// as 16 interleaved partial results, then those in order.
 template <DType D, RedKind K> bool reduceFold(Frame &f, const Instr &in) {
+  constexpr int64_t kParts = 16;
   const TileData &a = *f.get(in.in[0]);
   const St<D> *x = a.as<St<D>>();
   int64_t outer = in.g0, len = in.g1, inner = in.g2;
@@ -126,21 +147,25 @@ template <DType D, RedKind K> bool reduceFold(Frame &f, const Instr &in) {
   for (int64_t b = 0; b < outer; ++b) {
     St<D> *acc = o + b * inner;
     const St<D> *src = x + b * len * inner;
+    if (inner == 1 && len >= kParts) {
+      St<D> part[kParts];
+      std::memcpy(part, src, sizeof(part));
+      int64_t k = kParts;
+      for (; k + kParts <= len; k += kParts)
+        for (int64_t j = 0; j < kParts; ++j)
+          part[j] = combine<D, K>(part[j], src[k + j]);
+      for (; k < len; ++k)
+        part[0] = combine<D, K>(part[0], src[k]);
+      St<D> v = part[0];
+      for (int64_t j = 1; j < kParts; ++j)
+        v = combine<D, K>(v, part[j]);
+      acc[0] = v;
+      continue;
+    }
     std::memcpy(acc, src, static_cast<size_t>(inner) * sizeof(St<D>));
     for (int64_t k = 1; k < len; ++k) {
       const St<D> *row = src + k * inner;
-      for (int64_t j = 0; j < inner; ++j) {
-        if constexpr (K == RedKind::Max)
-          acc[j] = maxT<D>(acc[j], row[j]);
-        else if constexpr (K == RedKind::Min)
-          acc[j] = minT<D>(acc[j], row[j]);
-        else if constexpr (K == RedKind::And)
-          acc[j] = static_cast<St<D>>(acc[j] & row[j]);
-        else if constexpr (K == RedKind::Or)
-          acc[j] = static_cast<St<D>>(acc[j] | row[j]);
-        else
-          acc[j] = static_cast<St<D>>(acc[j] ^ row[j]);
-      }
+      mapLanes(acc, inner, [&](int64_t j) { return combine<D, K>(acc[j], row[j]); });
     }
   }
   reducePoison(*r, a, in);
@@ -266,8 +291,8 @@ TC_GEMM_CLONES void gemm(const double *a, const double *b, double *c, int64_t m,
                          int64_t n) {
   gemmKernel<double>(a, b, c, m, kk, n);
 }
-TC_GEMM_CLONES void gemm(const uint32_t *a, const uint32_t *b, uint32_t *c, int64_t m,
-                         int64_t kk, int64_t n) {
+TC_GEMM_CLONES void gemm(const uint32_t *a, const uint32_t *b, uint32_t *c, int64_t m, int64_t kk,
+                         int64_t n) {
   gemmKernel<uint32_t>(a, b, c, m, kk, n);
 }
 #undef TC_GEMM_CLONES
@@ -321,10 +346,8 @@ template <DType D> bool runDot(Frame &f, const Instr &in) {
     const St<D> *xa = a.as<St<D>>(), *xb = b.as<St<D>>();
     wa.resize(static_cast<size_t>(a.size()));
     wb.resize(static_cast<size_t>(b.size()));
-    for (int64_t i = 0; i < a.size(); ++i)
-      wa[static_cast<size_t>(i)] = widen<D>(xa[i]);
-    for (int64_t i = 0; i < b.size(); ++i)
-      wb[static_cast<size_t>(i)] = widen<D>(xb[i]);
+    mapLanes(wa.data(), a.size(), [&](int64_t i) { return widen<D>(xa[i]); });
+    mapLanes(wb.data(), b.size(), [&](int64_t i) { return widen<D>(xb[i]); });
     pa = wa.data();
     pb = wb.data();
   }
@@ -346,7 +369,7 @@ bool prepareReduce(const ir::Op &op, Instr &in, std::string &error) {
     return false;
   }
   static const std::pair<const char *, RedKind> kKinds[] = {
-      {"add", RedKind::Add},       {"max", RedKind::Max}, {"min", RedKind::Min},
+      {"add", RedKind::Add},       {"max", RedKind::Max},       {"min", RedKind::Min},
       {"argmax", RedKind::ArgMax}, {"argmin", RedKind::ArgMin}, {"and", RedKind::And},
       {"or", RedKind::Or},         {"xor", RedKind::Xor}};
   const std::string &kind = std::get<std::string>(*kindAttr);
@@ -361,8 +384,9 @@ bool prepareReduce(const ir::Op &op, Instr &in, std::string &error) {
   }
   in.g0 = in.g1 = in.g2 = 1;
   for (size_t d = 0; d < t.rank(); ++d)
-    (static_cast<int64_t>(d) < axis ? in.g0 : static_cast<int64_t>(d) == axis ? in.g1 : in.g2) *=
-        t.shape[d];
+    (static_cast<int64_t>(d) < axis    ? in.g0
+     : static_cast<int64_t>(d) == axis ? in.g1
+                                       : in.g2) *= t.shape[d];
   in.dtype = t.dtype;
   in.run = pickReduce(*k, t.dtype);
   if (!in.run)
@@ -375,8 +399,7 @@ bool prepareDot(const ir::Op &op, Instr &in, std::string &error) {
   const ir::Type &acc = op.operand(2)->type(), &res = op.result()->type();
   size_t r = a.rank();
   bool ok = !a.isPtr && a.dtype == b.dtype && (r == 2 || r == 3) && b.rank() == r &&
-            a.shape[r - 1] == b.shape[r - 2] && (r == 2 || a.shape[0] == b.shape[0]) &&
-            acc == res;
+            a.shape[r - 1] == b.shape[r - 2] && (r == 2 || a.shape[0] == b.shape[0]) && acc == res;
   DType want = a.dtype == DType::F64 ? DType::F64 : a.dtype == DType::I8 ? DType::I32 : DType::F32;
   if (!ok || res.dtype != want || res.shape.size() != r) {
     error = "malformed dot";

@@ -30,9 +30,7 @@ bool runNumPrograms(Frame &f, const Instr &in) {
 template <typename T> void fill(TileData &t, const void *value) {
   T v;
   std::memcpy(&v, value, sizeof(T));
-  T *o = t.as<T>();
-  for (int64_t i = 0; i < t.size(); ++i)
-    o[i] = v;
+  mapLanes(t.as<T>(), t.size(), [v](int64_t) { return v; });
 }
 
 /// Fills `t` with copies of the element at `value`.
@@ -86,7 +84,7 @@ Tile constantTile(const ir::Op &op, std::string &error) {
                                                      : 0.0;
     bits = num::floatBits(t.dtype, d);
   } else {
-    int64_t i = std::holds_alternative<int64_t>(*v) ? std::get<int64_t>(*v)
+    int64_t i = std::holds_alternative<int64_t>(*v)  ? std::get<int64_t>(*v)
                 : std::holds_alternative<double>(*v) ? static_cast<int64_t>(std::get<double>(*v))
                                                      : 0;
     bits = t.dtype == DType::Bool ? (i != 0) : num::wrapInt(t.dtype, i);

@@ -74,7 +74,9 @@ private:
       if (!prepareOps(*region, pb))
         return false;
     }
-    const ir::Type &main = op.numResults() ? op.result(0)->type()
+    if (!checkSizes(op))
+      return false;
+    const ir::Type &main = op.numResults()    ? op.result(0)->type()
                            : op.numOperands() ? op.operand(0)->type()
                                               : ir::Type::scalar(DType::I32);
     in.n = main.numElements();
@@ -82,6 +84,36 @@ private:
     in.elemSize = elemSizeOf(main);
     in.dtype = main.dtype;
     return dispatch(op, in);
+  }
+
+  /// The interpreter holds every tile in memory: results and region
+  /// arguments may have at most kMaxLanes lanes (the language allows 2^20).
+  bool checkSizes(const ir::Op &op) {
+    constexpr int64_t kMaxLanes = int64_t(1) << 24;
+    auto ok = [&](const ir::Value *v) {
+      int64_t n = 1;
+      for (int64_t d : v->type().shape) {
+        if (d <= 0 || d > kMaxLanes)
+          return false;
+        n *= d; // <= 2^24 * 2^24: no overflow
+        if (n > kMaxLanes)
+          return false;
+      }
+      return true;
+    };
+    for (const auto &r : op.results())
+      if (!ok(r.get()))
+        return tooLarge(op);
+    for (const auto &region : op.regions())
+      for (const auto &a : region->args())
+        if (!ok(a.get()))
+          return tooLarge(op);
+    return true;
+  }
+
+  bool tooLarge(const ir::Op &op) {
+    error_ = "a value of '" + std::string(op.name()) + "' has more than 2^24 lanes";
+    return false;
   }
 
   bool dispatch(const ir::Op &op, Instr &in) {
@@ -158,7 +190,11 @@ private:
   unsigned next_ = 0;
 };
 
-/// Writes the --trace line of an executed op.
+/// Writes the --trace line of an executed op (terminators are skipped):
+///   [program (0, 0, 0)] file.tc:7:22: %5 = add : tile<1024xf32> min=0. max=2. first=[...]
+/// one `name = op : type summary` per result (summarizeValue), `; `-separated;
+/// an op without results prints its mnemonic alone. Control-flow ops print
+/// after the ops of their regions.
 void traceOp(Frame &f, const Instr &in) {
   if (hasTrait(in.op->kind(), ir::Terminator))
     return;
@@ -260,7 +296,9 @@ bool runProgram(Frame &f, const PreparedFunction &fn) {
 // Helpers shared by the handlers
 //===----------------------------------------------------------------------===//
 
-void mergePoison(TileData &r, const TileData &a) { r.setPoison(a.poisonMask()); }
+void mergePoison(TileData &r, const TileData &a) {
+  r.setPoison(a.poisonMask());
+}
 
 void mergePoison(TileData &r, const TileData &a, const TileData &b) {
   if (!b.hasPoison() || a.poisonMask() == b.poisonMask()) {

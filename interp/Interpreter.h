@@ -50,17 +50,17 @@ struct Instr {
   Handler run = nullptr;
   std::vector<uint32_t> in, out; // operand and result slots
   std::vector<PBlock> regions;
-  int64_t n = 0;         // lanes of the op's main tile (result; pointer operand of store)
-  bool scalar = false;   // the main tile is 0-d: traps name no lane
-  unsigned elemSize = 0; // bytes per element of the main tile's dtype
+  int64_t n = 0;            // lanes of the op's main tile (result; pointer operand of store)
+  bool scalar = false;      // the main tile is 0-d: traps name no lane
+  unsigned elemSize = 0;    // bytes per element of the main tile's dtype
   DType dtype = DType::I32; // the dtype the handler was chosen for (operand or pointee)
   // Op-specific facts: reduce (outer, len, inner), dot (batch, M, K, N), for (-).
   int64_t g0 = 0, g1 = 0, g2 = 0, g3 = 0;
-  int kind = 0;                 // reduce / atomic kind, compare predicate, math function
-  ir::Shape shape;              // broadcast / trans: the result shape
-  std::vector<int64_t> strides; // broadcast / trans: operand strides per result axis
-  Tile constant;                // constant, range: the value
-  std::string label;            // print label, assert message
+  int kind = 0;                   // reduce / atomic kind, compare predicate, math function
+  ir::Shape shape;                // broadcast / trans: the result shape
+  std::vector<int64_t> strides;   // broadcast / trans: operand strides per result axis
+  Tile constant;                  // constant, range: the value
+  std::string label;              // print label, assert message
   std::vector<std::string> names; // result names for --trace (%3, %N)
 };
 
@@ -84,9 +84,9 @@ struct LaunchContext {
   uint64_t maxSteps = UINT64_MAX;
   bool hasDeadline = false;
   std::chrono::steady_clock::time_point deadline;
-  std::mutex atomicMutex;                         // serialises atomics across programs
-  std::atomic<int64_t> stopAbove{INT64_MAX};      // programs with a larger index stop early
-  std::vector<Tile> params;                       // parameter values, in order
+  std::mutex atomicMutex;                    // serialises atomics across programs
+  std::atomic<int64_t> stopAbove{INT64_MAX}; // programs with a larger index stop early
+  std::vector<Tile> params;                  // parameter values, in order
 };
 
 /// One program's execution state.
@@ -109,7 +109,7 @@ public:
   std::vector<Tile> slots;
   uint64_t steps = 0;
   std::optional<Trap> trap;
-  bool stopped = false;         // ended early by the launch (another program trapped)
+  bool stopped = false;           // ended early by the launch (another program trapped)
   std::ostream *direct = nullptr; // output goes straight here when set, else into `buffered`
   std::string buffered;
 };
@@ -124,15 +124,15 @@ std::string programPrefix(const Frame &f);
 
 // Handler selection, one per op family; each fills `in` and returns false with
 // `error` set when the op/dtype combination is not supported.
-bool prepareValueOp(const ir::Op &op, Instr &in, std::string &error);       // ExecTile.cpp
-bool prepareShapeOp(const ir::Op &op, Instr &in, std::string &error);       // ExecTile.cpp
-bool prepareReduce(const ir::Op &op, Instr &in, std::string &error);        // ExecReduce.cpp
-bool prepareDot(const ir::Op &op, Instr &in, std::string &error);           // ExecReduce.cpp
-bool prepareElementwise(const ir::Op &op, Instr &in, std::string &error);   // ExecElementwise.cpp
-bool prepareCast(const ir::Op &op, Instr &in, std::string &error);          // ExecElementwise.cpp
-bool prepareMemoryOp(const ir::Op &op, Instr &in, std::string &error);      // ExecMemory.cpp
-bool prepareDebugOp(const ir::Op &op, Instr &in, std::string &error);       // ExecControl.cpp
-bool prepareControlOp(const ir::Op &op, Instr &in, std::string &error);     // ExecControl.cpp
+bool prepareValueOp(const ir::Op &op, Instr &in, std::string &error);     // ExecTile.cpp
+bool prepareShapeOp(const ir::Op &op, Instr &in, std::string &error);     // ExecTile.cpp
+bool prepareReduce(const ir::Op &op, Instr &in, std::string &error);      // ExecReduce.cpp
+bool prepareDot(const ir::Op &op, Instr &in, std::string &error);         // ExecReduce.cpp
+bool prepareElementwise(const ir::Op &op, Instr &in, std::string &error); // ExecElementwise.cpp
+bool prepareCast(const ir::Op &op, Instr &in, std::string &error);        // ExecElementwise.cpp
+bool prepareMemoryOp(const ir::Op &op, Instr &in, std::string &error);    // ExecMemory.cpp
+bool prepareDebugOp(const ir::Op &op, Instr &in, std::string &error);     // ExecControl.cpp
+bool prepareControlOp(const ir::Op &op, Instr &in, std::string &error);   // ExecControl.cpp
 
 /// Poison of an elementwise result: the union of its operands' masks.
 void mergePoison(TileData &r, const TileData &a);

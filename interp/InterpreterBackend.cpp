@@ -15,11 +15,13 @@
 #include "interp/ExecElem.h"
 #include "ir/Verifier.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
 #include <map>
 #include <set>
+#include <system_error>
 #include <thread>
 
 namespace tc {
@@ -67,8 +69,8 @@ std::optional<uint64_t> fitScalar(const ScalarValue &v, DType p) {
       return bits;
     }
     uint64_t bits = 0;
-    if (std::trunc(d) != d || num::convert(DType::F64, std::bit_cast<uint64_t>(d), p, bits) !=
-                                  num::Status::Ok)
+    if (std::trunc(d) != d ||
+        num::convert(DType::F64, std::bit_cast<uint64_t>(d), p, bits) != num::Status::Ok)
       return std::nullopt;
     if (p == DType::Bool && d != 0 && d != 1)
       return std::nullopt;
@@ -87,6 +89,16 @@ std::optional<uint64_t> fitScalar(const ScalarValue &v, DType p) {
   return num::wrapInt(p, iv);
 }
 
+/// A scalar argument's value as text: integers exactly, floats shortest.
+std::string scalarText(const ScalarValue &v) {
+  if (!isFloat(v.dtype)) {
+    __int128 i = num::intValue(v.dtype, v.bits);
+    std::string s = i < 0 ? std::string(1, '-') : std::string();
+    return s += std::to_string(static_cast<uint64_t>(i < 0 ? -i : i));
+  }
+  return interp::formatElement(ir::Type::scalar(v.dtype), &v.bits);
+}
+
 class Launcher {
 public:
   Launcher(const CompiledKernel &k, std::array<int64_t, 3> grid, LaunchArgs &args,
@@ -96,6 +108,9 @@ public:
   RunResult run();
 
 private:
+  bool prepare();
+  void setLimits(std::chrono::steady_clock::time_point start);
+  unsigned threadCount() const;
   std::optional<Trap> checkArguments();
   std::optional<Trap> checkGrid();
   std::optional<Trap> placeArguments();
@@ -128,17 +143,8 @@ private:
 RunResult Launcher::run() {
   auto start = std::chrono::steady_clock::now();
   out_ = opts_.out ? opts_.out : &std::cout;
-  if (auto failures = ir::verifyModule(kernel_.module()); !failures.empty()) {
-    result_.status = RunResult::Status::Error;
-    result_.error = ir::formatFailures(kernel_.module(), failures);
+  if (!prepare())
     return result_;
-  }
-  std::string error;
-  if (!interp::prepareFunction(fn_, prepared_, error)) {
-    result_.status = RunResult::Status::Error;
-    result_.error = "the interpreter cannot run kernel '" + kernel_.name() + "': " + error;
-    return result_;
-  }
   std::optional<Trap> bad = checkArguments();
   if (!bad)
     bad = checkGrid();
@@ -149,13 +155,8 @@ RunResult Launcher::run() {
     result_.trap = std::move(bad);
     return result_;
   }
-  ctx_.maxSteps = opts_.maxSteps ? opts_.maxSteps : UINT64_MAX;
-  if (opts_.maxSeconds > 0) {
-    ctx_.hasDeadline = true;
-    ctx_.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                std::chrono::duration<double>(opts_.maxSeconds));
-  }
-  unsigned threads = static_cast<unsigned>(std::min<int64_t>(std::max(1u, opts_.threads), total_));
+  setLimits(start);
+  unsigned threads = threadCount();
   if (threads <= 1)
     runSequential();
   else
@@ -167,6 +168,38 @@ RunResult Launcher::run() {
   result_.steps = steps_.load();
   result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result_;
+}
+
+/// Verifies the module and prepares the kernel; on failure sets an Error result.
+bool Launcher::prepare() {
+  if (auto failures = ir::verifyModule(kernel_.module()); !failures.empty()) {
+    result_.status = RunResult::Status::Error;
+    result_.error = ir::formatFailures(kernel_.module(), failures);
+    return false;
+  }
+  std::string error;
+  if (!interp::prepareFunction(fn_, prepared_, error)) {
+    result_.status = RunResult::Status::Error;
+    result_.error = "the interpreter cannot run kernel '" + kernel_.name() + "': " + error;
+    return false;
+  }
+  return true;
+}
+
+void Launcher::setLimits(std::chrono::steady_clock::time_point start) {
+  ctx_.maxSteps = opts_.maxSteps ? opts_.maxSteps : UINT64_MAX;
+  if (opts_.maxSeconds > 0) {
+    ctx_.hasDeadline = true;
+    ctx_.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(opts_.maxSeconds));
+  }
+}
+
+/// Threads to use: as asked, but no more than programs (nor 1024).
+unsigned Launcher::threadCount() const {
+  constexpr int64_t kMaxThreads = 1024;
+  return static_cast<unsigned>(
+      std::min<int64_t>({int64_t(std::max(1u, opts_.threads)), total_, kMaxThreads}));
 }
 
 /// Every parameter bound exactly once by name, with a matching kind and dtype.
@@ -201,7 +234,7 @@ std::optional<Trap> Launcher::checkArguments() {
       if (!sc)
         return bad("parameter '" + name + "' is a scalar (" + typeText(t) + ") but got a buffer");
       if (!fitScalar(*sc, t.dtype))
-        return bad("argument '" + name + "' = " + std::to_string(sc->asDouble()) + " (" +
+        return bad("argument '" + name + "' = " + scalarText(*sc) + " (" +
                    std::string(conformanceName(sc->dtype)) + ") does not fit parameter type " +
                    typeText(t));
     }
@@ -266,7 +299,8 @@ std::optional<Trap> Launcher::placeArguments() {
     if (attrs.multipleOf > 1 && !isFloat(t.dtype)) {
       __int128 value = num::intValue(t.dtype, bits);
       if (value % attrs.multipleOf != 0)
-        return misaligned("argument '" + name + "' = " + std::to_string(static_cast<int64_t>(value)) +
+        return misaligned("argument '" + name +
+                          "' = " + std::to_string(static_cast<int64_t>(value)) +
                           " is not a multiple of " + std::to_string(attrs.multipleOf) +
                           " (its __multipleof(" + std::to_string(attrs.multipleOf) + ") claim)");
     }
@@ -301,11 +335,15 @@ void Launcher::runSequential() {
 
 void Launcher::runParallel(unsigned threads) {
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back([this] {
-      Frame f(ctx_, prepared_.numSlots);
-      runWorker(f);
-    });
+  try {
+    for (unsigned t = 1; t < threads; ++t)
+      pool.emplace_back([this] {
+        Frame f(ctx_, prepared_.numSlots);
+        runWorker(f);
+      });
+  } catch (const std::system_error &) {
+    // The system gave fewer threads than asked: the ones started do the work.
+  }
   Frame f(ctx_, prepared_.numSlots);
   runWorker(f);
   for (std::thread &t : pool)

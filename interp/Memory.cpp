@@ -39,8 +39,9 @@ uint64_t Memory::place(const std::string &param, HostArray *array) {
 }
 
 const Region *Memory::find(uint64_t addr, uint64_t size) const {
-  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
-                             [](uint64_t a, const std::unique_ptr<Region> &r) { return a < r->base; });
+  auto it =
+      std::upper_bound(regions_.begin(), regions_.end(), addr,
+                       [](uint64_t a, const std::unique_ptr<Region> &r) { return a < r->base; });
   if (it == regions_.begin())
     return nullptr;
   const Region *r = (it - 1)->get();

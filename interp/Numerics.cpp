@@ -166,12 +166,12 @@ template <typename Fn> uint64_t floatOp(DType t, Fn &&fn) {
   });
 }
 
-#define TC_FLOAT_BINARY(NAME, RULE)                                                              \
-  uint64_t NAME(DType t, uint64_t a, uint64_t b) {                                               \
-    return floatOp(t, [&](auto d) {                                                              \
-      constexpr DType D = decltype(d)::value;                                                    \
-      return interp::RULE<D>(fromRaw<D>(a), fromRaw<D>(b));                                      \
-    });                                                                                          \
+#define TC_FLOAT_BINARY(NAME, RULE)                                                                \
+  uint64_t NAME(DType t, uint64_t a, uint64_t b) {                                                 \
+    return floatOp(t, [&](auto d) {                                                                \
+      constexpr DType D = decltype(d)::value;                                                      \
+      return interp::RULE<D>(fromRaw<D>(a), fromRaw<D>(b));                                        \
+    });                                                                                            \
   }
 TC_FLOAT_BINARY(floatAdd, floatAddT)
 TC_FLOAT_BINARY(floatSub, floatSubT)

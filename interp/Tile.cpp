@@ -9,14 +9,77 @@
 
 namespace tc::interp {
 
+namespace {
+
+/// Storage of tiles: buffers of 2^c bytes kept per thread for reuse, so that
+/// the tiles a program makes and drops do not go back and forth to malloc
+/// (which returns the top of the heap to the system and faults it back in).
+class BufferPool {
+public:
+  static constexpr int kMinClass = 5, kNumClasses = 40;
+  static constexpr uint64_t kMaxHeld = uint64_t(64) << 20;
+
+  ~BufferPool() {
+    alive_ = false;
+    for (auto &list : free_)
+      for (uint64_t *p : list)
+        delete[] p;
+  }
+  /// The size class holding `bytes` (2^class >= bytes).
+  static int classOf(uint64_t bytes) {
+    int c = kMinClass;
+    while ((uint64_t(1) << c) < bytes)
+      ++c;
+    return c;
+  }
+  uint64_t *take(int c) {
+    if (!free_[c].empty()) {
+      uint64_t *p = free_[c].back();
+      free_[c].pop_back();
+      held_ -= uint64_t(1) << c;
+      return p;
+    }
+    return new uint64_t[(uint64_t(1) << c) / 8];
+  }
+  void give(uint64_t *p, int c) {
+    if (held_ + (uint64_t(1) << c) > kMaxHeld) {
+      delete[] p;
+      return;
+    }
+    free_[c].push_back(p);
+    held_ += uint64_t(1) << c;
+  }
+  /// False once this thread's pool is destroyed (thread exit).
+  static bool alive() { return alive_; }
+
+private:
+  std::vector<uint64_t *> free_[kNumClasses];
+  uint64_t held_ = 0;
+  static thread_local bool alive_;
+};
+
+thread_local bool BufferPool::alive_ = true;
+thread_local BufferPool tPool;
+
+} // namespace
+
 TileData::TileData(int64_t n, unsigned elemSize) : n_(n), elemSize_(elemSize), inline_{0, 0} {
   uint64_t bytes = static_cast<uint64_t>(n) * elemSize;
   if (bytes <= sizeof(inline_)) {
     data_ = inline_;
   } else {
-    heap_.reset(new uint64_t[(bytes + 7) / 8]);
-    data_ = heap_.get();
+    sizeClass_ = BufferPool::classOf(bytes);
+    data_ = tPool.take(sizeClass_);
   }
+}
+
+TileData::~TileData() {
+  if (sizeClass_ < 0)
+    return;
+  if (BufferPool::alive())
+    tPool.give(static_cast<uint64_t *>(data_), sizeClass_);
+  else
+    delete[] static_cast<uint64_t *>(data_);
 }
 
 uint8_t *TileData::newPoison() {
@@ -39,7 +102,9 @@ int64_t TileData::firstPoison() const {
   return hit ? static_cast<const uint8_t *>(hit) - p : -1;
 }
 
-TilePtr makeTile(int64_t n, unsigned elemSize) { return std::make_shared<TileData>(n, elemSize); }
+TilePtr makeTile(int64_t n, unsigned elemSize) {
+  return std::make_shared<TileData>(n, elemSize);
+}
 
 TilePtr copyTile(const TileData &t) {
   TilePtr c = makeTile(t.size(), t.elemSize());
@@ -48,7 +113,9 @@ TilePtr copyTile(const TileData &t) {
   return c;
 }
 
-unsigned elemSizeOf(const ir::Type &t) { return t.isPtr ? 8 : byteSize(t.dtype); }
+unsigned elemSizeOf(const ir::Type &t) {
+  return t.isPtr ? 8 : byteSize(t.dtype);
+}
 
 std::vector<int64_t> rowMajorStrides(const ir::Shape &shape) {
   std::vector<int64_t> s(shape.size(), 1);
@@ -187,7 +254,14 @@ public:
       return "array(" + item(0) + ", dtype=" + dtypeName(type_) + ")";
     collectWidth(0, 0);
     std::string body = block(0, 0, 7); // 7 == strlen("array([")
-    return "array(" + body + ", dtype=" + dtypeName(type_) + ")";
+    std::string shape;
+    if (summarise_) { // the nesting no longer shows it (NumPy >= 2.2 does the same)
+      shape = ", shape=(";
+      for (size_t d = 0; d < type_.shape.size(); ++d)
+        shape += (d ? ", " : "") + std::to_string(type_.shape[d]);
+      shape += type_.shape.size() == 1 ? ",)" : ")";
+    }
+    return "array(" + body + shape + ", dtype=" + dtypeName(type_) + ")";
   }
 
 private:

@@ -31,6 +31,7 @@ using PoisonMask = std::vector<uint8_t>;
 class TileData {
 public:
   TileData(int64_t n, unsigned elemSize);
+  ~TileData();
   TileData(const TileData &) = delete;
   TileData &operator=(const TileData &) = delete;
 
@@ -59,7 +60,7 @@ private:
   int64_t n_;
   unsigned elemSize_;
   void *data_;
-  std::unique_ptr<uint64_t[]> heap_;
+  int sizeClass_ = -1; // of the pooled heap storage; -1: inline
   uint64_t inline_[2];
   std::shared_ptr<const PoisonMask> poison_;
 };
@@ -88,8 +89,12 @@ void gatherStrided(const void *src, void *dst, unsigned elemSize, const ir::Shap
 std::string formatElement(const ir::Type &elemType, const void *p);
 
 /// A value formatted like NumPy's repr: `array([[0, 1],\n       [2, 3]], dtype=int32)`;
-/// a scalar is `array(5, dtype=int32)`. More than 1000 elements are summarised
-/// with `...` (3 items at each end of each long axis). Poison lanes print as `poison`.
+/// a scalar is `array(5, dtype=int32)`. Items are right-aligned to one width;
+/// floats use the shortest digits that read back to the same value of their
+/// dtype (`2.`, `0.1`, `nan`, `-inf`), bools `True`/`False`, pointers hex.
+/// More than 1000 elements are summarised with `...` (3 items at each end of
+/// each long axis) and then the shape is shown: `array([0, 1, 2, ..., 2047],
+/// shape=(2048,), dtype=int32)`. Poison lanes print as `poison`.
 std::string formatValue(const TileData &t, const ir::Type &type);
 
 /// A one-line summary for --trace: `min=... max=... first=[...]` (defined lanes

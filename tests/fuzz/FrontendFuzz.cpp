@@ -5,19 +5,23 @@
 // frontend_fuzz --check FILE...     run saved inputs (.tc with //!fuzz options, .tir)
 // frontend_fuzz --minimize FILE     shrink a failing input, keeping its failure
 //
-// The default mode is a supervisor: it runs a worker process (this binary with
-// --worker) that draws inputs with RapidCheck generators until the deadline --
-// seed files (examples/, tests/lit/, tests/fuzz/corpus/ under --src), random
-// kernels, token soup, deep nesting and macro chains, mutated token-wise, with
-// random -D/-U options -- and checks each with FuzzTarget (compile to
-// Stage::Lower, verify, print/parse/print round trip, then mutated IR text into
-// ir::parseModule + ir::verifyModule). Before each input the worker writes it
-// to a state file, so when the worker dies (sanitizer report, assertion,
-// signal), hangs past --timeout (its watchdog kills it), grows past --rss-mb,
-// leaks (LeakSanitizer after the input) or breaks a property, the supervisor
-// saves that input to the output directory, prints the report and the path,
-// shrinks it (child processes running --check), and starts a new worker for
-// the remaining time. The exit status is non-zero when anything failed.
+// The default mode is a supervisor. It first reruns the saved reproducers in
+// tests/fuzz/crashes/ (each must pass), then runs a worker process (this binary
+// with --worker) that draws inputs with RapidCheck generators until the
+// deadline -- seed files (examples/, tests/lit/, tests/fuzz/corpus/ under
+// --src), random kernels, token soup, deep nesting and macro chains, mutated
+// token-wise, with random -D/-U/-Werror/-Wnone -- and checks each with
+// FuzzTarget (compile to Stage::Lower, verify, print/parse/print round trip,
+// pass pipeline, then mutated IR text into ir::parseModule + ir::verifyModule).
+//
+// A broken property (FuzzTarget) is saved by the worker, once per signature,
+// and fuzzing goes on. Anything that ends the worker -- a sanitizer report, an
+// assertion, a signal, a hang past --timeout or memory growth past --rss-mb
+// (its watchdog thread), a leak (LeakSanitizer after each input) -- is found in
+// the state file the worker rewrites before each input; the supervisor saves
+// that input and starts a new worker for the remaining time. Each new failure
+// is printed with its report and path, then shrunk by delta debugging in child
+// processes running --check. The exit status is non-zero when anything failed.
 //
 // Environment: TC_FUZZ_SECONDS (default 60), TC_FUZZ_SEED, TC_SOURCE_DIR.
 //
@@ -64,6 +68,15 @@ extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(con
                                                          void (*free_hook)(const volatile void *));
 #endif
 
+#ifdef TC_FUZZ_ASAN
+// Defaults that ASAN_OPTIONS / UBSAN_OPTIONS override. A short allocation
+// context keeps ASan's stack depot (which never shrinks) from growing by ~100 KB
+// per input over a long run of deeply recursive inputs; the failing access's
+// own stack trace is always complete.
+extern "C" const char *__asan_default_options() { return "malloc_context_size=6:detect_leaks=1"; }
+extern "C" const char *__ubsan_default_options() { return "halt_on_error=1:print_stacktrace=1"; }
+#endif
+
 #ifndef TC_FUZZ_DEFAULT_SOURCE_DIR
 #define TC_FUZZ_DEFAULT_SOURCE_DIR "."
 #endif
@@ -87,7 +100,7 @@ struct Options {
   std::string srcDir;
   uint64_t seed = 0;
   double timeout = 2.0;
-  long rssMb = 2560;
+  long rssMb = 2048;
   std::string outDir;
   double minimizeSeconds = 60;
   int maxFailures = 8;
@@ -230,9 +243,10 @@ std::vector<std::string> setupIncludes(const Options &o) {
 // as much for inputs that block.
 std::atomic<int64_t> gInputStartMs{0};
 std::atomic<int64_t> gInputStartCpuNs{0};
+std::atomic<long> gInputStartRssMb{0};
 clockid_t gMainCpuClock;
 double gTimeoutSec = 2.0;
-long gRssLimitMb = 2560;
+long gRssLimitMb = 2048;
 
 int64_t cpuNs(clockid_t clock) {
   timespec ts{};
@@ -279,10 +293,13 @@ void watchdogLoop() {
         dieWith("timeout", msg, 4);
       }
     }
-    long rss = rssMb();
-    if (rss > gRssLimitMb) {
-      char msg[128];
-      std::snprintf(msg, sizeof(msg), "resident memory %ld MB exceeds the %ld MB limit", rss, gRssLimitMb);
+    // Memory: what the running input added (a slow growth over many inputs is
+    // ASan's bookkeeping, not the input's).
+    long rss = rssMb(), base = gInputStartRssMb.load();
+    if (start != 0 && rss - base > gRssLimitMb && gInputStartMs.load() == start) {
+      char msg[160];
+      std::snprintf(msg, sizeof(msg), "resident memory grew by %ld MB (to %ld MB) during the input, over the %ld MB limit",
+                    rss - base, rss, gRssLimitMb);
       dieWith("out-of-memory", msg, 5);
     }
   }
@@ -326,6 +343,7 @@ template <typename Fn> CheckResult runInput(Fn &&fn) {
   gFrees = 0;
   gCounting = true;
 #endif
+  gInputStartRssMb = rssMb();
   gInputStartCpuNs = cpuNs(CLOCK_THREAD_CPUTIME_ID);
   gInputStartMs = nowMs();
   CheckResult r;
@@ -350,11 +368,10 @@ template <typename Fn> CheckResult runInput(Fn &&fn) {
   { CheckResult dead = std::move(r); }
   gCounting = false;
   long live = gMallocs - gFrees;
-  if (live != 0 && __lsan_do_recoverable_leak_check() != 0) {
-    copy.failed = true;
-    copy.kind = "leak";
-    copy.detail = "LeakSanitizer found memory leaked by this input (report above)";
-  }
+  // A leak ends the process like a crash, so that LeakSanitizer's report (on
+  // stderr, above) is what the supervisor shows with the input.
+  if (live != 0 && __lsan_do_recoverable_leak_check() != 0)
+    dieWith("leak", "LeakSanitizer found memory leaked by this input (report above)", 6);
   return copy;
 #else
   return r;
@@ -521,6 +538,7 @@ private:
   void oneCase() {
     if (nowMs() >= opts_.untilMs)
       return;
+    state_.set("none", ""); // a death while drawing is the harness's own
     SourceCase c = drawSource();
     state_.set("tc", c.text());
     CheckResult r = runInput([&] { return checkSource(c, includeDirs_); });
@@ -569,6 +587,7 @@ private:
       return;
     std::string other = irPool_.empty() ? base : irPool_[*rc::gen::inRange<size_t>(0, irPool_.size())];
     std::string text = base;
+    state_.set("none", "");
     for (const Mutation &m : drawMutations(rc::gen::elementOf(irTokens()), 6))
       text = applyMutation(text, m, other);
     state_.set("tir", text);
@@ -656,6 +675,9 @@ private:
       if (!name.empty())
         c.undefines.push_back(name);
     }
+    int warnings = *rc::gen::inRange(0, 20);
+    c.warningsAsErrors = warnings == 0;
+    c.ignoreWarnings = warnings == 1;
   }
 
   const Options &opts_;
@@ -888,6 +910,13 @@ private:
       if (reproduces(c))
         in = c;
     }
+    for (bool *flag : {&in.source.warningsAsErrors, &in.source.ignoreWarnings}) {
+      if (!*flag || timeUp())
+        continue;
+      *flag = false;
+      if (!reproduces(in))
+        *flag = true;
+    }
     for (size_t i = in.source.undefines.size(); i-- > 0 && !timeUp();) {
       FailingInput c = in;
       c.source.undefines.erase(c.source.undefines.begin() + static_cast<long>(i));
@@ -994,6 +1023,7 @@ public:
     std::cout << "frontend_fuzz: seed " << o_.seed << ", " << o_.seconds << " s, sources from " << o_.srcDir
               << ", per-input limit " << o_.timeout << " s, output in " << o_.outDir << std::endl;
     minimizeUntil_ = until + static_cast<int64_t>(3 * o_.minimizeSeconds * 1000);
+    replayCrashes();
     // Stop early after --max-failures distinct failures, or after too many worker deaths.
     for (int run = 0; nowMs() < until && static_cast<int>(seen_.size()) < o_.maxFailures &&
                       crashes_ < 5 * o_.maxFailures;
@@ -1022,6 +1052,26 @@ public:
   }
 
 private:
+  /// Reruns the saved reproducers of earlier failures (tests/fuzz/crashes/): each must pass now.
+  void replayCrashes() {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(o_.srcDir + "/tests/fuzz/crashes", ec))
+      if (e.path().extension() == ".tc" || e.path().extension() == ".tir")
+        files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    for (const auto &f : files) {
+      auto args = childArgs(o_);
+      args.insert(args.begin(), {"--check", f});
+      ChildResult r = runChild(args, o_.outDir + "/replay.log", o_.timeout + 30);
+      if (!childOk(r)) {
+        ++crashes_;
+        report("regression: " + signature(r), f, excerpt(r.log, 40), /*shrink=*/false);
+      }
+    }
+    std::cout << "replayed " << files.size() << " saved reproducer(s) from tests/fuzz/crashes" << std::endl;
+  }
+
   /// Property failures a worker found and saved (FUZZ-FOUND blocks in its log).
   void collectFindings(const std::string &log) {
     const std::string begin = "FUZZ-FOUND: ", end = "\nFUZZ-FOUND-END";
@@ -1042,16 +1092,21 @@ private:
     ++crashes_;
     std::string state = readFile(statePath);
     size_t nl = state.find('\n');
-    bool isIR = nl != std::string::npos && state.compare(0, nl, "tir") == 0;
+    std::string kind = state.substr(0, nl);
     std::string base = o_.outDir + "/crash-" + std::to_string(crashes_);
-    std::string path = base + (isIR ? ".tir" : ".tc");
-    writeFile(path, nl == std::string::npos ? "" : state.substr(nl + 1));
     writeFile(base + ".log", r.log);
-    report(signature(r), path, excerpt(r.log, 40) + "    (full log: " + base + ".log)\n");
+    std::string detail = excerpt(r.log, 40) + "    (full log: " + base + ".log)\n";
+    if (kind != "tc" && kind != "tir") {
+      report(signature(r), "(none: the worker died outside an input, a bug of the harness)", detail, false);
+      return;
+    }
+    std::string path = base + "." + kind;
+    writeFile(path, state.substr(nl + 1));
+    report(signature(r), path, detail);
   }
 
-  /// Prints one failure; new signatures are recorded and minimized.
-  void report(const std::string &sig, const std::string &path, const std::string &detail) {
+  /// Prints one failure; new signatures are recorded and (when `shrink`) minimized.
+  void report(const std::string &sig, const std::string &path, const std::string &detail, bool shrink = true) {
     auto it = seen_.find(sig);
     if (it != seen_.end()) {
       std::cout << "\nagain: " << sig << "\n  input: " << path << " (same failure as " << it->second << ")\n";
@@ -1061,12 +1116,16 @@ private:
     std::ofstream(o_.outDir + "/known-signatures.txt", std::ios::app) << sig << "\n";
     std::cout << "\nFAILURE " << seen_.size() << ": " << sig << "\n  input: " << path << "\n  report:\n"
               << indentLines(detail, 48);
+    if (path[0] == '(') {
+      std::cout << std::flush;
+      return;
+    }
     std::cout << "  reproduce: frontend_fuzz --check " << path;
     if (!isIRFile(path))
       std::cout << "   or   tritonc " << path << parseSourceCase(readFile(path)).flags() << " --emit=ir";
     std::cout << std::endl;
     double seconds = std::min(o_.minimizeSeconds, static_cast<double>(minimizeUntil_ - nowMs()) / 1000);
-    if (seconds <= 1)
+    if (!shrink || seconds <= 1)
       return;
     if (auto small = minimizeSaved(o_, path, seconds)) {
       std::string text = readFile(*small);

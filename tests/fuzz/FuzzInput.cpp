@@ -60,6 +60,10 @@ std::string SourceCase::text() const {
     s += std::string(kHeaderPrefix) + "-D" + name + "=" + value + "\n";
   for (const auto &name : undefines)
     s += std::string(kHeaderPrefix) + "-U" + name + "\n";
+  if (warningsAsErrors)
+    s += std::string(kHeaderPrefix) + "-Werror\n";
+  if (ignoreWarnings)
+    s += std::string(kHeaderPrefix) + "-Wnone\n";
   return s + body;
 }
 
@@ -69,6 +73,10 @@ std::string SourceCase::flags() const {
     s += " '-D" + name + "=" + value + "'";
   for (const auto &name : undefines)
     s += " -U" + name;
+  if (warningsAsErrors)
+    s += " -Werror";
+  if (ignoreWarnings)
+    s += " -Wnone";
   return s;
 }
 
@@ -84,6 +92,10 @@ SourceCase parseSourceCase(const std::string &fileText) {
     if (opt.rfind("-D", 0) == 0) {
       size_t eq = opt.find('=');
       c.defines.emplace_back(opt.substr(2, eq - 2), eq == std::string::npos ? "" : opt.substr(eq + 1));
+    } else if (opt == "-Werror") {
+      c.warningsAsErrors = true;
+    } else if (opt == "-Wnone") {
+      c.ignoreWarnings = true;
     } else if (opt.rfind("-U", 0) == 0) {
       c.undefines.push_back(opt.substr(2));
     }

@@ -6,8 +6,9 @@
 // kernels, then mutated token-wise. Everything here is deterministic given its
 // random inputs (RapidCheck draws those; see FrontendFuzz.cpp).
 //
-// A saved case is a file: for Triton-C its first lines are `//!fuzz -DNAME=V`
-// and `//!fuzz -UNAME` comments holding the options, and those lines are part
+// A saved case is a file: for Triton-C its first lines are `//!fuzz -DNAME=V`,
+// `//!fuzz -UNAME`, `//!fuzz -Werror`, `//!fuzz -Wnone` comments holding the
+// options, and those lines are part
 // of the compiled source, so `frontend_fuzz --check FILE` and
 // `tritonc FILE -DNAME=V ...` see exactly what the fuzzer compiled.
 //
@@ -27,6 +28,8 @@ namespace tc::fuzz {
 struct SourceCase {
   std::vector<std::pair<std::string, std::string>> defines;
   std::vector<std::string> undefines;
+  bool warningsAsErrors = false; // -Werror
+  bool ignoreWarnings = false;   // -Wnone
   std::string body;
 
   /// The header comment lines (one per option) followed by the body.

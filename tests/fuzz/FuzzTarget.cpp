@@ -138,6 +138,8 @@ CheckResult checkSource(const SourceCase &c, const std::vector<std::string> &inc
   CompileOptions opts;
   opts.defines = c.defines;
   opts.undefines = c.undefines;
+  opts.warningsAsErrors = c.warningsAsErrors;
+  opts.ignoreWarnings = c.ignoreWarnings;
   opts.includeDirs = includeDirs;
   Compilation comp(std::move(opts));
   comp.diags().setOutput(nullptr);

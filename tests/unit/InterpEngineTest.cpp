@@ -72,10 +72,16 @@ HostArray bitsOf(DType t, const std::vector<uint64_t> &bits) {
   return a;
 }
 
-uint64_t f32bits(float f) { return std::bit_cast<uint32_t>(f); }
-uint64_t f64bits(double d) { return std::bit_cast<uint64_t>(d); }
+uint64_t f32bits(float f) {
+  return std::bit_cast<uint32_t>(f);
+}
+uint64_t f64bits(double d) {
+  return std::bit_cast<uint64_t>(d);
+}
 
-std::string irText(DType t) { return std::string(tc::irName(t)); }
+std::string irText(DType t) {
+  return std::string(tc::irName(t));
+}
 
 /// A kernel applying `op` lane by lane to a[0..n) (and b[0..n), c[0..n)) and
 /// storing into out[0..n): n is a power of two.
@@ -111,8 +117,8 @@ struct OpRun {
 OpRun runOp(const std::string &op, DType in, DType out, std::vector<std::vector<uint64_t>> inputs,
             const std::string &attrs = "") {
   size_t n = inputs[0].size();
-  auto k = compileTir(elementwiseKernel(op, in, out, static_cast<int>(n),
-                                        static_cast<int>(inputs.size()), attrs));
+  auto k = compileTir(
+      elementwiseKernel(op, in, out, static_cast<int>(n), static_cast<int>(inputs.size()), attrs));
   OpRun r;
   if (!k)
     return r;
@@ -133,7 +139,8 @@ OpRun runOp(const std::string &op, DType in, DType out, std::vector<std::vector<
 
 /// Two's complement bits of v in `bytes` bytes.
 uint64_t ib(int64_t v, unsigned bytes) {
-  return bytes == 8 ? static_cast<uint64_t>(v) : static_cast<uint64_t>(v) & ((1ull << (8 * bytes)) - 1);
+  return bytes == 8 ? static_cast<uint64_t>(v)
+                    : static_cast<uint64_t>(v) & ((1ull << (8 * bytes)) - 1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -222,7 +229,8 @@ TEST(InterpEngine, Shifts) {
 
 TEST(InterpEngine, MulHiAndBitwise) {
   // uint32: 0xffffffff^2 = 0xfffffffe00000001 -> 0xfffffffe; 0x10000 * 0x10000 = 2^32 -> 1.
-  OpRun r = runOp("umulhi", DType::U32, DType::U32, {{0xffffffffu, 0x10000}, {0xffffffffu, 0x10000}});
+  OpRun r =
+      runOp("umulhi", DType::U32, DType::U32, {{0xffffffffu, 0x10000}, {0xffffffffu, 0x10000}});
   EXPECT_EQ(r.bits, (std::vector<uint64_t>{0xfffffffeu, 1}));
   // Signed dtypes take the signed product: -1 * -1 = 1 -> 0; INT_MIN * 2 = -2^32 -> -1.
   r = runOp("umulhi", DType::I32, DType::I32, {{0xffffffffu, 0x80000000u}, {0xffffffffu, 2}});
@@ -263,7 +271,8 @@ TEST(InterpEngine, FloatSignsAndNaN) {
   EXPECT_EQ(r.bits, (std::vector<uint64_t>{1, 0}));
   r = runOp("cmp_lt", DType::F32, DType::Bool, {{nan, one}, {one, nan}});
   EXPECT_EQ(r.bits, (std::vector<uint64_t>{0, 0}));
-  r = runOp("cmp_ge", DType::F16, DType::Bool, {{0x3c00, 0x8000}, {0x3c00, 0x0000}}); // 1>=1, -0>=+0
+  r = runOp("cmp_ge", DType::F16, DType::Bool,
+            {{0x3c00, 0x8000}, {0x3c00, 0x0000}}); // 1>=1, -0>=+0
   EXPECT_EQ(r.bits, (std::vector<uint64_t>{1, 1}));
 }
 
@@ -337,7 +346,8 @@ TEST(InterpEngine, CastsConvertAsC) {
   r = runOp("cast", DType::F32, DType::F16, {{f32bits(65519.0f), f32bits(65520.0f)}});
   EXPECT_EQ(r.bits, (std::vector<uint64_t>{0x7bff, 0x7c00}));
   // f64 -> f32 ties to even: 1 + 2^-24 -> 1; 1 + 2^-24 + 2^-50 -> 1 + 2^-23.
-  r = runOp("cast", DType::F64, DType::F32, {{f64bits(1 + 0x1p-24), f64bits(1 + 0x1p-24 + 0x1p-50)}});
+  r = runOp("cast", DType::F64, DType::F32,
+            {{f64bits(1 + 0x1p-24), f64bits(1 + 0x1p-24 + 0x1p-50)}});
   EXPECT_EQ(r.bits, (std::vector<uint64_t>{f32bits(1.0f), f32bits(1.0f + 0x1p-23f)}));
   // int64 -> bf16 with one rounding: 2^62 + 2^54 + 1 is just above the tie of
   // 2^62 and 2^62 + 2^55 -> 2^62 + 2^55 (0x5e81). A double in between would
@@ -377,8 +387,8 @@ __global__ void red(T *x, R *out) {
 /// Reduces x (dtype t, n elements) with OP; returns the stored result's bits.
 uint64_t reduce1d(const std::string &op, DType t, const std::string &tname, DType rt,
                   const std::string &rname, std::vector<double> x) {
-  auto k = compileTc(kReduceSrc, {{"T", tname}, {"R", rname}, {"N", std::to_string(x.size())},
-                                  {"OP", op}});
+  auto k = compileTc(kReduceSrc,
+                     {{"T", tname}, {"R", rname}, {"N", std::to_string(x.size())}, {"OP", op}});
   if (!k)
     return 0;
   Launch l;
@@ -1008,7 +1018,8 @@ __global__ void pr() {
   Launch l;
   ASSERT_EQ(l.run(*k).status, RunResult::Status::Ok);
   EXPECT_EQ(l.out.str(), "[program (0, 0, 0)] big: "
-                         "array([   0,    1,    2, ..., 2045, 2046, 2047], dtype=int32)\n");
+                         "array([   0,    1,    2, ..., 2045, 2046, 2047], shape=(2048,), "
+                         "dtype=int32)\n");
 }
 
 TEST(InterpEngine, AssertNamesTheMessageAndFirstFalseLane) {
@@ -1214,6 +1225,160 @@ __global__ void alias(int *x, int *y) {
   ASSERT_EQ(l.run(*k).status, RunResult::Status::Ok);
   EXPECT_EQ(a.getDouble(0), 5);
   EXPECT_EQ(a.getDouble(1), 6);
+}
+
+TEST(InterpEngine, PointerTileSpanningTwoBuffers) {
+  // Lanes 0-1 read a, lanes 2-3 read b: each lane is checked against its own buffer.
+  auto k = compileTc(R"(
+__global__ void two(float *a, float *b, float *out) {
+  int r[4] = 0 ... 4;
+  float *p[4] = r < 2 ? a + r : b + (r - 2);
+  *(out + r) = *p;
+  *p = r;
+}
+)");
+  Launch l;
+  HostArray a = arrayOf(DType::F32, {1, 2}), b = arrayOf(DType::F32, {3, 4});
+  HostArray out = HostArray::zeros(DType::F32, {4});
+  l.args.setBuffer("a", &a);
+  l.args.setBuffer("b", &b);
+  l.args.setBuffer("out", &out);
+  RunResult r = l.run(*k);
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(out.getDouble(i), i + 1);
+  EXPECT_EQ(a.getDouble(1), 1);
+  EXPECT_EQ(b.getDouble(0), 2);
+  EXPECT_EQ(b.getDouble(1), 3);
+}
+
+TEST(InterpEngine, DotPoisonFollowsRowsAndColumns) {
+  // a's row 1 is masked off: only row 1 of a @ b is undefined; storing rows 0
+  // and 1 through a mask on row 0 works, storing row 1 traps at lane 2 (1, 0).
+  auto k = compileTc(R"(
+__global__ void dp(float *pa, float *pb, float *pc, int mode) {
+  int r[2] = 0 ... 2;
+  bool m[2, 2] = r[:, newaxis] < 1;
+  float a[2, 2] = *?(m)(pa + r[:, newaxis] * 2 + r[newaxis, :]);
+  float b[2, 2] = *(pb + r[:, newaxis] * 2 + r[newaxis, :]);
+  float c[2, 2] = a @ b;
+  if (mode == 0)
+    *?(m)(pc + r[:, newaxis] * 2 + r[newaxis, :]) = c;
+  else
+    *(pc + r[:, newaxis] * 2 + r[newaxis, :]) = c;
+}
+)");
+  HostArray a = arrayOf(DType::F32, {1, 2, 3, 4}), b = arrayOf(DType::F32, {1, 0, 0, 1});
+  HostArray c = HostArray::zeros(DType::F32, {4});
+  Launch l;
+  l.args.setBuffer("pa", &a);
+  l.args.setBuffer("pb", &b);
+  l.args.setBuffer("pc", &c);
+  l.args.setScalar("mode", ScalarValue::ofInt(DType::I32, 0));
+  ASSERT_EQ(l.run(*k).status, RunResult::Status::Ok);
+  EXPECT_EQ(c.getDouble(0), 1);
+  EXPECT_EQ(c.getDouble(1), 2);
+  l.args.setScalar("mode", ScalarValue::ofInt(DType::I32, 1));
+  RunResult r = l.run(*k);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::UndefinedValue);
+  EXPECT_EQ(r.trap->lane, 2);
+}
+
+TEST(InterpEngine, PrintUsesShortestDigitsOfTheDtype) {
+  // fp16 0.1 is 0.0999755859375: "0.1" reads back to it. 65504 needs 3 digits.
+  auto k = compileTc(R"(
+__global__ void ph(half *h) {
+  int r[4] = 0 ... 4;
+  print("h", *(h + r));
+}
+)");
+  Launch l;
+  HostArray h = arrayOf(DType::F16, {0.1, 1, 65504, -INFINITY});
+  l.args.setBuffer("h", &h);
+  ASSERT_EQ(l.run(*k).status, RunResult::Status::Ok);
+  EXPECT_EQ(
+      l.out.str(),
+      "[program (0, 0, 0)] h: array([     0.1,       1., 6.55e+04,     -inf], dtype=float16)\n");
+}
+
+TEST(InterpEngine, ScalarArgumentsConvertToTheParameterType) {
+  // A float parameter takes an int (rounded); an int parameter takes an
+  // integral float; a non-integral float for an int is an invalid launch.
+  auto k = compileTc(R"(
+__global__ void sc(float *o, float x, int n) {
+  *o = x + n;
+}
+)");
+  HostArray o = HostArray::zeros(DType::F32, {1});
+  Launch l;
+  l.args.setBuffer("o", &o);
+  l.args.setScalar("x", ScalarValue::ofInt(DType::I64, 16777217)); // rounds to 2^24
+  l.args.setScalar("n", ScalarValue::ofFloat(DType::F64, 3.0));
+  ASSERT_EQ(l.run(*k).status, RunResult::Status::Ok);
+  EXPECT_EQ(o.getDouble(0), 16777216.0 + 4); // 2^24 + 3 rounds to even: 2^24 + 4
+  l.args.setScalar("n", ScalarValue::ofFloat(DType::F64, 3.5));
+  RunResult r = l.run(*k);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::InvalidLaunch);
+  EXPECT_EQ(r.trap->message, "argument 'n' = 3.5 (float64) does not fit parameter type int32");
+}
+
+TEST(InterpEngine, TraceSummarisesTiles) {
+  auto k = compileTc("__global__ void t() {\n  int r[8] = 0 ... 8;\n}\n");
+  Launch l;
+  l.opts.trace = true;
+  ASSERT_EQ(l.run(*k).status, RunResult::Status::Ok);
+  EXPECT_NE(l.out.str().find("%0 = range : tile<8xi32> min=0 max=7 first=[0, 1, 2, 3, ...]\n"),
+            std::string::npos)
+      << l.out.str();
+}
+
+TEST(InterpEngine, TilesTooLargeToHoldAreAnErrorNotACrash) {
+  // 2^30 lanes would need 4 GiB: the interpreter refuses the kernel (Status::Error).
+  auto k = compileTir(R"(
+kernel @big(%p: !ptr<f32>) {
+  %z = constant <value = 0.0> : tile<32768x32768xf32>
+  return
+}
+)");
+  ASSERT_TRUE(k);
+  Launch l;
+  HostArray p = HostArray::zeros(DType::F32, {1});
+  l.args.setBuffer("p", &p);
+  RunResult r = l.run(*k);
+  EXPECT_EQ(r.status, RunResult::Status::Error);
+  EXPECT_NE(r.error.find("2^24"), std::string::npos) << r.error;
+}
+
+TEST(InterpEngine, TwoDimensionalBlockLoads) {
+  // A 4 x 4 block with row stride ld of a row-major array x: rows are copied
+  // whole when they are inside; with 14 elements and ld = 4 the last row's
+  // lanes 14 and 15 are outside, and lane 14 is named.
+  auto k = compileTc(R"(
+__global__ void blk(float *x, float *out, int ld) {
+  int r[4] = 0 ... 4;
+  *(out + r[:, newaxis] * 4 + r[newaxis, :]) = *(x + r[:, newaxis] * ld + r[newaxis, :]);
+}
+)");
+  std::vector<double> v(40);
+  for (int i = 0; i < 40; ++i)
+    v[static_cast<size_t>(i)] = i;
+  HostArray x = arrayOf(DType::F32, v), out = HostArray::zeros(DType::F32, {16});
+  Launch l;
+  l.args.setBuffer("x", &x);
+  l.args.setBuffer("out", &out);
+  l.args.setScalar("ld", ScalarValue::ofInt(DType::I32, 10));
+  ASSERT_EQ(l.run(*k).status, RunResult::Status::Ok);
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(out.getDouble(i), (i / 4) * 10 + i % 4);
+  HostArray small = arrayOf(DType::F32, std::vector<double>(v.begin(), v.begin() + 14));
+  l.args.setBuffer("x", &small);
+  l.args.setScalar("ld", ScalarValue::ofInt(DType::I32, 4));
+  RunResult r = l.run(*k);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::OutOfBounds);
+  EXPECT_EQ(r.trap->lane, 14);
 }
 
 } // namespace
