@@ -128,6 +128,7 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   CompileOutcome out;
   CompileOptions opts;
   opts.defines = req.defines;
+  opts.undefines = req.undefines;
   opts.includeDirs = req.includeDirs;
   opts.warningsAsErrors = req.warningsAsErrors;
   auto c = std::make_shared<Compilation>(opts);

@@ -96,6 +96,7 @@ struct CompileRequest {
   std::string sourceName; // with sourceText: an in-memory source
   std::string sourceText;
   DefineList defines;     // one variant
+  std::vector<std::string> undefines; // -U NAME, applied after the defines (also to built-ins)
   std::vector<std::string> includeDirs;
   std::string kernelName; // which __global__ function; empty: the only one
   bool warningsAsErrors = false;

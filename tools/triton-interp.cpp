@@ -79,7 +79,9 @@ std::vector<std::string> normaliseArgs(int argc, char **argv) {
   return args;
 }
 
-/// -D specs with -U applied (-U NAME drops every -D NAME).
+/// -D specs with -U applied: -U NAME drops every -D NAME, and is also passed to
+/// the preprocessor (so it can undefine a built-in macro or one from the source's
+/// own command-line defaults), as `tritonc -U` does.
 bool parseDefines(const Options &opt, Plan &plan, std::string &error) {
   for (const std::string &d : opt.defines) {
     auto spec = tc::parseDefine(d, error);
@@ -89,11 +91,7 @@ bool parseDefines(const Options &opt, Plan &plan, std::string &error) {
   }
   for (const std::string &u : opt.undefines) {
     auto &specs = plan.defineSpecs;
-    size_t before = specs.size();
     std::erase_if(specs, [&](const tc::DefineSpec &s) { return s.name == u; });
-    if (specs.size() == before)
-      std::cerr << "triton-interp: warning: -U" << u
-                << " has no effect: it only undoes a -D of the same name\n";
   }
   plan.variants = tc::expandDefines(plan.defineSpecs);
   return true;
@@ -206,6 +204,7 @@ std::shared_ptr<tc::CompiledKernel> compile(const Options &opt, const tc::Define
   tc::CompileRequest req;
   req.path = opt.input;
   req.defines = defines;
+  req.undefines = opt.undefines;
   req.includeDirs = opt.includeDirs;
   req.kernelName = opt.kernel;
   tc::CompileOutcome outcome = tc::compileKernel(req);
