@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 //===----------------------------------------------------------------------===//
@@ -125,6 +126,8 @@ enum class BinaryOp {
   Mul, Div, Rem, Add, Sub, Shl, Shr, Lt, Gt, Le, Ge, Eq, Ne, BitAnd, BitXor, BitOr,
   LogicalAnd, LogicalOr, MatMul
 };
+/// The spelling of a binary operator ("+", "@", "&&").
+std::string_view binaryOpSpelling(BinaryOp op);
 /// Reduction operators allowed in a subscript.
 enum class ReduceOp { Add, Max, Min, ArgMax, ArgMin, And, Or, Xor };
 

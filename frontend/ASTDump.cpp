@@ -95,31 +95,6 @@ const char *unaryStr(UnaryOp op) {
   return "'?'";
 }
 
-const char *binaryStr(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Rem: return "%";
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Shl: return "<<";
-  case BinaryOp::Shr: return ">>";
-  case BinaryOp::Lt: return "<";
-  case BinaryOp::Gt: return ">";
-  case BinaryOp::Le: return "<=";
-  case BinaryOp::Ge: return ">=";
-  case BinaryOp::Eq: return "==";
-  case BinaryOp::Ne: return "!=";
-  case BinaryOp::BitAnd: return "&";
-  case BinaryOp::BitXor: return "^";
-  case BinaryOp::BitOr: return "|";
-  case BinaryOp::LogicalAnd: return "&&";
-  case BinaryOp::LogicalOr: return "||";
-  case BinaryOp::MatMul: return "@";
-  }
-  return "?";
-}
-
 const char *reduceStr(ReduceOp op) {
   switch (op) {
   case ReduceOp::Add: return "+";
@@ -329,10 +304,10 @@ std::string Dumper::exprHead(const Expr &e) const {
   case ExprKind::Unary: return std::string("UnaryExpr ") + unaryStr(e.as<UnaryExpr>()->op);
   case ExprKind::MaskedDeref: return "MaskedDerefExpr '*?'";
   case ExprKind::Binary:
-    return std::string("BinaryExpr '") + binaryStr(e.as<BinaryExpr>()->op) + "'";
+    return "BinaryExpr '" + std::string(binaryOpSpelling(e.as<BinaryExpr>()->op)) + "'";
   case ExprKind::Assign: {
     const auto *a = e.as<AssignExpr>();
-    return std::string("AssignExpr '") + (a->compound ? binaryStr(*a->compound) : "") + "='";
+    return "AssignExpr '" + std::string(a->compound ? binaryOpSpelling(*a->compound) : "") + "='";
   }
   case ExprKind::Conditional: return "ConditionalExpr '?:'";
   case ExprKind::Cast: return "CastExpr '" + typeSpecStr(e.as<CastExpr>()->to) + "'";

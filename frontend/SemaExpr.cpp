@@ -53,31 +53,6 @@ std::optional<DType> reduceResult(ReduceOp op, DType t) {
 }
 } // namespace
 
-std::string_view binaryOpSpelling(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Rem: return "%";
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Shl: return "<<";
-  case BinaryOp::Shr: return ">>";
-  case BinaryOp::Lt: return "<";
-  case BinaryOp::Gt: return ">";
-  case BinaryOp::Le: return "<=";
-  case BinaryOp::Ge: return ">=";
-  case BinaryOp::Eq: return "==";
-  case BinaryOp::Ne: return "!=";
-  case BinaryOp::BitAnd: return "&";
-  case BinaryOp::BitXor: return "^";
-  case BinaryOp::BitOr: return "|";
-  case BinaryOp::LogicalAnd: return "&&";
-  case BinaryOp::LogicalOr: return "||";
-  case BinaryOp::MatMul: return "@";
-  }
-  return "?";
-}
-
 std::string_view unaryOpSpelling(UnaryOp op) {
   switch (op) {
   case UnaryOp::Neg: return "-";

@@ -95,8 +95,7 @@ ast::ConstValue foldMinMax(bool isMax, const ast::ConstValue &a, const ast::Cons
 
 /// Builtin by name, or nullopt.
 std::optional<ast::Builtin> lookupBuiltin(std::string_view name);
-/// The spelling of a binary operator ("+", "@", "&&").
-std::string_view binaryOpSpelling(ast::BinaryOp op);
+using ast::binaryOpSpelling;
 std::string_view unaryOpSpelling(ast::UnaryOp op);
 std::string_view reduceOpSpelling(ast::ReduceOp op);
 
