@@ -3,7 +3,9 @@
 #include "conformance/Runner.h"
 
 #include "conformance/Json.h"
+#include "codegen/Ulp.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fnmatch.h>
 #include <fstream>
@@ -65,6 +67,26 @@ Verdict checkTrap(const Case &c, const RunResult &r) {
   return {Status::Fail, "expected " + want + "; got:\n" + t.render(), std::nullopt};
 }
 
+// The GPU's documented ULP bound (codegen/Ulp.h) of the least exact function
+// the kernel calls, plus one for the reference's own rounding; 0 when the
+// kernel calls none (every other op must agree exactly or within the case's
+// tolerance).
+uint64_t gpuExtraUlps(const ir::Function &fn) {
+  int worst = 0;
+  std::vector<const ir::Block *> todo = {&fn.body()};
+  while (!todo.empty()) {
+    const ir::Block *b = todo.back();
+    todo.pop_back();
+    for (const auto &op : b->ops()) {
+      if (op->numOperands() > 0 && !op->operand(0)->type().isPtr)
+        worst = std::max(worst, codegen::gpuUlpBound(op->kind(), op->operand(0)->type().dtype));
+      for (const auto &r : op->regions())
+        todo.push_back(r.get());
+    }
+  }
+  return worst > 0 ? static_cast<uint64_t>(worst) + 1 : 0;
+}
+
 Verdict launchAndCheck(const Suite &s, const Case &c, const CompiledKernel &kernel,
                        Backend &backend, const RunOptions &opts) {
   std::unique_ptr<BoundArgs> args = bindArgs(c);
@@ -91,7 +113,7 @@ Verdict launchAndCheck(const Suite &s, const Case &c, const CompiledKernel &kern
   if (r.status == RunResult::Status::Trapped)
     return {Status::Error, "unexpected trap:\n" + r.trap->render(), std::nullopt};
   if (c.expect.kind == ExpectKind::Outputs)
-    return checkOutputs(c, *args);
+    return checkOutputs(c, *args, backend.name() == "gpu" ? gpuExtraUlps(kernel.function()) : 0);
   return {};
 }
 
@@ -110,18 +132,48 @@ bool isFailure(Status s) {
   return s == Status::Fail || s == Status::Error || s == Status::Crash || s == Status::Timeout;
 }
 
-Verdict checkOutputs(const Case &c, const BoundArgs &args) {
+/// The first element that matches neither `spec` nor `ulps` ULPs (NaN = NaN).
+std::optional<Mismatch> compareWithUlps(const HostArray &got, const HostArray &want,
+                                        const CompareSpec &spec, uint64_t ulps) {
+  std::optional<Mismatch> m = compareArrays(got, want, spec);
+  if (!m || ulps == 0 || m->index < 0 || !isFloat(want.dtype))
+    return m;
+  CompareSpec loose = CompareSpec::ulps(ulps);
+  std::optional<Mismatch> first;
+  int64_t count = 0;
+  for (int64_t i = 0; i < want.numElements(); ++i) {
+    uint64_t g = got.getBits(i), w = want.getBits(i);
+    if (elementsMatch(want.dtype, g, w, spec) || elementsMatch(want.dtype, g, w, loose))
+      continue;
+    if (!first) {
+      first = m;
+      first->index = i;
+      first->got = formatElement(want.dtype, g);
+      first->want = formatElement(want.dtype, w);
+    }
+    ++count;
+  }
+  if (first)
+    first->count = count;
+  return first;
+}
+
+Verdict checkOutputs(const Case &c, const BoundArgs &args, uint64_t extraUlps) {
   for (const OutputSpec &o : c.expect.outputs) {
     size_t i = 0;
     while (c.args[i].name != o.name)
       ++i;
-    if (std::optional<Mismatch> m = compareArrays(*args.buffers[i], o.want, o.compare)) {
+    if (std::optional<Mismatch> m =
+            compareWithUlps(*args.buffers[i], o.want, o.compare, extraUlps)) {
       m->output = o.name;
       std::string where = m->index < 0 ? "has the wrong shape or dtype"
                                        : "differs at index " + std::to_string(m->index) + " (" +
                                              std::to_string(m->count) + " of " +
                                              std::to_string(o.want.numElements()) +
-                                             " elements; compare " + o.compare.str() + ")";
+                                             " elements; compare " + o.compare.str() +
+                                             (extraUlps ? " or ulp=" + std::to_string(extraUlps)
+                                                        : std::string()) +
+                                             ")";
       return {Status::Fail, "output '" + o.name + "' " + where, std::move(m)};
     }
   }

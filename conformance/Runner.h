@@ -70,7 +70,9 @@ struct Verdict {
 
 /// Compares the buffers of a finished run with the case's expected outputs,
 /// and every buffer the case does not list with its initial contents.
-Verdict checkOutputs(const Case &c, const BoundArgs &args);
+/// With extraUlps > 0 (the gpu backend on a kernel that calls a transcendental
+/// function), a float element also passes within that many ULPs.
+Verdict checkOutputs(const Case &c, const BoundArgs &args, uint64_t extraUlps = 0);
 
 /// The arguments against the kernel's parameters (order, names, buffer or
 /// scalar, buffer dtype = pointee): an invalid_launch trap when they differ.
@@ -119,7 +121,8 @@ struct RunnerOptions {
   std::string backend = "interp";
   unsigned jobs = 0;               // workers at once; 0: the number of cores
   double timeout = 60;             // seconds per case (all its variants); 0: none
-  bool isolate = true;             // fork a worker per case
+  bool isolate = true;             // run cases in forked worker processes
+  unsigned batch = 16;             // isolate: cases one worker runs in turn (0, 1: one each)
   std::vector<std::string> suiteGlobs, featureGlobs, caseGlobs; // filters (any of each)
   const KnownFailures *known = nullptr;
   std::ostream *progress = nullptr; // "[12/50] 1 failed" lines and one line per bad case

@@ -1,19 +1,26 @@
 // runSuites: which cases run, and running them in forked worker processes
-// (one per case, `jobs` at once) so that crashes and hangs are contained.
+// (`jobs` at once) so that crashes and hangs are contained.
 //
-// A worker runs one case (all its variants) with its stdin and stdout on
-// /dev/null and its stderr on a pipe, writes its record as JSON to a second
-// pipe and exits. The parent polls the pipes; a worker killed by a signal or
-// exiting without a record gives a `crash` record (with the signal and the end
-// of its stderr), one past its deadline is killed (SIGKILL) and gives `timeout`.
+// A worker runs a batch of up to `batch` cases (all their variants) in turn on
+// one backend, with its stdin and stdout on /dev/null and its stderr on a
+// pipe, and writes each case's record as JSON to a second pipe as soon as the
+// case is done. The parent polls the pipes; the timeout is per case (each
+// record restarts it). A worker killed by a signal or exiting before the
+// records of all its cases gives a `crash` record for the first case without
+// one (with the signal and the end of what that case wrote on stderr), one
+// past its deadline is killed (SIGKILL) and gives `timeout`; the cases after
+// it run in a new worker. A worker stops early after a case that may have
+// left the backend unusable in its process (see mayPoison).
 #include "conformance/Report.h"
 #include "conformance/Runner.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <iostream>
 #include <poll.h>
@@ -149,11 +156,14 @@ private:
   bool tty_;
 };
 
-// Runs one case in this process; an escaping exception becomes a `crash` record.
-CaseRecord runItem(const WorkItem &item, const RunnerOptions &opts, double maxSeconds) {
+// Runs one case in this process on `backend` (created first when null); an
+// escaping exception becomes a `crash` record.
+CaseRecord runItem(const WorkItem &item, const RunnerOptions &opts, double maxSeconds,
+                   std::unique_ptr<Backend> &backend) {
   try {
     std::string why;
-    std::unique_ptr<Backend> backend = createBackend(opts.backend, why);
+    if (!backend)
+      backend = createBackend(opts.backend, why);
     if (!backend)
       return skippedRecord(*item.suite, *item.kase, opts.backend, why);
     RunOptions ro;
@@ -173,7 +183,8 @@ CaseRecord runItem(const WorkItem &item, const RunnerOptions &opts, double maxSe
 // Without isolation the timeout is the backend's own wall-clock limit (a
 // step_limit trap), reported as `timeout`.
 CaseRecord runInProcess(const WorkItem &item, const RunnerOptions &opts) {
-  CaseRecord r = runItem(item, opts, opts.timeout);
+  std::unique_ptr<Backend> backend;
+  CaseRecord r = runItem(item, opts, opts.timeout, backend);
   if (r.status == Status::Error && r.error.find("step_limit") != std::string::npos &&
       opts.timeout > 0 && r.time >= opts.timeout)
     r.status = Status::Timeout;
@@ -181,16 +192,41 @@ CaseRecord runInProcess(const WorkItem &item, const RunnerOptions &opts) {
 }
 
 // --- Isolated workers ---------------------------------------------------------
+//
+// After each case a worker writes kCaseDone to its stderr and then the case's
+// record as one frame on its result pipe: "<length>\n<record JSON>". The
+// markers tell the parent which stderr text belongs to the case a worker died
+// in. An empty frame ("0\n") says the worker stops before the end of its batch
+// (the case may have left the backend unusable in that process); the rest of
+// the batch then runs in a new worker.
+
+constexpr std::string_view kCaseDone = "\x1e\x1dtc-conformance: case done\x1d\x1e";
+constexpr std::string_view kStopFrame = "0\n";
+constexpr size_t kMaxFrameHeader = 20;
 
 struct Worker {
   pid_t pid = -1;
-  size_t item = 0;
+  std::vector<size_t> batch; // items, in the order the worker runs them
+  size_t recorded = 0;       // records received: those of batch[0, recorded)
+  bool stopped = false;      // the worker stops early (an empty frame)
+  bool broken = false;       // a malformed frame arrived; later ones are ignored
+  std::string perr;          // what was wrong with it
   int resultFd = -1, errFd = -1;
-  std::string result, err;
-  Clock::time_point start, deadline;
+  std::string result;        // bytes not yet split into frames
+  std::string err;           // stderr since the last marker
+  size_t markers = 0;        // markers seen
+  std::deque<std::string> markedErr; // stderr of cases [markers - size, markers)
+  Clock::time_point start, deadline; // of the case running now
 };
 
-void writeAll(int fd, const std::string &s) {
+Clock::time_point deadlineFrom(Clock::time_point t, const RunnerOptions &opts) {
+  if (opts.timeout <= 0)
+    return Clock::time_point::max();
+  return t + std::chrono::duration_cast<Clock::duration>(
+                 std::chrono::duration<double>(opts.timeout));
+}
+
+void writeAll(int fd, std::string_view s) {
   size_t off = 0;
   while (off < s.size()) {
     ssize_t n = write(fd, s.data() + off, s.size() - off);
@@ -202,8 +238,21 @@ void writeAll(int fd, const std::string &s) {
   }
 }
 
-[[noreturn]] void childMain(const WorkItem &item, const RunnerOptions &opts, int resultFd,
-                            int errFd, const std::vector<Worker> &others) {
+// Whether the case ran a kernel that did not end normally, which may leave the
+// backend unusable in this process (a GPU fault poisons CUDA for the process):
+// a trap expectation, a crash, or an error other than one the frontend found.
+bool mayPoison(const Case &c, const CaseRecord &r) {
+  if (c.expect.kind == ExpectKind::Trap || r.status == Status::Crash)
+    return true;
+  return r.status == Status::Error && !r.error.starts_with("compile error:") &&
+         !r.error.starts_with("grid: ");
+}
+
+// Runs the batch with one backend (one CUDA context), writing a marker on
+// stderr and a record frame after each case.
+[[noreturn]] void childMain(const std::vector<WorkItem> &items, const std::vector<size_t> &batch,
+                            const RunnerOptions &opts, int resultFd, int errFd,
+                            const std::vector<Worker> &others) {
   for (const Worker &w : others) {
     close(w.resultFd);
     close(w.errFd);
@@ -212,13 +261,26 @@ void writeAll(int fd, const std::string &s) {
   dup2(devnull, 0);
   dup2(devnull, 1);
   dup2(errFd, 2);
-  CaseRecord r = runItem(item, opts, 0);
-  writeAll(resultFd, recordToJsonText(r));
+  std::unique_ptr<Backend> backend;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    const WorkItem &item = items[batch[k]];
+    CaseRecord r = runItem(item, opts, 0, backend);
+    std::cerr.flush();
+    std::fflush(stderr);
+    writeAll(2, kCaseDone);
+    std::string text = recordToJsonText(r);
+    writeAll(resultFd, std::to_string(text.size()) + "\n" + text);
+    if (k + 1 < batch.size() && mayPoison(*item.kase, r)) {
+      writeAll(resultFd, kStopFrame);
+      break;
+    }
+  }
+  backend.reset();
   _exit(0);
 }
 
-bool spawn(const std::vector<WorkItem> &items, size_t index, const RunnerOptions &opts,
-           std::vector<Worker> &active, std::string &error) {
+bool spawn(const std::vector<WorkItem> &items, const std::vector<size_t> &batch,
+           const RunnerOptions &opts, std::vector<Worker> &active, std::string &error) {
   int res[2], err[2];
   if (pipe(res) != 0) {
     error = std::string("pipe: ") + std::strerror(errno);
@@ -242,19 +304,19 @@ bool spawn(const std::vector<WorkItem> &items, size_t index, const RunnerOptions
   if (pid == 0) {
     close(res[0]);
     close(err[0]);
-    childMain(items[index], opts, res[1], err[1], active);
+    childMain(items, batch, opts, res[1], err[1], active);
   }
   close(res[1]);
   close(err[1]);
+  for (int fd : {res[0], err[0]}) // what is left after a kill is read without blocking
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   Worker w;
   w.pid = pid;
-  w.item = index;
+  w.batch = batch;
   w.resultFd = res[0];
   w.errFd = err[0];
   w.start = Clock::now();
-  w.deadline = opts.timeout > 0 ? w.start + std::chrono::duration_cast<Clock::duration>(
-                                                 std::chrono::duration<double>(opts.timeout))
-                                : Clock::time_point::max();
+  w.deadline = deadlineFrom(w.start, opts);
   active.push_back(std::move(w));
   return true;
 }
@@ -263,14 +325,103 @@ std::string tail(const std::string &s) {
   return s.size() <= kStderrTail ? s : "..." + s.substr(s.size() - kStderrTail);
 }
 
-// The record of a worker that has finished (`status` from waitpid) or was killed.
-CaseRecord finish(const WorkItem &item, const RunnerOptions &opts, Worker &w, int status,
-                  bool killed) {
-  double elapsed = std::chrono::duration<double>(Clock::now() - w.start).count();
+// Forgets the stderr of cases that have their records.
+void dropMarkedErr(Worker &w) {
+  while (!w.markedErr.empty() && w.markers - w.markedErr.size() < w.recorded)
+    w.markedErr.pop_front();
+}
+
+// Splits the stderr read so far at the markers.
+void takeStderr(Worker &w) {
+  for (size_t pos; (pos = w.err.find(kCaseDone)) != std::string::npos;) {
+    w.markedErr.push_back(tail(w.err.substr(0, pos)));
+    w.err.erase(0, pos + kCaseDone.size());
+    ++w.markers;
+  }
+  if (w.err.size() > 4 * kStderrTail) // a partial marker at the end stays
+    w.err.erase(0, w.err.size() - 2 * kStderrTail);
+  dropMarkedErr(w);
+}
+
+// What the k-th case of the batch wrote on stderr (its tail).
+std::string stderrOf(const Worker &w, size_t k) {
+  if (k == w.markers)
+    return w.err;
+  size_t first = w.markers - w.markedErr.size();
+  return k < first || k > w.markers ? "" : w.markedErr[k - first];
+}
+
+std::optional<size_t> frameLength(std::string_view header) {
+  size_t n = 0;
+  auto [end, ec] = std::from_chars(header.data(), header.data() + header.size(), n);
+  if (ec != std::errc() || end != header.data() + header.size() || header.empty())
+    return std::nullopt;
+  return n;
+}
+
+// The record of the next case of the batch, from one frame.
+template <typename OnDone>
+void acceptRecord(Worker &w, const std::string &text, const std::vector<WorkItem> &items,
+                  const RunnerOptions &opts, OnDone &onDone) {
   std::string perr;
-  if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    if (std::optional<CaseRecord> r = recordFromJsonText(w.result, perr))
-      return *r;
+  std::optional<CaseRecord> r = recordFromJsonText(text, perr);
+  if (r && w.recorded < w.batch.size() && r->name != items[w.batch[w.recorded]].kase->name)
+    perr = "a record of case '" + r->name + "' in place of '" +
+           items[w.batch[w.recorded]].kase->name + "'";
+  else if (r && w.recorded >= w.batch.size())
+    perr = "more records than cases";
+  if (!perr.empty()) {
+    w.broken = true;
+    w.perr = perr;
+    return;
+  }
+  onDone(w.batch[w.recorded++], std::move(*r));
+  w.start = Clock::now();
+  w.deadline = deadlineFrom(w.start, opts); // the timeout is per case
+  dropMarkedErr(w);
+}
+
+// Splits the complete frames off the result bytes and takes their records.
+template <typename OnDone>
+void takeRecords(Worker &w, const std::vector<WorkItem> &items, const RunnerOptions &opts,
+                 OnDone &onDone) {
+  while (!w.stopped && !w.broken) {
+    size_t nl = w.result.find('\n');
+    if (nl == std::string::npos) {
+      if (w.result.size() > kMaxFrameHeader) {
+        w.broken = true;
+        w.perr = "a malformed result frame";
+      }
+      return;
+    }
+    std::optional<size_t> len = frameLength(std::string_view(w.result).substr(0, nl));
+    if (!len) {
+      w.broken = true;
+      w.perr = "a malformed result frame";
+      return;
+    }
+    if (w.result.size() - nl - 1 < *len)
+      return;
+    std::string text = w.result.substr(nl + 1, *len);
+    w.result.erase(0, nl + 1 + *len);
+    if (*len == 0)
+      w.stopped = true;
+    else
+      acceptRecord(w, text, items, opts, onDone);
+  }
+}
+
+// What was written of a frame the worker did not finish.
+std::string partialFrame(const Worker &w) {
+  size_t nl = w.result.find('\n');
+  return nl == std::string::npos ? "" : w.result.substr(nl + 1);
+}
+
+// The record of the case a worker was running when it died (`status` from
+// waitpid) or was killed.
+CaseRecord failureRecord(const WorkItem &item, const RunnerOptions &opts, const Worker &w,
+                         int status, bool killed) {
+  double elapsed = std::chrono::duration<double>(Clock::now() - w.start).count();
   CaseRecord r = baseRecord(*item.suite, *item.kase, opts.backend);
   r.time = elapsed;
   r.source = item.kase->source;
@@ -284,29 +435,33 @@ CaseRecord finish(const WorkItem &item, const RunnerOptions &opts, Worker &w, in
     r.error = "the worker died of signal " + std::to_string(WTERMSIG(status)) + " (" +
               strsignal(WTERMSIG(status)) + ")";
   } else {
+    std::string perr = w.perr;
+    if (!w.broken && WEXITSTATUS(status) == 0)
+      recordFromJsonText(partialFrame(w), perr);
     r.status = Status::Crash;
     r.error = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) +
               " without a result" + (perr.empty() ? "" : " (" + perr + ")");
   }
-  if (!w.err.empty())
-    r.error += "\nworker stderr:\n" + tail(w.err);
+  std::string err = stderrOf(w, w.recorded);
+  if (!err.empty())
+    r.error += "\nworker stderr:\n" + tail(err);
   return r;
 }
 
 // Reads what is available on `fd` into `buf`; closes it at end of file.
-void drain(int &fd, std::string &buf, bool capTail) {
+// Returns whether it read something.
+bool drain(int &fd, std::string &buf) {
   char chunk[65536];
   ssize_t n = read(fd, chunk, sizeof chunk);
   if (n < 0 && (errno == EINTR || errno == EAGAIN))
-    return;
+    return false;
   if (n <= 0) {
     close(fd);
     fd = -1;
-    return;
+    return false;
   }
   buf.append(chunk, static_cast<size_t>(n));
-  if (capTail && buf.size() > 4 * kStderrTail)
-    buf.erase(0, buf.size() - 2 * kStderrTail);
+  return true;
 }
 
 // Waits for output from any worker (until the nearest deadline) and reads it.
@@ -341,9 +496,9 @@ void pollWorkers(std::vector<Worker> &active) {
       continue;
     Worker &w = active[owner[k].first];
     if (owner[k].second)
-      drain(w.resultFd, w.result, false);
+      drain(w.resultFd, w.result);
     else
-      drain(w.errFd, w.err, true);
+      drain(w.errFd, w.err);
   }
 }
 
@@ -355,10 +510,28 @@ void closeFds(Worker &w) {
     }
 }
 
+// A worker has ended: the first case of its batch without a record gets the
+// crash or timeout record (unless the worker stopped early on purpose), and
+// the cases after it are handed to `requeue` to run in a new worker.
+template <typename OnDone, typename Requeue>
+void finishWorker(const Worker &w, const std::vector<WorkItem> &items, const RunnerOptions &opts,
+                  int status, bool killed, OnDone &onDone, Requeue &requeue) {
+  if (w.recorded >= w.batch.size())
+    return;
+  size_t rest = w.recorded;
+  if (!w.stopped) {
+    size_t index = w.batch[rest++];
+    onDone(index, failureRecord(items[index], opts, w, status, killed));
+  }
+  if (rest < w.batch.size())
+    requeue(std::vector<size_t>(w.batch.begin() + static_cast<std::ptrdiff_t>(rest),
+                                w.batch.end()));
+}
+
 // Collects the workers that are done or past their deadline.
-template <typename OnDone>
+template <typename OnDone, typename Requeue>
 void reapWorkers(std::vector<Worker> &active, const std::vector<WorkItem> &items,
-                 const RunnerOptions &opts, OnDone onDone) {
+                 const RunnerOptions &opts, OnDone &onDone, Requeue &requeue) {
   for (size_t i = 0; i < active.size();) {
     Worker &w = active[i];
     int status = 0;
@@ -373,42 +546,89 @@ void reapWorkers(std::vector<Worker> &active, const std::vector<WorkItem> &items
     }
     while (waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (killed) { // its last stderr (a record that came after the deadline does not count)
+      while (w.errFd >= 0 && drain(w.errFd, w.err)) {
+      }
+      takeStderr(w);
+    }
     closeFds(w);
-    onDone(w.item, finish(items[w.item], opts, w, status, killed));
+    finishWorker(w, items, opts, status, killed, onDone, requeue);
     active.erase(active.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
+
+// Hands out batches: cases to run again first, then up to `batch` consecutive
+// cases (fewer near the end, so that every worker gets a share). Cases decided
+// without running are reported as they are passed.
+class Batcher {
+public:
+  Batcher(const std::vector<WorkItem> &items, const RunnerOptions &opts, unsigned jobs)
+      : items_(items), jobs_(jobs), max_(std::max(1u, opts.batch)) {
+    for (const WorkItem &item : items)
+      unassigned_ += item.decided ? 0 : 1;
+  }
+
+  bool empty() const { return next_ == items_.size() && requeued_.empty(); }
+  void requeue(std::vector<size_t> batch) { requeued_.push_back(std::move(batch)); }
+
+  template <typename OnDone> std::vector<size_t> take(OnDone &onDone) {
+    if (!requeued_.empty()) {
+      std::vector<size_t> b = std::move(requeued_.front());
+      requeued_.pop_front();
+      return b;
+    }
+    size_t want = std::clamp<size_t>((unassigned_ + jobs_ - 1) / jobs_, 1, max_);
+    std::vector<size_t> b;
+    while (next_ < items_.size() && b.size() < want) {
+      size_t index = next_++;
+      if (items_[index].decided)
+        onDone(index, *items_[index].decided);
+      else
+        b.push_back(index);
+    }
+    unassigned_ -= b.size();
+    return b;
+  }
+
+private:
+  const std::vector<WorkItem> &items_;
+  size_t jobs_, max_, next_ = 0, unassigned_ = 0;
+  std::deque<std::vector<size_t>> requeued_;
+};
 
 void runIsolated(const std::vector<WorkItem> &items, const RunnerOptions &opts,
                  std::vector<CaseRecord> &records, Progress &progress) {
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Worker> active;
-  size_t next = 0;
+  Batcher batcher(items, opts, jobs);
   auto onDone = [&](size_t index, CaseRecord r) {
     if (opts.known)
       applyKnownFailures(r, *opts.known);
     progress.done(r);
     records[index] = std::move(r);
   };
-  while (next < items.size() || !active.empty()) {
-    while (active.size() < jobs && next < items.size()) {
-      size_t index = next++;
-      if (items[index].decided) {
-        onDone(index, *items[index].decided);
-        continue;
-      }
+  auto requeue = [&](std::vector<size_t> batch) { batcher.requeue(std::move(batch)); };
+  while (!batcher.empty() || !active.empty()) {
+    while (active.size() < jobs && !batcher.empty()) {
+      std::vector<size_t> batch = batcher.take(onDone);
       std::string error;
-      if (!spawn(items, index, opts, active, error)) {
-        CaseRecord r = baseRecord(*items[index].suite, *items[index].kase, opts.backend);
-        r.status = Status::Crash;
-        r.error = "could not start a worker: " + error;
-        onDone(index, std::move(r));
-      }
+      if (batch.empty() || spawn(items, batch, opts, active, error))
+        continue;
+      CaseRecord r = baseRecord(*items[batch[0]].suite, *items[batch[0]].kase, opts.backend);
+      r.status = Status::Crash;
+      r.error = "could not start a worker: " + error;
+      onDone(batch[0], std::move(r));
+      if (batch.size() > 1)
+        requeue(std::vector<size_t>(batch.begin() + 1, batch.end()));
     }
     if (active.empty())
       continue;
     pollWorkers(active);
-    reapWorkers(active, items, opts, onDone);
+    for (Worker &w : active) {
+      takeStderr(w);
+      takeRecords(w, items, opts, onDone);
+    }
+    reapWorkers(active, items, opts, onDone, requeue);
   }
 }
 

@@ -99,6 +99,53 @@ std::string scalarText(const ScalarValue &v) {
   return interp::formatElement(ir::Type::scalar(v.dtype), &v.bits);
 }
 
+/// Every parameter bound exactly once by name, with a matching kind and dtype.
+std::optional<Trap> checkLaunchArgumentsImpl(const CompiledKernel &kernel_, const LaunchArgs &args_) {
+  const ir::Function &fn_ = kernel_.function();
+  auto bad = [&](std::string msg) { return launchTrap(kernel_, TrapKind::InvalidLaunch, msg); };
+  std::set<std::string> names;
+  for (size_t i = 0; i < fn_.numParams(); ++i) {
+    const std::string &name = fn_.paramName(static_cast<unsigned>(i));
+    const ir::Type &t = fn_.param(static_cast<unsigned>(i))->type();
+    names.insert(name);
+    bool hasBuf = args_.buffers().count(name) != 0;
+    const ScalarValue *sc = args_.scalar(name);
+    if (hasBuf && sc)
+      return bad("parameter '" + name + "' is bound to both a buffer and a scalar");
+    if (!hasBuf && !sc)
+      return bad("missing argument for parameter '" + name + "' (" + typeText(t) + ")");
+    if (t.isPtr) {
+      HostArray *a = args_.buffer(name);
+      if (!a)
+        return bad("parameter '" + name + "' is a pointer (" + typeText(t) + ") but got " +
+                   (sc ? "a scalar" : "a null buffer"));
+      if (a->dtype != t.dtype)
+        return bad("buffer '" + name + "' has dtype " + std::string(conformanceName(a->dtype)) +
+                   " but parameter '" + name + "' points to " +
+                   std::string(conformanceName(t.dtype)));
+      if (a->numElements() < 0 ||
+          a->data.size() != static_cast<size_t>(a->numElements()) * byteSize(a->dtype))
+        return bad("buffer '" + name + "' holds " + std::to_string(a->data.size()) +
+                   " bytes but its shape needs " +
+                   std::to_string(a->numElements() * byteSize(a->dtype)));
+    } else {
+      if (!sc)
+        return bad("parameter '" + name + "' is a scalar (" + typeText(t) + ") but got a buffer");
+      if (!fitScalar(*sc, t.dtype))
+        return bad("argument '" + name + "' = " + scalarText(*sc) + " (" +
+                   std::string(conformanceName(sc->dtype)) + ") does not fit parameter type " +
+                   typeText(t));
+    }
+  }
+  for (const auto &[name, a] : args_.buffers())
+    if (!names.count(name))
+      return bad("kernel '" + kernel_.name() + "' has no parameter named '" + name + "'");
+  for (const auto &[name, v] : args_.scalars())
+    if (!names.count(name))
+      return bad("kernel '" + kernel_.name() + "' has no parameter named '" + name + "'");
+  return std::nullopt;
+}
+
 class Launcher {
 public:
   Launcher(const CompiledKernel &k, std::array<int64_t, 3> grid, LaunchArgs &args,
@@ -202,62 +249,15 @@ unsigned Launcher::threadCount() const {
       std::min<int64_t>({int64_t(std::max(1u, opts_.threads)), total_, kMaxThreads}));
 }
 
-/// Every parameter bound exactly once by name, with a matching kind and dtype.
-std::optional<Trap> Launcher::checkArguments() {
-  auto bad = [&](std::string msg) { return launchTrap(kernel_, TrapKind::InvalidLaunch, msg); };
-  std::set<std::string> names;
-  for (size_t i = 0; i < fn_.numParams(); ++i) {
-    const std::string &name = fn_.paramName(static_cast<unsigned>(i));
-    const ir::Type &t = fn_.param(static_cast<unsigned>(i))->type();
-    names.insert(name);
-    bool hasBuf = args_.buffers().count(name) != 0;
-    const ScalarValue *sc = args_.scalar(name);
-    if (hasBuf && sc)
-      return bad("parameter '" + name + "' is bound to both a buffer and a scalar");
-    if (!hasBuf && !sc)
-      return bad("missing argument for parameter '" + name + "' (" + typeText(t) + ")");
-    if (t.isPtr) {
-      HostArray *a = args_.buffer(name);
-      if (!a)
-        return bad("parameter '" + name + "' is a pointer (" + typeText(t) + ") but got " +
-                   (sc ? "a scalar" : "a null buffer"));
-      if (a->dtype != t.dtype)
-        return bad("buffer '" + name + "' has dtype " + std::string(conformanceName(a->dtype)) +
-                   " but parameter '" + name + "' points to " +
-                   std::string(conformanceName(t.dtype)));
-      if (a->numElements() < 0 ||
-          a->data.size() != static_cast<size_t>(a->numElements()) * byteSize(a->dtype))
-        return bad("buffer '" + name + "' holds " + std::to_string(a->data.size()) +
-                   " bytes but its shape needs " +
-                   std::to_string(a->numElements() * byteSize(a->dtype)));
-    } else {
-      if (!sc)
-        return bad("parameter '" + name + "' is a scalar (" + typeText(t) + ") but got a buffer");
-      if (!fitScalar(*sc, t.dtype))
-        return bad("argument '" + name + "' = " + scalarText(*sc) + " (" +
-                   std::string(conformanceName(sc->dtype)) + ") does not fit parameter type " +
-                   typeText(t));
-    }
-  }
-  for (const auto &[name, a] : args_.buffers())
-    if (!names.count(name))
-      return bad("kernel '" + kernel_.name() + "' has no parameter named '" + name + "'");
-  for (const auto &[name, v] : args_.scalars())
-    if (!names.count(name))
-      return bad("kernel '" + kernel_.name() + "' has no parameter named '" + name + "'");
-  return std::nullopt;
-}
+std::optional<Trap> Launcher::checkArguments() { return checkLaunchArguments(kernel_, args_); }
 
 std::optional<Trap> Launcher::checkGrid() {
   const auto &g = ctx_.grid;
   auto bad = [&](std::string msg) { return launchTrap(kernel_, TrapKind::InvalidLaunch, msg); };
   std::string text = "grid (" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " +
                      std::to_string(g[2]) + ")";
-  for (int64_t d : g)
-    if (d < 1 || d > INT32_MAX)
-      return bad(text + " must have every dimension in [1, 2^31)");
-  if (g[0] * g[1] > (int64_t(1) << 31) / g[2])
-    return bad(text + " has more than 2^31 programs");
+  if (auto t = checkLaunchGrid(kernel_, g))
+    return t;
   total_ = g[0] * g[1] * g[2];
   if (opts_.onlyProgram) {
     const auto &p = *opts_.onlyProgram;
@@ -296,16 +296,8 @@ std::optional<Trap> Launcher::placeArguments() {
     interp::TilePtr v = interp::makeTile(1, byteSize(t.dtype));
     std::memcpy(v->raw(), &bits, byteSize(t.dtype));
     ctx_.params.push_back(v);
-    if (attrs.multipleOf > 1 && !isFloat(t.dtype)) {
-      __int128 value = num::intValue(t.dtype, bits);
-      if (value % attrs.multipleOf != 0)
-        return misaligned("argument '" + name +
-                          "' = " + std::to_string(static_cast<int64_t>(value)) +
-                          " is not a multiple of " + std::to_string(attrs.multipleOf) +
-                          " (its __multipleof(" + std::to_string(attrs.multipleOf) + ") claim)");
-    }
   }
-  return std::nullopt;
+  return checkScalarClaims(kernel_, args_);
 }
 
 void Launcher::setPid(Frame &f, int64_t index) const {
@@ -407,6 +399,52 @@ public:
 };
 
 } // namespace
+
+std::optional<Trap> checkLaunchArguments(const CompiledKernel &kernel, const LaunchArgs &args) {
+  return checkLaunchArgumentsImpl(kernel, args);
+}
+
+std::optional<uint64_t> scalarArgumentBits(const ScalarValue &v, DType param) {
+  return fitScalar(v, param);
+}
+
+std::optional<Trap> checkScalarClaims(const CompiledKernel &kernel, const LaunchArgs &args) {
+  const ir::Function &fn = kernel.function();
+  for (size_t i = 0; i < fn.numParams(); ++i) {
+    const std::string &name = fn.paramName(static_cast<unsigned>(i));
+    const ir::Type &t = fn.param(static_cast<unsigned>(i))->type();
+    const ir::ParamAttrs &attrs = fn.paramAttrs(static_cast<unsigned>(i));
+    const ScalarValue *sv = args.scalar(name);
+    if (t.isPtr || !sv || attrs.multipleOf <= 1 || isFloat(t.dtype))
+      continue;
+    std::optional<uint64_t> bits = fitScalar(*sv, t.dtype);
+    if (!bits)
+      continue;
+    __int128 value = num::intValue(t.dtype, *bits);
+    if (value % attrs.multipleOf != 0)
+      return launchTrap(kernel, TrapKind::Misaligned,
+                        "argument '" + name + "' = " + std::to_string(static_cast<int64_t>(value)) +
+                            " is not a multiple of " + std::to_string(attrs.multipleOf) +
+                            " (its __multipleof(" + std::to_string(attrs.multipleOf) + ") claim)");
+  }
+  return std::nullopt;
+}
+
+std::optional<Trap> checkLaunchGrid(const CompiledKernel &kernel, std::array<int64_t, 3> g) {
+  std::string text = "grid (" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " +
+                     std::to_string(g[2]) + ")";
+  for (int64_t d : g)
+    if (d < 1 || d > INT32_MAX)
+      return launchTrap(kernel, TrapKind::InvalidLaunch,
+                        text + " must have every dimension in [1, 2^31)");
+  if (g[0] * g[1] > (int64_t(1) << 31) / g[2])
+    return launchTrap(kernel, TrapKind::InvalidLaunch, text + " has more than 2^31 programs");
+  return std::nullopt;
+}
+
+Trap makeLaunchTrap(const CompiledKernel &kernel, TrapKind kind, std::string message) {
+  return launchTrap(kernel, kind, std::move(message));
+}
 
 std::unique_ptr<Backend> createInterpreterBackend() {
   return std::make_unique<InterpreterBackend>();

@@ -178,6 +178,18 @@ public:
                            LaunchArgs &args, const RunOptions &opts) = 0;
 };
 
+/// Checks shared by every backend before anything runs: each parameter bound
+/// exactly once with a matching kind and dtype, scalars that fit their
+/// parameter type (invalid_launch); __multipleof claims of scalar arguments
+/// (misaligned); grid dimensions in [1, 2^31) and at most 2^31 programs.
+std::optional<Trap> checkLaunchArguments(const CompiledKernel &kernel, const LaunchArgs &args);
+std::optional<Trap> checkScalarClaims(const CompiledKernel &kernel, const LaunchArgs &args);
+std::optional<Trap> checkLaunchGrid(const CompiledKernel &kernel, std::array<int64_t, 3> grid);
+/// The bits of scalar argument `v` converted to parameter dtype `param`, if it fits.
+std::optional<uint64_t> scalarArgumentBits(const ScalarValue &v, DType param);
+/// A trap raised before any program runs, located at the kernel's declaration.
+Trap makeLaunchTrap(const CompiledKernel &kernel, TrapKind kind, std::string message);
+
 /// The CPU reference interpreter.
 std::unique_ptr<Backend> createInterpreterBackend();
 

@@ -3,19 +3,29 @@
 //   triton-conformance run PATH... [--backend interp|gpu] [--out report.json]
 //       [--html report.html] [--md report.md] [-j N] [--timeout S]
 //       [--suite GLOB] [--feature GLOB] [--case GLOB] [--expectations FILE]
+//       [--batch N]
 //   triton-conformance check PATH...           (load and validate only)
 //   triton-conformance diff OLD.json NEW.json  (regressions, fixes, flips)
 //   triton-conformance report IN.json... [--out merged.json] [--html F] [--md F]
+//   triton-conformance check-ptx PATH... [-j N] [--sm 90] [--num-warps 4]
+//       [--allow-unsupported]   (every kernel of the suite through codegen and ptxas)
 //
 // PATH is a suite file or a directory (every *.json under it, sorted).
 // Exit codes: 0 success; 1 a case failed (run: any fail, error, crash,
 // timeout or xpass), a suite is invalid (check), a regression (diff);
+// check-ptx: ptxas rejected a kernel (or codegen failed other than "not
+// supported", which fails only without --allow-unsupported);
 // 3 usage error (bad options, unreadable inputs).
+//
+// The gpu backend runs when a CUDA device is present (`--num-warps` sets its
+// warps per program); without one every gpu case is `skipped` with the reason.
 //
 //===----------------------------------------------------------------------===//
 #include "conformance/Case.h"
 #include "conformance/Report.h"
 #include "conformance/Runner.h"
+#include "gpu/GpuBackend.h"
+#include "tools/CheckPtx.h"
 
 #include <CLI/CLI.hpp>
 
@@ -35,7 +45,7 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 3;
 struct RunFlags {
   std::vector<std::string> paths, backends{"interp"}, suites, features, cases;
   std::string out, html, md, expectations;
-  unsigned jobs = 0;
+  unsigned jobs = 0, numWarps = 4, batch = 16;
   double timeout = 60;
   bool noIsolation = false, quiet = false;
 };
@@ -95,7 +105,21 @@ bool writeReports(const Report &report, const std::string &out, const std::strin
   return ok;
 }
 
+/// Registers the GPU backend (compiled into the library; the device is probed,
+/// in a child process, when the runner asks whether it is available).
+void registerGpuBackend(unsigned numWarps) {
+  registerBackend(
+      "gpu",
+      [numWarps]() -> std::unique_ptr<tc::Backend> {
+        std::unique_ptr<tc::gpu::GpuBackend> b = tc::gpu::createGpuBackend();
+        b->setNumWarps(numWarps);
+        return b;
+      },
+      /*detectsTraps=*/false);
+}
+
 int runCommand(const RunFlags &f) {
+  registerGpuBackend(f.numWarps);
   std::vector<std::string> files;
   if (!expandPaths(f.paths, files))
     return kExitUsage;
@@ -118,6 +142,7 @@ int runCommand(const RunFlags &f) {
     opts.jobs = f.jobs;
     opts.timeout = f.timeout;
     opts.isolate = !f.noIsolation;
+    opts.batch = f.batch;
     opts.suiteGlobs = f.suites;
     opts.featureGlobs = f.features;
     opts.caseGlobs = f.cases;
@@ -218,8 +243,30 @@ int main(int argc, char **argv) {
   run->add_option("--feature", rf.features, "only cases with a feature matching GLOB");
   run->add_option("--case", rf.cases, "only cases whose name matches GLOB");
   run->add_option("--expectations", rf.expectations, "known failures (JSON list)");
+  run->add_option("--batch", rf.batch,
+                  "cases per worker process, run in turn (1: a process per case)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000000u));
   run->add_flag("--no-isolation", rf.noIsolation, "run cases in this process (debugging)");
   run->add_flag("-q,--quiet", rf.quiet, "no progress on stderr");
+  run->add_option("--num-warps", rf.numWarps, "gpu backend: warps per program (default 4)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+
+  CheckPtxFlags pf;
+  CLI::App *checkPtx = app.add_subcommand(
+      "check-ptx", "compile every kernel of the suites to PTX and check it with ptxas");
+  checkPtx->add_option("paths", pf.paths, "suite files or directories")->required();
+  checkPtx->add_option("-j,--jobs", pf.jobs, "kernels at once (default: the number of cores)");
+  checkPtx->add_option("--sm", pf.sm, "target compute capability (default 90)")
+      ->check(CLI::Range(80u, 120u));
+  checkPtx->add_option("--num-warps", pf.numWarps, "warps per program (default 4)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  checkPtx->add_option("--timeout", pf.timeout, "seconds per kernel, then it is rejected (0: none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  checkPtx->add_flag("--allow-unsupported", pf.allowUnsupported,
+                     "kernels the GPU backend does not support yet do not fail the check");
+  checkPtx->add_flag("-q,--quiet", pf.quiet, "no progress on stderr");
 
   std::vector<std::string> checkPaths;
   CLI::App *check = app.add_subcommand("check", "load and validate suites");
@@ -248,6 +295,12 @@ int main(int argc, char **argv) {
     return runCommand(rf);
   if (*check)
     return checkCommand(checkPaths);
+  if (*checkPtx) {
+    std::vector<std::string> files;
+    if (!expandPaths(pf.paths, files))
+      return kExitUsage;
+    return checkPtxCommand(loadAll(files), pf);
+  }
   if (*diff)
     return diffCommand(oldPath, newPath);
   return reportCommand(reportInputs, repOut, repHtml, repMd);

@@ -4,10 +4,13 @@
 //   tritonc kernel.tc -E | --emit=tokens|ast|ir [-o out] [--kernel NAME]
 //   tritonc module.tir --passes=canonicalize,fold,cse,dce --print-after-all
 //   tritonc bad.tc -verify          (checks `// expected-error {{...}}` comments)
+//   tritonc kernel.tc -DTM=64 --emit=ptx|llvm [--num-warps 4] [--sm 90] [--ptxas]
 //
-// Exit codes: 0 success, 2 compile error (or -verify mismatch), 3 usage error.
+// Exit codes: 0 success, 1 ptxas rejected the PTX (--ptxas), 2 compile error
+// (or -verify mismatch, or a kernel the GPU backend cannot compile), 3 usage error.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
 #include "frontend/ASTDump.h"
 #include "frontend/Compiler.h"
 #include "frontend/Defines.h"
@@ -27,13 +30,17 @@
 
 namespace {
 
-constexpr int kExitOk = 0, kExitCompileError = 2, kExitUsage = 3;
+constexpr int kExitOk = 0, kExitPtxas = 1, kExitCompileError = 2, kExitUsage = 3;
 
 struct Options {
   std::string input, output, emit = "ir", kernel, passes;
   std::vector<std::string> defines, undefines, includeDirs, warnings;
   bool preprocessOnly = false, noLocs = false, verify = false, optimize = false;
-  bool printAfterAll = false, verifyEach = false;
+  bool printAfterAll = false, verifyEach = false, ptxas = false;
+  unsigned numWarps = 4, sm = 90;
+
+  /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
+  bool emitsGpu() const { return emit == "llvm" || emit == "ptx"; }
 };
 
 // CLI11 takes single-dash options of one letter only; accept clang's spelling
@@ -77,7 +84,8 @@ bool hasKernel(const tc::ir::Module &m, const std::string &name) {
 }
 
 bool runPasses(tc::ir::Module &m, const Options &opt, std::ostream &out) {
-  if (!opt.optimize && opt.passes.empty())
+  // GPU code is always generated from optimised IR (as with -O).
+  if (!opt.optimize && opt.passes.empty() && !opt.emitsGpu())
     return true;
   tc::ir::PipelineOptions po;
   po.printAfterAll = opt.printAfterAll;
@@ -88,6 +96,48 @@ bool runPasses(tc::ir::Module &m, const Options &opt, std::ostream &out) {
     if (!p.empty())
       po.passes.push_back(p);
   return tc::ir::runPipeline(m, po);
+}
+
+// The kernel --emit=llvm|ptx compiles: --kernel NAME, or the module's only one.
+const tc::ir::Function *pickKernel(const tc::ir::Module &m, const Options &opt) {
+  if (!opt.kernel.empty())
+    return m.lookup(opt.kernel);
+  if (m.functions.size() == 1)
+    return m.functions[0].get();
+  std::string names;
+  for (const auto &f : m.functions)
+    names += (names.empty() ? "" : ", ") + f->name();
+  std::cerr << "tritonc: error: " << opt.input << " has " << m.functions.size() << " kernels ("
+            << (names.empty() ? "none" : names) << "); pick one with --kernel NAME\n";
+  return nullptr;
+}
+
+// Lowers the (optimised) module's kernel to LLVM IR or PTX and prints it;
+// with --ptxas, checks the PTX with ptxas.
+int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
+  const tc::ir::Function *fn = pickKernel(m, opt);
+  if (!fn)
+    return kExitUsage;
+  tc::codegen::Options co;
+  co.numWarps = opt.numWarps;
+  co.sm = opt.sm;
+  co.wantLLVM = opt.emit == "llvm";
+  tc::codegen::Result r = tc::codegen::compile(m, *fn, co);
+  if (!r.ok()) {
+    std::cerr << "tritonc: error: " << r.error << '\n';
+    return kExitCompileError;
+  }
+  out << (opt.emit == "llvm" ? r.compiled->llvmIR : r.compiled->ptx);
+  if (!opt.ptxas)
+    return kExitOk;
+  std::string log;
+  if (!tc::codegen::runPtxas(r.compiled->ptx, opt.sm, log)) {
+    std::cerr << "tritonc: error: ptxas -arch=sm_" << opt.sm << " rejected the PTX of kernel '"
+              << fn->name() << "':\n"
+              << log << (log.ends_with('\n') ? "" : "\n");
+    return kExitPtxas;
+  }
+  return kExitOk;
 }
 
 // Compiles one variant of a .tc file and writes the requested output.
@@ -137,6 +187,8 @@ int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostre
     }
     if (!runPasses(m, opt, out))
       return kExitCompileError;
+    if (opt.emitsGpu())
+      return emitGpu(m, opt, out);
     printModule(m, opt, out);
   }
   return kExitOk;
@@ -170,6 +222,8 @@ int processIR(const Options &opt, std::ostream &out) {
     std::cerr << "tritonc: error: no kernel named '" << opt.kernel << "' in " << opt.input << '\n';
     return kExitUsage;
   }
+  if (opt.emitsGpu())
+    return emitGpu(*m, opt, out);
   printModule(*m, opt, out);
   return kExitOk;
 }
@@ -215,8 +269,13 @@ int main(int argc, char **argv) {
   app.add_option("-W", opt.warnings, "-Werror: warnings are errors; -Wnone: no warnings")
       ->allow_extra_args(false);
   app.add_flag("-E", opt.preprocessOnly, "preprocess only");
-  app.add_option("--emit", opt.emit, "what to print: tokens, ast or ir")
-      ->check(CLI::IsMember({"tokens", "ast", "ir"}));
+  app.add_option("--emit", opt.emit, "what to print: tokens, ast, ir, llvm (LLVM IR) or ptx")
+      ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx"}));
+  app.add_option("--num-warps", opt.numWarps, "with --emit=llvm|ptx: warps per program (default 4)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  app.add_option("--sm", opt.sm, "with --emit=llvm|ptx: target compute capability (default 90)")
+      ->check(CLI::Range(80u, 120u));
+  app.add_flag("--ptxas", opt.ptxas, "with --emit=llvm|ptx: check the PTX with ptxas");
   app.add_option("-o", opt.output, "write the output to this file");
   app.add_option("--kernel", opt.kernel, "print only this kernel");
   app.add_flag("--no-locs", opt.noLocs, "print IR without source locations");
@@ -232,6 +291,10 @@ int main(int argc, char **argv) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     app.exit(e);
+    return kExitUsage;
+  }
+  if (opt.ptxas && (!opt.emitsGpu() || opt.preprocessOnly || opt.verify)) {
+    std::cerr << "tritonc: error: --ptxas checks GPU code; use it with --emit=ptx or --emit=llvm\n";
     return kExitUsage;
   }
   if (!opt.output.empty()) {

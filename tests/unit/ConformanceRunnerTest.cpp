@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <iostream>
 #include <thread>
 #include <unistd.h>
@@ -63,6 +67,47 @@ public:
   }
 };
 
+// Where BatchBackend logs "<kernel> <pid>" lines (set before running; the
+// forked workers inherit it).
+std::string gBatchLog;
+
+// The interpreter, writing "ran <kernel>" on stderr and logging which process
+// ran each kernel. Kernels named for what they do: `boom` aborts, `hang`
+// never returns, `quit` exits with status 3, `fault` fails like a GPU fault,
+// `slow` sleeps 0.4 s first; each of them writes "<name> output" first.
+class BatchBackend : public Backend {
+public:
+  std::string name() const override { return "test-batch"; }
+  bool available(std::string *) const override { return true; }
+  RunResult launch(const CompiledKernel &k, std::array<int64_t, 3> g, LaunchArgs &a,
+                   const RunOptions &o) override {
+    const std::string &kernel = k.name();
+    if (!gBatchLog.empty())
+      if (FILE *f = std::fopen(gBatchLog.c_str(), "a")) {
+        std::fprintf(f, "%s %d\n", kernel.c_str(), static_cast<int>(getpid()));
+        std::fclose(f);
+      }
+    bool special = kernel == "boom" || kernel == "hang" || kernel == "quit" ||
+                   kernel == "fault" || kernel == "slow";
+    std::cerr << (special ? kernel + " output" : "ran " + kernel) << std::endl;
+    if (kernel == "boom")
+      std::abort();
+    if (kernel == "quit")
+      _exit(3);
+    while (kernel == "hang")
+      pause();
+    if (kernel == "fault") {
+      RunResult r;
+      r.status = RunResult::Status::Error;
+      r.error = "an illegal address (the process cannot use the device any more)";
+      return r;
+    }
+    if (kernel == "slow")
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return createInterpreterBackend()->launch(k, g, a, o);
+  }
+};
+
 void registerTestBackends() {
   static bool done = false;
   if (done)
@@ -72,6 +117,7 @@ void registerTestBackends() {
   registerBackend("test-hang", [] { return std::make_unique<HangBackend>(); }, true);
   registerBackend("test-absent", [] { return std::make_unique<AbsentBackend>(); }, true);
   registerBackend("test-notrap", [] { return std::make_unique<NoTrapBackend>(); }, false);
+  registerBackend("test-batch", [] { return std::make_unique<BatchBackend>(); }, true);
 }
 
 // y[i] = x[i] + 1 for i < 4.
@@ -422,4 +468,170 @@ TEST(ConformanceRunner, ReproduceCommandQuotes) {
   EXPECT_EQ(reproduceCommand("cases/a.json", "x_1"), "triton-interp --launch cases/a.json --case x_1");
   EXPECT_EQ(reproduceCommand("my cases/a.json", "it's"),
             "triton-interp --launch 'my cases/a.json' --case 'it'\\''s'");
+}
+
+namespace {
+
+// A suite "batch" of cases c0, c1, ... running kPlusOne in kernels named
+// `kernels[i]` (all expected to pass).
+LoadResult batchSuite(const std::vector<std::string> &kernels) {
+  std::vector<std::string> cases;
+  std::string body(kPlusOne);
+  size_t at = body.find("void k(");
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    std::string b = body;
+    b.replace(at, 7, "void " + kernels[i] + "(");
+    cases.push_back(caseText("c" + std::to_string(i), kGood, "", b));
+  }
+  return suiteOf("batch", cases);
+}
+
+// Runs the suite on test-batch with one worker at a time; `pids` gets which
+// process ran each kernel (from the log).
+std::vector<CaseRecord> runBatched(const LoadResult &s, RunnerOptions o,
+                                   std::map<std::string, int> &pids) {
+  registerTestBackends();
+  char path[] = "/tmp/tc-batch-XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  gBatchLog = path;
+  o.backend = "test-batch";
+  o.jobs = 1;
+  std::vector<CaseRecord> r = runSuites({s}, o);
+  gBatchLog.clear();
+  std::ifstream in(path);
+  std::string kernel;
+  int pid = 0;
+  while (in >> kernel >> pid)
+    pids[kernel] = pid;
+  unlink(path);
+  return r;
+}
+
+// Every case but `bad` passed, in order.
+void expectOthersPass(const std::vector<CaseRecord> &r, size_t n, size_t bad) {
+  ASSERT_EQ(r.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(r[i].name, "c" + std::to_string(i));
+    if (i != bad) {
+      EXPECT_EQ(r[i].status, Status::Pass) << r[i].name << ": " << r[i].error;
+    }
+  }
+}
+
+} // namespace
+
+TEST(ConformanceRunner, BatchedWorkerCrashBlamesOnlyThatCase) {
+  LoadResult s = batchSuite({"k0", "k1", "boom", "k3", "k4", "k5"});
+  RunnerOptions o;
+  o.batch = 16;
+  std::ostringstream progress;
+  o.progress = &progress;
+  std::map<std::string, int> pids;
+  std::vector<CaseRecord> r = runBatched(s, o, pids);
+  expectOthersPass(r, 6, 2);
+  EXPECT_EQ(r[2].status, Status::Crash);
+  EXPECT_EQ(r[2].error.rfind("the worker died of signal 6 (", 0), 0u) << r[2].error;
+  EXPECT_NE(r[2].error.find("\nworker stderr:\nboom output\n"), std::string::npos) << r[2].error;
+  EXPECT_EQ(r[2].error.find("ran k1"), std::string::npos) << r[2].error; // an earlier case's
+  EXPECT_FALSE(r[2].source.empty());
+  // c0 to c2 ran in one worker, c3 to c5 (run again) in another.
+  ASSERT_EQ(pids.size(), 6u);
+  EXPECT_EQ(pids["k0"], pids["k1"]);
+  EXPECT_EQ(pids["k0"], pids["boom"]);
+  EXPECT_NE(pids["k3"], pids["k0"]);
+  EXPECT_EQ(pids["k3"], pids["k4"]);
+  EXPECT_EQ(pids["k3"], pids["k5"]);
+  std::string p = progress.str();
+  EXPECT_NE(p.find("CRASH: batch/c2 [test-batch]: the worker died of signal 6"),
+            std::string::npos) << p;
+  EXPECT_NE(p.find("[6/6] 1 failed\n"), std::string::npos) << p;
+}
+
+TEST(ConformanceRunner, BatchedWorkerTimeoutBlamesOnlyThatCase) {
+  LoadResult s = batchSuite({"k0", "k1", "hang", "k3", "k4", "k5"});
+  RunnerOptions o;
+  o.batch = 6;
+  o.timeout = 1;
+  std::map<std::string, int> pids;
+  std::vector<CaseRecord> r = runBatched(s, o, pids);
+  expectOthersPass(r, 6, 2);
+  EXPECT_EQ(r[2].status, Status::Timeout);
+  EXPECT_EQ(r[2].error, "no result after 1 s; the worker was killed\nworker stderr:\nhang output\n");
+  EXPECT_GE(r[2].time, 1.0);
+  EXPECT_NE(pids["k3"], pids["k0"]);
+  EXPECT_EQ(pids["k1"], pids["k0"]);
+}
+
+TEST(ConformanceRunner, BatchedTimeoutIsPerCase) {
+  // Three cases of 0.4 s each in one worker: 1.2 s in all, 1 s allowed each.
+  LoadResult s = batchSuite({"slow", "slow", "slow"});
+  RunnerOptions o;
+  o.timeout = 1;
+  std::map<std::string, int> pids;
+  std::vector<CaseRecord> r = runBatched(s, o, pids);
+  expectOthersPass(r, 3, 3);
+}
+
+TEST(ConformanceRunner, BatchedWorkerExitingEarlyBlamesOnlyThatCase) {
+  LoadResult s = batchSuite({"k0", "k1", "quit", "k3"});
+  std::map<std::string, int> pids;
+  std::vector<CaseRecord> r = runBatched(s, RunnerOptions{}, pids);
+  expectOthersPass(r, 4, 2);
+  EXPECT_EQ(r[2].status, Status::Crash);
+  EXPECT_EQ(r[2].error,
+            "the worker exited with status 3 without a result\nworker stderr:\nquit output\n");
+}
+
+TEST(ConformanceRunner, BatchedWorkerStopsAfterABackendError) {
+  // A backend error may leave the process unable to use the backend (a GPU
+  // fault): the cases after it run in a new worker.
+  LoadResult s = batchSuite({"k0", "fault", "k2", "k3"});
+  std::map<std::string, int> pids;
+  std::vector<CaseRecord> r = runBatched(s, RunnerOptions{}, pids);
+  expectOthersPass(r, 4, 1);
+  EXPECT_EQ(r[1].status, Status::Error);
+  EXPECT_EQ(r[1].error, "test-batch backend error: an illegal address (the process cannot use "
+                        "the device any more)");
+  EXPECT_EQ(pids["fault"], pids["k0"]);
+  EXPECT_NE(pids["k2"], pids["k0"]);
+  EXPECT_EQ(pids["k2"], pids["k3"]);
+}
+
+TEST(ConformanceRunner, BatchOfOneRunsEachCaseInItsOwnWorker) {
+  LoadResult s = batchSuite({"k0", "k1", "boom", "k3"});
+  RunnerOptions o;
+  o.batch = 1;
+  std::map<std::string, int> pids;
+  std::vector<CaseRecord> r = runBatched(s, o, pids);
+  expectOthersPass(r, 4, 2);
+  EXPECT_EQ(r[2].status, Status::Crash);
+  EXPECT_EQ(r[2].error, "the worker died of signal 6 (" + std::string(strsignal(SIGABRT)) +
+                            ")\nworker stderr:\nboom output\n");
+  EXPECT_NE(pids["k0"], pids["k1"]);
+  EXPECT_NE(pids["k1"], pids["boom"]);
+  EXPECT_NE(pids["boom"], pids["k3"]);
+}
+
+TEST(ConformanceRunner, BatchedResultsMatchUnbatched) {
+  std::vector<std::string> cases;
+  for (int i = 0; i < 10; ++i)
+    cases.push_back(caseText("c" + std::to_string(i), i % 3 ? kGood : kWrong));
+  LoadResult s = suiteOf("order", cases);
+  for (unsigned jobs : {1u, 3u}) {
+    RunnerOptions one, many;
+    one.batch = 1;
+    one.jobs = many.jobs = jobs;
+    many.batch = 4;
+    std::vector<CaseRecord> a = runSuites({s}, one), b = runSuites({s}, many);
+    ASSERT_EQ(a.size(), 10u);
+    ASSERT_EQ(b.size(), 10u);
+    for (size_t i = 0; i < 10; ++i) {
+      EXPECT_EQ(b[i].name, "c" + std::to_string(i));
+      EXPECT_EQ(b[i].status, i % 3 ? Status::Pass : Status::Fail);
+      EXPECT_EQ(a[i].status, b[i].status);
+      EXPECT_EQ(a[i].error, b[i].error);
+    }
+  }
 }

@@ -1,0 +1,79 @@
+//===- Codegen.h - Tile IR to LLVM IR (nvptx64) to PTX --------------------===//
+//
+// The GPU compiler's public surface. No LLVM header leaks out of codegen/:
+// callers get text (LLVM IR, PTX) and a description of the kernel's launch
+// interface.
+//
+//   codegen::Options o;           // num_warps 4, sm_90
+//   auto r = codegen::compile(kernel.module(), kernel.function(), o);
+//   if (!r.ok()) ... r.error      // "not supported by the GPU backend yet: ..."
+//   r.compiled->ptx               // loadable with cuModuleLoadData
+//
+// Launch ABI of a generated kernel (what the runtime marshals):
+//   - one parameter per IR parameter, in order: pointers as 64-bit global
+//     addresses; scalars by value in their own width (bool as one byte 0/1,
+//     fp16/bf16 as their 16-bit patterns);
+//   - blockDim = (numThreads, 1, 1), gridDim = the launch grid;
+//   - dynamic shared memory of `sharedBytes` bytes (the runtime raises the
+//     function's limit when that exceeds 48 KiB).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/IR.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tc::codegen {
+
+struct Options {
+  unsigned numWarps = 4; // threads per program = 32 * numWarps (1, 2, 4, 8, 16, 32)
+  unsigned sm = 90;      // target compute capability (80 and up)
+  unsigned optLevel = 3; // LLVM pipeline level (0..3)
+  bool wantLLVM = false; // keep the optimised LLVM IR text in Compiled::llvmIR
+  bool lineInfo = true;  // .loc lines in the PTX (for profilers and compute-sanitizer)
+};
+
+/// One kernel parameter of the launch ABI.
+struct KernelParam {
+  std::string name;
+  DType dtype = DType::I32; // the scalar's type, or the pointee's
+  bool isPtr = false;
+};
+
+struct StageTime {
+  std::string stage; // "lower", "link-libdevice", "optimize", "ptx"
+  double ms = 0;
+};
+
+struct Compiled {
+  std::string entry;      // the kernel's symbol in the PTX
+  std::string llvmIR;     // optimised LLVM IR (when Options::wantLLVM)
+  std::string ptx;        // NUL-free PTX text
+  unsigned numThreads = 128;
+  size_t sharedBytes = 0; // dynamic shared memory per program
+  std::vector<KernelParam> params;
+  std::vector<StageTime> times;
+};
+
+struct Result {
+  std::optional<Compiled> compiled;
+  std::string error; // when !compiled: one line, e.g. "not supported by the GPU backend yet: ..."
+  bool ok() const { return compiled.has_value(); }
+};
+
+/// Lowers `fn` (a verified kernel of `module`) to PTX for sm_`opts.sm`.
+Result compile(const ir::Module &module, const ir::Function &fn, const Options &opts);
+
+/// "LLVM 19.1.7 nvptx64, libdevice <hash>": part of every cache key.
+std::string compilerVersion();
+
+/// Runs `ptxas -arch=sm_<sm>` on `ptx` (the ptxas found as $PTXAS, in
+/// /usr/local/cuda/bin, or on PATH). Returns true when it accepts the text;
+/// `log` gets its messages. Fails with a message when no ptxas is found.
+bool runPtxas(const std::string &ptx, unsigned sm, std::string &log, bool verbose = false);
+
+} // namespace tc::codegen

@@ -1,0 +1,126 @@
+//===- Cuda.h - The CUDA driver API, loaded at run time ------------------===//
+//
+// Nothing links libcuda: the entry points are looked up with
+// dlopen("libcuda.so.1") / dlsym into one table the first time a device is
+// opened. Every failing CUresult becomes a cuda::Error whose message names the
+// call and the driver's error name and text, e.g.
+//   "cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)".
+// Without a driver or a device, available() says "no CUDA device: ...".
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tc::cuda {
+
+/// A failed driver call. `code` is the CUresult; `sticky` is true for errors
+/// that leave CUDA unusable (illegal address, trap, assert, launch failure,
+/// ...): not only the context but the whole process, since the driver then
+/// refuses new contexts; only a new process can use the GPU again.
+class Error : public std::runtime_error {
+public:
+  Error(const std::string &what, int code, bool sticky)
+      : std::runtime_error(what), code_(code), sticky_(sticky) {}
+  int code() const { return code_; }
+  bool sticky() const { return sticky_; }
+
+private:
+  int code_;
+  bool sticky_;
+};
+
+/// CUresult values the callers distinguish.
+inline constexpr int kErrorAssert = 710;           // CUDA_ERROR_ASSERT
+inline constexpr int kErrorIllegalAddress = 700;   // CUDA_ERROR_ILLEGAL_ADDRESS
+inline constexpr int kErrorLaunchTimeout = 702;    // CUDA_ERROR_LAUNCH_TIMEOUT
+
+/// Whether the driver loads and reports at least one device.
+bool available(std::string *why);
+int deviceCount(); // 0 when unavailable
+
+class Module;
+class Function;
+
+/// A device buffer (cuMemAlloc); freed by the destructor.
+class Buffer {
+public:
+  Buffer() = default;
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  Buffer(Buffer &&o) noexcept;
+  Buffer &operator=(Buffer &&o) noexcept;
+  ~Buffer();
+  uint64_t address() const { return ptr_; }
+  size_t size() const { return size_; }
+
+private:
+  friend class Context;
+  uint64_t ptr_ = 0;
+  size_t size_ = 0;
+};
+
+/// A loaded module (cuModuleLoadData); unloaded by the destructor.
+class Module {
+public:
+  ~Module();
+  /// cuModuleGetFunction. The returned handle lives as long as the module.
+  void *function(const std::string &name);
+
+private:
+  friend class Context;
+  void *mod_ = nullptr;
+};
+
+/// A context on one device, current on the calling thread while in use
+/// (the primary context is not used, so a poisoned context can be dropped
+/// and a fresh one created). Not thread-safe.
+class Context {
+public:
+  /// Throws Error; message starts with "no CUDA device" when there is none.
+  static std::unique_ptr<Context> create(int ordinal);
+  ~Context();
+
+  std::string deviceName() const;
+  int computeCapability() const;      // 90 for sm_90
+  size_t maxSharedPerBlockOptin() const;
+  int multiprocessorCount() const;
+
+  /// PTX -> module; JIT errors are in the Error message (the driver's log).
+  std::unique_ptr<Module> load(const std::string &ptx);
+
+  Buffer alloc(size_t bytes);         // bytes == 0 gives a 256-byte buffer
+  void upload(const Buffer &dst, const void *src, size_t bytes);
+  void download(void *dst, const Buffer &src, size_t bytes);
+  void memset(const Buffer &dst, uint8_t value, size_t bytes);
+
+  /// cuLaunchKernel on the context's stream; `params` holds a pointer to each
+  /// argument's value (as cuLaunchKernel wants). Raises the function's dynamic
+  /// shared memory limit first when sharedBytes > 48 KiB.
+  void launch(void *function, std::array<unsigned, 3> grid, unsigned blockThreads,
+              size_t sharedBytes, void **params);
+  /// Waits for the stream; a kernel fault surfaces here as a sticky Error.
+  /// With timeoutSeconds > 0, polls and throws Error(kErrorLaunchTimeout,
+  /// sticky) when the kernel runs longer.
+  void synchronize(double timeoutSeconds = 0);
+
+  /// CUDA events on the context's stream, for timing.
+  void *eventCreate();
+  void eventDestroy(void *event);
+  void eventRecord(void *event);
+  float eventElapsedMs(void *start, void *end); // synchronises on `end`
+
+private:
+  Context() = default;
+  void *ctx_ = nullptr;
+  void *stream_ = nullptr;
+  int device_ = 0;
+};
+
+} // namespace tc::cuda

@@ -1,0 +1,49 @@
+//===- Lower.h - Tile IR to an LLVM module for nvptx64 (internal) --------===//
+//
+// Internal to codegen/. The lowering model (DESIGN.md section 7, the "first
+// lowering that is simple and correct"):
+//
+// * A program is one CTA of T = 32 * num_warps threads. Scalars are computed
+//   redundantly by every thread (so control flow is uniform).
+// * A tile of N elements is spread over the threads in a *blocked layout* over
+//   its row-major flattened index: thread t owns K = max(1, N / T) slots; with
+//   V' = min(V, K) consecutive elements per run, slot k of thread t holds
+//   element ((k / V') * T + t) * V' + k % V' (so a warp's accesses are
+//   contiguous). When N < T, thread t holds element t mod N and only threads
+//   t < N are its *owners* (the others compute duplicates and never write).
+//   Every tile of N elements has the same layout, so elementwise ops,
+//   expand_dims and reshape need no data movement.
+// * Ops whose result lanes need other threads' lanes (broadcast, trans,
+//   reduce, dot, print, scalar atomics) stage their operand through dynamic
+//   shared memory: barrier, owners write, barrier, every thread reads what it
+//   needs. One staging area, reused, sized for the largest staging.
+// * Loads, stores and atomics are per slot, predicated on the mask (and, for
+//   stores and atomics, on ownership); scalar stores and atomics are done by
+//   thread 0 (an atomic's old value is then shared through shared memory).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/Codegen.h"
+
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+
+namespace tc::codegen {
+
+struct LoweredKernel {
+  std::unique_ptr<llvm::Module> module;
+  std::string entry;
+  unsigned numThreads = 128;
+  size_t sharedBytes = 0;
+  std::vector<KernelParam> params;
+};
+
+/// Lowers `fn` into a new module in `ctx`. On failure returns false with a
+/// one-line `error` ("not supported by the GPU backend yet: ...").
+bool lowerKernel(const ir::Module &module, const ir::Function &fn, const Options &opts, llvm::LLVMContext &ctx,
+                 LoweredKernel &out, std::string &error);
+
+} // namespace tc::codegen

@@ -1,0 +1,332 @@
+// The GPU backend: compile (cached), marshal, launch, copy back.
+#include "gpu/GpuBackend.h"
+
+#include "codegen/Cuda.h"
+#include "gpu/DiskCache.h"
+#include "ir/Printer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace tc::gpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// What the disk cache stores for a compiled kernel.
+std::string serialize(const codegen::Compiled &c) {
+  std::ostringstream os;
+  os << c.entry << '\n' << c.numThreads << '\n' << c.sharedBytes << '\n' << c.ptx;
+  return os.str();
+}
+bool deserialize(const std::string &blob, codegen::Compiled &c) {
+  std::istringstream is(blob);
+  if (!std::getline(is, c.entry) || !(is >> c.numThreads >> c.sharedBytes) || is.get() != '\n')
+    return false;
+  c.ptx.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
+  return !c.entry.empty() && !c.ptx.empty();
+}
+
+std::string gridText(std::array<int64_t, 3> g) {
+  return "(" + std::to_string(g[0]) + ", " + std::to_string(g[1]) + ", " + std::to_string(g[2]) +
+         ")";
+}
+
+class GpuBackendImpl final : public GpuBackend {
+public:
+  explicit GpuBackendImpl(const GpuOptions &o)
+      : opts_(o), disk_(o.diskCache ? (o.cacheDir.empty() ? defaultCacheDir() : o.cacheDir) : "") {}
+
+  std::string name() const override { return "gpu"; }
+  bool available(std::string *why) const override { return cudaAvailable(why); }
+  void setNumWarps(unsigned w) override { opts_.codegen.numWarps = w; }
+  unsigned numWarps() const override { return opts_.codegen.numWarps; }
+
+  std::string deviceDescription() override {
+    try {
+      ensureContext();
+      return ctx_->deviceName() + ", sm_" + std::to_string(ctx_->computeCapability());
+    } catch (const cuda::Error &e) {
+      return e.what();
+    }
+  }
+
+  bool prepare(const CompiledKernel &kernel, std::string &error, CompileInfo *info) override {
+    try {
+      ensureContext();
+      return load(kernel, error, info) != nullptr;
+    } catch (const cuda::Error &e) {
+      error = e.what();
+      dropContextIfSticky(e);
+      return false;
+    }
+  }
+
+  RunResult launch(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
+                   const RunOptions &opts) override {
+    return run(kernel, grid, args, opts, 0, 1, nullptr);
+  }
+
+  RunResult bench(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
+                  const RunOptions &opts, int warmup, int iterations, BenchResult &out) override {
+    return run(kernel, grid, args, opts, std::max(0, warmup), std::max(1, iterations), &out);
+  }
+
+private:
+  struct Loaded {
+    codegen::Compiled compiled;
+    std::unique_ptr<cuda::Module> module;
+    void *function = nullptr;
+  };
+
+  void ensureContext() {
+    if (!poisoned_.empty())
+      throw cuda::Error("the GPU cannot be used in this process after an earlier fault (" +
+                            poisoned_ + "); only a new process can use it again",
+                        0, false);
+    if (!ctx_)
+      ctx_ = cuda::Context::create(opts_.device);
+  }
+
+  /// A sticky error poisons CUDA for the whole process (the driver refuses new
+  /// contexts afterwards): drop the context and refuse later launches clearly.
+  void dropContextIfSticky(const cuda::Error &e) {
+    if (!e.sticky())
+      return;
+    loaded_.clear();
+    ctx_.reset();
+    poisoned_ = e.what();
+  }
+
+  std::string cacheKey(const CompiledKernel &kernel) const {
+    ir::PrintOptions po;
+    po.locations = true;
+    std::string defines;
+    for (const auto &[k, v] : kernel.defines())
+      defines += k + "=" + v + ";";
+    return DiskCache::hashKey({ir::toString(kernel.module(), po), kernel.name(), defines,
+                               "num_warps=" + std::to_string(opts_.codegen.numWarps),
+                               "sm=" + std::to_string(opts_.codegen.sm),
+                               "O" + std::to_string(opts_.codegen.optLevel),
+                               codegen::compilerVersion()});
+  }
+
+  /// Compiles (or finds) and loads the kernel for the current options.
+  Loaded *load(const CompiledKernel &kernel, std::string &error, CompileInfo *info) {
+    auto t0 = Clock::now();
+    opts_.codegen.sm = static_cast<unsigned>(std::min(ctx_->computeCapability(), 90));
+    std::string key = cacheKey(kernel);
+    if (auto it = loaded_.find(key); it != loaded_.end()) {
+      if (info) {
+        info->cacheHit = "memory";
+        info->totalMs = msSince(t0);
+      }
+      return &it->second;
+    }
+    Loaded l;
+    std::string hit;
+    if (auto blob = disk_.get(key); blob && deserialize(*blob, l.compiled)) {
+      hit = "disk";
+    } else {
+      codegen::Result r = codegen::compile(kernel.module(), kernel.function(), opts_.codegen);
+      if (!r.ok()) {
+        error = r.error;
+        return nullptr;
+      }
+      l.compiled = std::move(*r.compiled);
+      disk_.put(key, serialize(l.compiled));
+    }
+    auto t1 = Clock::now();
+    l.module = ctx_->load(l.compiled.ptx);
+    l.function = l.module->function(l.compiled.entry);
+    if (info) {
+      info->times = l.compiled.times;
+      info->loadMs = msSince(t1);
+      info->totalMs = msSince(t0);
+      info->cacheHit = hit;
+    }
+    return &loaded_.emplace(key, std::move(l)).first->second;
+  }
+
+  RunResult fail(RunResult::Status st, std::string msg) {
+    RunResult r;
+    r.status = st;
+    r.error = std::move(msg);
+    return r;
+  }
+
+  static RunResult trapped(Trap t) {
+    RunResult r;
+    r.status = RunResult::Status::Trapped;
+    r.trap = std::move(t);
+    return r;
+  }
+
+  RunResult run(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
+                const RunOptions &opts, int warmup, int iterations, BenchResult *bench) {
+    if (auto t = checkLaunchArguments(kernel, args))
+      return trapped(*t);
+    if (auto t = checkScalarClaims(kernel, args))
+      return trapped(*t);
+    if (auto t = checkLaunchGrid(kernel, grid))
+      return trapped(*t);
+    if (grid[1] > 65535 || grid[2] > 65535)
+      return fail(RunResult::Status::Error, "grid " + gridText(grid) +
+                                                ": the GPU allows at most 65535 programs on axes "
+                                                "1 and 2");
+    if (opts.onlyProgram)
+      return fail(RunResult::Status::Error,
+                  "running a single program (--program) is not supported by the GPU backend");
+    auto start = Clock::now();
+    std::string what = "kernel '" + kernel.name() + "', grid " + gridText(grid) +
+                       ", num_warps " + std::to_string(opts_.codegen.numWarps);
+    try {
+      ensureContext();
+      std::string error;
+      Loaded *l = load(kernel, error, nullptr);
+      if (!l)
+        return fail(RunResult::Status::Error, error);
+      RunResult r = execute(kernel, *l, grid, args, opts, warmup, iterations, bench);
+      r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      return r;
+    } catch (const cuda::Error &e) {
+      dropContextIfSticky(e);
+      if (e.code() == cuda::kErrorAssert) {
+        Trap t = makeLaunchTrap(kernel, TrapKind::AssertionFailed,
+                                "an assert failed on the GPU (" + what +
+                                    "); the device printed which one");
+        t.hasProgram = false;
+        return trapped(t);
+      }
+      return fail(RunResult::Status::Error, what + ": " + e.what());
+    }
+  }
+
+  RunResult execute(const CompiledKernel &kernel, Loaded &l, std::array<int64_t, 3> grid,
+                    LaunchArgs &args, const RunOptions &opts, int warmup, int iterations,
+                    BenchResult *bench) {
+    const ir::Function &fn = kernel.function();
+    // One device buffer per distinct host array (an array bound twice is one buffer).
+    std::map<HostArray *, cuda::Buffer> buffers;
+    for (const auto &[name, a] : args.buffers())
+      if (!buffers.count(a)) {
+        cuda::Buffer b = ctx_->alloc(a->data.size());
+        if (!a->data.empty())
+          ctx_->upload(b, a->data.data(), a->data.size());
+        buffers.emplace(a, std::move(b));
+      }
+    std::vector<uint64_t> values(fn.numParams());
+    std::vector<void *> params(fn.numParams());
+    for (unsigned i = 0; i < fn.numParams(); ++i) {
+      const std::string &name = fn.paramName(i);
+      const ir::Type &t = fn.param(i)->type();
+      if (t.isPtr) {
+        uint64_t addr = buffers.at(args.buffer(name)).address();
+        const ir::ParamAttrs &pa = fn.paramAttrs(i);
+        for (int64_t claim : {pa.aligned, pa.multipleOf})
+          if (claim > 1 && addr % static_cast<uint64_t>(claim) != 0)
+            return trapped(makeLaunchTrap(kernel, TrapKind::Misaligned,
+                                          "pointer argument '" + name +
+                                              "' is not aligned to " + std::to_string(claim) +
+                                              " bytes on the device"));
+        values[i] = addr;
+      } else {
+        values[i] = *scalarArgumentBits(*args.scalar(name), t.dtype);
+      }
+      params[i] = &values[i]; // little-endian: the low bytes hold narrower values
+    }
+    std::array<unsigned, 3> g = {static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                                 static_cast<unsigned>(grid[2])};
+    auto launchOnce = [&] {
+      ctx_->launch(l.function, g, l.compiled.numThreads, l.compiled.sharedBytes, params.data());
+    };
+    for (int i = 0; i < warmup; ++i)
+      launchOnce();
+    if (bench) {
+      void *e0 = ctx_->eventCreate(), *e1 = ctx_->eventCreate();
+      for (int i = 0; i < iterations; ++i) {
+        ctx_->eventRecord(e0);
+        launchOnce();
+        ctx_->eventRecord(e1);
+        bench->ms.push_back(ctx_->eventElapsedMs(e0, e1));
+      }
+      ctx_->eventDestroy(e0);
+      ctx_->eventDestroy(e1);
+      std::vector<double> sorted = bench->ms;
+      std::sort(sorted.begin(), sorted.end());
+      bench->minMs = sorted.front();
+      bench->medianMs = sorted[sorted.size() / 2];
+    } else {
+      for (int i = 0; i < iterations; ++i)
+        launchOnce();
+    }
+    ctx_->synchronize(opts.maxSeconds);
+    for (auto &[a, b] : buffers)
+      if (!a->data.empty())
+        ctx_->download(a->data.data(), b, a->data.size());
+    return RunResult{};
+  }
+
+  GpuOptions opts_;
+  DiskCache disk_;
+  std::unique_ptr<cuda::Context> ctx_;
+  std::map<std::string, Loaded> loaded_;
+  std::string poisoned_; // the fault that made CUDA unusable in this process
+};
+
+} // namespace
+
+/// The probe runs in a child process: initialising the driver in this process
+/// would make it unusable in the workers the conformance runner forks.
+bool cudaAvailable(std::string *why) {
+  static std::mutex mu;
+  static std::optional<std::pair<bool, std::string>> cached;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!cached) {
+    int fds[2];
+    if (::pipe(fds) != 0) {
+      cached = {cuda::available(why), why ? *why : ""};
+    } else {
+      pid_t pid = ::fork();
+      if (pid == 0) {
+        ::close(fds[0]);
+        std::string w;
+        bool ok = cuda::available(&w);
+        (void)!::write(fds[1], w.data(), w.size());
+        ::_exit(ok ? 0 : 1);
+      }
+      ::close(fds[1]);
+      std::string msg;
+      char buf[512];
+      ssize_t n;
+      while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
+        msg.append(buf, static_cast<size_t>(n));
+      ::close(fds[0]);
+      int status = 0;
+      bool ok = pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                WEXITSTATUS(status) == 0;
+      if (!ok && msg.empty())
+        msg = "no CUDA device: the device probe failed";
+      cached = {ok, msg};
+    }
+  }
+  if (why)
+    *why = cached->second;
+  return cached->first;
+}
+
+std::unique_ptr<GpuBackend> createGpuBackend(const GpuOptions &opts) {
+  return std::make_unique<GpuBackendImpl>(opts);
+}
+
+} // namespace tc::gpu

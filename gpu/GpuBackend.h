@@ -1,0 +1,74 @@
+//===- GpuBackend.h - Running compiled kernels on an NVIDIA GPU ----------===//
+//
+// The GPU implementation of tc::Backend (interp/Launch.h): compiles the
+// kernel's IR through codegen/ (cached in memory and on disk), copies the
+// argument buffers to the device, launches, copies them back. It checks the
+// launch arguments exactly as the interpreter does (invalid_launch,
+// misaligned), so both backends reject the same launches.
+//
+// Faults: a kernel that faults (illegal address, trap) or exceeds the time
+// limit ends the launch with RunResult::Status::Error naming the kernel and
+// the launch; an `assert` that fails is Status::Trapped (assertion_failed).
+// A fault poisons CUDA for the whole process (driver 580 refuses every new
+// context afterwards), so later launches fail with a message saying that only
+// a new process can use the GPU: run untrusted kernels in worker processes
+// (the conformance runner and the fuzzer do).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/Codegen.h"
+#include "interp/Launch.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tc::gpu {
+
+struct GpuOptions {
+  int device = 0;              // CUDA device ordinal
+  codegen::Options codegen;    // num_warps, target (sm is taken from the device)
+  bool diskCache = true;       // $XDG_CACHE_HOME/triton-c (or ~/.cache/triton-c)
+  std::string cacheDir;        // overrides the default cache directory
+};
+
+/// Timing of repeated launches (CUDA events), for --bench.
+struct BenchResult {
+  std::vector<double> ms;      // one per timed launch
+  double medianMs = 0, minMs = 0;
+};
+
+/// Per-stage compile time and whether the module came from a cache.
+struct CompileInfo {
+  std::vector<codegen::StageTime> times;
+  double loadMs = 0;           // cuModuleLoadData
+  double totalMs = 0;          // source IR -> loaded module
+  std::string cacheHit;        // "", "memory" or "disk"
+};
+
+class GpuBackend : public Backend {
+public:
+  /// Times `iterations` launches after `warmup` untimed ones; the buffers in
+  /// `args` are uploaded once (results of the last launch are written back).
+  virtual RunResult bench(const CompiledKernel &kernel, std::array<int64_t, 3> grid,
+                          LaunchArgs &args, const RunOptions &opts, int warmup, int iterations,
+                          BenchResult &out) = 0;
+  /// Compiles (or finds in a cache) and loads the kernel without running it.
+  virtual bool prepare(const CompiledKernel &kernel, std::string &error, CompileInfo *info) = 0;
+  /// Threads per program for the following launches (a part of the compile key).
+  virtual void setNumWarps(unsigned numWarps) = 0;
+  virtual unsigned numWarps() const = 0;
+  /// The device's name and compute capability ("NVIDIA H100 80GB HBM3, sm_90").
+  virtual std::string deviceDescription() = 0;
+};
+
+/// Whether a CUDA device can be used here; if not, `why` is "no CUDA device: ...".
+bool cudaAvailable(std::string *why);
+
+std::unique_ptr<GpuBackend> createGpuBackend(const GpuOptions &opts = {});
+
+/// Exit code of every GPU command when no device is present.
+inline constexpr int kExitNoDevice = 4;
+
+} // namespace tc::gpu

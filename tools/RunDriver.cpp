@@ -1,0 +1,488 @@
+//===- RunDriver.cpp - The command line shared by triton-interp and triton-run ===//
+#include "tools/RunDriver.h"
+
+#include "interp/ArrayPrint.h"
+#include "interp/GridExpr.h"
+#include "ir/Printer.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+namespace tc::tools {
+
+namespace {
+
+// CLI11 takes single-dash options of one letter only; accept `-dump-ir` and
+// the like by rewriting them.
+std::vector<std::string> normaliseArgs(int argc, char **argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-dump-ir" || a == "-trace" || a == "-force")
+      a = "-" + a;
+    args.push_back(a);
+  }
+  std::reverse(args.begin(), args.end()); // CLI11 parses a reversed vector
+  return args;
+}
+
+std::string valueStr(const HostArray &a, int64_t i) {
+  std::ostringstream os;
+  os << formatElement(a, i) << " (0x" << std::hex << a.getBits(i) << ")";
+  return os.str();
+}
+
+// The pre-existing index format of triton-interp's messages ("7" for one dimension).
+std::string indexStr(const std::vector<int64_t> &shape, int64_t flat) {
+  if (shape.size() <= 1)
+    return std::to_string(flat);
+  return indexText(shape, flat);
+}
+
+} // namespace
+
+void addCommonOptions(CLI::App &app, DriverOptions &opt) {
+  app.add_option("input", opt.input, "Triton-C source (.tc)");
+  app.add_option("-D", opt.defines, "define a macro: NAME, NAME=VALUE or NAME=[v1,v2,...]")
+      ->allow_extra_args(false);
+  app.add_option("-U", opt.undefines, "undo a -D of this name")->allow_extra_args(false);
+  app.add_option("-I", opt.includeDirs, "add a directory to the #include search path")
+      ->allow_extra_args(false);
+  app.add_option("--kernel", opt.kernel, "the __global__ function to run (default: the only one)");
+  app.add_option("--grid", opt.grid,
+                 "grid: 1-3 comma-separated expressions, e.g. 'cdiv(N, SIZE)' or 4,2");
+  app.add_option("--arg", opt.args, "bind a parameter: NAME=SPEC (see below)")
+      ->allow_extra_args(false);
+  app.add_option("--print", opt.prints, "print this buffer after the run")->allow_extra_args(false);
+  app.add_flag("--print-all", opt.printAll, "print every element (no '...' summary)");
+  app.add_option("--out", opt.outs, "write a buffer after the run: NAME=FILE.npy")
+      ->allow_extra_args(false);
+  app.add_flag("--force", opt.force, "allow --out to overwrite existing files");
+  app.add_option("--program", opt.program, "run only this program: x[,y[,z]]");
+  app.add_flag("--trace", opt.trace, "print each op's value summary per program");
+  app.add_option("--threads", opt.threads, "run programs on this many threads (same results)")
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--max-steps", opt.maxSteps, "trap (step_limit) after this many ops per program");
+  app.add_option("--timeout", opt.timeout, "trap (step_limit) after this many seconds")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--dump-ir", opt.dumpIR, "print the tile IR before running");
+  app.add_option("--seed", opt.seed, "seed of random arguments without :seed= (default 0)");
+  app.add_flag("--bf16-as-u2", opt.bf16AsU2,
+               "read uint16 / 2-byte void .npy files as bfloat16 for bf16 parameters");
+  app.add_option("--bf16-descr", opt.bf16Descr,
+                 "descr of bf16 arrays in --out files: u2 ('<u2', default) or bfloat16")
+      ->check(CLI::IsMember({"u2", "bfloat16"}));
+  app.add_option("--launch", opt.launch,
+                 "run a conformance case from a suite file and check its expectation");
+  app.add_option("--case", opt.caseName, "with --launch: the case to run (default: the only one)");
+}
+
+int parseCommandLine(CLI::App &app, int argc, char **argv) {
+  try {
+    app.parse(normaliseArgs(argc, argv));
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  return -1;
+}
+
+std::unique_ptr<BoundArgs> cloneBound(const BoundArgs &b) {
+  auto copy = std::make_unique<BoundArgs>();
+  copy->arrays = b.arrays;
+  for (const auto &[name, value] : b.args.scalars())
+    copy->args.setScalar(name, value);
+  for (auto &[name, array] : copy->arrays)
+    copy->args.setBuffer(name, &array);
+  return copy;
+}
+
+std::string indexText(const std::vector<int64_t> &shape, int64_t flat) {
+  std::vector<int64_t> idx(std::max<size_t>(shape.size(), 1));
+  for (size_t k = shape.size(); k-- > 0;) {
+    idx[k] = shape[k] ? flat % shape[k] : 0;
+    flat = shape[k] ? flat / shape[k] : 0;
+  }
+  if (shape.empty())
+    idx[0] = flat;
+  std::string s = "[";
+  for (size_t k = 0; k < idx.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(idx[k]);
+  return s + "]";
+}
+
+uint64_t bufferBytes(const LaunchArgs &args) {
+  uint64_t bytes = 0;
+  for (const auto &[name, array] : args.buffers())
+    bytes += array->data.size();
+  return bytes;
+}
+
+int RunDriver::usageError(const std::string &msg) const {
+  std::istringstream lines(msg);
+  for (std::string line; std::getline(lines, line);)
+    std::cerr << (line.starts_with("note: ") ? "" : tool_ + ": error: ") << line << '\n';
+  return kExitUsage;
+}
+
+int RunDriver::error(const std::string &msg, int rc) const {
+  std::cerr << tool_ << ": error: " << msg << (msg.ends_with('\n') ? "" : "\n");
+  return rc;
+}
+
+/// -D specs with -U applied: -U NAME drops every -D NAME, and is also passed to
+/// the preprocessor (so it can undefine a built-in macro or one from the source's
+/// own command-line defaults), as `tritonc -U` does.
+bool RunDriver::parseDefines(Plan &plan, std::string &error) const {
+  for (const std::string &d : opt_.defines) {
+    auto spec = parseDefine(d, error);
+    if (!spec)
+      return false;
+    plan.defineSpecs.push_back(std::move(*spec));
+  }
+  for (const std::string &u : opt_.undefines) {
+    auto &specs = plan.defineSpecs;
+    std::erase_if(specs, [&](const DefineSpec &s) { return s.name == u; });
+  }
+  plan.variants = expandDefines(plan.defineSpecs);
+  return true;
+}
+
+// program := INT (',' INT (',' INT)?)?
+bool RunDriver::parseProgram(Plan &plan, std::string &error) const {
+  std::vector<std::string> parts = splitTopLevel(opt_.program, ',');
+  std::array<int64_t, 3> p{0, 0, 0};
+  if (parts.empty() || parts.size() > 3) {
+    error = "--program takes 1 to 3 comma-separated program ids, e.g. --program 3,0";
+    return false;
+  }
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto v = evalIntExpr(parts[i], {}, error);
+    if (!v || *v < 0) {
+      error = "--program " + opt_.program + ": " + (v ? "program ids are >= 0" : error);
+      return false;
+    }
+    p[i] = *v;
+  }
+  plan.program = p;
+  return true;
+}
+
+/// Checks --out: NAME=PATH, no duplicates, no overwriting without --force.
+bool RunDriver::parseOuts(Plan &plan, std::string &error) const {
+  std::set<std::string> paths;
+  for (const std::string &o : opt_.outs) {
+    size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == o.size()) {
+      error = "--out " + o + ": expected NAME=FILE.npy";
+      return false;
+    }
+    std::string name = o.substr(0, eq), path = o.substr(eq + 1);
+    std::error_code ec;
+    std::string canon = std::filesystem::weakly_canonical(path, ec).string();
+    if (!paths.insert(canon).second) {
+      error = "--out " + o + ": two outputs would be written to '" + path + "'";
+      return false;
+    }
+    plan.outs.emplace_back(name, path);
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+      error = "--out " + o + ": the directory '" + parent.string() + "' does not exist";
+      return false;
+    }
+    if (opt_.force || !std::filesystem::exists(path))
+      continue;
+    for (const ArgSpec &a : plan.args)
+      if (a.kind == ArgSpec::Kind::File && std::filesystem::equivalent(a.path, path, ec)) {
+        error = "--out " + o + ": refusing to overwrite the input file '" + path +
+                "' (read by --arg " + a.name + "); use --force to overwrite it";
+        return false;
+      }
+    error = "--out " + o + ": refusing to overwrite the existing file '" + path +
+            "'; use --force to overwrite it";
+    return false;
+  }
+  return true;
+}
+
+int RunDriver::makePlan(Plan &plan) const {
+  if (opt_.input.empty())
+    return usageError("no kernel file given (try --help)");
+  if (opt_.grid.empty())
+    return usageError("missing --grid (e.g. --grid 'cdiv(N, SIZE)' or --grid 4,2)");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(opt_.input, ec))
+    return usageError("cannot open the kernel file '" + opt_.input + "'");
+  std::string error;
+  if (!parseDefines(plan, error))
+    return usageError(error);
+  for (const std::string &a : opt_.args) {
+    auto spec = parseArgSpec(a, error);
+    if (!spec)
+      return usageError(error);
+    plan.args.push_back(std::move(*spec));
+  }
+  if (!parseOuts(plan, error))
+    return usageError(error);
+  plan.grid = parseGridSpec(opt_.grid);
+  if (!opt_.program.empty() && !parseProgram(plan, error))
+    return usageError(error);
+  plan.bufferOpts.defaultSeed = opt_.seed;
+  plan.bufferOpts.bf16FromU2 = opt_.bf16AsU2;
+  plan.npyOpts.bf16 = opt_.bf16Descr == "bfloat16" ? NpyBf16Descr::Name : NpyBf16Descr::U2;
+  return kExitOk;
+}
+
+/// --print and --out must name pointer parameters.
+int RunDriver::checkBufferNames(const Plan &plan, const CompiledKernel &k) const {
+  const ir::Function &f = k.function();
+  auto check = [&](const std::string &flag, const std::string &name) {
+    for (unsigned i = 0; i < f.numParams(); ++i)
+      if (f.paramName(i) == name) {
+        if (f.param(i)->type().isPtr)
+          return kExitOk;
+        return usageError(flag + " " + name + ": parameter '" + name + "' (" +
+                          f.param(i)->type().langStr() + ") is not a buffer");
+      }
+    return usageError(flag + " " + name + ": no parameter named '" + name + "'\nnote: kernel '" +
+                      k.name() + "' takes: " + describeParams(f));
+  };
+  for (const std::string &p : opt_.prints)
+    if (int rc = check("--print", p))
+      return rc;
+  for (const auto &[name, path] : plan.outs)
+    if (int rc = check("--out", name))
+      return rc;
+  return kExitOk;
+}
+
+std::shared_ptr<CompiledKernel> RunDriver::compile(const DefineList &defines, int &rc) const {
+  CompileRequest req;
+  req.path = opt_.input;
+  req.defines = defines;
+  req.undefines = opt_.undefines;
+  req.includeDirs = opt_.includeDirs;
+  req.kernelName = opt_.kernel;
+  CompileOutcome outcome = compileKernel(req);
+  std::cerr << outcome.diagnostics;
+  rc = outcome.ok() ? kExitOk : kExitCompileError;
+  return outcome.kernel;
+}
+
+int RunDriver::compileVariants(const Plan &plan, std::vector<VariantRun> &runs) const {
+  bool many = plan.variants.size() > 1;
+  for (const DefineList &variant : plan.variants) {
+    VariantRun run;
+    run.name = describeVariant(plan.defineSpecs, variant);
+    run.defines = variant;
+    int rc = kExitOk;
+    run.kernel = compile(variant, rc);
+    if (rc == kExitOk)
+      rc = checkBufferNames(plan, *run.kernel);
+    if (rc != kExitOk) {
+      if (many)
+        std::cerr << "note: in variant " << run.name << '\n';
+      return rc;
+    }
+    runs.push_back(std::move(run));
+  }
+  return kExitOk;
+}
+
+int RunDriver::bind(const Plan &plan, VariantRun &run) const {
+  run.bound = std::make_unique<BoundArgs>();
+  std::string error;
+  if (!bindArgs(plan.args, *run.kernel, plan.bufferOpts, *run.bound, error))
+    return usageError(error);
+  GridOutcome grid = evalGrid(plan.grid, *run.kernel, run.bound->args);
+  if (!grid.dims)
+    return usageError("--grid: " + grid.error);
+  run.grid = *grid.dims;
+  if (plan.program)
+    for (int i = 0; i < 3; ++i)
+      if ((*plan.program)[i] >= run.grid[i])
+        return usageError("--program " + opt_.program + ": program id " +
+                          std::to_string((*plan.program)[i]) + " on axis " + std::to_string(i) +
+                          " is outside the grid (" + std::to_string(run.grid[0]) + ", " +
+                          std::to_string(run.grid[1]) + ", " + std::to_string(run.grid[2]) + ")");
+  return kExitOk;
+}
+
+RunOptions RunDriver::runOptions(const Plan &plan) const {
+  RunOptions ro;
+  ro.threads = opt_.threads;
+  ro.maxSteps = opt_.maxSteps;
+  ro.maxSeconds = opt_.timeout;
+  ro.trace = opt_.trace;
+  ro.onlyProgram = plan.program;
+  ro.out = &std::cout;
+  return ro;
+}
+
+int RunDriver::reportResult(const RunResult &r) const {
+  switch (r.status) {
+  case RunResult::Status::Ok: return kExitOk;
+  case RunResult::Status::Trapped:
+    std::cerr << (r.trap ? r.trap->render() : "trap\n");
+    return kExitTrap;
+  case RunResult::Status::Error: return error(r.error, kExitTrap);
+  }
+  return kExitTrap;
+}
+
+/// The first difference between two runs' buffer `name`, or "".
+std::string RunDriver::firstDifference(const std::string &name, const HostArray &a,
+                                       const HostArray &b, const std::string &na,
+                                       const std::string &nb) const {
+  if (a.shape != b.shape || a.dtype != b.dtype)
+    return "buffer '" + name + "' has shape " + ir::shapeStr(a.shape) + " in variant " + na +
+           " but " + ir::shapeStr(b.shape) + " in variant " + nb;
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    if (a.getBits(i) != b.getBits(i))
+      return "buffer '" + name + "' differs at index " + indexStr(a.shape, i) + ": variant " + na +
+             " gives " + valueStr(a, i) + ", variant " + nb + " gives " + valueStr(b, i);
+  return "";
+}
+
+int RunDriver::compareVariants(const std::vector<VariantRun> &runs) const {
+  int rc = kExitOk;
+  for (size_t v = 1; v < runs.size(); ++v)
+    for (const auto &[name, array] : runs[0].bound->arrays) {
+      std::string diff =
+          firstDifference(name, array, runs[v].bound->arrays.at(name), runs[0].name, runs[v].name);
+      if (diff.empty())
+        continue;
+      error("variants disagree: " + diff, kExitTrap);
+      rc = kExitTrap;
+    }
+  return rc;
+}
+
+int RunDriver::printAndWrite(const Plan &plan, const BoundArgs &bound) const {
+  ArrayPrintOptions po;
+  if (opt_.printAll)
+    po.threshold = -1;
+  for (const std::string &name : opt_.prints) {
+    const HostArray &a = bound.arrays.at(name);
+    std::cout << name << ": " << conformanceName(a.dtype) << ir::shapeStr(a.shape) << '\n'
+              << formatArray(a, po) << '\n';
+  }
+  for (const auto &[name, path] : plan.outs) {
+    const HostArray &a = bound.arrays.at(name);
+    std::string error;
+    if (!writeNpy(path, a.dtype, a.shape, a.data, plan.npyOpts, error))
+      return usageError(error);
+  }
+  return kExitOk;
+}
+
+/// The case to run: --case NAME, or the file's only case.
+const conf::Case *RunDriver::pickCase(const conf::Suite &suite, int &rc) const {
+  rc = kExitOk;
+  if (!opt_.caseName.empty()) {
+    if (const conf::Case *c = suite.find(opt_.caseName))
+      return c;
+    for (const conf::InvalidCase &bad : suite.invalid)
+      if (bad.name == opt_.caseName) {
+        rc = usageError("case '" + bad.name + "' (" + bad.path + ") does not load:\n" + bad.error);
+        return nullptr;
+      }
+  } else if (suite.cases.size() == 1 && suite.invalid.empty()) {
+    return &suite.cases[0];
+  }
+  std::string names;
+  for (size_t i = 0; i < suite.cases.size() && i < 50; ++i)
+    names += (i ? ", " : "") + suite.cases[i].name;
+  if (suite.cases.size() > 50)
+    names += ", ...";
+  rc = usageError((opt_.caseName.empty()
+                       ? std::string("--launch: pick a case with --case NAME")
+                       : "no case named '" + opt_.caseName + "' in " + opt_.launch) +
+                  "\nnote: the cases of " + opt_.launch + ": " + (names.empty() ? "none" : names));
+  return nullptr;
+}
+
+/// Prints one variant's verdict; returns its exit code.
+int RunDriver::reportVerdict(const conf::Case &c, const conf::Variant &v,
+                             const conf::Verdict &verdict) const {
+  std::string where = "case '" + c.name + "'" + (v.label.empty() ? "" : " variant " + v.label);
+  switch (verdict.status) {
+  case conf::Status::Pass:
+  case conf::Status::XPass: return kExitOk;
+  case conf::Status::Skipped:
+    std::cout << "skipped: " << where << ": " << verdict.error << '\n';
+    return kExitOk;
+  case conf::Status::Fail:
+  case conf::Status::XFail: {
+    std::string msg = verdict.error;
+    if (msg.empty() && verdict.mismatch)
+      msg = "output '" + verdict.mismatch->output + "' differs";
+    error(where + " failed: " + msg, kExitTrap);
+    if (verdict.mismatch)
+      std::cerr << "note: got " << verdict.mismatch->got << ", want " << verdict.mismatch->want
+                << '\n';
+    return kExitTrap;
+  }
+  case conf::Status::Error:
+  case conf::Status::Crash:
+  case conf::Status::Timeout: {
+    bool compileError = verdict.error.starts_with("compile error");
+    error(where + ": " +
+              (verdict.status == conf::Status::Error
+                   ? ""
+                   : std::string(conf::statusName(verdict.status)) + ": ") +
+              verdict.error,
+          kExitTrap);
+    return compileError ? kExitCompileError : kExitTrap;
+  }
+  }
+  return kExitTrap;
+}
+
+int RunDriver::runLaunch(Backend &backend, const CaseHook &hook) const {
+  if (!opt_.input.empty() || !opt_.grid.empty() || !opt_.args.empty() || !opt_.defines.empty() ||
+      !opt_.prints.empty() || !opt_.outs.empty() || !opt_.program.empty())
+    return usageError(
+        "--launch takes the kernel, defines, grid and arguments from the case; "
+        "it cannot be combined with a kernel file, -D, --grid, --arg, --program, --print or "
+        "--out (not supported yet)");
+  conf::LoadResult loaded = conf::loadSuiteFile(opt_.launch);
+  if (!loaded.suite) {
+    std::string errors;
+    for (const std::string &e : loaded.errors)
+      errors += (errors.empty() ? "" : "\n") + e;
+    return usageError(errors.empty() ? "cannot load " + opt_.launch : errors);
+  }
+  int rc = kExitOk;
+  const conf::Case *c = pickCase(*loaded.suite, rc);
+  if (!c)
+    return rc;
+  RunOptions ro;
+  ro.threads = opt_.threads;
+  ro.maxSteps = opt_.maxSteps;
+  ro.maxSeconds = opt_.timeout;
+  ro.trace = opt_.trace;
+  ro.out = &std::cout;
+  std::vector<conf::Variant> variants = c->variants();
+  for (const conf::Variant &v : variants) {
+    if (variants.size() > 1)
+      std::cout << "// ----- variant: " << v.label << '\n';
+    if (hook)
+      hook(*c, v);
+    conf::Verdict verdict = conf::runVariant(*loaded.suite, *c, v, backend, ro);
+    std::cout.flush();
+    if (int code = reportVerdict(*c, v, verdict))
+      return code;
+  }
+  std::cout << "pass: " << loaded.suite->name << " / " << c->name << " ("
+            << conf::expectKindName(c->expect.kind) << ", " << variants.size()
+            << (variants.size() == 1 ? " variant" : " variants") << ")\n";
+  return kExitOk;
+}
+
+} // namespace tc::tools

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# The whole GPU check on the GPU test machine, in one call (GPU_MACHINE.md):
+# device, GPU unit tests, the conformance suite on the gpu backend (plain and
+# under compute-sanitizer), the PERF.md benchmarks against Triton measured in
+# the same call, and a summary table. Every step's failure is recorded in the
+# table; none stops the script.
+#
+#   cd DIR && tools/gpu-check.sh [options]      (or DIR/gpu-check.sh)
+#
+# DIR holds bin/ (triton-run, triton-conformance, unit_tests if built), lib/,
+# the repository's conformance/ and examples/ (and bench/kernels/softmax.tc),
+# and optionally triton_reference.py (from shared/bench/) next to bin/.
+# Logs and reports go to ${OUT:-./gpu-check-out}.
+#
+# Options:
+#   --sanitize none|subset|all  compute-sanitizer memcheck + racecheck over no
+#                               suites, a subset (default: basic.*, kernels,
+#                               dot, reductions, tiles, broadcast, atomics) or all
+#   --jobs N                    conformance workers (default: the number of cores)
+#   --skip-unit --skip-conformance --skip-bench --skip-triton
+#   --no-compare                benchmarks without the interpreter check first
+#   --tune                      also auto-tune the 4096^3 matmul (tiles x num_warps)
+set -u
+
+SANITIZE=subset
+JOBS=$(nproc 2>/dev/null || echo 4)
+SKIP_UNIT=0 SKIP_CONF=0 SKIP_BENCH=0 SKIP_TRITON=0 COMPARE=1 TUNE=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) SANITIZE=${2:?--sanitize needs none, subset or all}; shift ;;
+    --sanitize=*) SANITIZE=${1#*=} ;;
+    --jobs|-j) JOBS=${2:?--jobs needs a number}; shift ;;
+    --skip-unit) SKIP_UNIT=1 ;;
+    --skip-conformance) SKIP_CONF=1 ;;
+    --skip-bench) SKIP_BENCH=1 ;;
+    --skip-triton) SKIP_TRITON=1 ;;
+    --no-compare) COMPARE=0 ;;
+    --tune) TUNE=1 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu-check.sh: unknown option '$1' (see --help)" >&2; exit 3 ;;
+  esac
+  shift
+done
+case "$SANITIZE" in none|subset|all) ;; *) echo "gpu-check.sh: --sanitize none|subset|all" >&2; exit 3 ;; esac
+
+ROOT=$(pwd)
+BIN=$ROOT/bin
+OUT=${OUT:-./gpu-check-out}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SUMMARY=$OUT/summary.txt
+: > "$OUT/steps.tsv"   # step, verdict, note
+: > "$OUT/bench.tsv"   # kernel, ours ms, Triton ms (or -), note
+
+CUDA_BIN=/usr/local/cuda/bin
+SANITIZER=$(command -v compute-sanitizer || echo "$CUDA_BIN/compute-sanitizer")
+[ -x "$SANITIZER" ] || SANITIZER=""
+export PATH="$BIN:$CUDA_BIN:$PATH"
+
+record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$OUT/steps.tsv"; }
+
+# step NAME LOG TIMEOUT CMD...: runs CMD with its output in LOG (and on the
+# terminal), records "ok" or "FAIL (exit N)" / "TIMEOUT"; returns CMD's status.
+step() {
+  local name=$1 log=$2 limit=$3; shift 3
+  echo
+  echo "== $name: $*"
+  local t0=$SECONDS rc
+  timeout --kill-after=30 "$limit" "$@" > "$log" 2>&1
+  rc=$?
+  tail -n 40 "$log"
+  local secs=$((SECONDS - t0)) verdict
+  case $rc in
+    0) verdict=ok ;;
+    124|137) verdict="TIMEOUT (${limit}s)" ;;
+    *) verdict="FAIL (exit $rc)" ;;
+  esac
+  echo "-- $name: $verdict (${secs}s, log $log)"
+  STEP_RC=$rc
+  STEP_VERDICT=$verdict
+  STEP_SECS=$secs
+  return $rc
+}
+
+last_line() { grep -E "$1" "$2" 2>/dev/null | tail -n 1; }
+
+#--- device ------------------------------------------------------------------
+echo "== machine: $(hostname), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+if step nvidia-smi "$OUT/nvidia-smi.log" 60 nvidia-smi; then
+  record nvidia-smi ok "$(grep -m1 -oE 'NVIDIA [A-Z0-9][^|]*[0-9]GB[^|]*' "$OUT/nvidia-smi.log" | sed 's/ *$//')"
+else
+  record nvidia-smi "$STEP_VERDICT" "no nvidia-smi output"
+fi
+if step check-device "$OUT/check-device.log" 120 "$BIN/triton-run" --check-device; then
+  record check-device ok "$(head -n 1 "$OUT/check-device.log")"
+  DEVICE_OK=1
+else
+  record check-device "$STEP_VERDICT" "$(head -n 1 "$OUT/check-device.log")"
+  DEVICE_OK=0
+fi
+
+#--- unit tests --------------------------------------------------------------
+if [ $SKIP_UNIT = 1 ]; then
+  record unit-tests skipped "--skip-unit"
+elif [ -x "$BIN/unit_tests" ]; then
+  step unit-tests "$OUT/unit-tests.log" 1200 "$BIN/unit_tests" --gtest_filter='*Gpu*:*Cuda*'
+  record unit-tests "$STEP_VERDICT" "$(last_line '(PASSED|FAILED|SKIPPED) +\]' "$OUT/unit-tests.log" | sed 's/^\[ *//')"
+else
+  record unit-tests skipped "no bin/unit_tests"
+fi
+
+#--- conformance -------------------------------------------------------------
+SUBSET=(--suite 'basic.*' --suite kernels --suite dot --suite reductions --suite tiles
+        --suite broadcast --suite atomics)
+conformance() { # NAME LOG LIMIT [PREFIX...] -- [RUN FLAGS...]
+  local name=$1 log=$2 limit=$3; shift 3
+  local prefix=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do prefix+=("$1"); shift; done
+  shift
+  step "$name" "$log" "$limit" "${prefix[@]}" "$BIN/triton-conformance" run "$ROOT/conformance/cases" \
+    --backend gpu -j "$JOBS" "$@"
+  record "$name" "$STEP_VERDICT" "$(last_line '^[0-9]+ passed, ' "$log")"
+}
+if [ $SKIP_CONF = 1 ]; then
+  record conformance skipped "--skip-conformance"
+elif [ ! -d "$ROOT/conformance/cases" ]; then
+  record conformance FAIL "no conformance/cases in $ROOT"
+else
+  conformance conformance "$OUT/conformance.log" 3600 -- \
+    --out "$OUT/gpu.json" --md "$OUT/gpu.md" --html "$OUT/gpu.html"
+  if [ "$SANITIZE" = none ]; then
+    record sanitizers skipped "--sanitize none"
+  elif [ -z "$SANITIZER" ]; then
+    record sanitizers FAIL "compute-sanitizer not found"
+  else
+    SEL=()
+    [ "$SANITIZE" = subset ] && SEL=("${SUBSET[@]}")
+    for tool in memcheck racecheck; do
+      conformance "$tool" "$OUT/$tool.log" 5400 \
+        "$SANITIZER" --tool "$tool" --target-processes all --print-limit 20 -- \
+        --out "$OUT/gpu-$tool.json" --timeout 600 "${SEL[@]}"
+      # The sanitizer prints one "ERROR SUMMARY: N errors" per process it watched.
+      errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$OUT/$tool.log" | awk '{s += $3} END {print s + 0}')
+      procs=$(grep -cE 'ERROR SUMMARY: [0-9]+' "$OUT/$tool.log")
+      verdict="clean"
+      [ "$errors" != 0 ] && verdict="$errors errors"
+      [ "$procs" = 0 ] && verdict="no sanitizer summary"
+      record "$tool-verdict" "$verdict" "$procs processes checked ($SANITIZE)"
+    done
+  fi
+fi
+
+#--- benchmarks --------------------------------------------------------------
+SOFTMAX=""
+for f in "$ROOT/bench/kernels/softmax.tc" "$ROOT/softmax.tc" "$ROOT/examples/softmax.tc"; do
+  [ -f "$f" ] && SOFTMAX=$f && break
+done
+# bench NAME TRITON_KEY UNITS COMPARE TRITON-RUN ARGS...: our median ms, and
+# Triton's figure (GB/s or TFLOP/s in triton.json) turned into ms.
+bench() {
+  local name=$1 key=$2 units=$3 compare=$4; shift 4
+  local extra=()
+  [ "$compare" = 1 ] && [ $COMPARE = 1 ] && extra=(--compare)
+  step "bench $name" "$OUT/bench-$name.log" 900 "$BIN/triton-run" "$@" --bench "${extra[@]}"
+  local ms note=$STEP_VERDICT
+  ms=$(awk '$1 == "median" {print $2}' "$OUT/bench-$name.log" | tail -n 1)
+  grep -q "disagree on" "$OUT/bench-$name.log" && note="MISMATCH vs the interpreter (see the log)"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "${ms:--}" "$key" "$units" "$note" >> "$OUT/bench.tsv"
+}
+if [ $SKIP_BENCH = 1 ]; then
+  record benchmarks skipped "--skip-bench"
+elif [ $DEVICE_OK = 0 ]; then
+  record benchmarks skipped "no CUDA device"
+else
+  EX=$ROOT/examples
+  bench "vector add f32 2^26" 'add_f32_2^26_GBps' "GB:$((3 * 4 * (1 << 26)))" 1 \
+    "$EX/vector_add.tc" -DSIZE=1024 -DTYPE=float --grid 'cdiv(N, SIZE)' --arg N=67108864 \
+    --arg a=rand:f32[N] --arg b=rand:f32[N] --arg c=zeros:f32[N]
+  if [ -n "$SOFTMAX" ]; then
+    bench "softmax f32 4096x1024" 'softmax_f32_4096x1024_GBps' "GB:$((2 * 4 * 4096 * 1024))" 1 \
+      "$SOFTMAX" -DBLOCK=1024 --grid 4096 --arg stride=1024 --arg N=1024 \
+      --arg X=randn:f32[4096,1024] --arg Y=zeros:f32[4096,1024]
+  else
+    printf '%s\t-\t%s\t%s\t%s\n' "softmax f32 4096x1024" softmax_f32_4096x1024_GBps x \
+      "no bench/kernels/softmax.tc" >> "$OUT/bench.tsv"
+  fi
+  bench "transpose f32 8192^2" 'transpose_f32_8192^2_GBps' "GB:$((2 * 4 * 8192 * 8192))" 1 \
+    "$EX/transpose.tc" -DTM=64 -DTN=64 -DTYPE=float --grid 'M/TM, N/TN' --arg M=8192 --arg N=8192 \
+    --arg ldx=8192 --arg ldy=8192 --arg X=rand:f32[M,N] --arg Y=zeros:f32[N,M]
+  for S in 1024 4096; do
+    # Small integers: exact products and sums, so --compare checks exactly.
+    cmp=1
+    [ $S = 4096 ] && cmp=0 # the interpreter needs minutes for 4096^3
+    bench "matmul f16 ${S}^3" "triton_matmul_f16_${S}^3_TFLOPs" "TF:$((2 * S * S * S))" $cmp \
+      "$EX/matmul.tc" -DTM=128 -DTN=128 -DTK=64 -DTYPE=half --num-warps 4 --grid 'M/TM, N/TN' \
+      --arg M=$S --arg N=$S --arg K=$S --arg lda=$S --arg ldb=$S --arg ldc=$S \
+      --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] --arg C=zeros:f16[M,N] \
+      --flops '2*M*N*K'
+  done
+  if [ $TUNE = 1 ]; then
+    bench "matmul f16 4096^3 tuned" "triton_matmul_f16_4096^3_TFLOPs" "TF:$((2 * 4096 * 4096 * 4096))" 0 \
+      "$EX/matmul.tc" -DTM=[64,128] -DTN=[64,128] -DTK=[32,64] -DTYPE=half --num-warps 4,8 \
+      --autotune-report --grid 'M/TM, N/TN' --arg M=4096 --arg N=4096 --arg K=4096 --arg lda=4096 \
+      --arg ldb=4096 --arg ldc=4096 --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] \
+      --arg C=zeros:f16[M,N] --flops '2*M*N*K'
+  fi
+fi
+
+#--- Triton's figures, same machine, same call ---------------------------------
+REF=""
+for f in "$ROOT/triton_reference.py" "$BIN/triton_reference.py" "$ROOT/bench/triton_reference.py"; do
+  [ -f "$f" ] && REF=$f && break
+done
+if [ $SKIP_TRITON = 1 ] || [ $SKIP_BENCH = 1 ]; then
+  record triton skipped "not asked for"
+elif [ -z "$REF" ]; then
+  record triton skipped "no triton_reference.py next to bin/"
+else
+  step triton "$OUT/triton.log" 1200 python3 "$REF" gpu --json "$OUT/triton.json"
+  record triton "$STEP_VERDICT" "$REF"
+fi
+
+#--- summary -----------------------------------------------------------------
+{
+  echo
+  echo "== summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), logs in $OUT)"
+  echo
+  awk -F '\t' '{printf "%-22s %-24s %s\n", $1, $2, $3}' "$OUT/steps.tsv"
+  if [ -s "$OUT/bench.tsv" ]; then
+    echo
+    if command -v python3 > /dev/null; then
+      python3 - "$OUT/bench.tsv" "$OUT/triton.json" <<'PY'
+import json, sys
+rows = [line.rstrip('\n').split('\t') for line in open(sys.argv[1]) if line.strip()]
+try:
+    ref = json.load(open(sys.argv[2]))
+except (OSError, ValueError):
+    ref = {}
+def ms_from(value, units):
+    kind, _, amount = units.partition(':')
+    if not amount or value <= 0:
+        return None
+    amount = float(amount)
+    return amount / value * 1e-6 if kind == 'GB' else amount / value * 1e-9
+def rate(ms, units):
+    kind, _, amount = units.partition(':')
+    if ms is None or not amount:
+        return '-'
+    v = float(amount) / ms * (1e-6 if kind == 'GB' else 1e-9)
+    return f"{v:.1f} GB/s" if kind == 'GB' else f"{v:.1f} TFLOP/s"
+print(f"{'kernel':26} {'ours ms':>10} {'Triton ms':>10} {'ratio':>7}  {'ours':>14} {'Triton':>14}  note")
+for name, ours, key, units, verdict in rows:
+    o = float(ours) if ours not in ('-', '') else None
+    t = ms_from(ref[key], units) if key in ref else None
+    ratio = f"{t / o:.2f}x" if o and t else '-'
+    note = '' if verdict == 'ok' else verdict
+    print(f"{name:26} {o if o is not None else '-':>10} {f'{t:.4f}' if t else '-':>10} {ratio:>7}"
+          f"  {rate(o, units):>14} {rate(t, units):>14}  {note}")
+print("ratio = Triton ms / ours ms (above 1: ours is faster)")
+for k, v in ref.items():
+    if k.startswith('copy') or k.startswith('cublas') or k.startswith('triton_first'):
+        print(f"  {k}: {v:.4f}")
+PY
+    else
+      awk -F '\t' '{printf "%-26s ours %s ms (%s)\n", $1, $2, $5}' "$OUT/bench.tsv"
+    fi
+  fi
+} | tee "$SUMMARY"
+# The script reports; it fails only when it could not check anything.
+exit 0

@@ -1,0 +1,504 @@
+//===- triton-run.cpp - Run a Triton-C kernel on an NVIDIA GPU ------------===//
+//
+//   triton-run examples/vector_add.tc -DSIZE=1024 -DTYPE=float
+//       --grid 'cdiv(N, SIZE)' --arg N=5000 --arg a=randn:f32[5000]:seed=1
+//       --arg b=@b.npy --arg c=zeros:f32[5000] --print c --compare --bench
+//
+// The command line of triton-interp (RunDriver.h), run on the GPU. List-valued
+// defines and a list of --num-warps are auto-tuned (gpu/Autotune.h) instead of
+// run one by one. --compare runs the interpreter on the same inputs and compares
+// every buffer with the conformance suite's default tolerances; --bench times
+// launches. Exit codes: 0 ok, 1 trap, GPU failure or mismatch, 2 compile error,
+// 3 usage error, 4 no CUDA device.
+//
+//===----------------------------------------------------------------------===//
+#include "conformance/Compare.h"
+#include "gpu/Autotune.h"
+#include "gpu/GpuBackend.h"
+#include "interp/ArrayPrint.h"
+#include "interp/GridExpr.h"
+#include "ir/Printer.h"
+#include "tools/RunDriver.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace {
+
+using namespace tc::tools;
+using tc::gpu::kExitNoDevice;
+
+/// The flags triton-interp does not have.
+struct GpuFlags {
+  std::string numWarps = "4", flops;
+  std::vector<unsigned> warps; // --num-warps parsed
+  bool compare = false, bench = false, autotuneReport = false, timePasses = false;
+  bool noCache = false, checkDevice = false;
+  int benchIters = 100, benchWarmup = 10;
+  bool warpsGiven = false, threadsGiven = false, maxStepsGiven = false;
+  bool itersGiven = false, warmupGiven = false;
+};
+
+/// A temporary directory removed at exit (the autotuner's cache under --no-cache).
+class TempDir {
+public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "triton-run-XXXXXX").string();
+    if (mkdtemp(tmpl.data()))
+      path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty())
+      std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// "no CUDA device: ..." on stderr; exit code 4.
+int noDevice(const std::string &why) {
+  std::cerr << "triton-run: " << (why.starts_with("no CUDA device") ? "" : "no CUDA device: ")
+            << why << '\n';
+  return kExitNoDevice;
+}
+
+/// --check-device: the device's description, or why there is none.
+int checkDevice() {
+  std::string why;
+  if (!tc::gpu::cudaAvailable(&why))
+    return noDevice(why);
+  std::cout << tc::gpu::createGpuBackend()->deviceDescription() << '\n';
+  return kExitOk;
+}
+
+/// Parses --num-warps: one value or a comma list of powers of two up to 32.
+bool parseWarps(GpuFlags &g, std::string &error) {
+  for (const std::string &part : tc::splitTopLevel(g.numWarps, ',')) {
+    std::string err;
+    std::optional<int64_t> v = tc::evalIntExpr(part, {}, err);
+    if (!v || *v < 1 || *v > 32 || (*v & (*v - 1)) != 0) {
+      error = "--num-warps " + g.numWarps + ": '" + part +
+              "' is not a number of warps (1, 2, 4, 8, 16 or 32)";
+      return false;
+    }
+    g.warps.push_back(static_cast<unsigned>(*v));
+  }
+  if (g.warps.empty())
+    error = "--num-warps needs a value, e.g. --num-warps 4 or --num-warps 2,4,8";
+  return !g.warps.empty();
+}
+
+/// Flag combinations triton-run rejects before compiling anything.
+std::string checkFlags(const DriverOptions &opt, GpuFlags &g) {
+  std::string error;
+  if (!parseWarps(g, error))
+    return error;
+  if (!opt.program.empty())
+    return "--program runs one program on the interpreter; the GPU runs the whole grid "
+           "(use triton-interp --program)";
+  if (opt.trace)
+    return "--trace is an interpreter feature (use triton-interp --trace)";
+  if ((g.threadsGiven || g.maxStepsGiven) && !g.compare)
+    return std::string(g.threadsGiven ? "--threads" : "--max-steps") +
+           " applies to the interpreter run of --compare; it needs --compare";
+  if (!g.flops.empty() && !g.bench)
+    return "--flops needs --bench";
+  if ((g.itersGiven || g.warmupGiven) && !g.bench)
+    return std::string(g.itersGiven ? "--bench-iters" : "--bench-warmup") + " needs --bench";
+  if (g.benchIters < 1 || g.benchWarmup < 0)
+    return "--bench-iters must be at least 1 and --bench-warmup at least 0";
+  if (!opt.launch.empty() &&
+      (g.compare || g.bench || g.autotuneReport || g.timePasses || g.warps.size() > 1))
+    return "--launch runs a conformance case and checks its expectation; it cannot be combined "
+           "with --compare, --bench, --autotune-report, --time-passes or a --num-warps list";
+  return "";
+}
+
+/// With auto-tuning every variant shares the arguments: buffer shapes and the
+/// grid must evaluate in every variant, and shapes must not change.
+int checkTunedVariants(const RunDriver &d, const Plan &plan, const std::vector<VariantRun> &runs) {
+  const VariantRun &first = runs[0];
+  for (size_t v = 1; v < runs.size(); ++v) {
+    tc::ExprEnv env = tc::makeExprEnv(runs[v].defines, first.bound->args);
+    for (const tc::ArgSpec &spec : plan.args) {
+      if (!spec.isBuffer() || spec.kind == tc::ArgSpec::Kind::File)
+        continue;
+      std::vector<int64_t> shape;
+      std::string error;
+      for (const std::string &dim : spec.shape)
+        if (std::optional<int64_t> n = tc::evalIntExpr(dim, env, error))
+          shape.push_back(*n);
+      const std::vector<int64_t> &bound = first.bound->arrays.at(spec.name).shape;
+      if (shape != bound)
+        return d.usageError(
+            "--arg " + spec.name + "=" + spec.text +
+            ": with auto-tuning every variant shares the "
+            "buffers, but the shape is " +
+            tc::ir::shapeStr(bound) + " in variant " + first.name + " and " +
+            (error.empty() ? tc::ir::shapeStr(shape) : "not defined (" + error + ")") +
+            " in variant " + runs[v].name);
+    }
+    tc::GridOutcome grid = tc::evalGrid(plan.grid, *runs[v].kernel, first.bound->args);
+    if (!grid.dims)
+      return d.usageError("--grid: " + grid.error + "\nnote: in variant " + runs[v].name);
+  }
+  return kExitOk;
+}
+
+/// Evaluates --flops over the kernel's defines and the scalar arguments.
+int evalFlops(const RunDriver &d, const GpuFlags &g, const tc::CompiledKernel &kernel,
+              const tc::LaunchArgs &args, double &flops) {
+  if (g.flops.empty())
+    return kExitOk;
+  std::string error;
+  tc::ExprEnv env = tc::makeExprEnv(kernel.defines(), args);
+  std::optional<int64_t> v = tc::evalIntExpr(g.flops, env, error);
+  if (!v)
+    return d.usageError("--flops: " + error);
+  flops = static_cast<double>(*v);
+  return kExitOk;
+}
+
+/// --time-passes: one block per compiled kernel.
+void printCompileInfo(const std::string &what, const tc::gpu::CompileInfo &info) {
+  std::cout << "compile times: " << what
+            << " (cache: " << (info.cacheHit.empty() ? "miss" : info.cacheHit + " hit") << ")\n";
+  for (const tc::codegen::StageTime &t : info.times)
+    std::cout << "  " << t.stage << std::string(t.stage.size() < 16 ? 16 - t.stage.size() : 1, ' ')
+              << fixed(t.ms, 3) << " ms\n";
+  std::cout << "  load            " << fixed(info.loadMs, 3) << " ms (cuModuleLoadData)\n"
+            << "  total           " << fixed(info.totalMs, 3) << " ms\n";
+}
+
+/// Compiles and loads `run`'s kernel for `warps`; prints its times with --time-passes.
+/// A GPU compile error is exit code 2 when `fatal`.
+int prepare(const RunDriver &d, const GpuFlags &g, tc::gpu::GpuBackend &gpu, const VariantRun &run,
+            unsigned warps, bool fatal) {
+  gpu.setNumWarps(warps);
+  tc::gpu::CompileInfo info;
+  std::string error;
+  std::string what =
+      (run.name.empty() ? "" : run.name + " ") + "num_warps=" + std::to_string(warps);
+  if (!gpu.prepare(*run.kernel, error, &info)) {
+    if (fatal)
+      return d.error(error, kExitCompileError);
+    std::cout << "compile times: " << what << ": " << error << '\n';
+    return kExitOk;
+  }
+  if (g.timePasses)
+    printCompileInfo(what, info);
+  return kExitOk;
+}
+
+/// Everything a GPU run needs.
+struct GpuRun {
+  const RunDriver &d;
+  const GpuFlags &g;
+  const Plan &plan;
+  std::vector<VariantRun> &runs;
+  tc::gpu::GpuBackend &gpu;
+  const VariantRun *chosen = nullptr; // the variant that ran (the winner when tuning)
+  unsigned warps = 4;
+};
+
+/// The compiled variant whose list-valued defines are `defines`.
+const VariantRun *findVariant(const std::vector<VariantRun> &runs, const tc::DefineList &defines) {
+  for (const VariantRun &run : runs) {
+    bool all = true;
+    for (const auto &def : defines)
+      all = all && std::find(run.defines.begin(), run.defines.end(), def) != run.defines.end();
+    if (all)
+      return &run;
+  }
+  return nullptr;
+}
+
+/// Tunes over the variants and warps, then runs the winner once on the arguments.
+int runTuned(GpuRun &r, tc::RunResult &result) {
+  const DriverOptions &opt = r.d.options();
+  if (r.g.timePasses)
+    for (const VariantRun &run : r.runs)
+      for (unsigned w : r.g.warps)
+        prepare(r.d, r.g, r.gpu, run, w, false);
+  std::optional<TempDir> scratch;
+  if (r.g.noCache)
+    scratch.emplace();
+  tc::gpu::Autotuner tuner(r.gpu, scratch ? scratch->path() : std::string());
+  tc::gpu::TuneRequest req;
+  req.base.path = opt.input;
+  req.base.undefines = opt.undefines;
+  req.base.includeDirs = opt.includeDirs;
+  req.base.kernelName = opt.kernel;
+  req.specs = r.plan.defineSpecs;
+  req.numWarps = r.g.warps;
+  req.grid = r.plan.grid;
+  tc::gpu::TuneOutcome o = tuner.run(req, r.runs[0].bound->args, r.d.runOptions(r.plan), result);
+  if (r.g.autotuneReport)
+    std::cout << tc::gpu::Autotuner::report(o);
+  if (!o.error.empty())
+    return kExitOk; // `result` says why
+  std::cout << "autotune: " << o.best.describe() << (o.fromCache ? " (cached winner)" : "") << '\n';
+  r.chosen = findVariant(r.runs, o.best.defines);
+  r.warps = o.best.numWarps;
+  if (!r.chosen)
+    return r.d.error("internal: the autotuner's winner " + o.best.describe() +
+                         " is not one of the compiled variants",
+                     kExitTrap);
+  return kExitOk;
+}
+
+/// The interpreter's run of --compare, on `args` (a copy of the GPU's inputs).
+int runInterpreter(GpuRun &r, tc::BoundArgs &args) {
+  const DriverOptions &opt = r.d.options();
+  tc::GridOutcome grid = tc::evalGrid(r.plan.grid, *r.chosen->kernel, args.args);
+  tc::RunOptions ro;
+  ro.threads = r.g.threadsGiven ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  ro.maxSteps = opt.maxSteps;
+  ro.maxSeconds = opt.timeout;
+  std::ostringstream sink; // print() output of the reference run is not shown twice
+  ro.out = &sink;
+  std::unique_ptr<tc::Backend> interp = tc::createInterpreterBackend();
+  tc::RunResult res = interp->launch(*r.chosen->kernel, *grid.dims, args.args, ro);
+  if (res.status == tc::RunResult::Status::Ok)
+    return kExitOk;
+  std::cerr
+      << "triton-run: error: --compare: the GPU run finished but the interpreter's did not:\n";
+  return r.d.reportResult(res);
+}
+
+/// Compares every buffer of the GPU run with the interpreter's; one line each.
+int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref) {
+  size_t bad = 0;
+  for (const auto &[name, a] : gpu.arrays) {
+    const tc::HostArray &b = ref.arrays.at(name);
+    tc::conf::CompareSpec spec = tc::conf::defaultCompare(a.dtype);
+    std::string how = std::string(tc::conformanceName(a.dtype)) + ", " + spec.str();
+    std::optional<tc::conf::Mismatch> m = tc::conf::compareArrays(a, b, spec);
+    if (!m) {
+      std::cout << "buffer " << name << ": all " << a.numElements() << " elements agree (" << how
+                << ")\n";
+      continue;
+    }
+    ++bad;
+    std::cout << "buffer " << name << ": first mismatch at " << indexText(a.shape, m->index)
+              << ": gpu " << tc::formatElement(a, m->index) << " interp "
+              << tc::formatElement(b, m->index) << " (" << m->count << " of " << a.numElements()
+              << " elements differ; " << how << ")\n";
+  }
+  if (bad == 0) {
+    std::cout << "compare: the GPU and the interpreter agree on all " << gpu.arrays.size()
+              << " buffers (default tolerances of the conformance suite)\n";
+    return kExitOk;
+  }
+  std::cerr << "triton-run: error: --compare: the GPU and the interpreter disagree on " << bad
+            << " of " << gpu.arrays.size() << " buffers\n";
+  return kExitTrap;
+}
+
+/// --bench: times launches of the chosen variant on `args` (a copy of the inputs).
+int runBench(GpuRun &r, tc::BoundArgs &args) {
+  double flops = 0;
+  if (int rc = evalFlops(r.d, r.g, *r.chosen->kernel, args.args, flops))
+    return rc;
+  tc::GridOutcome grid = tc::evalGrid(r.plan.grid, *r.chosen->kernel, args.args);
+  r.gpu.setNumWarps(r.warps);
+  tc::gpu::BenchResult b;
+  tc::RunResult res = r.gpu.bench(*r.chosen->kernel, *grid.dims, args.args, r.d.runOptions(r.plan),
+                                  r.g.benchWarmup, r.g.benchIters, b);
+  if (int rc = r.d.reportResult(res))
+    return rc;
+  const std::array<int64_t, 3> &gd = *grid.dims;
+  uint64_t bytes = bufferBytes(args.args);
+  std::string defines;
+  for (const auto &[name, value] : r.chosen->kernel->defines())
+    defines += (defines.empty() ? "" : " ") + name + "=" + value;
+  std::cout << "bench: " << r.chosen->kernel->name()
+            << (defines.empty() ? "" : " (" + defines + ")") << " num_warps=" << r.warps
+            << ", grid (" << gd[0] << ", " << gd[1] << ", " << gd[2] << "), " << b.ms.size()
+            << " launches after " << r.g.benchWarmup << " warm-up, " << r.gpu.deviceDescription()
+            << '\n'
+            << "  median   " << fixed(b.medianMs, 4) << " ms\n"
+            << "  min      " << fixed(b.minMs, 4) << " ms\n";
+  if (b.medianMs > 0) {
+    std::cout << "  GB/s     " << fixed(double(bytes) / b.medianMs * 1e-6, 1) << " (" << bytes
+              << " bytes of buffer arguments, at the median)\n";
+    if (!r.g.flops.empty())
+      std::cout << "  TFLOP/s  " << fixed(flops / b.medianMs * 1e-9, 2) << " (" << r.g.flops
+                << " = " << static_cast<int64_t>(flops) << " flops, at the median)\n";
+  }
+  return kExitOk;
+}
+
+/// Runs the chosen variant (or tunes), then --compare, --bench, --print, --out.
+int runGpu(GpuRun &r) {
+  bool tuning = r.runs.size() > 1 || r.g.warps.size() > 1;
+  VariantRun &first = r.runs[0];
+  std::unique_ptr<tc::BoundArgs> interpArgs, benchArgs;
+  if (r.g.compare)
+    interpArgs = cloneBound(*first.bound);
+  if (r.g.bench)
+    benchArgs = cloneBound(*first.bound);
+  tc::RunResult result;
+  if (tuning) {
+    if (int rc = runTuned(r, result))
+      return rc;
+  } else {
+    r.chosen = &first;
+    r.warps = r.g.warps[0];
+    if (int rc = prepare(r.d, r.g, r.gpu, first, r.warps, true))
+      return rc;
+    result = r.gpu.launch(*first.kernel, first.grid, first.bound->args, r.d.runOptions(r.plan));
+  }
+  std::cout.flush();
+  if (int rc = r.d.reportResult(result))
+    return rc;
+  int status = kExitOk;
+  if (r.g.compare) {
+    if (int rc = runInterpreter(r, *interpArgs))
+      return rc;
+    status = compareBuffers(*first.bound, *interpArgs);
+  }
+  if (r.g.bench)
+    if (int rc = runBench(r, *benchArgs))
+      return rc;
+  if (int rc = r.d.printAndWrite(r.plan, *first.bound))
+    return rc;
+  return status;
+}
+
+/// --launch: a conformance case on the GPU (its num_warps unless --num-warps is given).
+int runLaunch(const RunDriver &d, const GpuFlags &g) {
+  std::string why;
+  if (!tc::gpu::cudaAvailable(&why))
+    return noDevice(why);
+  tc::gpu::GpuOptions go;
+  go.diskCache = !g.noCache;
+  std::unique_ptr<tc::gpu::GpuBackend> gpu = tc::gpu::createGpuBackend(go);
+  auto hook = [&](const tc::conf::Case &c, const tc::conf::Variant &) {
+    unsigned w = g.warps[0];
+    if (!g.warpsGiven && c.numWarps)
+      w = static_cast<unsigned>(*c.numWarps);
+    gpu->setNumWarps(w);
+  };
+  return d.runLaunch(*gpu, hook);
+}
+
+int runAll(const RunDriver &d, GpuFlags &g) {
+  const DriverOptions &opt = d.options();
+  if (g.checkDevice)
+    return checkDevice();
+  if (std::string error = checkFlags(opt, g); !error.empty())
+    return d.usageError(error);
+  if (!opt.launch.empty())
+    return runLaunch(d, g);
+  Plan plan;
+  if (int rc = d.makePlan(plan))
+    return rc;
+  std::vector<VariantRun> runs;
+  if (int rc = d.compileVariants(plan, runs))
+    return rc;
+  bool tuning = runs.size() > 1 || g.warps.size() > 1;
+  if (g.autotuneReport && !tuning)
+    return d.usageError("--autotune-report needs something to tune: list-valued defines "
+                        "(-DTM=[32,64]) or a --num-warps list (--num-warps 2,4,8)");
+  if (int rc = d.bind(plan, runs[0]))
+    return rc;
+  if (tuning)
+    if (int rc = checkTunedVariants(d, plan, runs))
+      return rc;
+  double flops = 0;
+  if (int rc = evalFlops(d, g, *runs[0].kernel, runs[0].bound->args, flops))
+    return rc;
+  std::string why;
+  if (!tc::gpu::cudaAvailable(&why))
+    return noDevice(why);
+  if (opt.dumpIR)
+    for (const VariantRun &run : runs) {
+      if (runs.size() > 1)
+        std::cout << "// ----- variant: " << run.name << '\n';
+      tc::ir::printModule(run.kernel->module(), std::cout);
+    }
+  tc::gpu::GpuOptions go;
+  go.diskCache = !g.noCache;
+  std::unique_ptr<tc::gpu::GpuBackend> gpu = tc::gpu::createGpuBackend(go);
+  GpuRun r{d, g, plan, runs, *gpu};
+  return runGpu(r);
+}
+
+const char *kFooter =
+    R"(Argument specs: as triton-interp's (--arg NAME=SPEC; see triton-interp --help).
+
+Auto-tuning: list-valued defines (-DTM=[32,64,128]) and a --num-warps list
+(--num-warps 2,4,8) are tuned together: every variant is timed on copies of the
+arguments, the fastest runs once on them (remembered per device and arguments
+under ~/.cache/triton-c/autotune; --no-cache forgets it).
+
+Examples:
+  triton-run examples/vector_add.tc -DSIZE=1024 -DTYPE=float --grid 'cdiv(N, SIZE)' \
+      --arg N=5000 --arg a=randn:f32[N] --arg b=randn:f32[N] --arg c=zeros:f32[N] \
+      --compare --print c
+  triton-run examples/matmul.tc -DTM=[64,128] -DTN=[64,128] -DTK=32 -DTYPE=half \
+      --num-warps 4,8 --grid 'M/TM, N/TN' --arg M=4096 --arg N=4096 --arg K=4096 \
+      --arg lda=4096 --arg ldb=4096 --arg ldc=4096 --arg A=randn:[M,K] --arg B=randn:[K,N] \
+      --arg C=zeros:[M,N] --bench --flops '2*M*N*K' --autotune-report
+  triton-run --launch conformance/cases/kernels.json --case NAME
+  triton-run --check-device
+
+Exit codes: 0 ok, 1 trap, GPU failure or --compare mismatch, 2 compile error, 3 usage error,
+4 no CUDA device.)";
+
+} // namespace
+
+int main(int argc, char **argv) {
+  DriverOptions opt;
+  GpuFlags g;
+  CLI::App app{"triton-run: run a Triton-C kernel on an NVIDIA GPU", "triton-run"};
+  app.footer(kFooter);
+  addCommonOptions(app, opt);
+  app.get_option("--threads")
+      ->description("with --compare: the interpreter's threads (default: all cores)");
+  app.get_option("--max-steps")
+      ->description("with --compare: the interpreter's step limit per program");
+  app.get_option("--timeout")
+      ->description("stop a launch (GPU or interpreter) after this many seconds");
+  app.get_option("--program")->description("interpreter only (use triton-interp)");
+  app.get_option("--trace")->description("interpreter only (use triton-interp)");
+  app.add_option("--num-warps", g.numWarps,
+                 "warps per program (default 4); a list such as 2,4,8 is auto-tuned");
+  app.add_flag("--compare", g.compare,
+               "also run on the interpreter and compare every buffer (default tolerances)");
+  app.add_flag("--bench", g.bench, "time launches: median and min ms, GB/s (and TFLOP/s)");
+  app.add_option("--bench-iters", g.benchIters, "timed launches of --bench (default 100)");
+  app.add_option("--bench-warmup", g.benchWarmup, "untimed launches first (default 10)");
+  app.add_option("--flops", g.flops, "with --bench: flops per launch, e.g. '2*M*N*K'");
+  app.add_flag("--autotune-report", g.autotuneReport, "print every tuned variant's time");
+  app.add_flag("--time-passes", g.timePasses, "print the GPU compiler's per-stage times");
+  app.add_flag("--no-cache", g.noCache, "compile afresh (no kernel or auto-tuning cache)");
+  app.add_flag("--check-device", g.checkDevice,
+               "print the CUDA device and exit (4 when there is none)");
+  app.set_version_flag("--version", "triton-run 0.1.0");
+  if (int rc = parseCommandLine(app, argc, argv); rc >= 0)
+    return rc;
+  g.warpsGiven = app.count("--num-warps") > 0;
+  g.threadsGiven = app.count("--threads") > 0;
+  g.maxStepsGiven = app.count("--max-steps") > 0;
+  g.itersGiven = app.count("--bench-iters") > 0;
+  g.warmupGiven = app.count("--bench-warmup") > 0;
+  return runAll(RunDriver("triton-run", opt), g);
+}
