@@ -536,76 +536,120 @@ private:
     return t;
   }
 
-  llvm::Value *reduceValues(const std::string &kind, DType t, DType resT, Slots xs) {
-    if (kind == "add") {
-      DType acc = addAccumulator(t);
-      for (auto &x : xs)
-        x = se_.cast(x, t, acc);
-      // Level by level: y[p] = y[2p] + y[2p+1]; an odd last element moves up.
-      while (xs.size() > 1) {
-        Slots next;
-        for (size_t p = 0; p + 1 < xs.size(); p += 2)
-          next.push_back(se_.binary(ir::OpKind::Add, acc, xs[p], xs[p + 1]));
-        if (xs.size() % 2)
-          next.push_back(xs.back());
-        xs = std::move(next);
-      }
-      return se_.cast(xs[0], acc, resT);
+  /// Runs body(q) for q = tid, tid + T, ... < total (a run-time loop).
+  template <typename F> void forEachAssigned(int64_t total, F body) {
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *cond = llvm::BasicBlock::Create(ctx_, "each.cond", kernel_);
+    auto *loop = llvm::BasicBlock::Create(ctx_, "each.body", kernel_);
+    auto *done = llvm::BasicBlock::Create(ctx_, "each.end", kernel_);
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(cond);
+    llvm::PHINode *q = b_.CreatePHI(b_.getInt32Ty(), 2);
+    q->addIncoming(tid_, pre);
+    b_.CreateCondBr(b_.CreateICmpULT(q, b_.getInt32(static_cast<uint32_t>(total))), loop, done);
+    b_.SetInsertPoint(loop);
+    body(static_cast<llvm::Value *>(q));
+    q->addIncoming(b_.CreateAdd(q, b_.getInt32(static_cast<uint32_t>(T_))), b_.GetInsertBlock());
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(done);
+  }
+
+  /// One combine step of a reduction: (value, index) of left and right -> result.
+  std::pair<llvm::Value *, llvm::Value *> combine(const std::string &kind, DType t,
+                                                  llvm::Value *a, llvm::Value *ai, llvm::Value *c,
+                                                  llvm::Value *ci) {
+    if (kind == "argmax" || kind == "argmin") {
+      // The right one wins only if strictly better, or if the left is NaN and it
+      // is not: the smallest index of the best non-NaN value, as the scan.
+      llvm::Value *take =
+          se_.binary(kind == "argmax" ? ir::OpKind::CmpGt : ir::OpKind::CmpLt, t, c, a);
+      if (isFloat(t))
+        take = b_.CreateOr(take, b_.CreateAnd(b_.CreateFCmpUNO(a, a), b_.CreateFCmpORD(c, c)));
+      return {b_.CreateSelect(take, c, a), b_.CreateSelect(take, ci, ai)};
     }
-    if (kind == "argmax" || kind == "argmin")
-      return argReduce(kind == "argmax", t, xs);
-    ir::OpKind k = kind == "max"   ? ir::OpKind::Max
+    ir::OpKind k = kind == "add"   ? ir::OpKind::Add
+                   : kind == "max" ? ir::OpKind::Max
                    : kind == "min" ? ir::OpKind::Min
                    : kind == "and" ? ir::OpKind::And
                    : kind == "or"  ? ir::OpKind::Or
                    : kind == "xor" ? ir::OpKind::Xor
                                    : throw Unsupported("reduce kind '" + kind + "'");
-    llvm::Value *r = xs[0];
-    for (size_t i = 1; i < xs.size(); ++i)
-      r = se_.binary(k, t, r, xs[i]);
-    return r;
+    return {se_.binary(k, t, a, c), nullptr};
   }
 
-  /// First strict improvement wins; NaN never wins; all NaN gives index 0.
-  llvm::Value *argReduce(bool isMax, DType t, const Slots &xs) {
-    llvm::Value *best = xs[0], *idx = b_.getInt32(0);
-    llvm::Value *have = isFloat(t) ? b_.CreateFCmpORD(xs[0], xs[0]) : b_.getTrue();
-    for (size_t i = 1; i < xs.size(); ++i) {
-      llvm::Value *better = se_.binary(isMax ? ir::OpKind::CmpGt : ir::OpKind::CmpLt, t, xs[i], best);
-      llvm::Value *take = better;
-      if (isFloat(t)) {
-        llvm::Value *notNaN = b_.CreateFCmpORD(xs[i], xs[i]);
-        take = b_.CreateAnd(notNaN, b_.CreateOr(b_.CreateNot(have), better));
-        have = b_.CreateOr(have, notNaN);
-      }
-      best = b_.CreateSelect(take, xs[i], best);
-      idx = b_.CreateSelect(take, b_.getInt32(static_cast<uint32_t>(i)), idx);
-    }
-    return idx;
-  }
-
+  /// Reductions run as the reference's pairwise tree, level by level, across
+  /// the threads: the operand (converted to the accumulator type) is staged in
+  /// shared memory, and each level combines neighbours y[p] = y[2p] (+) y[2p+1]
+  /// into a second buffer (ping-pong, a barrier between levels), so `+` sums in
+  /// exactly the interpreter's order. max/min/and/or/xor give the same result
+  /// in any order; argmax/argmin carry the index and keep the left operand on
+  /// ties, which is the scan's "first strict improvement".
   void lowerReduce(const ir::Op &op) {
     const ir::Type &in = op.operand(0)->type(), &out = op.result()->type();
     const std::string &kind = op.strAttr("kind");
     size_t axis = static_cast<size_t>(op.intAttr("axis"));
     int64_t len = in.shape[axis], inner = product(in.shape, axis + 1, in.rank());
+    int64_t outer = product(in.shape, 0, axis), n = in.numElements();
+    if (len & (len - 1))
+      throw Unsupported("a reduction over an axis of " + std::to_string(len) +
+                        " elements (not a power of two)");
+    bool isArg = kind == "argmax" || kind == "argmin";
+    DType acc = kind == "add" ? addAccumulator(in.dtype) : in.dtype;
+    ir::Type accT = ir::Type::tile(acc, in.shape), idxT = ir::Type::tile(DType::I32, in.shape);
+    size_t bytes = alignUp(static_cast<size_t>(n) * byteSize(acc));
+    size_t idxBytes = alignUp(static_cast<size_t>(n) * 4);
+    size_t buf[2] = {0, bytes};
+    size_t ibuf[2] = {2 * bytes, 2 * bytes + idxBytes};
+    sharedBytes_ = std::max(sharedBytes_, 2 * bytes + (isArg ? 2 * idxBytes : 0));
     const Slots &v = get(op.operand(0));
+    Slots conv, idx;
+    for (size_t k = 0; k < v.size(); ++k) {
+      conv.push_back(se_.cast(v[k], in.dtype, acc));
+      if (isArg) // the position along the axis
+        idx.push_back(axisIndex(b_.CreateUDiv(elemIndex(n, static_cast<int64_t>(k)),
+                                              b_.getInt32(static_cast<uint32_t>(inner))),
+                                {outer, len}, 1));
+    }
     barrier();
-    stage(v, in, 0);
+    stage(conv, accT, buf[0]);
+    if (isArg)
+      stage(idx, idxT, ibuf[0]);
     barrier();
-    int64_t n = out.isScalar() ? 1 : out.numElements();
+    int cur = 0;
+    auto at = [&](llvm::Value *o, llvm::Value *p, llvm::Value *j) { // (o * len + p) * inner + j
+      llvm::Value *row = b_.CreateAdd(b_.CreateMul(o, b_.getInt32(static_cast<uint32_t>(len))), p);
+      return b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(inner))), j);
+    };
+    for (int64_t count = len; count > 1; count /= 2) {
+      int64_t half = count / 2;
+      forEachAssigned(outer * half * inner, [&](llvm::Value *q) {
+        llvm::Value *j = b_.CreateURem(q, b_.getInt32(static_cast<uint32_t>(inner)));
+        llvm::Value *rest = b_.CreateUDiv(q, b_.getInt32(static_cast<uint32_t>(inner)));
+        llvm::Value *p = b_.CreateURem(rest, b_.getInt32(static_cast<uint32_t>(half)));
+        llvm::Value *o = b_.CreateUDiv(rest, b_.getInt32(static_cast<uint32_t>(half)));
+        llvm::Value *l = at(o, b_.CreateShl(p, 1), j);
+        llvm::Value *r = at(o, b_.CreateOr(b_.CreateShl(p, 1), b_.getInt32(1)), j);
+        llvm::Value *dst = at(o, p, j);
+        auto [val, ix] = combine(kind, acc, readStaged(accT, buf[cur], l),
+                                 isArg ? readStaged(idxT, ibuf[cur], l) : nullptr,
+                                 readStaged(accT, buf[cur], r),
+                                 isArg ? readStaged(idxT, ibuf[cur], r) : nullptr);
+        b_.CreateStore(se_.toMemory(val, acc), stagedAddr(accT, buf[1 - cur], dst));
+        if (isArg)
+          b_.CreateStore(ix, stagedAddr(idxT, ibuf[1 - cur], dst));
+      });
+      barrier();
+      cur = 1 - cur;
+    }
+    int64_t nOut = out.isScalar() ? 1 : out.numElements();
     Slots s;
-    for (int64_t k = 0; k < slotsOf(n); ++k) {
-      llvm::Value *e = out.isScalar() ? b_.getInt32(0) : elemIndex(n, k);
+    for (int64_t k = 0; k < slotsOf(nOut); ++k) {
+      llvm::Value *e = out.isScalar() ? b_.getInt32(0) : elemIndex(nOut, k);
       llvm::Value *o = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(inner)));
       llvm::Value *j = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(inner)));
-      llvm::Value *base =
-          b_.CreateAdd(b_.CreateMul(o, b_.getInt32(static_cast<uint32_t>(len * inner))), j);
-      Slots xs;
-      for (int64_t i = 0; i < len; ++i)
-        xs.push_back(readStaged(
-            in, 0, b_.CreateAdd(base, b_.getInt32(static_cast<uint32_t>(i * inner)))));
-      s.push_back(reduceValues(kind, in.dtype, out.dtype, std::move(xs)));
+      llvm::Value *pos = at(o, b_.getInt32(0), j);
+      s.push_back(isArg ? readStaged(idxT, ibuf[cur], pos)
+                        : se_.cast(readStaged(accT, buf[cur], pos), acc, out.dtype));
     }
     define(op, s);
   }
