@@ -778,7 +778,14 @@ private:
     llvm::Value *own = pt.isScalar() ? isThread0() : ownerOf(pt.numElements());
     // Acquire-release at device scope (docs/semantics.md section 14). LLVM 19's
     // NVPTX cannot select acquire/release fences, so the PTX fence is written out.
+    // A scalar atomic is one operation of the whole program, done by thread 0:
+    // every thread's earlier accesses are fenced and joined by a barrier before
+    // it (release: a lock released by thread 0 covers the other threads' stores),
+    // and every thread fences after the barrier that shares the old value
+    // (acquire: loads after taking a lock see what its previous holder wrote).
     fenceGpu();
+    if (pt.isScalar())
+      barrier();
     Slots s;
     for (size_t k = 0; k < p.size(); ++k) {
       llvm::Value *guard = andOpt(own, mask ? slot(*mask, k) : nullptr);
@@ -786,14 +793,16 @@ private:
         return atomicLane(op, pt.dtype, p[k], cmp ? slot(*cmp, k) : nullptr, slot(v, k));
       }));
     }
-    fenceGpu();
     if (pt.isScalar()) { // thread 0 did it: share the old value
       ir::Type st = ir::Type::scalar(pt.dtype);
-      barrier();
       stage(s, st, 0);
       barrier();
+      fenceGpu();
       s = {readStaged(st, 0, b_.getInt32(0))};
+      define(op, s);
+      return;
     }
+    fenceGpu();
     define(op, s);
   }
 

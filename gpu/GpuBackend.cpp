@@ -220,7 +220,9 @@ private:
     std::map<HostArray *, cuda::Buffer> buffers;
     for (const auto &[name, a] : args.buffers())
       if (!buffers.count(a)) {
-        cuda::Buffer b = ctx_->alloc(a->data.size());
+        // Rounded up to whole 16-byte words: 8/16-bit atomics are compare-and-swap
+        // loops on the aligned 32-bit word that holds the element.
+        cuda::Buffer b = ctx_->alloc((a->data.size() + 15) & ~size_t(15));
         if (!a->data.empty())
           ctx_->upload(b, a->data.data(), a->data.size());
         buffers.emplace(a, std::move(b));

@@ -16,6 +16,7 @@
 #   --sanitize none|subset|all  compute-sanitizer memcheck + racecheck over no
 #                               suites, a subset (default: basic.*, kernels,
 #                               dot, reductions, tiles, broadcast, atomics) or all
+#   --sanitize-suite GLOB       the suites of --sanitize subset instead (repeatable)
 #   --jobs N                    conformance workers (default: the number of cores)
 #   --skip-unit --skip-conformance --skip-bench --skip-triton
 #                               (--skip-conformance skips the plain gpu run only;
@@ -26,11 +27,13 @@ set -u
 
 SANITIZE=subset
 JOBS=$(nproc 2>/dev/null || echo 4)
+SAN_SUITES=()
 SKIP_UNIT=0 SKIP_CONF=0 SKIP_BENCH=0 SKIP_TRITON=0 COMPARE=1 TUNE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) SANITIZE=${2:?--sanitize needs none, subset or all}; shift ;;
     --sanitize=*) SANITIZE=${1#*=} ;;
+    --sanitize-suite) SAN_SUITES+=(--suite "${2:?--sanitize-suite needs a glob}"); shift ;;
     --jobs|-j) JOBS=${2:?--jobs needs a number}; shift ;;
     --skip-unit) SKIP_UNIT=1 ;;
     --skip-conformance) SKIP_CONF=1 ;;
@@ -105,8 +108,13 @@ fi
 if [ $SKIP_UNIT = 1 ]; then
   record unit-tests skipped "--skip-unit"
 elif [ -x "$BIN/unit_tests" ]; then
-  step unit-tests "$OUT/unit-tests.log" 1200 "$BIN/unit_tests" --gtest_filter='*Gpu*:*Cuda*'
-  record unit-tests "$STEP_VERDICT" "$(last_line '(PASSED|FAILED|SKIPPED) +\]' "$OUT/unit-tests.log" | sed 's/^\[ *//')"
+  # unit_tests may carry its build tree's rpath: point it at lib/ here.
+  step unit-tests "$OUT/unit-tests.log" 1200 env LD_LIBRARY_PATH="$ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$BIN/unit_tests" --gtest_filter='*Gpu*:*Cuda*'
+  note=$(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$OUT/unit-tests.log" |
+    sed 's/^\[ *//; s/ *\]/:/; s/, listed below://' | tr '\n' ' ')
+  [ -z "$note" ] && note=$(head -n 1 "$OUT/unit-tests.log")
+  record unit-tests "$STEP_VERDICT" "$note"
 else
   record unit-tests skipped "no bin/unit_tests"
 fi
@@ -139,17 +147,21 @@ else
   else
     SEL=()
     [ "$SANITIZE" = subset ] && SEL=("${SUBSET[@]}")
+    [ "$SANITIZE" = subset ] && [ ${#SAN_SUITES[@]} -gt 0 ] && SEL=("${SAN_SUITES[@]}")
     for tool in memcheck racecheck; do
       conformance "$tool" "$OUT/$tool.log" 5400 \
         "$SANITIZER" --tool "$tool" --target-processes all --print-limit 20 -- \
         --out "$OUT/gpu-$tool.json" --timeout 600 "${SEL[@]}"
-      # The sanitizer prints one "ERROR SUMMARY: N errors" per process it watched.
-      errors=$(grep -oE 'ERROR SUMMARY: [0-9]+' "$OUT/$tool.log" | awk '{s += $3} END {print s + 0}')
-      procs=$(grep -cE 'ERROR SUMMARY: [0-9]+' "$OUT/$tool.log")
+      # memcheck ends with "ERROR SUMMARY: N errors", racecheck with "RACECHECK
+      # SUMMARY: H hazards displayed (E errors, W warnings)"; both count hazards.
+      summary=$(grep -E '(ERROR|RACECHECK) SUMMARY:' "$OUT/$tool.log" | sed 's/^=* *//' | tail -n 1)
+      errors=$(grep -E '(ERROR|RACECHECK) SUMMARY:' "$OUT/$tool.log" |
+        sed -E 's/.*ERROR SUMMARY: ([0-9]+).*/\1/; s/.*\(([0-9]+) errors?, ([0-9]+) warnings?\).*/\1 \2/' |
+        awk '{for (i = 1; i <= NF; i++) s += $i} END {print s + 0}')
       verdict="clean"
-      [ "$errors" != 0 ] && verdict="$errors errors"
-      [ "$procs" = 0 ] && verdict="no sanitizer summary"
-      record "$tool-verdict" "$verdict" "$procs processes checked ($SANITIZE)"
+      [ "$errors" != 0 ] && verdict="$errors hazards/errors"
+      [ -z "$summary" ] && verdict="no sanitizer summary"
+      record "$tool-verdict" "$verdict" "${summary:-see $OUT/$tool.log} ($SANITIZE)"
     done
   fi
 fi
@@ -258,7 +270,7 @@ for name, ours, key, units, verdict in rows:
     t = ms_from(ref[key], units) if key in ref else None
     ratio = f"{t / o:.2f}x" if o and t else '-'
     note = '' if verdict == 'ok' else verdict
-    print(f"{name:26} {o if o is not None else '-':>10} {f'{t:.4f}' if t else '-':>10} {ratio:>7}"
+    print(f"{name:26} {f'{o:.4f}' if o else '-':>10} {f'{t:.4f}' if t else '-':>10} {ratio:>7}"
           f"  {rate(o, units):>14} {rate(t, units):>14}  {note}")
 print("ratio = Triton ms / ours ms (above 1: ours is faster)")
 for k, v in ref.items():
