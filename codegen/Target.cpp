@@ -21,6 +21,8 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern "C" {
@@ -170,8 +172,22 @@ Result compile(const ir::Module &module, const ir::Function &fn, const Options &
   return r;
 }
 
+/// The library this code is in, by size and modification time: any rebuild of
+/// the compiler changes it, so a cache never returns PTX of an older build.
+std::string buildIdentity() {
+  Dl_info info;
+  struct stat st;
+  if (::dladdr(reinterpret_cast<void *>(&buildIdentity), &info) == 0 || !info.dli_fname ||
+      ::stat(info.dli_fname, &st) != 0)
+    return "unknown build";
+  return std::to_string(st.st_size) + "@" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
 std::string compilerVersion() {
-  return "triton-c codegen 1; LLVM " LLVM_VERSION_STRING " nvptx64; libdevice " + libdeviceHash();
+  static const std::string v = "triton-c codegen 1 (" + buildIdentity() + "); LLVM " +
+                               LLVM_VERSION_STRING " nvptx64; libdevice " + libdeviceHash();
+  return v;
 }
 
 namespace {
