@@ -1,0 +1,77 @@
+//===- Case.cpp - A fuzzer finding as a conformance case ------------------===//
+#include "fuzz/Case.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+namespace tc::fuzz {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// An element as JSON: integers and bools as numbers, floats as raw bits
+// ("0x...", as many hex digits as the dtype has), which is always exact.
+Json element(const HostArray &a, int64_t i) {
+  if (isFloat(a.dtype)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%0*llx", static_cast<int>(bitWidth(a.dtype) / 4),
+                  static_cast<unsigned long long>(a.getBits(i)));
+    return buf;
+  }
+  if (isUnsignedInt(a.dtype) || isBool(a.dtype))
+    return a.getBits(i);
+  return static_cast<int64_t>(a.getDouble(i));
+}
+
+Json dataOf(const HostArray &a) {
+  Json data = Json::array();
+  for (int64_t i = 0; i < a.numElements(); ++i)
+    data.push_back(element(a, i));
+  return data;
+}
+
+} // namespace
+
+std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const CaseInfo &info) {
+  Json c;
+  c["name"] = info.name;
+  Json features = Json::array({"fuzz", "fuzz." + r.property});
+  for (const std::string &f : k.features)
+    features.push_back(f);
+  c["features"] = features;
+  c["source"] = k.source;
+  c["kernel"] = k.kernelName;
+  Json defines = Json::object();
+  for (const auto &[name, value] : k.defines)
+    defines[name] = std::stoll(value);
+  c["defines"] = defines;
+  c["grid"] = Json::array({k.grid[0], k.grid[1], k.grid[2]});
+  std::map<std::string, HostArray> inputs = makeBuffers(k);
+  Json args = Json::array();
+  for (const BufferDesc &b : k.buffers)
+    args.push_back({{"name", b.name}, {"dtype", conformanceName(b.dtype)}, {"shape", b.shape},
+                    {"data", dataOf(inputs.at(b.name))}});
+  for (const ScalarDesc &s : k.scalars) {
+    Json v = isFloat(s.dtype) ? Json(s.value) : Json(static_cast<int64_t>(s.value));
+    args.push_back({{"name", s.name}, {"dtype", conformanceName(s.dtype)}, {"value", v}});
+  }
+  c["args"] = args;
+  Json outputs = Json::object();
+  for (const BufferDesc &b : k.buffers)
+    if (b.isOutput && r.reference.count(b.name))
+      outputs[b.name] = {{"data", dataOf(r.reference.at(b.name))}, {"compare", "exact"}};
+  c["expect"] = {{"outputs", outputs}};
+
+  Json suite;
+  suite["format"] = "triton-conformance/1";
+  suite["suite"] = "fuzz." + info.name;
+  suite["description"] = "triton-fuzz finding: property '" + r.property + "' failed (seed " +
+                         std::to_string(info.seed) + "): " + r.message.substr(0, 2000) +
+                         "\nReproduce: " + info.reproduce +
+                         "\nThe expected outputs are the reference run, interp(ir) with one thread.";
+  suite["cases"] = Json::array({c});
+  return suite.dump(2) + "\n";
+}
+
+} // namespace tc::fuzz

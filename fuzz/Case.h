@@ -1,0 +1,28 @@
+//===- Case.h - A fuzzer finding as a conformance case --------------------===//
+//
+// Writes a failing kernel as a suite file in the conformance format
+// (/work/shared/CONFORMANCE.md): the source, defines, grid, every argument
+// with its exact data, and the reference outputs (interp(ir), one thread) as
+// an exact expectation. The seed, the property and the command that
+// reproduces the finding are in the suite's description.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "fuzz/Oracle.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tc::fuzz {
+
+struct CaseInfo {
+  std::string name;      // the case's name (also the file's stem)
+  uint64_t seed = 0;     // the kernel's seed
+  std::string reproduce; // the command that finds it again
+};
+
+/// The suite file text (JSON) for failure `r` of kernel `k`.
+std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const CaseInfo &info);
+
+} // namespace tc::fuzz

@@ -1,0 +1,93 @@
+//===- Generator.h - Random well-typed, UB-free Triton-C kernels ---------===//
+//
+// The differential fuzzer's kernel generator (DESIGN.md section 8): a
+// RapidCheck generator of kernels that compile and whose every launch is
+// defined (no out-of-bounds access, no poison reaching a store, no division by
+// zero or INT_MIN / -1, no shift out of range, no float -> int overflow), with
+// their arguments and grid. Built with rc::gen combinators, so RapidCheck
+// shrinks a failing kernel. docs/fuzz.md says what is generated and how UB is
+// avoided.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "support/DType.h"
+
+#include <rapidcheck.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tc::fuzz {
+
+/// A buffer argument: its parameter name, dtype, shape and initial contents
+/// (each value exact in the dtype).
+struct BufferDesc {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<double> data; // row-major, prod(shape) values
+  bool isOutput = false;    // written by the kernel
+};
+
+/// A scalar argument (integers hold exact integral values).
+struct ScalarDesc {
+  std::string name;
+  DType dtype = DType::I32;
+  double value = 0;
+};
+
+/// One generated kernel with everything needed to launch it.
+struct FuzzKernel {
+  std::string source;
+  std::string kernelName;
+  std::vector<std::pair<std::string, std::string>> defines;
+  std::vector<BufferDesc> buffers; // in parameter order (buffers come first)
+  std::vector<ScalarDesc> scalars; // in parameter order, after the buffers
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::vector<std::string> features; // sorted, unique (e.g. "dtype.half", "reduce", "dot")
+  bool smallInts = false;            // inputs are small integers in [-4, 4] (exact mode)
+};
+
+/// Probabilities of the generator's choices (each in [0, 1]).
+struct GenPolicy {
+  double twoD = 0.5;         // 2-D tiles (else 1-D)
+  double smallInts = 0.5;    // input mode: small integers (else general values)
+  double poisonLoads = 0.15; // masked loads without fallback (then no reductions or dot)
+  double unmasked = 0.1;     // sizes that are multiples of the tile, plain loads and stores
+  double extraProgram = 0.2; // one more program than needed on an axis (fully masked)
+  double reduction = 0.5;    // per kernel: a reduction statement
+  double dot = 0.35;         // per 2-D kernel: a matrix product
+  double loop = 0.4;         // a runtime-bound loop
+  double ifStmt = 0.35;      // an `if` on a scalar condition
+  double scalarParam = 0.5;  // a scalar parameter used in expressions
+  double atomic = 0.15;      // the result goes to the output by an atomic (not a store)
+  int maxInputs = 3;         // input buffers: 1 to maxInputs
+  int maxStatements = 5;     // elementwise statements: 1 to maxStatements
+  int maxDepth = 3;          // expression depth
+  int max1DTile = 64;        // largest 1-D tile (power of two)
+  int max2DTile = 16;        // largest 2-D tile axis (power of two)
+};
+
+/// A generator of kernels under `policy`.
+rc::Gen<FuzzKernel> genKernel(const GenPolicy &policy = {});
+
+/// The kernel genKernel(policy) gives for (seed, size): deterministic, and
+/// usable without linking RapidCheck (rapidcheck stays inside libtriton).
+FuzzKernel generateKernel(const GenPolicy &policy, uint64_t seed, int size = 100);
+
+/// RapidCheck's shrinks of the kernel for (seed, size), taken greedily: the
+/// smallest kernel found within `seconds` for which `stillFails` holds (the
+/// original if no shrink does). `steps` (optional) counts accepted shrinks.
+FuzzKernel shrinkKernel(const GenPolicy &policy, uint64_t seed, int size,
+                        const std::function<bool(const FuzzKernel &)> &stillFails,
+                        double seconds, int *steps = nullptr);
+
+/// The kernel as text for a report: defines, grid, arguments and source.
+std::string describeKernel(const FuzzKernel &k);
+
+} // namespace tc::fuzz

@@ -1,0 +1,236 @@
+//===- Oracle.cpp - The fuzzer's CPU-only properties ----------------------===//
+#include "fuzz/Oracle.h"
+
+#include "frontend/Compiler.h"
+#include "interp/Trap.h"
+#include "ir/IRParser.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+#include "support/Diagnostics.h"
+#include "support/SourceManager.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace tc::fuzz {
+namespace {
+
+struct Compiled {
+  std::shared_ptr<CompiledKernel> kernel;
+  std::string error;
+};
+
+// Compiles `k`; with `optimize`, runs the default pass pipeline on the module
+// before building the CompiledKernel.
+Compiled compile(const FuzzKernel &k, bool optimize) {
+  CompileOptions opts;
+  opts.defines = k.defines;
+  auto c = std::make_shared<Compilation>(opts);
+  std::ostringstream diags;
+  c->diags().setOutput(&diags);
+  c->addMainSource("fuzz.tc", k.source);
+  if (!c->run(Stage::Lower))
+    return {nullptr, diags.str() + c->internalError()};
+  std::unique_ptr<ir::Module> m = c->takeModule();
+  if (optimize) {
+    ir::PipelineOptions po;
+    po.verifyEach = true;
+    std::ostringstream log;
+    po.out = &log;
+    if (!ir::runPipeline(*m, po))
+      return {nullptr, "the default pass pipeline failed:\n" + log.str()};
+  }
+  if (m->functions.size() != 1)
+    return {nullptr, "expected one function in the module"};
+  const ir::Function *f = m->functions.front().get();
+  std::shared_ptr<SourceManager> sm(c, &c->sourceManager());
+  return {std::make_shared<CompiledKernel>(std::move(m), f, std::move(sm), opts.defines), ""};
+}
+
+// Print -> parse -> print; returns "" when identical, else what went wrong.
+std::string roundTrip(const ir::Module &m) {
+  std::string first = ir::toString(m);
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream errs;
+  diags.setOutput(&errs);
+  uint32_t file = sm.addBuffer("fuzz.tir", first);
+  std::unique_ptr<ir::Module> parsed = ir::parseModule(file, sm, diags);
+  if (!parsed)
+    return "the printed IR does not parse:\n" + errs.str() + "\n" + first;
+  std::string second = ir::toString(*parsed);
+  if (second == first)
+    return "";
+  return "print(parse(print(ir))) differs from print(ir):\n--- first\n" + first +
+         "--- second\n" + second;
+}
+
+struct Run {
+  RunResult result;
+  std::map<std::string, HostArray> buffers;
+};
+
+Run launch(const CompiledKernel &kernel, const FuzzKernel &k, unsigned threads, double seconds) {
+  Run run{{}, makeBuffers(k)};
+  LaunchArgs args;
+  for (auto &[name, a] : run.buffers)
+    args.setBuffer(name, &a);
+  for (const ScalarDesc &s : k.scalars)
+    args.setScalar(s.name, isFloat(s.dtype) ? ScalarValue::ofFloat(s.dtype, s.value)
+                                            : ScalarValue::ofInt(s.dtype, static_cast<int64_t>(s.value)));
+  RunOptions opts;
+  opts.threads = threads;
+  opts.maxSeconds = seconds;
+  run.result = createInterpreterBackend()->launch(kernel, k.grid, args, opts);
+  return run;
+}
+
+bool sameElement(const HostArray &a, const HostArray &b, int64_t i) {
+  if (a.getBits(i) == b.getBits(i))
+    return true;
+  return isFloat(a.dtype) && std::isnan(a.getDouble(i)) && std::isnan(b.getDouble(i));
+}
+
+std::string describeRun(const RunResult &r) {
+  switch (r.status) {
+  case RunResult::Status::Ok:
+    return "ok";
+  case RunResult::Status::Trapped:
+    return r.trap ? r.trap->render() : "trapped";
+  case RunResult::Status::Error:
+    return "error: " + r.error;
+  }
+  return "?";
+}
+
+// Compares a run with the reference; fills `out` and returns false on a difference.
+bool sameRun(const Run &ref, const Run &got, const std::string &property, const std::string &what,
+             OracleResult &out) {
+  std::string diff = got.result.status != ref.result.status
+                         ? "status " + describeRun(got.result) + " (reference: ok)"
+                         : firstDifference(ref.buffers, got.buffers);
+  if (diff.empty())
+    return true;
+  out.status = OracleResult::Status::Fail;
+  out.property = property;
+  out.message = what + ": " + diff;
+  out.reference = ref.buffers;
+  out.other = got.buffers;
+  return false;
+}
+
+bool hasFeature(const FuzzKernel &k, const std::string &f) {
+  return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
+}
+
+} // namespace
+
+std::optional<FuzzKernel> retiled(const FuzzKernel &k) {
+  // Reductions and `@` work within a tile; plain loads rely on sizes that are
+  // multiples of the tile; get_num_programs changes with the grid.
+  if (hasFeature(k, "reduce") || hasFeature(k, "dot") || hasFeature(k, "load.plain") ||
+      hasFeature(k, "num_programs") ||
+      k.buffers.empty())
+    return std::nullopt;
+  FuzzKernel v = k;
+  const std::vector<int64_t> &shape = k.buffers.front().shape;
+  for (size_t axis = 0; axis < v.defines.size() && axis < shape.size(); ++axis) {
+    int64_t tile = std::stoll(v.defines[axis].second);
+    int64_t other = tile >= 8 ? tile / 4 : tile * 4;
+    v.defines[axis].second = std::to_string(other);
+    v.grid[axis] = (shape[axis] + other - 1) / other;
+  }
+  return v;
+}
+
+std::string printedIR(const FuzzKernel &k, bool optimize) {
+  Compiled c = compile(k, optimize);
+  return c.kernel ? ir::toString(c.kernel->module()) : "";
+}
+
+std::map<std::string, HostArray> makeBuffers(const FuzzKernel &k) {
+  std::map<std::string, HostArray> out;
+  for (const BufferDesc &b : k.buffers) {
+    HostArray a = HostArray::zeros(b.dtype, b.shape);
+    for (size_t i = 0; i < b.data.size(); ++i)
+      a.setDouble(static_cast<int64_t>(i), b.data[i]);
+    out.emplace(b.name, std::move(a));
+  }
+  return out;
+}
+
+std::string firstDifference(const std::map<std::string, HostArray> &a,
+                            const std::map<std::string, HostArray> &b) {
+  for (const auto &[name, x] : a) {
+    auto it = b.find(name);
+    if (it == b.end())
+      return "buffer " + name + " missing";
+    const HostArray &y = it->second;
+    for (int64_t i = 0; i < x.numElements(); ++i)
+      if (!sameElement(x, y, i)) {
+        std::ostringstream os;
+        os << name << "[" << i << "]: " << y.getDouble(i) << " (bits 0x" << std::hex << y.getBits(i)
+           << ") vs reference " << std::dec << x.getDouble(i) << " (bits 0x" << std::hex
+           << x.getBits(i) << ")";
+        return os.str();
+      }
+  }
+  return "";
+}
+
+OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts) {
+  OracleResult out;
+  Compiled plain = compile(k, false);
+  if (!plain.kernel) {
+    out.status = OracleResult::Status::GeneratorBug;
+    out.property = "compile";
+    out.message = plain.error;
+    return out;
+  }
+  Run ref = launch(*plain.kernel, k, 1, opts.maxSeconds);
+  if (ref.result.status != RunResult::Status::Ok) {
+    out.status = ref.result.status == RunResult::Status::Trapped ? OracleResult::Status::Discard
+                                                                 : OracleResult::Status::GeneratorBug;
+    out.property = ref.result.trap ? std::string(trapKindName(ref.result.trap->kind)) : "launch";
+    out.message = describeRun(ref.result);
+    return out;
+  }
+  out.reference = ref.buffers;
+  if (std::string rt = roundTrip(plain.kernel->module()); !rt.empty()) {
+    out.status = OracleResult::Status::Fail;
+    out.property = "roundtrip";
+    out.message = rt;
+    return out;
+  }
+  Compiled optimized = compile(k, true);
+  if (!optimized.kernel) {
+    out.status = OracleResult::Status::Fail;
+    out.property = "passes";
+    out.message = optimized.error;
+    return out;
+  }
+  if (!sameRun(ref, launch(*optimized.kernel, k, 1, opts.maxSeconds), "passes",
+               "interp(passes(ir)) differs from interp(ir)", out))
+    return out;
+  if (!sameRun(ref, launch(*plain.kernel, k, opts.threads, opts.maxSeconds), "threads",
+               "threads=" + std::to_string(opts.threads) + " differs from threads=1", out))
+    return out;
+  if (std::optional<FuzzKernel> v = opts.tileVariants ? retiled(k) : std::nullopt) {
+    Compiled other = compile(*v, false);
+    if (!other.kernel) {
+      out.status = OracleResult::Status::GeneratorBug;
+      out.property = "compile";
+      out.message = "the tile-size variant does not compile:\n" + other.error;
+      return out;
+    }
+    std::string defs;
+    for (const auto &[name, value] : v->defines)
+      defs += " " + name + "=" + value;
+    sameRun(ref, launch(*other.kernel, *v, 1, opts.maxSeconds), "tiles",
+            "the tile-size variant" + defs + " differs", out);
+  }
+  return out;
+}
+
+} // namespace tc::fuzz

@@ -1,0 +1,61 @@
+//===- Oracle.h - The fuzzer's CPU-only properties ------------------------===//
+//
+// Runs one generated kernel through the checks that need no GPU (DESIGN.md
+// section 8): the kernel compiles (else the generator has a bug), its launch on
+// the interpreter does not trap (else the kernel was not UB-free: a discard),
+// and then
+//   (a) its IR prints, parses back and prints identically;
+//   (b) interp(passes(ir)) == interp(ir) (default pass pipeline);
+//   (c) the results do not depend on RunOptions::threads (1 vs N);
+//   (d) for kernels without reductions or `@` (which work within a tile), the
+//       results do not depend on the tile-size defines (TS, TM, TN).
+// Results are compared bit for bit, except that any NaN matches any NaN (the
+// conformance suite's "exact").
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "fuzz/Generator.h"
+#include "interp/Launch.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace tc::fuzz {
+
+struct OracleOptions {
+  unsigned threads = 4;     // the thread count compared with 1 in property (c)
+  double maxSeconds = 20;   // per launch (a hang counts as a discard)
+  bool tileVariants = true; // property (d)
+};
+
+struct OracleResult {
+  enum class Status { Pass, Discard, GeneratorBug, Fail };
+  Status status = Status::Pass;
+  std::string property; // Fail: "roundtrip", "passes", "threads", "tiles"; Discard: the trap kind
+  std::string message;  // diagnostics, the trap, or the first difference
+  /// The buffers after interp(ir) with one thread (the reference), and after
+  /// the run that differs from it (Fail of "passes"/"threads").
+  std::map<std::string, HostArray> reference, other;
+};
+
+/// Checks `k` against every CPU-only property.
+OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts = {});
+
+/// `k` with other tile sizes (a quarter or four times each define) and the
+/// grid to match, when its results cannot depend on them; nullopt otherwise.
+std::optional<FuzzKernel> retiled(const FuzzKernel &k);
+
+/// The kernel's IR as lowered, or after the default pass pipeline ("" if it
+/// does not compile).
+std::string printedIR(const FuzzKernel &k, bool optimize);
+
+/// The host arrays of `k`'s buffers, by name, as generated.
+std::map<std::string, HostArray> makeBuffers(const FuzzKernel &k);
+
+/// The first element where `a` and `b` differ ("" if none; NaN matches NaN).
+std::string firstDifference(const std::map<std::string, HostArray> &a,
+                            const std::map<std::string, HostArray> &b);
+
+} // namespace tc::fuzz

@@ -1,0 +1,223 @@
+// The differential fuzzer's generator and CPU oracle (fuzz/): generated
+// kernels compile and rarely trap, generation is deterministic in the seed,
+// the features cover the language, the oracle classifies compile errors and
+// traps, and a finding written as a conformance case loads and passes.
+#include "conformance/Case.h"
+#include "conformance/Runner.h"
+#include "fuzz/Case.h"
+#include "fuzz/Generator.h"
+#include "fuzz/Oracle.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace tc;
+using namespace tc::fuzz;
+
+namespace {
+
+constexpr int kKernels = 200;
+
+uint64_t seedOf(int i) { return 1000 + static_cast<uint64_t>(i) * 7919; }
+
+bool sameKernel(const FuzzKernel &a, const FuzzKernel &b) {
+  if (a.source != b.source || a.defines != b.defines || a.grid != b.grid ||
+      a.features != b.features || a.buffers.size() != b.buffers.size() ||
+      a.scalars.size() != b.scalars.size() || a.smallInts != b.smallInts)
+    return false;
+  for (size_t i = 0; i < a.buffers.size(); ++i)
+    if (a.buffers[i].data != b.buffers[i].data || a.buffers[i].shape != b.buffers[i].shape ||
+        a.buffers[i].dtype != b.buffers[i].dtype)
+      return false;
+  for (size_t i = 0; i < a.scalars.size(); ++i)
+    if (a.scalars[i].value != b.scalars[i].value || a.scalars[i].dtype != b.scalars[i].dtype)
+      return false;
+  return true;
+}
+
+// A hand-written kernel in the generator's format (one input, one output).
+FuzzKernel handKernel(const std::string &body) {
+  FuzzKernel k;
+  k.kernelName = "fuzz";
+  k.defines = {{"TS", "4"}};
+  k.source = "__global__ void fuzz(int32 *X0, int32 *Y, int32 N) {\n"
+             "  int rm[TS] = 0 ... TS;\n  bool mask[TS] = rm < N;\n"
+             "  int32 x0[TS] = mask ? *(X0 + rm) : 0;\n" + body + "}\n";
+  k.buffers = {{"X0", DType::I32, {3}, {1, 0, 2}, false}, {"Y", DType::I32, {3}, {3, 3, 3}, true}};
+  k.scalars = {{"N", DType::I32, 3}};
+  return k;
+}
+
+} // namespace
+
+TEST(FuzzGenerator, KernelsCompileAndRarelyTrap) {
+  int discards = 0, stored = 0;
+  for (int i = 0; i < kKernels; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    OracleResult r = checkKernel(k);
+    // Did the kernel write the output (which starts filled with 3, or 1 for bool)?
+    if (r.status == OracleResult::Status::Pass) {
+      const HostArray &y = r.reference.at("Y");
+      for (int64_t e = 0; e < y.numElements(); ++e)
+        if (y.getDouble(e) != k.buffers.back().data[static_cast<size_t>(e)]) {
+          ++stored;
+          break;
+        }
+    }
+    ASSERT_NE(r.status, OracleResult::Status::GeneratorBug)
+        << r.property << ": " << r.message << "\n" << describeKernel(k);
+    EXPECT_NE(r.status, OracleResult::Status::Fail)
+        << r.property << ": " << r.message << "\n" << describeKernel(k);
+    discards += r.status == OracleResult::Status::Discard;
+  }
+  EXPECT_LT(discards, kKernels / 5);
+  EXPECT_GT(stored, kKernels / 2) << "most kernels should change their output";
+}
+
+TEST(FuzzGenerator, DeterministicInTheSeed) {
+  for (int i = 0; i < 20; ++i)
+    EXPECT_TRUE(sameKernel(generateKernel({}, seedOf(i)), generateKernel({}, seedOf(i))));
+  int different = 0;
+  for (int i = 0; i < 20; ++i)
+    different += generateKernel({}, seedOf(i)).source != generateKernel({}, seedOf(i + 1)).source;
+  EXPECT_GE(different, 15);
+}
+
+TEST(FuzzGenerator, FeaturesCoverTheLanguage) {
+  std::map<std::string, int> counts;
+  for (int i = 0; i < kKernels; ++i)
+    for (const std::string &f : generateKernel({}, seedOf(i)).features)
+      ++counts[f];
+  std::vector<std::string> wanted = {"reduce", "dot", "load.masked", "loop", "if",
+                                     "tile.1d", "tile.2d", "tile.size1", "boundary.tail",
+                                     "grid.2d", "broadcast.newaxis", "mode.small_ints",
+                                     "mode.general", "op.div.int", "op.shift",
+                                     "cast.float_to_int", "load.poison", "store.masked"};
+  for (DType t : kAllDTypes)
+    wanted.push_back("dtype." + std::string(conformanceName(t)));
+  for (const std::string &f : wanted)
+    EXPECT_GT(counts[f], 0) << "no generated kernel has feature " << f;
+}
+
+TEST(FuzzGenerator, KernelsFollowTheGeneratorsShapeRules) {
+  for (int i = 0; i < 50; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    ASSERT_FALSE(k.buffers.empty());
+    EXPECT_TRUE(k.buffers.back().isOutput);
+    for (const BufferDesc &b : k.buffers) {
+      int64_t n = 1;
+      for (int64_t d : b.shape)
+        n *= d;
+      EXPECT_EQ(static_cast<int64_t>(b.data.size()), n);
+      if (!k.smallInts || b.isOutput)
+        continue;
+      for (double v : b.data) {
+        EXPECT_TRUE(v >= -4 && v <= 4 && v == std::floor(v)) << v;
+      }
+    }
+  }
+}
+
+TEST(FuzzOracle, ClassifiesCompileErrorsAndTraps) {
+  FuzzKernel bad = handKernel("  *?(mask) (Y + rm) = undeclared;\n");
+  EXPECT_EQ(checkKernel(bad).status, OracleResult::Status::GeneratorBug);
+
+  // Division by x0 - x0 == 0 on an active lane traps: a discard, not a failure.
+  FuzzKernel trap = handKernel("  *?(mask) (Y + rm) = x0 / (x0 - x0);\n");
+  OracleResult r = checkKernel(trap);
+  EXPECT_EQ(r.status, OracleResult::Status::Discard) << r.message;
+  EXPECT_EQ(r.property, "division_by_zero");
+
+  FuzzKernel good = handKernel("  *?(mask) (Y + rm) = x0 * 2 + 1;\n");
+  OracleResult ok = checkKernel(good);
+  ASSERT_EQ(ok.status, OracleResult::Status::Pass) << ok.message;
+  // Y = 2 * X0 + 1 = [3, 1, 5].
+  const HostArray &y = ok.reference.at("Y");
+  EXPECT_EQ(y.getDouble(0), 3);
+  EXPECT_EQ(y.getDouble(1), 1);
+  EXPECT_EQ(y.getDouble(2), 5);
+}
+
+TEST(FuzzOracle, FirstDifferenceTreatsNaNsAsEqual) {
+  HostArray a = HostArray::zeros(DType::F32, {2}), b = HostArray::zeros(DType::F32, {2});
+  a.setBits(0, 0x7fc00000);
+  b.setBits(0, 0x7fc00001); // another NaN
+  std::map<std::string, HostArray> x{{"A", a}}, y{{"A", b}};
+  EXPECT_EQ(firstDifference(x, y), "");
+  y.at("A").setDouble(1, -0.0); // -0.0 differs from +0.0 bit for bit
+  EXPECT_NE(firstDifference(x, y).find("A[1]"), std::string::npos);
+}
+
+TEST(FuzzShrink, KeepsThePredicateAndDoesNotGrow) {
+  // The first kernel with a loop; shrink while "it still has a loop".
+  for (int i = 0; i < 100; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    if (k.source.find("for (") == std::string::npos)
+      continue;
+    auto hasLoop = [](const FuzzKernel &c) { return c.source.find("for (") != std::string::npos; };
+    FuzzKernel small = shrinkKernel({}, seedOf(i), 100, hasLoop, 10);
+    EXPECT_TRUE(hasLoop(small));
+    EXPECT_LE(small.source.size(), k.source.size());
+    return;
+  }
+  FAIL() << "no kernel with a loop among 100";
+}
+
+TEST(FuzzCase, AFindingLoadsAndPassesAsAConformanceCase) {
+  for (int i = 0; i < 10; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    OracleResult r = checkKernel(k);
+    if (r.status != OracleResult::Status::Pass)
+      continue;
+    r.property = "test";
+    std::string text = conformanceCase(k, r, {"case" + std::to_string(i), seedOf(i), "repro"});
+    conf::LoadResult loaded = conf::loadSuiteText(text, "fuzz.json", ".");
+    ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors.front()) << "\n"
+                             << text;
+    auto backend = createInterpreterBackend();
+    conf::CaseRecord rec =
+        conf::runCase(*loaded.suite, loaded.suite->cases.front(), *backend, RunOptions{});
+    EXPECT_EQ(rec.status, conf::Status::Pass) << rec.error << "\n" << text;
+  }
+}
+
+TEST(FuzzOracle, TileVariantsOnlyForKernelsThatCannotDependOnTiles) {
+  int variants = 0;
+  for (int i = 0; i < 50; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    std::optional<FuzzKernel> v = retiled(k);
+    bool tileBound = false;
+    for (const std::string &f : k.features)
+      tileBound = tileBound || f == "reduce" || f == "dot" || f == "load.plain" ||
+                  f == "num_programs";
+    EXPECT_EQ(v.has_value(), !tileBound);
+    if (!v)
+      continue;
+    ++variants;
+    const std::vector<int64_t> &shape = k.buffers.front().shape;
+    for (size_t axis = 0; axis < v->defines.size(); ++axis) {
+      int64_t tile = std::stoll(v->defines[axis].second);
+      EXPECT_NE(v->defines[axis].second, k.defines[axis].second);
+      // Exactly enough programs to cover the axis.
+      EXPECT_GE(v->grid[axis] * tile, shape[axis]);
+      EXPECT_LT((v->grid[axis] - 1) * tile, shape[axis]);
+    }
+  }
+  EXPECT_GT(variants, 5);
+}
+
+// Property (b) has work to do: the pass pipeline changes most generated kernels.
+TEST(FuzzOracle, PassesChangeMostKernels) {
+  int changed = 0;
+  for (int i = 0; i < 50; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    std::string plain = printedIR(k, false), optimized = printedIR(k, true);
+    ASSERT_FALSE(plain.empty());
+    ASSERT_FALSE(optimized.empty());
+    changed += plain != optimized;
+  }
+  EXPECT_GT(changed, 25);
+}
