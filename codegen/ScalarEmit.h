@@ -18,7 +18,7 @@
 // nearest even (including f64 -> bf16 and f64 -> f16 with one rounding);
 // float -> int truncates toward zero; to bool is `!= 0`. Transcendentals
 // call libdevice (__nv_expf, __nv_exp, ...) in fp32 for fp16/bf16/fp32 and in
-// fp64 for fp64; the ULP bounds are documented in docs/gpu.md.
+// fp64 for fp64; the ULP bounds are documented in docs/gpu-numerics.md.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
