@@ -674,18 +674,20 @@ private:
     int64_t unroll = slots * kd <= kMaxUnrolledProducts ? kd : std::min<int64_t>(kd, kDotUnroll);
     while (kd % unroll)
       unroll /= 2;
+    // c + a[rowA[k] + q] * b[colB[k] + q * n], with q and q * n given.
+    auto step = [&](llvm::Value *c, int64_t k, llvm::Value *q, llvm::Value *qn) {
+      llvm::Value *av = readStaged(a, 0, b_.CreateAdd(rowA[k], q));
+      llvm::Value *bv = readStaged(bt, offB, b_.CreateAdd(colB[k], qn));
+      llvm::Value *p = se_.binary(ir::OpKind::Mul, acc, se_.cast(av, a.dtype, acc),
+                                  se_.cast(bv, bt.dtype, acc));
+      return se_.binary(ir::OpKind::Add, acc, c, p);
+    };
     if (unroll == kd) { // straight-line code: per slot, k = 0, 1, ..., kd - 1
       Slots c = init;
       for (int64_t k = 0; k < slots; ++k)
-        for (int64_t q = 0; q < kd; ++q) {
-          llvm::Value *av =
-              readStaged(a, 0, b_.CreateAdd(rowA[k], b_.getInt32(static_cast<uint32_t>(q))));
-          llvm::Value *bv = readStaged(
-              bt, offB, b_.CreateAdd(colB[k], b_.getInt32(static_cast<uint32_t>(q * n))));
-          llvm::Value *p = se_.binary(ir::OpKind::Mul, acc, se_.cast(av, a.dtype, acc),
-                                      se_.cast(bv, bt.dtype, acc));
-          c[k] = se_.binary(ir::OpKind::Add, acc, c[k], p);
-        }
+        for (int64_t q = 0; q < kd; ++q)
+          c[k] = step(c[k], k, b_.getInt32(static_cast<uint32_t>(q)),
+                      b_.getInt32(static_cast<uint32_t>(q * n)));
       define(op, c);
       return;
     }
@@ -705,23 +707,17 @@ private:
     for (int64_t u = 0; u < unroll; ++u) {
       llvm::Value *qu = b_.CreateAdd(q, b_.getInt32(static_cast<uint32_t>(u)));
       llvm::Value *qn = b_.CreateMul(qu, b_.getInt32(static_cast<uint32_t>(n)));
-      for (int64_t k = 0; k < slots; ++k) {
-        llvm::Value *av = readStaged(a, 0, b_.CreateAdd(rowA[k], qu));
-        llvm::Value *bv = readStaged(bt, offB, b_.CreateAdd(colB[k], qn));
-        llvm::Value *p = se_.binary(ir::OpKind::Mul, acc, se_.cast(av, a.dtype, acc),
-                                    se_.cast(bv, bt.dtype, acc));
-        cur[k] = se_.binary(ir::OpKind::Add, acc, cur[k], p);
-      }
+      for (int64_t k = 0; k < slots; ++k)
+        cur[k] = step(cur[k], k, qu, qn);
     }
-    Slots next = cur;
     llvm::Value *q1 = b_.CreateAdd(q, b_.getInt32(static_cast<uint32_t>(unroll)));
     llvm::BasicBlock *end = b_.GetInsertBlock();
     q->addIncoming(q1, end);
     for (int64_t k = 0; k < slots; ++k)
-      cs[k]->addIncoming(next[k], end);
+      cs[k]->addIncoming(cur[k], end);
     b_.CreateCondBr(b_.CreateICmpULT(q1, b_.getInt32(static_cast<uint32_t>(kd))), loop, done);
     b_.SetInsertPoint(done);
-    define(op, next); // the values after the last trip
+    define(op, cur); // the values after the last trip
   }
 
   // ---- Memory --------------------------------------------------------------
