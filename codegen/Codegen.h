@@ -35,7 +35,25 @@ struct Options {
   unsigned optLevel = 3; // LLVM pipeline level (0..3)
   bool wantLLVM = false; // keep the optimised LLVM IR text in Compiled::llvmIR
   bool lineInfo = true;  // .loc lines in the PTX (for profilers and compute-sanitizer)
+
+  // Optimisations (docs/gpu-perf.md). Each is on by default and can be switched
+  // off (`--disable-opt NAME`) to bisect a mismatch to the one that caused it.
+  bool vectorize = true;   // "vectorize": wider per-thread runs, 8/16-byte accesses where proven
+  bool remat = true;       // "remat": broadcasts of index arithmetic recomputed, not staged
+  bool tensorCores = true; // "mma": `@` of fp16/bf16 tiles through mma.sync
+  unsigned numStages = 1;  // software-pipelining stages of loads in loops (1: none)
 };
+
+/// The optimisation names `--disable-opt` accepts, in a fixed order.
+const std::vector<std::string> &optimizationNames();
+
+/// Switches off each optimisation named in `list` ("vectorize,mma"; "all"
+/// names every one). Returns false with `error` for an unknown name.
+bool disableOptimizations(Options &opts, const std::string &list, std::string &error);
+
+/// The options that change the generated code, as text for cache keys and
+/// reports ("num_warps=4 sm=90 O3 vectorize remat mma stages=1").
+std::string describeOptions(const Options &opts);
 
 /// One kernel parameter of the launch ABI.
 struct KernelParam {

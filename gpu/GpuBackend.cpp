@@ -115,9 +115,7 @@ private:
     for (const auto &[k, v] : kernel.defines())
       defines += k + "=" + v + ";";
     return DiskCache::hashKey({ir::toString(kernel.module(), po), kernel.name(), defines,
-                               "num_warps=" + std::to_string(opts_.codegen.numWarps),
-                               "sm=" + std::to_string(opts_.codegen.sm),
-                               "O" + std::to_string(opts_.codegen.optLevel),
+                               codegen::describeOptions(opts_.codegen),
                                codegen::compilerVersion()});
   }
 

@@ -1,0 +1,1083 @@
+//===- Lowerer.h - The tile IR -> LLVM IR lowering class (internal) -------===//
+//
+// Internal to codegen/: the layout model is described in Lower.h. The class is
+// in a header so that its larger parts live in their own files
+// (LowerDot.cpp: `@`); Lower.cpp holds lowerKernel.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/Lower.h"
+
+#include "codegen/ScalarEmit.h"
+
+#include <llvm/IR/DIBuilder.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <stdexcept>
+#include <unordered_map>
+
+namespace tc::codegen::lower {
+
+using Slots = std::vector<llvm::Value *>;
+
+/// Thrown for a construct the GPU backend cannot lower (turned into an error).
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Slots a thread may own of one tile: more would not fit in registers.
+constexpr int64_t kMaxSlotsPerThread = 1024;
+/// Dynamic shared memory of one program on sm_80 / sm_90 after opting in.
+constexpr size_t kMaxSharedBytes = 227 * 1024;
+/// Products of `@` per accumulator written out per trip of its k loop.
+constexpr int64_t kDotUnroll = 16;
+constexpr int64_t kMaxUnrolledProducts = 8192;
+
+inline int64_t product(const ir::Shape &s, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t d = from; d < to; ++d)
+    p *= s[d];
+  return p;
+}
+
+class Lowerer {
+public:
+  Lowerer(const ir::Module &m, const ir::Function &fn, const Options &o, llvm::LLVMContext &ctx)
+      : irModule_(m), fn_(fn), opts_(o), ctx_(ctx),
+        mod_(std::make_unique<llvm::Module>("tc." + fn.name(), ctx)), b_(ctx), se_(b_, *mod_),
+        T_(32 * o.numWarps) {}
+
+  void run(LoweredKernel &out) {
+    setUpModule();
+    lowerBlock(fn_.body(), nullptr);
+    if (!b_.GetInsertBlock()->getTerminator())
+      b_.CreateBr(exit_);
+    b_.SetInsertPoint(exit_);
+    b_.CreateRetVoid();
+    if (di_)
+      di_->finalize();
+    if (sharedBytes_ > kMaxSharedBytes)
+      throw Unsupported("the kernel stages " + std::to_string(sharedBytes_) +
+                        " bytes through shared memory (at most " +
+                        std::to_string(kMaxSharedBytes) + "); use smaller tiles");
+    if (smem_) {
+      // Size the declared array for readers of the IR; the launch passes the real size.
+      smem_->setAlignment(llvm::Align(16));
+    }
+    out.entry = fn_.name();
+    out.numThreads = T_;
+    out.sharedBytes = sharedBytes_;
+    out.params = params_;
+    out.module = std::move(mod_);
+  }
+
+private:
+  // ---- Module and function set-up -------------------------------------
+
+  void setUpModule() {
+    mod_->setTargetTriple("nvptx64-nvidia-cuda");
+    mod_->setDataLayout("e-i64:64-i128:128-v16:16-v32:32-n16:32:64");
+    mod_->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+    std::vector<llvm::Type *> paramTypes;
+    for (unsigned i = 0; i < fn_.numParams(); ++i) {
+      const ir::Type &t = fn_.param(i)->type();
+      paramTypes.push_back(t.isPtr ? se_.regType(t) : se_.memType(t.dtype));
+      params_.push_back({fn_.paramName(i), t.dtype, t.isPtr});
+    }
+    auto *fty = llvm::FunctionType::get(b_.getVoidTy(), paramTypes, false);
+    kernel_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_.name(), *mod_);
+    llvm::NamedMDNode *ann = mod_->getOrInsertNamedMetadata("nvvm.annotations");
+    auto md = [&](const char *key, unsigned v) {
+      llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(kernel_), llvm::MDString::get(ctx_, key),
+                               llvm::ConstantAsMetadata::get(b_.getInt32(v))};
+      ann->addOperand(llvm::MDNode::get(ctx_, ops));
+    };
+    md("kernel", 1);
+    md("maxntidx", T_);
+    setUpDebugInfo();
+    auto *entry = llvm::BasicBlock::Create(ctx_, "entry", kernel_);
+    exit_ = llvm::BasicBlock::Create(ctx_, "exit", kernel_);
+    b_.SetInsertPoint(entry);
+    tid_ = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}, nullptr, "tid");
+    for (unsigned i = 0; i < fn_.numParams(); ++i) {
+      const ir::Type &t = fn_.param(i)->type();
+      llvm::Argument *a = kernel_->getArg(i);
+      a->setName(fn_.paramName(i));
+      if (t.isPtr) {
+        const ir::ParamAttrs &pa = fn_.paramAttrs(i);
+        if (pa.aligned > 1 && (pa.aligned & (pa.aligned - 1)) == 0)
+          kernel_->addParamAttr(i, llvm::Attribute::getWithAlignment(
+                                       ctx_, llvm::Align(static_cast<uint64_t>(pa.aligned))));
+        values_[fn_.param(i)] = {a};
+      } else {
+        values_[fn_.param(i)] = {se_.fromMemory(a, t.dtype)};
+      }
+    }
+  }
+
+  void setUpDebugInfo() {
+    if (!opts_.lineInfo)
+      return;
+    std::string file = fn_.loc().file < irModule_.files.size() ? irModule_.files[fn_.loc().file]
+                                                              : std::string("kernel.tc");
+    di_ = std::make_unique<llvm::DIBuilder>(*mod_);
+    diFile_ = di_->createFile(file, ".");
+    di_->createCompileUnit(llvm::dwarf::DW_LANG_C, diFile_, "triton-c", true, "", 0, "",
+                           llvm::DICompileUnit::DebugDirectivesOnly);
+    auto *sty = di_->createSubroutineType(di_->getOrCreateTypeArray({}));
+    sp_ = di_->createFunction(diFile_, fn_.name(), fn_.name(), diFile_, fn_.loc().line, sty,
+                              fn_.loc().line, llvm::DINode::FlagZero,
+                              llvm::DISubprogram::SPFlagDefinition |
+                                  llvm::DISubprogram::SPFlagOptimized);
+    kernel_->setSubprogram(sp_);
+    mod_->addModuleFlag(llvm::Module::Warning, "Debug Info Version",
+                        llvm::DEBUG_METADATA_VERSION);
+    mod_->addModuleFlag(llvm::Module::Warning, "Dwarf Version", uint32_t(2));
+  }
+
+  void setLoc(const ir::Op &op) {
+    if (sp_ && op.loc().line)
+      b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx_, op.loc().line, op.loc().col, sp_));
+  }
+
+  // ---- Layout ------------------------------------------------------------
+
+  /// Slots per thread of a tile of `n` elements (1 for scalars).
+  int64_t slotsOf(int64_t n) const { return n >= T_ ? n / T_ : 1; }
+  int64_t slotsOf(const ir::Type &t) const { return t.isScalar() ? 1 : slotsOf(t.numElements()); }
+
+  /// Flat element index (i32) held in slot k of this thread for a tile of n.
+  llvm::Value *elemIndex(int64_t n, int64_t k) {
+    if (n < T_)
+      return b_.CreateURem(tid_, b_.getInt32(static_cast<uint32_t>(n)));
+    int64_t kk = slotsOf(n), v = std::min<int64_t>(vec_, kk);
+    int64_t base = (k / v) * T_ * v + k % v;
+    llvm::Value *t = v == 1 ? tid_ : b_.CreateMul(tid_, b_.getInt32(static_cast<uint32_t>(v)));
+    return b_.CreateAdd(t, b_.getInt32(static_cast<uint32_t>(base)), "", true, true);
+  }
+
+  /// Whether this thread owns the elements it holds of a tile of n (null: all do).
+  llvm::Value *ownerOf(int64_t n) {
+    if (n >= T_)
+      return nullptr;
+    return b_.CreateICmpULT(tid_, b_.getInt32(static_cast<uint32_t>(n)));
+  }
+  llvm::Value *isThread0() { return b_.CreateICmpEQ(tid_, b_.getInt32(0)); }
+
+  /// Index of axis d of flat index e in a row-major shape.
+  llvm::Value *axisIndex(llvm::Value *e, const ir::Shape &s, size_t d) {
+    int64_t stride = product(s, d + 1, s.size());
+    llvm::Value *q = stride == 1 ? e : b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(stride)));
+    return d == 0 ? q : b_.CreateURem(q, b_.getInt32(static_cast<uint32_t>(s[d])));
+  }
+
+  // ---- Values ------------------------------------------------------------
+
+  const Slots &get(const ir::Value *v) {
+    auto it = values_.find(v);
+    if (it == values_.end())
+      throw Unsupported("internal: value used before its definition");
+    return it->second;
+  }
+  static llvm::Value *slot(const Slots &s, size_t k) { return s.size() == 1 ? s[0] : s[k]; }
+
+  void checkType(const ir::Type &t) {
+    if (slotsOf(t) > kMaxSlotsPerThread)
+      throw Unsupported("a tile of " + std::to_string(t.numElements()) + " elements (" +
+                        t.str() + ") needs more than " + std::to_string(kMaxSlotsPerThread) +
+                        " registers per thread with num_warps=" + std::to_string(opts_.numWarps) +
+                        "; use more warps");
+  }
+
+  // ---- Control helpers ------------------------------------------------------
+
+  /// Emits `if (cond) body()`; returns the value `body` produced merged with
+  /// `otherwise` (or null when body produces none).
+  template <typename F>
+  llvm::Value *emitGuarded(llvm::Value *cond, F body, llvm::Value *otherwise = nullptr) {
+    if (!cond) {
+      llvm::Value *v = body();
+      return v;
+    }
+    llvm::BasicBlock *from = b_.GetInsertBlock();
+    auto *then = llvm::BasicBlock::Create(ctx_, "guard", kernel_);
+    auto *cont = llvm::BasicBlock::Create(ctx_, "guard.end", kernel_);
+    b_.CreateCondBr(cond, then, cont);
+    b_.SetInsertPoint(then);
+    llvm::Value *v = body();
+    llvm::BasicBlock *thenEnd = b_.GetInsertBlock();
+    b_.CreateBr(cont);
+    b_.SetInsertPoint(cont);
+    if (!v)
+      return nullptr;
+    llvm::PHINode *phi = b_.CreatePHI(v->getType(), 2);
+    phi->addIncoming(v, thenEnd);
+    phi->addIncoming(otherwise ? otherwise : llvm::Constant::getNullValue(v->getType()), from);
+    return phi;
+  }
+
+  llvm::Value *andOpt(llvm::Value *a, llvm::Value *b) {
+    if (!a)
+      return b;
+    if (!b)
+      return a;
+    return b_.CreateAnd(a, b);
+  }
+
+  // ---- Shared-memory staging -------------------------------------------
+
+  llvm::GlobalVariable *smem() {
+    if (!smem_) {
+      auto *ty = llvm::ArrayType::get(b_.getInt8Ty(), 0);
+      smem_ = new llvm::GlobalVariable(*mod_, ty, false, llvm::GlobalValue::ExternalLinkage,
+                                       nullptr, "tc_smem", nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, 3);
+    }
+    return smem_;
+  }
+  void barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+  size_t elemBytes(const ir::Type &t) const { return t.isPtr ? 8 : byteSize(t.dtype); }
+  llvm::Type *memTypeOf(const ir::Type &t) const {
+    return t.isPtr ? se_.regType(t.element()) : se_.memType(t.dtype);
+  }
+
+  /// Address of element `idx` of a staged array of type t at byte offset `off`.
+  /// With padRow > 0 every row of padRow elements is followed by one unused
+  /// element, so that reading a column does not hit one bank 32 times.
+  llvm::Value *stagedAddr(const ir::Type &t, size_t off, llvm::Value *idx, int64_t padRow = 0) {
+    if (padRow > 1)
+      idx = b_.CreateAdd(idx, b_.CreateUDiv(idx, b_.getInt32(static_cast<uint32_t>(padRow))));
+    llvm::Value *base = smem();
+    if (off)
+      base = b_.CreateConstInBoundsGEP1_32(b_.getInt8Ty(), base, static_cast<unsigned>(off));
+    return b_.CreateInBoundsGEP(memTypeOf(t), base, idx);
+  }
+
+  /// Owners write every slot of v (type t) at byte offset off; reserves space.
+  void stage(const Slots &v, const ir::Type &t, size_t off, int64_t padRow = 0) {
+    int64_t n = t.isScalar() ? 1 : t.numElements();
+    int64_t slotsUsed = padRow > 1 ? n + n / padRow : n;
+    sharedBytes_ = std::max(sharedBytes_, off + static_cast<size_t>(slotsUsed) * elemBytes(t));
+    llvm::Value *own = t.isScalar() ? isThread0() : ownerOf(n);
+    emitGuarded(own, [&]() -> llvm::Value * {
+      for (int64_t k = 0; k < slotsOf(t); ++k) {
+        llvm::Value *val = slot(v, static_cast<size_t>(k));
+        if (!t.isPtr)
+          val = se_.toMemory(val, t.dtype);
+        b_.CreateStore(val, stagedAddr(t, off, t.isScalar() ? b_.getInt32(0) : elemIndex(n, k),
+                                       padRow));
+      }
+      return nullptr;
+    });
+  }
+
+  llvm::Value *readStaged(const ir::Type &t, size_t off, llvm::Value *idx, int64_t padRow = 0) {
+    llvm::Value *v = b_.CreateLoad(memTypeOf(t), stagedAddr(t, off, idx, padRow));
+    return t.isPtr ? v : se_.fromMemory(v, t.dtype);
+  }
+
+  static size_t alignUp(size_t x) { return (x + 15) & ~size_t(15); }
+
+  // ---- Blocks and ops ----------------------------------------------------
+
+  /// Lowers the ops of `block`; a yield/condition stores its operands in `*yielded`.
+  void lowerBlock(const ir::Block &block, std::vector<Slots> *yielded) {
+    for (const auto &op : block.ops()) {
+      if (b_.GetInsertBlock()->getTerminator())
+        return; // after a return
+      lowerOp(*op, yielded);
+    }
+  }
+
+  /// Binds op's result; a single slot is replicated to the type's slot count.
+  void define(const ir::Op &op, Slots s) {
+    const ir::Type &t = op.result()->type();
+    checkType(t);
+    size_t n = static_cast<size_t>(slotsOf(t));
+    if (s.size() == 1 && n > 1)
+      s.assign(n, s[0]);
+    values_[op.result()] = std::move(s);
+  }
+
+  void lowerOp(const ir::Op &op, std::vector<Slots> *yielded) {
+    setLoc(op);
+    for (const auto &r : op.results())
+      checkType(r->type());
+    switch (op.kind()) {
+    case ir::OpKind::Constant: return lowerConstant(op);
+    case ir::OpKind::Range: return lowerRange(op);
+    case ir::OpKind::GetProgramId:
+    case ir::OpKind::GetNumPrograms: return lowerProgramQuery(op);
+    case ir::OpKind::Splat: return define(op, {get(op.operand(0))[0]});
+    case ir::OpKind::Broadcast: return lowerBroadcast(op);
+    case ir::OpKind::ExpandDims:
+    case ir::OpKind::Reshape: return define(op, get(op.operand(0)));
+    case ir::OpKind::Trans: return lowerTrans(op);
+    case ir::OpKind::Cast:
+    case ir::OpKind::Bitcast: return lowerElementwise(op);
+    case ir::OpKind::Neg:
+    case ir::OpKind::Not:
+    case ir::OpKind::Abs:
+    case ir::OpKind::Exp:
+    case ir::OpKind::Exp2:
+    case ir::OpKind::Log:
+    case ir::OpKind::Log2:
+    case ir::OpKind::Sqrt:
+    case ir::OpKind::Rsqrt:
+    case ir::OpKind::Sin:
+    case ir::OpKind::Cos:
+    case ir::OpKind::Floor:
+    case ir::OpKind::Ceil: return lowerElementwise(op);
+    case ir::OpKind::Add:
+    case ir::OpKind::Sub:
+    case ir::OpKind::Mul:
+    case ir::OpKind::Div:
+    case ir::OpKind::Rem:
+    case ir::OpKind::And:
+    case ir::OpKind::Or:
+    case ir::OpKind::Xor:
+    case ir::OpKind::Shl:
+    case ir::OpKind::Shr:
+    case ir::OpKind::Min:
+    case ir::OpKind::Max:
+    case ir::OpKind::UMulHi:
+    case ir::OpKind::CmpEq:
+    case ir::OpKind::CmpNe:
+    case ir::OpKind::CmpLt:
+    case ir::OpKind::CmpLe:
+    case ir::OpKind::CmpGt:
+    case ir::OpKind::CmpGe:
+    case ir::OpKind::AddPtr: return lowerElementwise(op);
+    case ir::OpKind::Fma:
+    case ir::OpKind::Select: return lowerElementwise(op);
+    case ir::OpKind::Reduce: return lowerReduce(op);
+    case ir::OpKind::Dot: return lowerDot(op);
+    case ir::OpKind::Load: return lowerLoad(op);
+    case ir::OpKind::Store: return lowerStore(op);
+    case ir::OpKind::AtomicRMW:
+    case ir::OpKind::AtomicCas: return lowerAtomic(op);
+    case ir::OpKind::Print: return lowerPrint(op);
+    case ir::OpKind::Assert: return lowerAssert(op);
+    case ir::OpKind::DebugBarrier: return barrier();
+    case ir::OpKind::For: return lowerFor(op);
+    case ir::OpKind::If: return lowerIf(op);
+    case ir::OpKind::While: return lowerWhile(op);
+    case ir::OpKind::Yield:
+    case ir::OpKind::Condition: return lowerYield(op, yielded);
+    case ir::OpKind::Return: b_.CreateBr(exit_); return;
+    }
+  }
+
+  void lowerConstant(const ir::Op &op) {
+    const ir::Type &t = op.result()->type();
+    const ir::AttrValue *v = op.attr("value");
+    if (!v || t.isPtr)
+      throw Unsupported("internal: malformed constant");
+    define(op, {se_.constant(t.dtype, *v)});
+  }
+
+  void lowerRange(const ir::Op &op) {
+    const ir::Type &t = op.result()->type();
+    int64_t start = op.intAttr("start"), n = t.numElements();
+    Slots s;
+    for (int64_t k = 0; k < slotsOf(n); ++k)
+      s.push_back(b_.CreateAdd(elemIndex(n, k), b_.getInt32(static_cast<uint32_t>(start))));
+    define(op, s);
+  }
+
+  void lowerProgramQuery(const ir::Op &op) {
+    int64_t axis = op.intAttr("axis");
+    bool id = op.kind() == ir::OpKind::GetProgramId;
+    static const llvm::Intrinsic::ID kIds[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                               llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    static const llvm::Intrinsic::ID kNums[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x,
+                                                llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
+                                                llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z};
+    if (axis < 0 || axis > 2)
+      throw Unsupported("internal: program axis out of range");
+    define(op, {b_.CreateIntrinsic(id ? kIds[axis] : kNums[axis], {}, {})});
+  }
+
+  /// Gathers: result element e takes operand element src(e) through shared memory.
+  template <typename SrcIndex>
+  void lowerGather(const ir::Op &op, SrcIndex srcIndex, int64_t padRow = 0) {
+    const ir::Type &in = op.operand(0)->type(), &out = op.result()->type();
+    const Slots &v = get(op.operand(0));
+    if (in.numElements() == 1) { // every thread holds the one element
+      define(op, {v[0]});
+      return;
+    }
+    barrier();
+    stage(v, in, 0, padRow);
+    barrier();
+    Slots s;
+    int64_t n = out.numElements();
+    for (int64_t k = 0; k < slotsOf(n); ++k)
+      s.push_back(readStaged(in, 0, srcIndex(elemIndex(n, k)), padRow));
+    define(op, s);
+  }
+
+  void lowerBroadcast(const ir::Op &op) {
+    const ir::Shape &in = op.operand(0)->type().shape, &out = op.result()->type().shape;
+    if (op.operand(0)->type().isScalar()) {
+      define(op, {get(op.operand(0))[0]});
+      return;
+    }
+    if (in == out) {
+      define(op, get(op.operand(0)));
+      return;
+    }
+    lowerGather(op, [&](llvm::Value *e) {
+      llvm::Value *src = b_.getInt32(0);
+      for (size_t d = 0; d < out.size(); ++d) {
+        if (in[d] == 1)
+          continue;
+        llvm::Value *i = axisIndex(e, out, d);
+        int64_t stride = product(in, d + 1, in.size());
+        src = b_.CreateAdd(src, b_.CreateMul(i, b_.getInt32(static_cast<uint32_t>(stride))));
+      }
+      return src;
+    });
+  }
+
+  void lowerTrans(const ir::Op &op) {
+    const ir::Shape &in = op.operand(0)->type().shape, &out = op.result()->type().shape;
+    const std::vector<int64_t> &perm = op.intsAttr("perm");
+    lowerGather(op, [&](llvm::Value *e) {
+      llvm::Value *src = b_.getInt32(0);
+      for (size_t d = 0; d < out.size(); ++d) { // result axis d is operand axis perm[d]
+        llvm::Value *i = axisIndex(e, out, d);
+        int64_t stride = product(in, static_cast<size_t>(perm[d]) + 1, in.size());
+        src = b_.CreateAdd(src, b_.CreateMul(i, b_.getInt32(static_cast<uint32_t>(stride))));
+      }
+      return src;
+    }, in.size() >= 2 ? in.back() : 0); // reads walk columns: pad the rows
+  }
+
+  /// One element of an elementwise op from one element of each operand.
+  llvm::Value *scalarOp(const ir::Op &op, const Slots &x) {
+    const ir::Type &in = op.operand(0)->type(), &out = op.result()->type();
+    // (Not a switch: every other op kind is handled below, and switches over
+    // OpKind list every op.)
+    ir::OpKind k = op.kind();
+    if (k == ir::OpKind::Cast || k == ir::OpKind::Bitcast) {
+      if (in.isPtr && out.isPtr)
+        return x[0];
+      if (in.isPtr)
+        return se_.cast(b_.CreatePtrToInt(x[0], b_.getInt64Ty()), DType::U64, out.dtype);
+      if (out.isPtr)
+        return b_.CreateIntToPtr(se_.cast(x[0], in.dtype, DType::U64), se_.regType(out));
+      return k == ir::OpKind::Cast ? se_.cast(x[0], in.dtype, out.dtype)
+                                   : se_.bitcast(x[0], in.dtype, out.dtype);
+    }
+    if (k == ir::OpKind::AddPtr) {
+      DType ot = op.operand(1)->type().dtype;
+      llvm::Value *off = isSignedInt(ot) ? b_.CreateSExtOrTrunc(x[1], b_.getInt64Ty())
+                                         : b_.CreateZExtOrTrunc(x[1], b_.getInt64Ty());
+      return b_.CreateGEP(se_.memType(in.dtype), x[0], off);
+    }
+    if (k == ir::OpKind::Select)
+      return b_.CreateSelect(x[0], x[1], x[2]);
+    if (k == ir::OpKind::Fma)
+      return se_.fma(in.dtype, x[0], x[1], x[2]);
+    return x.size() == 1 ? se_.unary(op.kind(), in.dtype, x[0])
+                         : se_.binary(op.kind(), in.dtype, x[0], x[1]);
+  }
+
+  /// Elementwise ops: one scalarOp per slot (a scalar operand serves every slot).
+  void lowerElementwise(const ir::Op &op) {
+    size_t n = static_cast<size_t>(slotsOf(op.result()->type()));
+    Slots s;
+    for (size_t k = 0; k < n; ++k) {
+      Slots x;
+      for (const ir::Value *v : op.operands())
+        x.push_back(slot(get(v), k));
+      s.push_back(scalarOp(op, x));
+    }
+    define(op, s);
+  }
+
+  // ---- reduce and dot ----------------------------------------------------
+
+  /// The accumulator dtype of `+` over t (docs/semantics.md section 10).
+  static DType addAccumulator(DType t) {
+    switch (t) {
+    case DType::Bool:
+    case DType::U8:
+    case DType::U16: return DType::U32;
+    case DType::I8:
+    case DType::I16: return DType::I32;
+    case DType::F16:
+    case DType::BF16: return DType::F32;
+    case DType::I32:
+    case DType::I64:
+    case DType::U32:
+    case DType::U64:
+    case DType::F32:
+    case DType::F64: return t;
+    }
+    return t;
+  }
+
+  /// Runs body(q) for q = tid, tid + T, ... < total (a run-time loop).
+  template <typename F> void forEachAssigned(int64_t total, F body) {
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *cond = llvm::BasicBlock::Create(ctx_, "each.cond", kernel_);
+    auto *loop = llvm::BasicBlock::Create(ctx_, "each.body", kernel_);
+    auto *done = llvm::BasicBlock::Create(ctx_, "each.end", kernel_);
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(cond);
+    llvm::PHINode *q = b_.CreatePHI(b_.getInt32Ty(), 2);
+    q->addIncoming(tid_, pre);
+    b_.CreateCondBr(b_.CreateICmpULT(q, b_.getInt32(static_cast<uint32_t>(total))), loop, done);
+    b_.SetInsertPoint(loop);
+    body(static_cast<llvm::Value *>(q));
+    q->addIncoming(b_.CreateAdd(q, b_.getInt32(static_cast<uint32_t>(T_))), b_.GetInsertBlock());
+    b_.CreateBr(cond);
+    b_.SetInsertPoint(done);
+  }
+
+  /// One combine step of a reduction: (value, index) of left and right -> result.
+  std::pair<llvm::Value *, llvm::Value *> combine(const std::string &kind, DType t,
+                                                  llvm::Value *a, llvm::Value *ai, llvm::Value *c,
+                                                  llvm::Value *ci) {
+    if (kind == "argmax" || kind == "argmin") {
+      // The right one wins only if strictly better, or if the left is NaN and it
+      // is not: the smallest index of the best non-NaN value, as the scan.
+      llvm::Value *take =
+          se_.binary(kind == "argmax" ? ir::OpKind::CmpGt : ir::OpKind::CmpLt, t, c, a);
+      if (isFloat(t))
+        take = b_.CreateOr(take, b_.CreateAnd(b_.CreateFCmpUNO(a, a), b_.CreateFCmpORD(c, c)));
+      return {b_.CreateSelect(take, c, a), b_.CreateSelect(take, ci, ai)};
+    }
+    ir::OpKind k = kind == "add"   ? ir::OpKind::Add
+                   : kind == "max" ? ir::OpKind::Max
+                   : kind == "min" ? ir::OpKind::Min
+                   : kind == "and" ? ir::OpKind::And
+                   : kind == "or"  ? ir::OpKind::Or
+                   : kind == "xor" ? ir::OpKind::Xor
+                                   : throw Unsupported("reduce kind '" + kind + "'");
+    return {se_.binary(k, t, a, c), nullptr};
+  }
+
+  /// Reductions run as the reference's pairwise tree, level by level, across
+  /// the threads: the operand (converted to the accumulator type) is staged in
+  /// shared memory, and each level combines neighbours y[p] = y[2p] (+) y[2p+1]
+  /// into a second buffer (ping-pong, a barrier between levels), so `+` sums in
+  /// exactly the interpreter's order. max/min/and/or/xor give the same result
+  /// in any order; argmax/argmin carry the index and keep the left operand on
+  /// ties, which is the scan's "first strict improvement".
+  void lowerReduce(const ir::Op &op) {
+    const ir::Type &in = op.operand(0)->type(), &out = op.result()->type();
+    const std::string &kind = op.strAttr("kind");
+    size_t axis = static_cast<size_t>(op.intAttr("axis"));
+    int64_t len = in.shape[axis], inner = product(in.shape, axis + 1, in.rank());
+    int64_t outer = product(in.shape, 0, axis), n = in.numElements();
+    if (len & (len - 1))
+      throw Unsupported("a reduction over an axis of " + std::to_string(len) +
+                        " elements (not a power of two)");
+    bool isArg = kind == "argmax" || kind == "argmin";
+    DType acc = kind == "add" ? addAccumulator(in.dtype) : in.dtype;
+    ir::Type accT = ir::Type::tile(acc, in.shape), idxT = ir::Type::tile(DType::I32, in.shape);
+    size_t bytes = alignUp(static_cast<size_t>(n) * byteSize(acc));
+    size_t idxBytes = alignUp(static_cast<size_t>(n) * 4);
+    size_t buf[2] = {0, bytes};
+    size_t ibuf[2] = {2 * bytes, 2 * bytes + idxBytes};
+    sharedBytes_ = std::max(sharedBytes_, 2 * bytes + (isArg ? 2 * idxBytes : 0));
+    const Slots &v = get(op.operand(0));
+    Slots conv, idx;
+    for (size_t k = 0; k < v.size(); ++k) {
+      conv.push_back(se_.cast(v[k], in.dtype, acc));
+      if (isArg) // the position along the axis
+        idx.push_back(axisIndex(b_.CreateUDiv(elemIndex(n, static_cast<int64_t>(k)),
+                                              b_.getInt32(static_cast<uint32_t>(inner))),
+                                {outer, len}, 1));
+    }
+    barrier();
+    stage(conv, accT, buf[0]);
+    if (isArg)
+      stage(idx, idxT, ibuf[0]);
+    barrier();
+    int cur = 0;
+    auto at = [&](llvm::Value *o, llvm::Value *p, llvm::Value *j) { // (o * len + p) * inner + j
+      llvm::Value *row = b_.CreateAdd(b_.CreateMul(o, b_.getInt32(static_cast<uint32_t>(len))), p);
+      return b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(inner))), j);
+    };
+    for (int64_t count = len; count > 1; count /= 2) {
+      int64_t half = count / 2;
+      forEachAssigned(outer * half * inner, [&](llvm::Value *q) {
+        llvm::Value *j = b_.CreateURem(q, b_.getInt32(static_cast<uint32_t>(inner)));
+        llvm::Value *rest = b_.CreateUDiv(q, b_.getInt32(static_cast<uint32_t>(inner)));
+        llvm::Value *p = b_.CreateURem(rest, b_.getInt32(static_cast<uint32_t>(half)));
+        llvm::Value *o = b_.CreateUDiv(rest, b_.getInt32(static_cast<uint32_t>(half)));
+        llvm::Value *l = at(o, b_.CreateShl(p, 1), j);
+        llvm::Value *r = at(o, b_.CreateOr(b_.CreateShl(p, 1), b_.getInt32(1)), j);
+        llvm::Value *dst = at(o, p, j);
+        auto [val, ix] = combine(kind, acc, readStaged(accT, buf[cur], l),
+                                 isArg ? readStaged(idxT, ibuf[cur], l) : nullptr,
+                                 readStaged(accT, buf[cur], r),
+                                 isArg ? readStaged(idxT, ibuf[cur], r) : nullptr);
+        b_.CreateStore(se_.toMemory(val, acc), stagedAddr(accT, buf[1 - cur], dst));
+        if (isArg)
+          b_.CreateStore(ix, stagedAddr(idxT, ibuf[1 - cur], dst));
+      });
+      barrier();
+      cur = 1 - cur;
+    }
+    int64_t nOut = out.isScalar() ? 1 : out.numElements();
+    Slots s;
+    for (int64_t k = 0; k < slotsOf(nOut); ++k) {
+      llvm::Value *e = out.isScalar() ? b_.getInt32(0) : elemIndex(nOut, k);
+      llvm::Value *o = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(inner)));
+      llvm::Value *j = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(inner)));
+      llvm::Value *pos = at(o, b_.getInt32(0), j);
+      s.push_back(isArg ? readStaged(idxT, ibuf[cur], pos)
+                        : se_.cast(readStaged(accT, buf[cur], pos), acc, out.dtype));
+    }
+    define(op, s);
+  }
+
+  /// acc + a @ b: for each result element, k ascending, multiply then add in
+  /// the accumulator type (the reference order; no FMA contraction). The k
+  /// loop is a run-time loop (kDotUnroll steps per trip) carrying every slot's
+  /// accumulator, so code size does not grow with K.
+  void lowerDot(const ir::Op &op); // LowerDot.cpp
+
+  // ---- Memory --------------------------------------------------------------
+
+  void lowerLoad(const ir::Op &op) {
+    const ir::Type &pt = op.operand(0)->type();
+    const Slots &p = get(op.operand(0));
+    const Slots *mask = op.numOperands() > 1 ? &get(op.operand(1)) : nullptr;
+    const Slots *other = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
+    llvm::Type *mt = se_.memType(pt.dtype);
+    auto align = llvm::Align(byteSize(pt.dtype));
+    Slots s;
+    for (size_t k = 0; k < p.size(); ++k) {
+      llvm::Value *fallback = other ? slot(*other, k) : nullptr;
+      llvm::Value *v = emitGuarded(
+          mask ? slot(*mask, k) : nullptr,
+          [&]() -> llvm::Value * {
+            return se_.fromMemory(b_.CreateAlignedLoad(mt, p[k], align), pt.dtype);
+          },
+          fallback);
+      s.push_back(v);
+    }
+    define(op, s);
+  }
+
+  void lowerStore(const ir::Op &op) {
+    const ir::Type &pt = op.operand(0)->type();
+    const Slots &p = get(op.operand(0)), &v = get(op.operand(1));
+    const Slots *mask = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
+    auto align = llvm::Align(byteSize(pt.dtype));
+    llvm::Value *own = pt.isScalar() ? isThread0() : ownerOf(pt.numElements());
+    for (size_t k = 0; k < p.size(); ++k) {
+      llvm::Value *guard = andOpt(own, mask ? slot(*mask, k) : nullptr);
+      emitGuarded(guard, [&]() -> llvm::Value * {
+        b_.CreateAlignedStore(se_.toMemory(slot(v, k), pt.dtype), p[k], align);
+        return nullptr;
+      });
+    }
+  }
+
+  llvm::AtomicRMWInst::BinOp rmwOp(const std::string &kind, DType t) {
+    bool f = isFloat(t), sgn = isSignedInt(t);
+    if (kind == "add")
+      return f ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
+    if (kind == "max")
+      return f ? llvm::AtomicRMWInst::FMax : sgn ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax;
+    if (kind == "min")
+      return f ? llvm::AtomicRMWInst::FMin : sgn ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin;
+    if (kind == "xchg")
+      return llvm::AtomicRMWInst::Xchg;
+    if (!f && kind == "and")
+      return llvm::AtomicRMWInst::And;
+    if (!f && kind == "or")
+      return llvm::AtomicRMWInst::Or;
+    if (!f && kind == "xor")
+      return llvm::AtomicRMWInst::Xor;
+    throw Unsupported("atomic '" + kind + "' on " + std::string(irName(t)));
+  }
+
+  /// One lane of an atomic; returns the old value (register type).
+  llvm::Value *atomicLane(const ir::Op &op, DType t, llvm::Value *ptr, llvm::Value *cmp,
+                          llvm::Value *val) {
+    auto align = llvm::Align(byteSize(t));
+    auto order = llvm::AtomicOrdering::Monotonic;
+    if (op.kind() == ir::OpKind::AtomicRMW) {
+      llvm::Value *old = b_.CreateAtomicRMW(rmwOp(op.strAttr("kind"), t), ptr,
+                                            se_.toMemory(val, t), align, order);
+      return se_.fromMemory(old, t);
+    }
+    // Compare bits: floats as integers of their width.
+    llvm::Type *it = b_.getIntNTy(isBool(t) ? 8 : bitWidth(t));
+    llvm::Value *c = b_.CreateBitCast(se_.toMemory(cmp, t), it);
+    llvm::Value *nv = b_.CreateBitCast(se_.toMemory(val, t), it);
+    llvm::Value *pair = b_.CreateAtomicCmpXchg(ptr, c, nv, align, order, order);
+    llvm::Value *old = b_.CreateBitCast(b_.CreateExtractValue(pair, 0), se_.memType(t));
+    return se_.fromMemory(old, t);
+  }
+
+  void lowerAtomic(const ir::Op &op) {
+    bool cas = op.kind() == ir::OpKind::AtomicCas;
+    const ir::Type &pt = op.operand(0)->type();
+    const Slots &p = get(op.operand(0));
+    const Slots *cmp = cas ? &get(op.operand(1)) : nullptr;
+    const Slots &v = get(op.operand(cas ? 2 : 1));
+    size_t maskIdx = cas ? 3 : 2;
+    const Slots *mask = op.numOperands() > maskIdx ? &get(op.operand(maskIdx)) : nullptr;
+    llvm::Value *own = pt.isScalar() ? isThread0() : ownerOf(pt.numElements());
+    // Acquire-release at device scope (docs/semantics.md section 14). LLVM 19's
+    // NVPTX cannot select acquire/release fences, so the PTX fence is written out.
+    // A scalar atomic is one operation of the whole program, done by thread 0:
+    // every thread's earlier accesses are fenced and joined by a barrier before
+    // it (release: a lock released by thread 0 covers the other threads' stores),
+    // and every thread fences after the barrier that shares the old value
+    // (acquire: loads after taking a lock see what its previous holder wrote).
+    fenceGpu();
+    if (pt.isScalar())
+      barrier();
+    Slots s;
+    for (size_t k = 0; k < p.size(); ++k) {
+      llvm::Value *guard = andOpt(own, mask ? slot(*mask, k) : nullptr);
+      s.push_back(emitGuarded(guard, [&]() -> llvm::Value * {
+        return atomicLane(op, pt.dtype, p[k], cmp ? slot(*cmp, k) : nullptr, slot(v, k));
+      }));
+    }
+    if (pt.isScalar()) { // thread 0 did it: share the old value
+      ir::Type st = ir::Type::scalar(pt.dtype);
+      stage(s, st, 0);
+      barrier();
+      fenceGpu();
+      s = {readStaged(st, 0, b_.getInt32(0))};
+      define(op, s);
+      return;
+    }
+    fenceGpu();
+    define(op, s);
+  }
+
+  void fenceGpu() {
+    auto *asmFn = llvm::InlineAsm::get(llvm::FunctionType::get(b_.getVoidTy(), false),
+                                       "fence.acq_rel.gpu;", "~{memory}", true);
+    b_.CreateCall(asmFn, {});
+  }
+
+  // ---- Debugging -----------------------------------------------------------
+
+  llvm::Value *globalString(const std::string &text) {
+    llvm::Constant *init = llvm::ConstantDataArray::getString(ctx_, text);
+    auto *g = new llvm::GlobalVariable(*mod_, init->getType(), true,
+                                       llvm::GlobalValue::PrivateLinkage, init, ".str", nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, 1);
+    return b_.CreateAddrSpaceCast(g, b_.getPtrTy());
+  }
+
+  llvm::FunctionCallee vprintf() {
+    return mod_->getOrInsertFunction(
+        "vprintf", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy(), b_.getPtrTy()}, false));
+  }
+
+  /// printf format and the promoted value of one element of dtype t.
+  std::pair<std::string, llvm::Value *> printArg(const ir::Type &t, llvm::Value *v) {
+    if (t.isPtr)
+      return {"0x%llx", b_.CreatePtrToInt(v, b_.getInt64Ty())};
+    switch (t.dtype) {
+    case DType::Bool: return {"%d", b_.CreateZExt(v, b_.getInt32Ty())};
+    case DType::I8:
+    case DType::I16: return {"%d", b_.CreateSExt(v, b_.getInt32Ty())};
+    case DType::I32: return {"%d", v};
+    case DType::U8:
+    case DType::U16: return {"%u", b_.CreateZExt(v, b_.getInt32Ty())};
+    case DType::U32: return {"%u", v};
+    case DType::I64: return {"%lld", v};
+    case DType::U64: return {"%llu", v};
+    case DType::F16: return {"%.5g", se_.cast(v, DType::F16, DType::F64)};
+    case DType::BF16: return {"%.4g", se_.cast(v, DType::BF16, DType::F64)};
+    case DType::F32: return {"%.9g", se_.cast(v, DType::F32, DType::F64)};
+    case DType::F64: return {"%.17g", v};
+    }
+    return {"?", v};
+  }
+
+  void callPrintf(const std::string &fmt, const Slots &args) {
+    llvm::Value *buf = llvm::ConstantPointerNull::get(b_.getPtrTy());
+    if (!args.empty()) {
+      std::vector<llvm::Type *> tys;
+      for (llvm::Value *a : args)
+        tys.push_back(a->getType());
+      auto *st = llvm::StructType::get(ctx_, tys);
+      llvm::IRBuilder<> entryB(&kernel_->getEntryBlock(), kernel_->getEntryBlock().begin());
+      llvm::Value *mem = entryB.CreateAlloca(st);
+      for (size_t i = 0; i < args.size(); ++i)
+        b_.CreateStore(args[i], b_.CreateStructGEP(st, mem, static_cast<unsigned>(i)));
+      buf = mem;
+    }
+    b_.CreateCall(vprintf(), {globalString(fmt), buf});
+  }
+
+  /// print: thread 0 writes one line per element,
+  /// `[program (x, y, z)] label[i, j] = v` (scalars: `label = v`).
+  void lowerPrint(const ir::Op &op) {
+    const std::string &label = op.strAttr("label");
+    Slots pid;
+    for (auto id : {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                    llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                    llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z})
+      pid.push_back(b_.CreateIntrinsic(id, {}, {}));
+    std::string head = "[program (%u, %u, %u)] " + label;
+    if (op.numOperands() == 0) {
+      emitGuarded(isThread0(), [&]() -> llvm::Value * {
+        callPrintf(head + "\n", pid);
+        return nullptr;
+      });
+      return;
+    }
+    for (const ir::Value *val : op.operands()) {
+      const ir::Type &t = val->type();
+      if (t.isScalar()) {
+        emitGuarded(isThread0(), [&]() -> llvm::Value * {
+          auto [fmt, x] = printArg(t, get(val)[0]);
+          Slots args = pid;
+          args.push_back(x);
+          callPrintf(head + " = " + fmt + "\n", args);
+          return nullptr;
+        });
+        continue;
+      }
+      barrier();
+      stage(get(val), t, 0);
+      barrier();
+      emitGuarded(isThread0(), [&]() -> llvm::Value * {
+        printTileLoop(t, head, pid);
+        return nullptr;
+      });
+    }
+  }
+
+  /// A run-time loop over the staged elements of t (thread 0 only).
+  void printTileLoop(const ir::Type &t, const std::string &head, const Slots &pid) {
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *loop = llvm::BasicBlock::Create(ctx_, "print.loop", kernel_);
+    auto *done = llvm::BasicBlock::Create(ctx_, "print.done", kernel_);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode *i = b_.CreatePHI(b_.getInt32Ty(), 2);
+    i->addIncoming(b_.getInt32(0), pre);
+    std::string fmt = head + "[";
+    Slots args = pid;
+    for (size_t d = 0; d < t.rank(); ++d) {
+      fmt += d ? ", %u" : "%u";
+      args.push_back(axisIndex(i, t.shape, d));
+    }
+    auto [vf, x] = printArg(t, readStaged(t, 0, i));
+    args.push_back(x);
+    callPrintf(fmt + "] = " + vf + "\n", args);
+    llvm::Value *next = b_.CreateAdd(i, b_.getInt32(1));
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(static_cast<uint32_t>(t.numElements()))),
+                    loop, done);
+    b_.SetInsertPoint(done);
+  }
+
+  void lowerAssert(const ir::Op &op) {
+    const ir::Type &t = op.operand(0)->type();
+    const Slots &c = get(op.operand(0));
+    const std::string &msg = op.strAttr("message");
+    std::string file = op.loc().file < irModule_.files.size() ? irModule_.files[op.loc().file] : "";
+    auto fail = mod_->getOrInsertFunction(
+        "__assertfail", llvm::FunctionType::get(b_.getVoidTy(),
+                                                {b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty(),
+                                                 b_.getPtrTy(), b_.getInt64Ty()},
+                                                false));
+    llvm::Value *own = t.isScalar() ? isThread0() : ownerOf(t.numElements());
+    for (llvm::Value *x : c) {
+      emitGuarded(andOpt(own, b_.CreateNot(x)), [&]() -> llvm::Value * {
+        b_.CreateCall(fail, {globalString(msg), globalString(file),
+                             b_.getInt32(op.loc().line), globalString(fn_.name()),
+                             b_.getInt64(1)});
+        return nullptr;
+      });
+    }
+  }
+
+  // ---- Structured control flow -------------------------------------------
+
+  void lowerYield(const ir::Op &op, std::vector<Slots> *yielded) {
+    if (!yielded)
+      throw Unsupported("internal: yield outside a region");
+    yielded->clear();
+    for (const ir::Value *v : op.operands())
+      yielded->push_back(get(v));
+  }
+
+  /// Phis in the current block for loop-carried values shaped like `init`.
+  std::vector<Slots> makePhis(const std::vector<Slots> &init, llvm::BasicBlock *from) {
+    std::vector<Slots> phis;
+    for (const Slots &s : init) {
+      Slots p;
+      for (llvm::Value *x : s) {
+        llvm::PHINode *phi = b_.CreatePHI(x->getType(), 2);
+        phi->addIncoming(x, from);
+        p.push_back(phi);
+      }
+      phis.push_back(p);
+    }
+    return phis;
+  }
+  static void addIncoming(std::vector<Slots> &phis, const std::vector<Slots> &vals,
+                          llvm::BasicBlock *from) {
+    for (size_t i = 0; i < phis.size(); ++i)
+      for (size_t k = 0; k < phis[i].size(); ++k)
+        llvm::cast<llvm::PHINode>(phis[i][k])->addIncoming(slot(vals[i], k), from);
+  }
+  void bindArgs(const ir::Block &region, const std::vector<Slots> &vals, size_t first = 0) {
+    for (size_t i = 0; i < vals.size(); ++i)
+      values_[region.arg(static_cast<unsigned>(first + i))] = vals[i];
+  }
+  /// Slots of op's operands from index `from`, each widened to its value's slot count.
+  std::vector<Slots> operandSlots(const ir::Op &op, size_t from) {
+    std::vector<Slots> out;
+    for (size_t i = from; i < op.numOperands(); ++i) {
+      const Slots &s = get(op.operand(i));
+      int64_t n = slotsOf(op.operand(i)->type());
+      Slots w;
+      for (int64_t k = 0; k < n; ++k)
+        w.push_back(slot(s, static_cast<size_t>(k)));
+      out.push_back(w);
+    }
+    return out;
+  }
+
+  void lowerIf(const ir::Op &op) {
+    llvm::Value *cond = get(op.operand(0))[0];
+    auto *thenBB = llvm::BasicBlock::Create(ctx_, "if.then", kernel_);
+    auto *elseBB = llvm::BasicBlock::Create(ctx_, "if.else", kernel_);
+    auto *merge = llvm::BasicBlock::Create(ctx_, "if.end", kernel_);
+    b_.CreateCondBr(cond, thenBB, elseBB);
+    std::vector<std::pair<llvm::BasicBlock *, std::vector<Slots>>> arms;
+    for (unsigned r = 0; r < 2; ++r) {
+      b_.SetInsertPoint(r == 0 ? thenBB : elseBB);
+      std::vector<Slots> y;
+      lowerBlock(*op.region(r), &y);
+      if (b_.GetInsertBlock()->getTerminator())
+        continue; // returned
+      arms.push_back({b_.GetInsertBlock(), y});
+      b_.CreateBr(merge);
+    }
+    b_.SetInsertPoint(merge);
+    for (size_t i = 0; i < op.numResults(); ++i) {
+      int64_t n = slotsOf(op.result(i)->type());
+      Slots s;
+      for (int64_t k = 0; k < n; ++k) {
+        llvm::Type *ty = arms.empty() ? nullptr : slot(arms[0].second[i], k)->getType();
+        if (arms.empty()) {
+          s.push_back(llvm::PoisonValue::get(b_.getInt32Ty()));
+          continue;
+        }
+        llvm::PHINode *phi = b_.CreatePHI(ty, static_cast<unsigned>(arms.size()));
+        for (auto &[bb, y] : arms)
+          phi->addIncoming(slot(y[i], static_cast<size_t>(k)), bb);
+        s.push_back(phi);
+      }
+      values_[op.result(static_cast<unsigned>(i))] = s;
+    }
+    if (arms.empty()) {
+      b_.CreateUnreachable();
+      b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "dead", kernel_));
+    }
+  }
+
+  void lowerWhile(const ir::Op &op) {
+    std::vector<Slots> init = operandSlots(op, 0);
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, "while.cond", kernel_);
+    auto *body = llvm::BasicBlock::Create(ctx_, "while.body", kernel_);
+    auto *exit = llvm::BasicBlock::Create(ctx_, "while.end", kernel_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    std::vector<Slots> phis = makePhis(init, pre);
+    bindArgs(*op.region(0), phis);
+    std::vector<Slots> fwd;
+    lowerBlock(*op.region(0), &fwd);
+    if (fwd.empty())
+      throw Unsupported("internal: while without a condition");
+    llvm::Value *cond = fwd[0][0];
+    fwd.erase(fwd.begin());
+    b_.CreateCondBr(cond, body, exit);
+    b_.SetInsertPoint(body);
+    bindArgs(*op.region(1), fwd);
+    std::vector<Slots> next;
+    lowerBlock(*op.region(1), &next);
+    if (!b_.GetInsertBlock()->getTerminator()) {
+      addIncoming(phis, next, b_.GetInsertBlock());
+      b_.CreateBr(header);
+    }
+    b_.SetInsertPoint(exit);
+    for (size_t i = 0; i < op.numResults(); ++i)
+      values_[op.result(static_cast<unsigned>(i))] = fwd[i];
+  }
+
+  void lowerFor(const ir::Op &op) {
+    const ir::Type &ivT = op.operand(0)->type();
+    llvm::Value *lb = get(op.operand(0))[0], *ub = get(op.operand(1))[0];
+    llvm::Value *step = get(op.operand(2))[0];
+    std::vector<Slots> init = operandSlots(op, 3);
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, "for.cond", kernel_);
+    auto *body = llvm::BasicBlock::Create(ctx_, "for.body", kernel_);
+    auto *exit = llvm::BasicBlock::Create(ctx_, "for.end", kernel_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *iv = b_.CreatePHI(lb->getType(), 2);
+    iv->addIncoming(lb, pre);
+    std::vector<Slots> phis = makePhis(init, pre);
+    llvm::Value *more = isSignedInt(ivT.dtype) ? b_.CreateICmpSLT(iv, ub) : b_.CreateICmpULT(iv, ub);
+    b_.CreateCondBr(more, body, exit);
+    b_.SetInsertPoint(body);
+    values_[op.region(0)->arg(0)] = {iv};
+    bindArgs(*op.region(0), phis, 1);
+    std::vector<Slots> next;
+    lowerBlock(*op.region(0), &next);
+    if (!b_.GetInsertBlock()->getTerminator()) {
+      iv->addIncoming(b_.CreateAdd(iv, step), b_.GetInsertBlock());
+      addIncoming(phis, next, b_.GetInsertBlock());
+      b_.CreateBr(header);
+    }
+    b_.SetInsertPoint(exit);
+    for (size_t i = 0; i < op.numResults(); ++i)
+      values_[op.result(static_cast<unsigned>(i))] = phis[i];
+  }
+
+  const ir::Module &irModule_;
+  const ir::Function &fn_;
+  const Options &opts_;
+  llvm::LLVMContext &ctx_;
+  std::unique_ptr<llvm::Module> mod_;
+  llvm::IRBuilder<> b_;
+  ScalarEmitter se_;
+  int64_t T_;
+  int64_t vec_ = 1;
+  llvm::Function *kernel_ = nullptr;
+  llvm::BasicBlock *exit_ = nullptr;
+  llvm::Value *tid_ = nullptr;
+  llvm::GlobalVariable *smem_ = nullptr;
+  size_t sharedBytes_ = 0;
+  std::vector<KernelParam> params_;
+  std::unordered_map<const ir::Value *, Slots> values_;
+  std::unique_ptr<llvm::DIBuilder> di_;
+  llvm::DIFile *diFile_ = nullptr;
+  llvm::DISubprogram *sp_ = nullptr;
+};
+
+} // namespace tc::codegen::lower

@@ -1,0 +1,65 @@
+//===- Options.cpp - Switching optimisations by name ----------------------===//
+#include "codegen/Codegen.h"
+
+#include <sstream>
+
+namespace tc::codegen {
+namespace {
+
+// The switch of each optimisation, by name.
+bool *flagOf(Options &opts, const std::string &name) {
+  if (name == "vectorize")
+    return &opts.vectorize;
+  if (name == "remat")
+    return &opts.remat;
+  if (name == "mma")
+    return &opts.tensorCores;
+  return nullptr;
+}
+
+} // namespace
+
+const std::vector<std::string> &optimizationNames() {
+  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "pipeline"};
+  return names;
+}
+
+bool disableOptimizations(Options &opts, const std::string &list, std::string &error) {
+  std::stringstream in(list);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    if (name.empty())
+      continue;
+    if (name == "all") {
+      opts.vectorize = opts.remat = opts.tensorCores = false;
+      opts.numStages = 1;
+      continue;
+    }
+    if (name == "pipeline") {
+      opts.numStages = 1;
+      continue;
+    }
+    bool *flag = flagOf(opts, name);
+    if (!flag) {
+      error = "unknown optimisation '" + name + "' (known: vectorize, remat, mma, pipeline, all)";
+      return false;
+    }
+    *flag = false;
+  }
+  return true;
+}
+
+std::string describeOptions(const Options &opts) {
+  std::string s = "num_warps=" + std::to_string(opts.numWarps) + " sm=" + std::to_string(opts.sm) +
+                  " O" + std::to_string(opts.optLevel);
+  if (opts.vectorize)
+    s += " vectorize";
+  if (opts.remat)
+    s += " remat";
+  if (opts.tensorCores)
+    s += " mma";
+  s += " stages=" + std::to_string(opts.numStages);
+  return s;
+}
+
+} // namespace tc::codegen
