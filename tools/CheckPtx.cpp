@@ -94,6 +94,8 @@ KernelResult checkKernel(const KernelJob &job, const CheckPtxFlags &f) {
   codegen::Options o;
   o.numWarps = job.numWarps;
   o.sm = f.sm;
+  std::string optError; // checked when the command starts
+  codegen::disableOptimizations(o, f.disableOpt, optError);
   codegen::Result r = codegen::compile(k.kernel->module(), k.kernel->function(), o);
   if (!r.ok())
     return {r.error.starts_with("not supported by the GPU backend") ? Outcome::Unsupported
@@ -275,6 +277,11 @@ std::string indent(const std::string &text) {
 } // namespace
 
 int checkPtxCommand(const std::vector<LoadResult> &suites, const CheckPtxFlags &f) {
+  codegen::Options probe;
+  if (std::string error; !codegen::disableOptimizations(probe, f.disableOpt, error)) {
+    std::cerr << "triton-conformance: error: --disable-opt: " << error << '\n';
+    return 3;
+  }
   size_t unloaded = 0;
   for (const LoadResult &lr : suites)
     unloaded += lr.suite ? lr.suite->invalid.size() : 1;

@@ -25,6 +25,7 @@ struct CheckPtxFlags {
   double timeout = 60;           // seconds per kernel (codegen and ptxas); 0: none
   bool allowUnsupported = false; // "not supported by the GPU backend" does not fail
   bool quiet = false;
+  std::string disableOpt; // optimisations switched off (codegen::disableOptimizations)
 };
 
 /// Checks every kernel of `suites`; prints the failures and the summary line

@@ -47,6 +47,7 @@ struct RunFlags {
   std::string out, html, md, expectations;
   unsigned jobs = 0, numWarps = 4, batch = 16;
   double timeout = 60;
+  std::string disableOpt; // --disable-opt LIST (gpu backend)
   bool noIsolation = false, quiet = false;
 };
 
@@ -107,19 +108,26 @@ bool writeReports(const Report &report, const std::string &out, const std::strin
 
 /// Registers the GPU backend (compiled into the library; the device is probed,
 /// in a child process, when the runner asks whether it is available).
-void registerGpuBackend(unsigned numWarps) {
+void registerGpuBackend(const tc::codegen::Options &codegen) {
   registerBackend(
       "gpu",
-      [numWarps]() -> std::unique_ptr<tc::Backend> {
-        std::unique_ptr<tc::gpu::GpuBackend> b = tc::gpu::createGpuBackend();
-        b->setNumWarps(numWarps);
+      [codegen]() -> std::unique_ptr<tc::Backend> {
+        tc::gpu::GpuOptions go;
+        go.codegen = codegen;
+        std::unique_ptr<tc::gpu::GpuBackend> b = tc::gpu::createGpuBackend(go);
         return b;
       },
       /*detectsTraps=*/false);
 }
 
 int runCommand(const RunFlags &f) {
-  registerGpuBackend(f.numWarps);
+  tc::codegen::Options codegen;
+  codegen.numWarps = f.numWarps;
+  if (std::string error; !tc::codegen::disableOptimizations(codegen, f.disableOpt, error)) {
+    std::cerr << "triton-conformance: error: --disable-opt: " << error << '\n';
+    return kExitUsage;
+  }
+  registerGpuBackend(codegen);
   std::vector<std::string> files;
   if (!expandPaths(f.paths, files))
     return kExitUsage;
@@ -251,6 +259,8 @@ int main(int argc, char **argv) {
   run->add_flag("-q,--quiet", rf.quiet, "no progress on stderr");
   run->add_option("--num-warps", rf.numWarps, "gpu backend: warps per program (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  run->add_option("--disable-opt", rf.disableOpt,
+                  "gpu backend: switch off optimisations (vectorize,remat,mma,pipeline,all)");
 
   CheckPtxFlags pf;
   CLI::App *checkPtx = app.add_subcommand(
@@ -261,6 +271,8 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(80u, 120u));
   checkPtx->add_option("--num-warps", pf.numWarps, "warps per program (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  checkPtx->add_option("--disable-opt", pf.disableOpt,
+                       "switch off optimisations (vectorize,remat,mma,pipeline,all)");
   checkPtx->add_option("--timeout", pf.timeout, "seconds per kernel, then it is rejected (0: none)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

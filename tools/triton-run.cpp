@@ -36,6 +36,8 @@ using tc::gpu::kExitNoDevice;
 /// The flags triton-interp does not have.
 struct GpuFlags {
   std::string numWarps = "4", flops;
+  std::string disableOpt;   // --disable-opt LIST
+  tc::codegen::Options codegen; // --disable-opt applied
   std::vector<unsigned> warps; // --num-warps parsed
   bool compare = false, bench = false, autotuneReport = false, timePasses = false;
   bool noCache = false, checkDevice = false;
@@ -389,6 +391,7 @@ int runLaunch(const RunDriver &d, const GpuFlags &g) {
     return noDevice(why);
   tc::gpu::GpuOptions go;
   go.diskCache = !g.noCache;
+  go.codegen = g.codegen;
   std::unique_ptr<tc::gpu::GpuBackend> gpu = tc::gpu::createGpuBackend(go);
   auto hook = [&](const tc::conf::Case &c, const tc::conf::Variant &) {
     unsigned w = g.warps[0];
@@ -436,6 +439,7 @@ int runAll(const RunDriver &d, GpuFlags &g) {
     }
   tc::gpu::GpuOptions go;
   go.diskCache = !g.noCache;
+  go.codegen = g.codegen;
   std::unique_ptr<tc::gpu::GpuBackend> gpu = tc::gpu::createGpuBackend(go);
   GpuRun r{d, g, plan, runs, *gpu};
   return runGpu(r);
@@ -481,6 +485,8 @@ int main(int argc, char **argv) {
   app.get_option("--trace")->description("interpreter only (use triton-interp)");
   app.add_option("--num-warps", g.numWarps,
                  "warps per program (default 4); a list such as 2,4,8 is auto-tuned");
+  app.add_option("--disable-opt", g.disableOpt,
+                 "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,pipeline,all");
   app.add_flag("--compare", g.compare,
                "also run on the interpreter and compare every buffer (default tolerances)");
   app.add_flag("--bench", g.bench, "time launches: median and min ms, GB/s (and TFLOP/s)");
@@ -496,6 +502,10 @@ int main(int argc, char **argv) {
   if (int rc = parseCommandLine(app, argc, argv); rc >= 0)
     return rc;
   g.warpsGiven = app.count("--num-warps") > 0;
+  if (std::string error; !tc::codegen::disableOptimizations(g.codegen, g.disableOpt, error)) {
+    std::cerr << "triton-run: error: --disable-opt: " << error << '\n';
+    return 3;
+  }
   g.threadsGiven = app.count("--threads") > 0;
   g.maxStepsGiven = app.count("--max-steps") > 0;
   g.itersGiven = app.count("--bench-iters") > 0;

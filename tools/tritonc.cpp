@@ -38,6 +38,7 @@ struct Options {
   bool preprocessOnly = false, noLocs = false, verify = false, optimize = false;
   bool printAfterAll = false, verifyEach = false, ptxas = false;
   unsigned numWarps = 4, sm = 90;
+  std::string disableOpt; // --disable-opt LIST
 
   /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
   bool emitsGpu() const { return emit == "llvm" || emit == "ptx"; }
@@ -122,6 +123,10 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
   co.numWarps = opt.numWarps;
   co.sm = opt.sm;
   co.wantLLVM = opt.emit == "llvm";
+  if (std::string error; !tc::codegen::disableOptimizations(co, opt.disableOpt, error)) {
+    std::cerr << "tritonc: error: --disable-opt: " << error << '\n';
+    return kExitUsage;
+  }
   tc::codegen::Result r = tc::codegen::compile(m, *fn, co);
   if (!r.ok()) {
     std::cerr << "tritonc: error: " << r.error << '\n';
@@ -275,6 +280,8 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   app.add_option("--sm", opt.sm, "with --emit=llvm|ptx: target compute capability (default 90)")
       ->check(CLI::Range(80u, 120u));
+  app.add_option("--disable-opt", opt.disableOpt,
+                 "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,all)");
   app.add_flag("--ptxas", opt.ptxas, "with --emit=llvm|ptx: check the PTX with ptxas");
   app.add_option("-o", opt.output, "write the output to this file");
   app.add_option("--kernel", opt.kernel, "print only this kernel");
