@@ -23,12 +23,22 @@
 #                               --sanitize none skips the sanitizer runs)
 #   --no-compare                benchmarks without the interpreter check first
 #   --tune                      also auto-tune the 4096^3 matmul (tiles x num_warps)
+#   --disable-opt LIST          switch GPU optimisations off in the conformance runs
+#                               and benchmarks (vectorize,remat,mma,pipeline,all)
+#   --fuzz-time T               also run a differential fuzz campaign of T (e.g. 10m)
+#                               on every device (bin/triton-fuzz; seed $FUZZ_SEED,
+#                               default 20261121); report in $OUT/fuzz/report.md
+#   --planted-dir DIR           also measure the planted GPU bugs with DIR/bin/triton-fuzz
+#                               (scripts/build-dist.sh --planted) and planted-bugs.sh
+#   --planted-limit S           seconds per planted bug (default 600)
+#   --profile                   ncu (SpeedOfLight, memory, warp stalls) of the bench kernels
 set -u
 
 SANITIZE=subset
 JOBS=$(nproc 2>/dev/null || echo 4)
 SAN_SUITES=()
 SKIP_UNIT=0 SKIP_CONF=0 SKIP_BENCH=0 SKIP_TRITON=0 COMPARE=1 TUNE=0
+DISABLE=() FUZZ_TIME="" PLANTED_DIR="" PLANTED_LIMIT=600 PROFILE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) SANITIZE=${2:?--sanitize needs none, subset or all}; shift ;;
@@ -41,6 +51,11 @@ while [ $# -gt 0 ]; do
     --skip-triton) SKIP_TRITON=1 ;;
     --no-compare) COMPARE=0 ;;
     --tune) TUNE=1 ;;
+    --disable-opt) DISABLE=(--disable-opt "${2:?--disable-opt needs a list}"); shift ;;
+    --fuzz-time) FUZZ_TIME=${2:?--fuzz-time needs a duration}; shift ;;
+    --planted-dir) PLANTED_DIR=${2:?--planted-dir needs a folder}; shift ;;
+    --planted-limit) PLANTED_LIMIT=${2:?--planted-limit needs seconds}; shift ;;
+    --profile) PROFILE=1 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-check.sh: unknown option '$1' (see --help)" >&2; exit 3 ;;
   esac
@@ -128,7 +143,7 @@ conformance() { # NAME LOG LIMIT [PREFIX...] -- [RUN FLAGS...]
   while [ $# -gt 0 ] && [ "$1" != -- ]; do prefix+=("$1"); shift; done
   shift
   step "$name" "$log" "$limit" "${prefix[@]}" "$BIN/triton-conformance" run "$ROOT/conformance/cases" \
-    --backend gpu -j "$JOBS" "$@"
+    --backend gpu -j "$JOBS" "${DISABLE[@]}" "$@"
   record "$name" "$STEP_VERDICT" "$(last_line '^[0-9]+ passed, ' "$log")"
 }
 if [ ! -d "$ROOT/conformance/cases" ]; then
@@ -171,13 +186,27 @@ SOFTMAX=""
 for f in "$ROOT/bench/kernels/softmax.tc" "$ROOT/softmax.tc" "$ROOT/examples/softmax.tc"; do
   [ -f "$f" ] && SOFTMAX=$f && break
 done
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+# profile NAME TRITON-RUN ARGS...: Nsight Compute over one launch (achieved
+# bandwidth and throughput, memory workload, warp stall reasons), and the
+# SASS instruction mix of the kernel's cubin (tensor-core HMMA/HGMMA, LDSM,
+# vector LDG/STG.128) from ptxas + cuobjdump.
+profile() {
+  local name=$1; shift
+  local tag=${name// /_}
+  step "ncu $name" "$OUT/ncu-$tag.log" 600 "$NCU" --clock-control none --target-processes all \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+    --section LaunchStats --launch-count 1 "$BIN/triton-run" "$@" --no-cache "${DISABLE[@]}"
+  record "ncu $name" "$STEP_VERDICT" "$OUT/ncu-$tag.log"
+}
 # bench NAME TRITON_KEY UNITS COMPARE TRITON-RUN ARGS...: our median ms, and
 # Triton's figure (GB/s or TFLOP/s in triton.json) turned into ms.
 bench() {
   local name=$1 key=$2 units=$3 compare=$4; shift 4
   local extra=()
   [ "$compare" = 1 ] && [ $COMPARE = 1 ] && extra=(--compare)
-  step "bench $name" "$OUT/bench-$name.log" 900 "$BIN/triton-run" "$@" --bench "${extra[@]}"
+  step "bench $name" "$OUT/bench-$name.log" 900 "$BIN/triton-run" "$@" --bench "${extra[@]}" "${DISABLE[@]}"
+  [ $PROFILE = 1 ] && profile "$name" "$@"
   local ms note=$STEP_VERDICT
   ms=$(awk '$1 == "median" {print $2}' "$OUT/bench-$name.log" | tail -n 1)
   grep -q "disagree on" "$OUT/bench-$name.log" && note="MISMATCH vs the interpreter (see the log)"
@@ -219,6 +248,34 @@ else
       --autotune-report --grid 'M/TM, N/TN' --arg M=4096 --arg N=4096 --arg K=4096 --arg lda=4096 \
       --arg ldb=4096 --arg ldc=4096 --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] \
       --arg C=zeros:f16[M,N] --flops '2*M*N*K'
+  fi
+fi
+
+#--- differential fuzzing --------------------------------------------------------
+if [ -n "$FUZZ_TIME" ]; then
+  if [ ! -x "$BIN/triton-fuzz" ]; then
+    record fuzz FAIL "no bin/triton-fuzz"
+  else
+    secs=$(python3 -c "
+import sys; t = sys.argv[1]; m = {'s': 1, 'm': 60, 'h': 3600}
+print(int(float(t[:-1]) * m[t[-1]]) if t[-1] in m else int(float(t)))" "$FUZZ_TIME")
+    step fuzz "$OUT/fuzz.log" $((secs + 900)) "$BIN/triton-fuzz" --time "$FUZZ_TIME" \
+      --seed "${FUZZ_SEED:-20261121}" --devices all --out "$OUT/fuzz" "${DISABLE[@]}"
+    record fuzz "$STEP_VERDICT" "$(grep -E '^\[' "$OUT/fuzz.log" | tail -n 1)"
+  fi
+fi
+if [ -n "$PLANTED_DIR" ]; then
+  PLANTED_SCRIPT=""
+  for f in "$ROOT/planted-bugs.sh" "$ROOT/scripts/planted-bugs.sh"; do
+    [ -f "$f" ] && PLANTED_SCRIPT=$f && break
+  done
+  if [ -z "$PLANTED_SCRIPT" ] || [ ! -x "$PLANTED_DIR/bin/triton-fuzz" ]; then
+    record planted FAIL "need planted-bugs.sh and $PLANTED_DIR/bin/triton-fuzz"
+  else
+    step planted "$OUT/planted.log" $((PLANTED_LIMIT * 3 + 600)) env \
+      LD_LIBRARY_PATH="$PLANTED_DIR/lib" bash "$PLANTED_SCRIPT" --bin "$PLANTED_DIR/bin" \
+      --where gpu --limit "$PLANTED_LIMIT" --parallel "${PLANTED_PARALLEL:-8}" --out "$OUT/planted"
+    record planted "$STEP_VERDICT" "$(grep -E '^found ' "$OUT/planted.log" | tail -n 1)"
   fi
 fi
 
