@@ -198,6 +198,25 @@ profile() {
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section LaunchStats --launch-count 1 "$BIN/triton-run" "$@" --no-cache "${DISABLE[@]}"
   record "ncu $name" "$STEP_VERDICT" "$OUT/ncu-$tag.log"
+  # The same kernel through tritonc -> ptxas -> cuobjdump: its SASS opcode mix.
+  local src="" cargs=() prev=""
+  for a in "$@"; do
+    case "$a" in
+      *.tc) [ -z "$src" ] && src=$a ;;
+      -D*) cargs+=("$a") ;;
+    esac
+    [ "$prev" = --num-warps ] && cargs+=(--num-warps "$a")
+    prev=$a
+  done
+  if [ -n "$src" ] && "$BIN/tritonc" "$src" "${cargs[@]}" --emit=ptx "${DISABLE[@]}" > "$OUT/$tag.ptx" &&
+    ptxas -arch=sm_90 -v "$OUT/$tag.ptx" -o "$OUT/$tag.cubin" > "$OUT/$tag.ptxas.log" 2>&1 &&
+    cuobjdump --dump-sass "$OUT/$tag.cubin" > "$OUT/$tag.sass" 2>&1; then
+    grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z][A-Z0-9_.]*' "$OUT/$tag.sass" | awk '{print $2}' |
+      sort | uniq -c | sort -rn > "$OUT/$tag.sass-mix.txt"
+    record "sass $name" ok "$(head -n 12 "$OUT/$tag.sass-mix.txt" | awk '{printf "%s %s, ", $2, $1}')"
+  else
+    record "sass $name" FAIL "tritonc/ptxas/cuobjdump failed (see $OUT/$tag.*)"
+  fi
 }
 # bench NAME TRITON_KEY UNITS COMPARE TRITON-RUN ARGS...: our median ms, and
 # Triton's figure (GB/s or TFLOP/s in triton.json) turned into ms.
