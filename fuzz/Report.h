@@ -36,6 +36,16 @@ struct Finding {
   std::vector<std::string> features; // of the (reduced) kernel
 };
 
+/// One merged campaign's own figures (CampaignSummary::partStats), for the
+/// per-part throughput table of a merged report.
+struct PartSummary {
+  std::string name, mode, device, started, finished;
+  uint64_t seed = 0;
+  int shardIndex = 0, shardCount = 1;
+  double elapsedSeconds = 0, generationSeconds = 0;
+  int64_t kernels = 0, discards = 0, failures = 0;
+};
+
 /// What one campaign (or a merge of several) did.
 struct CampaignSummary {
   std::string name;                  // the folder's name, or "merged"
@@ -53,6 +63,9 @@ struct CampaignSummary {
   std::map<std::string, int64_t> features;        // feature -> kernels that used it
   std::vector<Finding> findings;     // every failing kernel
   std::vector<std::string> parts;    // merged: the names of the merged campaigns
+  std::vector<PartSummary> partStats; // merged: each merged campaign's figures (a merged
+                                      // part contributes its own partStats, renamed
+                                      // "<part>/<sub-part>")
 };
 
 /// The summary as JSON text (the format of campaign.json) and back. `error`
@@ -69,12 +82,21 @@ std::set<std::string> knownSignatures(const std::string &casesDir, const std::st
 /// generation share), discards by trap kind, findings grouped by signature
 /// (new first, then known; each with its count, property, case file and
 /// reproduce command), feature coverage (kernels per feature, and features
-/// never generated among those listed in `expectedFeatures`).
+/// never generated among those listed in `expectedFeatures`). A feature
+/// listed in CampaignSummary::features with 0 kernels is an expected feature
+/// that was never generated. The output depends only on the arguments.
 std::string markdownReport(const CampaignSummary &s, const std::set<std::string> &known);
 std::string htmlReport(const CampaignSummary &s, const std::set<std::string> &known);
 
 /// Merges campaigns: sums counts and times (elapsed: the longest one, since
 /// shards run side by side; also kept per part), unions findings.
+/// Conventions: each finding's caseFile becomes "<part name>/<caseFile>", so
+/// the caller names each part after its folder relative to the folder the
+/// merged report goes to (its folder name when the report is written in the
+/// parts' common parent). seed, mode and device come from the parts; when
+/// they differ, mode and device are "mixed" and seed is the first part's (the
+/// reports then say "mixed"). The merge is not itself a shard (0/1); started
+/// is the earliest, finished the latest.
 CampaignSummary mergeSummaries(const std::vector<CampaignSummary> &parts);
 
 } // namespace tc::fuzz
