@@ -9,7 +9,9 @@
 
 #include "codegen/Lower.h"
 
+#include "codegen/AxisInfo.h"
 #include "codegen/ScalarEmit.h"
+#include "support/PlantedBugs.h"
 
 #include <llvm/IR/DIBuilder.h>
 #include <llvm/IR/IRBuilder.h>
@@ -20,8 +22,11 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <map>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tc::codegen::lower {
 
@@ -55,6 +60,7 @@ public:
         T_(32 * o.numWarps) {}
 
   void run(LoweredKernel &out) {
+    analyseAccesses();
     setUpModule();
     lowerBlock(fn_.body(), nullptr);
     if (!b_.GetInsertBlock()->getTerminator())
@@ -167,6 +173,7 @@ private:
   llvm::Value *ownerOf(int64_t n) {
     if (n >= T_)
       return nullptr;
+    if (plantedBug("mask-off-by-one")) return b_.CreateICmpULE(tid_, b_.getInt32(static_cast<uint32_t>(n)));
     return b_.CreateICmpULT(tid_, b_.getInt32(static_cast<uint32_t>(n)));
   }
   llvm::Value *isThread0() { return b_.CreateICmpEQ(tid_, b_.getInt32(0)); }
@@ -418,7 +425,7 @@ private:
     }
     barrier();
     stage(v, in, 0, padRow);
-    barrier();
+    if (!plantedBug("missing-barrier")) barrier();
     Slots s;
     int64_t n = out.numElements();
     for (int64_t k = 0; k < slotsOf(n); ++k)
@@ -436,6 +443,8 @@ private:
       define(op, get(op.operand(0)));
       return;
     }
+    if (rematerialize(op)) // LowerMemory.cpp: recomputed, not staged
+      return;
     lowerGather(op, [&](llvm::Value *e) {
       llvm::Value *src = b_.getInt32(0);
       for (size_t d = 0; d < out.size(); ++d) {
@@ -452,6 +461,8 @@ private:
   void lowerTrans(const ir::Op &op) {
     const ir::Shape &in = op.operand(0)->type().shape, &out = op.result()->type().shape;
     const std::vector<int64_t> &perm = op.intsAttr("perm");
+    if (lowerTransFast(op)) // LowerMemory.cpp: a fused load, or recomputed
+      return;
     lowerGather(op, [&](llvm::Value *e) {
       llvm::Value *src = b_.getInt32(0);
       for (size_t d = 0; d < out.size(); ++d) { // result axis d is operand axis perm[d]
@@ -555,6 +566,7 @@ private:
       // is not: the smallest index of the best non-NaN value, as the scan.
       llvm::Value *take =
           se_.binary(kind == "argmax" ? ir::OpKind::CmpGt : ir::OpKind::CmpLt, t, c, a);
+      if (plantedBug("argmax-tie")) take = se_.binary(kind == "argmax" ? ir::OpKind::CmpGe : ir::OpKind::CmpLe, t, c, a);
       if (isFloat(t))
         take = b_.CreateOr(take, b_.CreateAnd(b_.CreateFCmpUNO(a, a), b_.CreateFCmpORD(c, c)));
       return {b_.CreateSelect(take, c, a), b_.CreateSelect(take, ci, ai)};
@@ -587,6 +599,7 @@ private:
                         " elements (not a power of two)");
     bool isArg = kind == "argmax" || kind == "argmin";
     DType acc = kind == "add" ? addAccumulator(in.dtype) : in.dtype;
+    if (plantedBug("reduce-acc-type")) acc = in.dtype;
     ir::Type accT = ir::Type::tile(acc, in.shape), idxT = ir::Type::tile(DType::I32, in.shape);
     size_t bytes = alignUp(static_cast<size_t>(n) * byteSize(acc));
     size_t idxBytes = alignUp(static_cast<size_t>(n) * 4);
@@ -646,52 +659,125 @@ private:
     define(op, s);
   }
 
-  /// acc + a @ b: for each result element, k ascending, multiply then add in
-  /// the accumulator type (the reference order; no FMA contraction). The k
-  /// loop is a run-time loop (kDotUnroll steps per trip) carrying every slot's
-  /// accumulator, so code size does not grow with K.
-  void lowerDot(const ir::Op &op); // LowerDot.cpp
+  // ---- dot (LowerDot.cpp)
+  // `@`: on tensor cores (mma.sync, operands through ldmatrix from padded
+  // shared memory) where the dtypes and shapes allow it and
+  // Options::tensorCores is on, else the reference-order loop on CUDA cores.
+  struct MmaPlan;
+  struct MmaTile;
+  void lowerDot(const ir::Op &op);
+  void lowerDotFma(const ir::Op &op);
+  bool lowerDotMma(const ir::Op &op);
+  void allowAllRegisters();
+  void mmaTileLoop(const MmaPlan &p);
+  llvm::Value *paddedIndex(llvm::Value *e, int64_t rowLen, int64_t pitch, bool transposed);
+  void stageRows(const Slots &v, const ir::Type &t, size_t off, int64_t pitch, bool transposed);
+  Slots readRows(const ir::Type &t, size_t off, int64_t pitch);
+  void mmaWarpTile(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane);
+  Slots mmaLoadAcc(const MmaPlan &p, const MmaTile &t);
+  void mmaStoreAcc(const MmaPlan &p, const MmaTile &t, const Slots &acc);
+  Slots mmaKLoop(const MmaPlan &p, const MmaTile &t, Slots acc);
+  void mmaKStep(const MmaPlan &p, const MmaTile &t, llvm::Value *k0, Slots &acc);
+  Slots mmaSync(const MmaPlan &p, const Slots &a, llvm::Value *b0, llvm::Value *b1, const Slots &c);
+  Slots ldmatrix(const ir::Type &t, size_t off, llvm::Value *idx, bool trans);
+  // ---- end dot
 
   // ---- Memory --------------------------------------------------------------
 
   void lowerLoad(const ir::Op &op) {
+    if (lowerLoadFast(op)) // LowerMemory.cpp: vectorised, coalesced or fused into a trans
+      return;
     const ir::Type &pt = op.operand(0)->type();
     const Slots &p = get(op.operand(0));
     const Slots *mask = op.numOperands() > 1 ? &get(op.operand(1)) : nullptr;
     const Slots *other = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
-    llvm::Type *mt = se_.memType(pt.dtype);
-    auto align = llvm::Align(byteSize(pt.dtype));
     Slots s;
-    for (size_t k = 0; k < p.size(); ++k) {
-      llvm::Value *fallback = other ? slot(*other, k) : nullptr;
-      llvm::Value *v = emitGuarded(
-          mask ? slot(*mask, k) : nullptr,
-          [&]() -> llvm::Value * {
-            return se_.fromMemory(b_.CreateAlignedLoad(mt, p[k], align), pt.dtype);
-          },
-          fallback);
-      s.push_back(v);
-    }
+    for (size_t k = 0; k < p.size(); ++k)
+      s.push_back(loadLane(pt.dtype, p[k], mask ? slot(*mask, k) : nullptr,
+                           other ? slot(*other, k) : nullptr));
     define(op, s);
   }
 
+  /// One element of a load at ptr: skipped where mask is false, which gives
+  /// `other` (0 when null).
+  llvm::Value *loadLane(DType dt, llvm::Value *ptr, llvm::Value *mask, llvm::Value *other) {
+      llvm::Value *fallback = other;
+      if (plantedBug("dropped-fallback")) fallback = nullptr;
+    return emitGuarded(
+        mask,
+        [&]() -> llvm::Value * {
+          return se_.fromMemory(
+              b_.CreateAlignedLoad(se_.memType(dt), ptr, llvm::Align(byteSize(dt))), dt);
+        },
+        fallback);
+  }
+
   void lowerStore(const ir::Op &op) {
+    if (lowerStoreFast(op)) // LowerMemory.cpp: vectorised or coalesced
+      return;
     const ir::Type &pt = op.operand(0)->type();
     const Slots &p = get(op.operand(0)), &v = get(op.operand(1));
     const Slots *mask = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
-    auto align = llvm::Align(byteSize(pt.dtype));
     llvm::Value *own = pt.isScalar() ? isThread0() : ownerOf(pt.numElements());
-    for (size_t k = 0; k < p.size(); ++k) {
-      llvm::Value *guard = andOpt(own, mask ? slot(*mask, k) : nullptr);
-      emitGuarded(guard, [&]() -> llvm::Value * {
-        b_.CreateAlignedStore(se_.toMemory(slot(v, k), pt.dtype), p[k], align);
-        return nullptr;
-      });
-    }
+    for (size_t k = 0; k < p.size(); ++k)
+      storeLane(pt.dtype, p[k], slot(v, k), andOpt(own, mask ? slot(*mask, k) : nullptr));
   }
+
+  /// One element of a store, done where `guard` (null: always) holds.
+  void storeLane(DType dt, llvm::Value *ptr, llvm::Value *val, llvm::Value *guard) {
+    emitGuarded(guard, [&]() -> llvm::Value * {
+      b_.CreateAlignedStore(se_.toMemory(val, dt), ptr, llvm::Align(byteSize(dt)));
+      return nullptr;
+    });
+  }
+
+  // ---- Memory-access optimisations (LowerMemory.cpp, docs/gpu-perf.md) -----
+
+  /// How one access is split into runs of consecutive slots: `run` slots
+  /// (1: element by element) whose addresses are consecutive, `aligned` when
+  /// every run's first address is known to be a multiple of its bytes, and
+  /// `maskUniform` when the mask is known to be the same over every run.
+  struct AccessPlan {
+    int64_t run = 1;
+    bool aligned = false;
+    bool maskUniform = false;
+  };
+  using RematMemo = std::map<std::pair<const ir::Value *, Slots>, llvm::Value *>;
+
+  void analyseAccesses();
+  bool fusesIntoTrans(const ir::Op &load);
+  bool lowerLoadFast(const ir::Op &op);
+  bool lowerStoreFast(const ir::Op &op);
+  bool lowerTransFast(const ir::Op &op);
+  bool rematerialize(const ir::Op &op);
+  bool rematable(const ir::Value *v);
+  llvm::Value *rematAt(const ir::Value *v, const Slots &coords, RematMemo &memo);
+  Slots rematSlots(const ir::Value *v, const ir::Shape &layout, const std::vector<int64_t> &perm);
+  Slots coordsIn(const ir::Shape &s, const std::vector<int64_t> &perm, int64_t k);
+  llvm::Value *flatIndex(const ir::Shape &s, const Slots &coords);
+  std::optional<std::vector<int64_t>> coalescingPerm(const ir::Value *ptr, const ir::Value *mask,
+                                                     const ir::Value *other);
+  AccessPlan planAccess(const ir::Value *ptr, const ir::Value *mask, const ir::Shape &layout,
+                        size_t axis);
+  Slots loadPermuted(const ir::Op &op, const std::vector<int64_t> &perm);
+  Slots emitLoads(DType dt, const Slots &p, const Slots *mask, const Slots *other,
+                  const AccessPlan &plan);
+  Slots loadRun(DType dt, const Slots &p, const Slots *mask, const Slots *other, size_t k0,
+                const AccessPlan &plan);
+  llvm::Value *vectorLoadAsm(llvm::Value *ptr, unsigned words);
+  void emitStores(DType dt, const Slots &p, const Slots &v, const Slots *mask, llvm::Value *own,
+                  const AccessPlan &plan);
+  void storeRun(DType dt, const Slots &p, const Slots &v, const Slots *mask, llvm::Value *own,
+                size_t k0, const AccessPlan &plan);
+  llvm::Value *runCheck(const Slots &p, const Slots *mask, size_t k0, const AccessPlan &plan,
+                        unsigned bytes);
+  Slots exchange(const Slots &s, const ir::Type &t, const std::vector<int64_t> &perm,
+                 bool toPermuted);
+  template <typename A, typename B> Slots emitChoice(llvm::Value *cond, A thenArm, B elseArm);
 
   llvm::AtomicRMWInst::BinOp rmwOp(const std::string &kind, DType t) {
     bool f = isFloat(t), sgn = isSignedInt(t);
+    if (plantedBug("atomic-max-unsigned")) sgn = false;
     if (kind == "add")
       return f ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add;
     if (kind == "max")
@@ -717,6 +803,7 @@ private:
     if (op.kind() == ir::OpKind::AtomicRMW) {
       llvm::Value *old = b_.CreateAtomicRMW(rmwOp(op.strAttr("kind"), t), ptr,
                                             se_.toMemory(val, t), align, order);
+      if (plantedBug("atomic-old-value")) return val;
       return se_.fromMemory(old, t);
     }
     // Compare bits: floats as integers of their width.
@@ -1068,6 +1155,10 @@ private:
   ScalarEmitter se_;
   int64_t T_;
   int64_t vec_ = 1;
+  std::unique_ptr<AxisAnalysis> axes_; // with vectorize or remat
+  std::unordered_map<const ir::Value *, std::vector<const ir::Op *>> users_;
+  std::unordered_set<const ir::Op *> deferredLoads_; // done by their trans users
+  std::unordered_map<const ir::Value *, bool> rematable_;
   llvm::Function *kernel_ = nullptr;
   llvm::BasicBlock *exit_ = nullptr;
   llvm::Value *tid_ = nullptr;

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/ScalarEmit.h"
+#include "support/PlantedBugs.h"
 
 #include <llvm/ADT/APFloat.h>
 #include <llvm/ADT/APSInt.h>
@@ -257,6 +258,7 @@ Value *floatToFloat(llvm::IRBuilder<> &b, Value *v, DType from, DType to) {
     return b.CreateFPExt(v, ty);
   if (bitWidth(from) == bitWidth(to)) // fp16 <-> bf16: exact to f32, then one rounding
     return b.CreateFPTrunc(b.CreateFPExt(v, b.getFloatTy()), ty);
+  if (plantedBug("bf16-truncate") && from == DType::F32 && to == DType::BF16) return b.CreateBitCast(b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, b.getInt32Ty()), 16), b.getInt16Ty()), ty);
   return b.CreateFPTrunc(v, ty);
 }
 
@@ -268,6 +270,7 @@ Value *convertValue(llvm::IRBuilder<> &b, Value *v, DType from, DType to) {
     return b.CreateIntCast(v, ty, isSignedInt(from));
   if (!fromFloat)
     return intToFloat(b, v, from, to);
+  if (!toFloat && plantedBug("float-to-int-round")) v = b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, v);
   if (!toFloat) // truncates toward zero; out of range is undefined on the GPU
     return isSignedInt(to) ? b.CreateFPToSI(v, ty) : b.CreateFPToUI(v, ty);
   return floatToFloat(b, v, from, to);
@@ -386,6 +389,7 @@ llvm::CmpInst::Predicate intPredicate(Bin op, bool isSigned) {
 
 /// Binary ops on floats of dtype t.
 Value *floatBinary(llvm::IRBuilder<> &b, llvm::Module &m, Bin op, DType t, Value *x, Value *y) {
+  if (plantedBug("fdiv-approx") && op == Bin::Div && t == DType::F32) return b.CreateFMul(x, b.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), y));
   switch (op) {
   case Bin::Add: return b.CreateFAdd(x, y);
   case Bin::Sub: return b.CreateFSub(x, y);
@@ -421,6 +425,7 @@ Value *mulHi(llvm::IRBuilder<> &b, DType t, Value *x, Value *y) {
   unsigned w = x->getType()->getIntegerBitWidth();
   llvm::Type *wide = b.getIntNTy(2 * w);
   bool s = isSignedInt(t);
+  if (plantedBug("umulhi-sign")) s = !s;
   Value *xw = s ? b.CreateSExt(x, wide) : b.CreateZExt(x, wide);
   Value *yw = s ? b.CreateSExt(y, wide) : b.CreateZExt(y, wide);
   return b.CreateTrunc(b.CreateLShr(b.CreateMul(xw, yw), w), x->getType());
@@ -439,6 +444,8 @@ Value *intMinMax(llvm::IRBuilder<> &b, bool isMax, DType t, Value *x, Value *y) 
 /// cases of / % << >> are undefined on the GPU and get no check).
 Value *intBinary(llvm::IRBuilder<> &b, Bin op, DType t, Value *x, Value *y) {
   bool s = isSignedInt(t);
+  if (plantedBug("shift-logical") && op == Bin::Shr) return b.CreateLShr(x, y);
+  if (plantedBug("int-div-unsigned") && op == Bin::Div) return b.CreateUDiv(x, y);
   switch (op) {
   case Bin::Add: return b.CreateAdd(x, y);
   case Bin::Sub: return b.CreateSub(x, y);

@@ -2,6 +2,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/Libdevice.h"
 #include "codegen/Lower.h"
+#include "support/PlantedBugs.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Config/llvm-config.h>
@@ -187,7 +188,8 @@ std::string buildIdentity() {
 std::string compilerVersion() {
   static const std::string v = "triton-c codegen 1 (" + buildIdentity() + "); LLVM " +
                                LLVM_VERSION_STRING " nvptx64; libdevice " + libdeviceHash();
-  return v;
+  std::string bug = activePlantedBug(); // a planted build never reuses clean PTX
+  return bug.empty() ? v : v + " planted:" + bug;
 }
 
 namespace {
