@@ -67,6 +67,8 @@ Verdict checkTrap(const Case &c, const RunResult &r) {
   return {Status::Fail, "expected " + want + "; got:\n" + t.render(), std::nullopt};
 }
 
+} // namespace
+
 // The GPU's documented ULP bound (codegen/Ulp.h) of the least exact function
 // the kernel calls, plus one for the reference's own rounding; 0 when the
 // kernel calls none (every other op must agree exactly or within the case's
@@ -86,6 +88,8 @@ uint64_t gpuExtraUlps(const ir::Function &fn) {
   }
   return worst > 0 ? static_cast<uint64_t>(worst) + 1 : 0;
 }
+
+namespace {
 
 Verdict launchAndCheck(const Suite &s, const Case &c, const CompiledKernel &kernel,
                        Backend &backend, const RunOptions &opts) {

@@ -74,6 +74,10 @@ struct Verdict {
 /// function), a float element also passes within that many ULPs.
 Verdict checkOutputs(const Case &c, const BoundArgs &args, uint64_t extraUlps = 0);
 
+/// The GPU's documented ULP bound (codegen/Ulp.h) of the least exact function
+/// `fn` calls, plus one for the reference's own rounding; 0 when it calls none.
+uint64_t gpuExtraUlps(const ir::Function &fn);
+
 /// The arguments against the kernel's parameters (order, names, buffer or
 /// scalar, buffer dtype = pointee): an invalid_launch trap when they differ.
 std::optional<Trap> checkArgs(const Case &c, const CompiledKernel &kernel);

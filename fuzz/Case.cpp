@@ -60,7 +60,9 @@ std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const Ca
   Json outputs = Json::object();
   for (const BufferDesc &b : k.buffers)
     if (b.isOutput && r.reference.count(b.name))
-      outputs[b.name] = {{"data", dataOf(r.reference.at(b.name))}, {"compare", "exact"}};
+      outputs[b.name] = info.exact
+                            ? Json{{"data", dataOf(r.reference.at(b.name))}, {"compare", "exact"}}
+                            : Json{{"data", dataOf(r.reference.at(b.name))}};
   c["expect"] = {{"outputs", outputs}};
 
   Json suite;
@@ -68,8 +70,9 @@ std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const Ca
   suite["suite"] = "fuzz." + info.name;
   suite["description"] = "triton-fuzz finding: property '" + r.property + "' failed (seed " +
                          std::to_string(info.seed) + "): " + r.message.substr(0, 2000) +
-                         "\nReproduce: " + info.reproduce +
-                         "\nThe expected outputs are the reference run, interp(ir) with one thread.";
+                         "\nReproduce: " + info.reproduce + "\nThe expected outputs are " +
+                         info.expected + "." + (info.note.empty() ? "" : "\n" + info.note) +
+                         (info.signature.empty() ? "" : "\nfuzz-signature: " + info.signature);
   suite["cases"] = Json::array({c});
   return suite.dump(2) + "\n";
 }

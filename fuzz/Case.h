@@ -3,8 +3,10 @@
 // Writes a failing kernel as a suite file in the conformance format
 // (/work/shared/CONFORMANCE.md): the source, defines, grid, every argument
 // with its exact data, and the reference outputs (interp(ir), one thread) as
-// an exact expectation. The seed, the property and the command that
-// reproduces the finding are in the suite's description.
+// the expectation (exact, or the dtype's default tolerance for GPU findings
+// in general-value mode). The seed, the property, the first difference, the
+// signature ("fuzz-signature: <sig>") and the command that reproduces the
+// finding are in the suite's description.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -20,6 +22,11 @@ struct CaseInfo {
   std::string name;      // the case's name (also the file's stem)
   uint64_t seed = 0;     // the kernel's seed
   std::string reproduce; // the command that finds it again
+  std::string signature; // the failure's signature ("fuzz-signature: <sig>" in the
+                         // description, for knownSignatures in fuzz/Report.h)
+  bool exact = true;     // "compare": "exact" (else the dtype's default tolerance)
+  std::string note;      // one more line for the description ("" when none)
+  std::string expected = "the reference run, interp(ir) with one thread";
 };
 
 /// The suite file text (JSON) for failure `r` of kernel `k`.

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -22,6 +24,13 @@ std::string lang(DType t) { return std::string(langName(t)); }
 std::string conf(DType t) { return std::string(conformanceName(t)); }
 bool isIntegral(DType t) { return isInt(t); }
 
+std::string join(const std::vector<std::string> &parts, const std::string &sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i ? sep : "") + parts[i];
+  return out;
+}
+
 // The value range inputs and constants stay in, per mode (see docs/fuzz.md).
 double randomValue(DType t, bool smallInts, std::mt19937_64 &rng) {
   auto pick = [&](int lo, int hi) {
@@ -36,6 +45,28 @@ double randomValue(DType t, bool smallInts, std::mt19937_64 &rng) {
   return isUnsignedInt(t) ? pick(0, 200) : pick(-100, 100);
 }
 
+// IEEE edge values for general-mode float inputs: NaN, +inf, -inf, -0.0 and
+// two subnormals of `t` (a quarter and three quarters of the smallest normal).
+constexpr int kEdgeKinds = 6;
+const char *const kEdgeNames[kEdgeKinds] = {"nan", "inf", "inf", "neg_zero", "subnormal",
+                                            "subnormal"};
+double edgeValue(DType t, int which) {
+  switch (which) {
+  case 0: return std::numeric_limits<double>::quiet_NaN();
+  case 1: return std::numeric_limits<double>::infinity();
+  case 2: return -std::numeric_limits<double>::infinity();
+  case 3: return -0.0;
+  }
+  int minExp = t == DType::F16 ? -14 : t == DType::F64 ? -1022 : -126;
+  return std::ldexp(which == 4 ? 0.25 : -0.75, minExp);
+}
+
+// The largest integer below which every integer is exact in float type `t`.
+double exactIntLimit(DType t) {
+  int mantissa = t == DType::F16 ? 11 : t == DType::BF16 ? 8 : t == DType::F32 ? 24 : 53;
+  return std::ldexp(1.0, mantissa);
+}
+
 // `v` rounded to dtype `t` as the host array stores it (so JSON data is exact).
 std::vector<double> exactValues(DType t, std::vector<double> vals) {
   HostArray a = HostArray::zeros(t, {static_cast<int64_t>(vals.size())});
@@ -46,6 +77,21 @@ std::vector<double> exactValues(DType t, std::vector<double> vals) {
   return vals;
 }
 
+// The result type of `@` on operands promoted to `t` (docs/semantics.md rule 11).
+DType dotResult(DType t) {
+  return t == DType::I8 ? DType::I32 : t == DType::F64 ? DType::F64 : DType::F32;
+}
+
+int log2Of(int v) {
+  int e = 0;
+  while ((1 << (e + 1)) <= v)
+    ++e;
+  return e;
+}
+
+/// How the result reaches the output.
+enum class AtomicKind { None, Own, Collide, Cas };
+
 /// Builds one kernel; every choice is drawn with `*gen` inside rc::gen::exec so
 /// that RapidCheck can shrink it.
 class Builder {
@@ -55,14 +101,18 @@ public:
 
 private:
   const GenPolicy &p_;
-  bool twoD_ = false, poison_ = false, unmasked_ = false, smallInts_ = false;
-  int64_t tm_ = 1, tn_ = 1; // tile sizes (1-D: tm_ is TS)
-  int64_t m_ = 1, n_ = 1;   // problem sizes (1-D: m_ is N)
+  int rank_ = 1;
+  bool poison_ = false, unmasked_ = false, smallInts_ = false, edges_ = false;
+  AtomicKind atomic_ = AtomicKind::None;
+  bool storeOld_ = false;    // atomics: the old values go to the output Z
+  std::vector<std::string> tileNames_, sizeNames_, rangeNames_; // per axis
+  std::vector<int64_t> tile_, size_;                             // per axis
   std::vector<std::string> params_;
   std::vector<Val> tiles_;   // full-shape variables
   std::vector<Val> leaves_;  // scalars and broadcast reductions
   std::vector<Val> exprs_;   // earlier expressions, repeated verbatim (CSE)
   std::vector<Val> loads_;   // each input's load, repeated inside loops
+  std::vector<Val> inputs_;  // each input's name and dtype
   std::vector<std::string> reducedScalars_; // 1-D reductions (for data-dependent `if`)
   bool recording_ = true;    // whether expr() remembers its results in exprs_
   bool inHelper_ = false;    // generating a helper's body: only its parameters are in scope
@@ -74,12 +124,21 @@ private:
   bool coin(double prob);
   int range(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1); }
   DType pickType();
-  std::string shape() const { return twoD_ ? "[TM, TN]" : "[TS]"; }
+  std::string shape() const { return "[" + join(tileNames_, ", ") + "]"; }
   std::string fresh(const char *prefix) { return prefix + std::to_string(nextId_++); }
   void useType(DType t) { features_.insert("dtype." + conf(t)); }
+  void line(const std::string &text) { body_.push_back("  " + text); }
   void declare(const std::string &name, const Val &v);
+  void setAxes(int rank);
+  std::string index(int axis) const;
+  std::string stride(int axis) const;
+  std::string offsets(const std::vector<std::string> &indices) const;
+  std::string boundsMask(const std::vector<std::string> &indices) const;
+  std::vector<std::string> indices(const std::string &suffix = "") const;
+  std::vector<std::string> subscript(int axis, const std::string &at, const std::string &rest) const;
 
   Val castTo(const Val &v, DType to);
+  Val smallExact(const Val &v);
   Val leaf();
   Val constantFor(const Val &a);
   Val expr(int depth);
@@ -87,15 +146,30 @@ private:
   Val helperCall(int depth);
   Val unary(int depth);
 
+  int64_t extent(int64_t tile);
+  int64_t programs(int64_t size, int64_t tile);
   void chooseShape(FuzzKernel &k);
+  void fillInput(BufferDesc &b, std::mt19937_64 &rng);
   void addBuffers(FuzzKernel &k, DType outType);
   void addScalars(FuzzKernel &k, bool hasLoop, bool hasIf, bool hasScalar);
   void prologue(const FuzzKernel &k);
+  void planAtomic(DType outType);
   void epilogue(DType outType);
+  void atomicStore(const Val &result, DType outType, const std::string &storeMask);
+  void collidingAtomic(const Val &result, DType outType, const std::string &maskArg);
   void reduction();
   void dot();
+  void product(DType acc, const std::string &name, const std::string &dims,
+               const std::string &prod, const std::string &rangeInit);
+  void fullDot(DType t, DType acc, const std::string &a);
   void loop();
+  Val walkingPointer(std::vector<std::string> &after);
   void ifStatement();
+  void matmulKernel(FuzzKernel &k);
+  void matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
+                     const std::string &rows, const std::string &cols);
+  void matmulLoop(bool transA, bool transB, DType ta, DType tb);
+  std::string source() const;
 };
 
 bool Builder::coin(double prob) {
@@ -116,8 +190,66 @@ DType Builder::pickType() {
 
 void Builder::declare(const std::string &name, const Val &v) {
   useType(v.type);
-  body_.push_back("  " + lang(v.type) + " " + name + shape() + " = " + v.text + ";");
+  line(lang(v.type) + " " + name + shape() + " = " + v.text + ";");
   tiles_.push_back({name, v.type});
+}
+
+// The names of the tile defines, size scalars and ranges of each axis.
+void Builder::setAxes(int rank) {
+  rank_ = rank;
+  if (rank == 1) {
+    tileNames_ = {"TS"}, sizeNames_ = {"N"}, rangeNames_ = {"rm"};
+  } else if (rank == 2) {
+    tileNames_ = {"TM", "TN"}, sizeNames_ = {"M", "N"}, rangeNames_ = {"rm", "rn"};
+  } else {
+    tileNames_ = {"TB", "TM", "TN"}, sizeNames_ = {"B", "M", "N"}, rangeNames_ = {"rb", "rm", "rn"};
+  }
+}
+
+// `items` with `at` on `axis` and `rest` elsewhere (a subscript's items).
+std::vector<std::string> Builder::subscript(int axis, const std::string &at,
+                                            const std::string &rest) const {
+  std::vector<std::string> items(static_cast<size_t>(rank_), rest);
+  items[static_cast<size_t>(axis)] = at;
+  return items;
+}
+
+// The range of `axis`, broadcast to the tile's rank (`rm[:, newaxis]`).
+std::string Builder::index(int axis) const {
+  const std::string &r = rangeNames_[static_cast<size_t>(axis)];
+  return rank_ == 1 ? r : r + "[" + join(subscript(axis, ":", "newaxis"), ", ") + "]";
+}
+
+// The row-major stride of `axis` in elements ("" for the last one).
+std::string Builder::stride(int axis) const {
+  std::vector<std::string> later(sizeNames_.begin() + axis + 1, sizeNames_.end());
+  return later.size() > 1 ? "(" + join(later, " * ") + ")" : join(later, "");
+}
+
+std::vector<std::string> Builder::indices(const std::string &suffix) const {
+  std::vector<std::string> out;
+  for (int a = 0; a < rank_; ++a)
+    out.push_back(index(a) + suffix);
+  return out;
+}
+
+std::string Builder::offsets(const std::vector<std::string> &idx) const {
+  std::vector<std::string> terms;
+  for (int a = 0; a < rank_; ++a) {
+    std::string s = stride(a);
+    terms.push_back(idx[static_cast<size_t>(a)] + (s.empty() ? "" : " * " + s));
+  }
+  return join(terms, " + ");
+}
+
+std::string Builder::boundsMask(const std::vector<std::string> &idx) const {
+  if (rank_ == 1)
+    return idx[0] + " < " + sizeNames_[0];
+  std::vector<std::string> terms;
+  for (int a = 0; a < rank_; ++a)
+    terms.push_back("(" + idx[static_cast<size_t>(a)] + " < " + sizeNames_[static_cast<size_t>(a)] +
+                    ")");
+  return join(terms, " && ");
 }
 
 // An explicit conversion that is always defined: floats headed for an integer
@@ -137,6 +269,15 @@ Val Builder::castTo(const Val &v, DType to) {
   return {"(" + lang(to) + ")(" + v.text + ")", to};
 }
 
+// An int32 in [-2, 2] computed from `v` (so that sums of many are exact).
+Val Builder::smallExact(const Val &v) {
+  if (isFloat(v.type))
+    return {"(int32)min(max(" + v.text + ", -2), 2)", DType::I32};
+  if (isBool(v.type))
+    return {"(int32)(" + v.text + ")", DType::I32};
+  return {"(int32)(" + v.text + " % 3)", DType::I32};
+}
+
 Val Builder::leaf() {
   int choice = range(0, 9);
   if (inHelper_)
@@ -151,14 +292,13 @@ Val Builder::leaf() {
   }
   if (choice == 4 && coin(0.1)) {
     features_.insert("num_programs");
-    return {"get_num_programs(" + std::to_string(twoD_ ? range(0, 1) : 0) + ")", DType::I32};
+    return {"get_num_programs(" + std::to_string(range(0, rank_ - 1)) + ")", DType::I32};
   }
   if (choice == 6) {
     features_.insert("range");
-    if (!twoD_)
-      return {"rm", DType::I32};
-    features_.insert("broadcast.newaxis");
-    return coin(0.5) ? Val{"rm[:, newaxis]", DType::I32} : Val{"rn[newaxis, :]", DType::I32};
+    if (rank_ > 1)
+      features_.insert(rank_ == 3 ? "broadcast.newaxis3d" : "broadcast.newaxis");
+    return {index(range(0, rank_ - 1)), DType::I32};
   }
   return *rc::gen::elementOf(tiles_);
 }
@@ -259,7 +399,8 @@ Val Builder::binary(int depth) {
   return {fn + c.text + " < " + d.text + ", " + a.text + ", " + b.text + ")", rt};
 }
 
-// `hN(a, b)`: a helper over two tile parameters (inlined by the frontend).
+// `hN(a, b)`: a helper over two tile parameters (inlined by the frontend),
+// sometimes with a local declaration before its `return`.
 Val Builder::helperCall(int depth) {
   Val a = expr(depth - 1), b = expr(depth - 1);
   std::string name = fresh("h");
@@ -268,13 +409,21 @@ Val Builder::helperCall(int depth) {
   bool recording = recording_;
   recording_ = false;
   inHelper_ = true;
+  std::string local;
+  if (coin(p_.helperStatements)) {
+    features_.insert("helper.statements");
+    Val t = expr(depth - 1);
+    local = "  " + lang(t.type) + " t" + shape() + " = " + t.text + ";\n";
+    tiles_.push_back({"t", t.type});
+  }
   Val body = expr(depth - 1);
   inHelper_ = false;
   recording_ = recording;
   std::swap(tiles, tiles_);
   features_.insert("helper");
   helpers_.push_back(lang(body.type) + " " + name + "(" + lang(a.type) + " p0" + shape() + ", " +
-                     lang(b.type) + " p1" + shape() + ") {\n  return " + body.text + ";\n}\n");
+                     lang(b.type) + " p1" + shape() + ") {\n" + local + "  return " + body.text +
+                     ";\n}\n");
   return {name + "(" + a.text + ", " + b.text + ")", body.type};
 }
 
@@ -318,8 +467,8 @@ Val Builder::unary(int depth) {
   return castTo(a, pickType());
 }
 
-// A reduction of a tile variable; the result comes back as a scalar (1-D) or
-// a broadcast row/column (2-D) leaf.
+// A reduction of a tile variable over one axis; the result comes back as a
+// scalar (1-D) or broadcast with `newaxis` on the reduced axis.
 void Builder::reduction() {
   Val v = *rc::gen::elementOf(tiles_);
   std::vector<std::string> ops = {"+", "argmax", "argmin"};
@@ -343,52 +492,129 @@ void Builder::reduction() {
                                              : op == "|" ? "or" : op == "^" ? "xor" : op));
   useType(rt);
   std::string name = fresh("r");
-  if (!twoD_) {
-    body_.push_back("  " + lang(rt) + " " + name + " = " + v.text + "[" + op + "];");
+  if (rank_ == 1) {
+    line(lang(rt) + " " + name + " = " + v.text + "[" + op + "];");
     leaves_.push_back({name, rt});
     reducedScalars_.push_back(name);
     return;
   }
-  features_.insert("broadcast.newaxis");
+  int axis = range(0, rank_ - 1);
+  features_.insert("reduce.axis" + std::to_string(axis));
+  features_.insert(rank_ == 3 ? "broadcast.newaxis3d" : "broadcast.newaxis");
+  std::vector<std::string> dims = tileNames_;
+  dims.erase(dims.begin() + axis);
+  line(lang(rt) + " " + name + "[" + join(dims, ", ") + "] = " + v.text + "[" +
+       join(subscript(axis, op, ":"), ", ") + "];");
+  leaves_.push_back({name + "[" + join(subscript(axis, "newaxis", ":"), ", ") + "]", rt});
+}
+
+// `T name[dims] = prod;`, or (dotAcc) with an accumulator: a constant or
+// `rangeInit`, as `name = init; name += prod;` or `name = init + prod`.
+void Builder::product(DType acc, const std::string &name, const std::string &dims,
+                      const std::string &prod, const std::string &rangeInit) {
+  std::string decl = lang(acc) + " " + name + dims;
+  if (!coin(p_.dotAcc)) {
+    line(decl + " = " + prod + ";");
+    return;
+  }
+  features_.insert("dot.acc");
+  std::string init = coin(0.5) ? rangeInit : (isFloat(acc) ? "1.5" : "2");
   if (coin(0.5)) {
-    body_.push_back("  " + lang(rt) + " " + name + "[TN] = " + v.text + "[" + op + ", :];");
-    leaves_.push_back({name + "[newaxis, :]", rt});
+    features_.insert("dot.acc.compound");
+    line(decl + " = " + init + ";");
+    line(name + " += " + prod + ";");
   } else {
-    body_.push_back("  " + lang(rt) + " " + name + "[TM] = " + v.text + "[:, " + op + "];");
-    leaves_.push_back({name + "[:, newaxis]", rt});
+    line(decl + " = " + init + " + " + prod + ";");
   }
 }
 
 // `a @ ^b` (or `^a @ b`) of two tiles converted to the operand type, summed
-// back to a broadcast column (row).
+// back to a broadcast column (row); or a full-shape product (fullDot).
 void Builder::dot() {
   static const std::vector<DType> types = {DType::F32, DType::F16, DType::I8, DType::BF16,
                                            DType::F64};
   DType t = *rc::gen::elementOf(types);
-  DType acc = t == DType::I8 ? DType::I32 : t == DType::F64 ? DType::F64 : DType::F32;
+  DType acc = dotResult(t);
   features_.insert("dot");
   features_.insert("dot." + conf(t));
   useType(t);
   useType(acc);
-  std::string a = fresh("da"), b = fresh("db"), d = fresh("dd"), s = fresh("ds");
+  std::string a = fresh("da");
   declare(a, castTo(*rc::gen::elementOf(tiles_), t));
+  tiles_.pop_back();
+  if (rank_ == 3 || coin(0.4)) {
+    fullDot(t, acc, a);
+    return;
+  }
+  std::string b = fresh("db"), d = fresh("dd"), s = fresh("ds");
   declare(b, castTo(*rc::gen::elementOf(tiles_), t));
   tiles_.pop_back();
-  tiles_.pop_back();
   if (coin(0.5)) {
-    body_.push_back("  " + lang(acc) + " " + d + "[TM, TM] = " + a + " @ ^" + b + ";");
-    body_.push_back("  " + lang(acc) + " " + s + "[TM] = " + d + "[:, +];");
+    features_.insert("dot.trans_b");
+    product(acc, d, "[TM, TM]", a + " @ ^" + b, "(rm[:, newaxis] - rm[newaxis, :])");
+    line(lang(acc) + " " + s + "[TM] = " + d + "[:, +];");
     leaves_.push_back({s + "[:, newaxis]", acc});
   } else {
-    body_.push_back("  " + lang(acc) + " " + d + "[TN, TN] = ^" + a + " @ " + b + ";");
-    body_.push_back("  " + lang(acc) + " " + s + "[TN] = " + d + "[+, :];");
+    features_.insert("dot.trans_a");
+    product(acc, d, "[TN, TN]", "^" + a + " @ " + b, "(rn[:, newaxis] - rn[newaxis, :])");
+    line(lang(acc) + " " + s + "[TN] = " + d + "[+, :];");
     leaves_.push_back({s + "[newaxis, :]", acc});
   }
 }
 
+// `a @ b` with the tile `a` and a square `b` built from a reduction of
+// another tile, broadcast with `newaxis`: [TM, TN] @ [TN, TN], or batched
+// [TB, TM, TN] @ [TB, TN, TN]. The product is a full-shape tile.
+void Builder::fullDot(DType t, DType acc, const std::string &a) {
+  std::string w = fresh("dw"), s = fresh("ds"), b = fresh("db"), d = fresh("dd");
+  declare(w, castTo(*rc::gen::elementOf(tiles_), t));
+  tiles_.pop_back();
+  std::string red = coin(0.5) ? "max" : "min";
+  bool outer = coin(0.5);
+  features_.insert("dot.full");
+  if (rank_ == 3) {
+    features_.insert("dot.batched");
+    features_.insert("broadcast.newaxis3d");
+    line(lang(t) + " " + s + "[TB, TN] = " + w + "[:, " + red + ", :];");
+    line(lang(t) + " " + b + "[TB, TN, TN] = " + s + "[:, newaxis, :]" +
+         (outer ? " + " + s + "[:, :, newaxis]" : "") + ";");
+  } else {
+    line(lang(t) + " " + s + "[TN] = " + w + "[" + red + ", :];");
+    line(lang(t) + " " + b + "[TN, TN] = " + s + "[newaxis, :]" +
+         (outer ? " + " + s + "[:, newaxis]" : "") + ";");
+  }
+  std::string init = rank_ == 3 ? "(rm[newaxis, :, newaxis] - rn[newaxis, newaxis, :])"
+                                : "(rm[:, newaxis] - rn[newaxis, :])";
+  product(acc, d, shape(), a + " @ " + b, init);
+  useType(acc);
+  tiles_.push_back({d, acc});
+}
+
+// A pointer that walks through an input along axis 0 inside a loop, with the
+// mask following its offset: declared before the loop, loaded and advanced in
+// it. Returns the masked load; `after` gets the increments.
+Val Builder::walkingPointer(std::vector<std::string> &after) {
+  Val in = *rc::gen::elementOf(inputs_);
+  std::string q = fresh("q"), o = fresh("o"), mq = fresh("mq");
+  features_.insert("loop.pointer");
+  line(lang(in.type) + " *" + q + shape() + " = p" + in.text + ";");
+  line("int " + o + " = 0;");
+  // A step that does not depend on the tile size (the results must not: property (d)).
+  std::string step = std::to_string(range(1, 3));
+  std::string s = stride(0);
+  std::string ptrStep = s.empty() ? step : step + " * " + s;
+  after.push_back(coin(0.5) ? q + " += " + ptrStep + ";" : q + " = " + q + " + " + ptrStep + ";");
+  after.push_back(o + " += " + step + ";");
+  std::vector<std::string> idx = indices();
+  idx[0] = "(" + idx[0] + " + " + o + ")";
+  after.insert(after.begin(), "bool " + mq + shape() + " = " + boundsMask(idx) + ";");
+  return {"((" + lang(in.type) + ")(" + mq + " ? *" + q + " : 0))", in.type};
+}
+
 // `for (int i = 0; i < K; i++) acc = acc OP e;` with K a runtime argument (or
 // the loop counting down, or `while`, or `do ... while`; sometimes inside
-// another loop, sometimes with `break` or `continue`).
+// another loop, sometimes with `break` or `continue`, sometimes with a pointer
+// that walks through an input).
 void Builder::loop() {
   features_.insert("loop");
   Val init = expr(1);
@@ -404,6 +630,9 @@ void Builder::loop() {
     features_.insert("loop.load");
     leaves_.insert(leaves_.end(), loads_.begin(), loads_.end());
   }
+  std::vector<std::string> walk; // the walking pointer's mask (first) and increments
+  if (!poison_ && coin(p_.loopPointer))
+    leaves_.push_back(walkingPointer(walk));
   recording_ = false;
   Val step = castTo(expr(p_.maxDepth - 1), init.type);
   recording_ = true;
@@ -414,30 +643,33 @@ void Builder::loop() {
   std::string outer = nested ? fresh("j") : "";
   if (nested) {
     features_.insert("loop.nested");
-    body_.push_back("  for (int " + outer + " = 0; " + outer + " < 2; " + outer + "++) {");
+    line("for (int " + outer + " = 0; " + outer + " < 2; " + outer + "++) {");
   }
   int form = range(0, 3);
   if (form == 0) {
-    body_.push_back("  for (int " + i + " = 0; " + i + " < K; " + i + "++) {");
+    line("for (int " + i + " = 0; " + i + " < K; " + i + "++) {");
   } else if (form == 1) {
     features_.insert("loop.down");
-    body_.push_back("  for (int " + i + " = K; " + i + " > 0; " + i + " -= 1) {");
+    line("for (int " + i + " = K; " + i + " > 0; " + i + " -= 1) {");
   } else {
     features_.insert(form == 2 ? "loop.while" : "loop.do");
-    body_.push_back("  int " + i + " = 0;");
-    body_.push_back(form == 2 ? "  while (" + i + " < K) {" : "  do {");
-    body_.push_back("    " + i + "++;");
+    line("int " + i + " = 0;");
+    line(form == 2 ? "while (" + i + " < K) {" : "do {");
+    line("  " + i + "++;");
   }
   if (coin(0.25)) {
     bool brk = coin(0.5);
     features_.insert(brk ? "loop.break" : "loop.continue");
-    body_.push_back("    if (" + i + " == " + std::to_string(range(0, 2)) + ") " +
-                    (brk ? "break;" : "continue;"));
+    line("  if (" + i + " == " + std::to_string(range(0, 2)) + ") " + (brk ? "break;" : "continue;"));
   }
-  body_.push_back("    " + acc + " = " + update + ";");
-  body_.push_back(form == 3 ? "  } while (" + i + " < K);" : "  }");
+  if (!walk.empty())
+    line("  " + walk.front());
+  line("  " + acc + " = " + update + ";");
+  for (size_t w = 1; w < walk.size(); ++w)
+    line("  " + walk[w]);
+  line(form == 3 ? "} while (" + i + " < K);" : "}");
   if (nested)
-    body_.push_back("  }");
+    line("}");
   tiles_.push_back({acc, init.type});
 }
 
@@ -454,82 +686,112 @@ void Builder::ifStatement() {
     features_.insert("if.data");
     cond = *rc::gen::elementOf(reducedScalars_) + " > 0";
   }
-  body_.push_back("  if (" + cond + ") {");
-  body_.push_back("    " + w + " = " + then.text + ";");
+  line("if (" + cond + ") {");
+  line("  " + w + " = " + then.text + ";");
   if (coin(0.5)) {
     Val other = castTo(expr(p_.maxDepth - 1), init.type);
-    body_.push_back("  } else {");
-    body_.push_back("    " + w + " = " + other.text + ";");
+    line("} else {");
+    line("  " + w + " = " + other.text + ";");
   }
-  body_.push_back("  }");
+  line("}");
   tiles_.push_back({w, init.type});
+}
+
+// A problem size for `tile`: usually not a multiple of it (masked kernels).
+int64_t Builder::extent(int64_t tile) {
+  if (unmasked_)
+    return tile * range(1, 3);
+  int64_t n = range(1, static_cast<int>(2 * tile + 1));
+  return n % tile == 0 && tile > 1 ? n + 1 : n;
+}
+
+// The programs along an axis: cdiv(size, tile), sometimes one more (fully masked).
+int64_t Builder::programs(int64_t size, int64_t tile) {
+  int64_t g = (size + tile - 1) / tile;
+  if (unmasked_ || !coin(p_.extraProgram))
+    return g;
+  features_.insert("grid.extra");
+  return g + 1;
 }
 
 // Tile sizes, problem sizes (usually not multiples of the tile) and the grid.
 void Builder::chooseShape(FuzzKernel &k) {
-  auto log2of = [](int v) {
-    int e = 0;
-    while ((1 << (e + 1)) <= v)
-      ++e;
-    return e;
-  };
-  tm_ = 1 << range(0, log2of(twoD_ ? p_.max2DTile : p_.max1DTile));
-  tn_ = twoD_ ? 1 << range(0, log2of(p_.max2DTile)) : 1;
-  auto extent = [&](int64_t tile) -> int64_t {
-    if (unmasked_)
-      return tile * range(1, 3);
-    int64_t n = range(1, static_cast<int>(2 * tile + 1));
-    return n % tile == 0 && tile > 1 ? n + 1 : n;
-  };
-  m_ = extent(tm_);
-  n_ = twoD_ ? extent(tn_) : 1;
-  auto programs = [&](int64_t size, int64_t tile) {
-    int64_t g = (size + tile - 1) / tile;
-    return unmasked_ || !coin(p_.extraProgram) ? g : (features_.insert("grid.extra"), g + 1);
-  };
-  if (twoD_) {
-    k.defines = {{"TM", std::to_string(tm_)}, {"TN", std::to_string(tn_)}};
-    k.grid = {programs(m_, tm_), programs(n_, tn_), 1};
-  } else {
-    k.defines = {{"TS", std::to_string(tm_)}};
-    k.grid = {programs(m_, tm_), 1, 1};
+  int maxTile = rank_ == 1 ? p_.max1DTile : rank_ == 2 ? p_.max2DTile : p_.max3DTile;
+  for (int a = 0; a < rank_; ++a)
+    tile_.push_back(int64_t{1} << range(0, log2Of(maxTile)));
+  for (int a = 0; a < rank_; ++a)
+    size_.push_back(extent(tile_[static_cast<size_t>(a)]));
+  int64_t programCount = 1;
+  bool tail = false;
+  for (size_t a = 0; a < static_cast<size_t>(rank_); ++a) {
+    k.defines.push_back({tileNames_[a], std::to_string(tile_[a])});
+    k.grid[a] = programs(size_[a], tile_[a]);
+    k.gridAxes.push_back({sizeNames_[a], tileNames_[a]});
+    programCount *= k.grid[a];
+    tail = tail || size_[a] % tile_[a] != 0;
+    if (tile_[a] == 1)
+      features_.insert("tile.size1");
   }
-  if (tm_ == 1 || (twoD_ && tn_ == 1))
-    features_.insert("tile.size1");
-  if (k.grid[0] * k.grid[1] > 1)
-    features_.insert(twoD_ ? "grid.2d" : "grid.multi");
-  if (!unmasked_ && (m_ % tm_ != 0 || (twoD_ && n_ % tn_ != 0)))
+  static const char *const grids[] = {"grid.multi", "grid.2d", "grid.3d"};
+  if (programCount > 1)
+    features_.insert(grids[rank_ - 1]);
+  if (!unmasked_ && tail)
     features_.insert("boundary.tail");
 }
 
-// The buffers (inputs with their data, then the output Y) and their parameters.
+// An input's data: values of the mode, with IEEE edge values mixed into
+// general-mode float inputs when the kernel has them.
+void Builder::fillInput(BufferDesc &b, std::mt19937_64 &rng) {
+  int64_t n = 1;
+  for (int64_t d : b.shape)
+    n *= d;
+  std::vector<double> vals(static_cast<size_t>(n));
+  auto edgeCut = static_cast<uint64_t>(p_.edgeFraction * 1000);
+  for (double &v : vals) {
+    v = randomValue(b.dtype, smallInts_, rng);
+    if (!edges_ || !isFloat(b.dtype) || rng() % 1000 >= edgeCut)
+      continue;
+    int which = static_cast<int>(rng() % kEdgeKinds);
+    v = edgeValue(b.dtype, which);
+    features_.insert("input.edge");
+    features_.insert(std::string("input.") + kEdgeNames[which]);
+  }
+  b.data = exactValues(b.dtype, std::move(vals));
+}
+
+// The buffers (inputs with their data, then the output Y, then Z for the old
+// values of atomics) and their parameters.
 void Builder::addBuffers(FuzzKernel &k, DType outType) {
   int inputs = range(1, p_.maxInputs);
   std::vector<DType> inTypes;
   for (int i = 0; i < inputs; ++i)
     inTypes.push_back(pickType());
   int64_t dataSeed = *rc::gen::inRange<int64_t>(0, 1 << 30);
-  std::vector<int64_t> shape = twoD_ ? std::vector<int64_t>{m_, n_} : std::vector<int64_t>{m_};
   std::mt19937_64 rng(static_cast<uint64_t>(dataSeed));
+  int64_t elements = 1;
+  for (int64_t s : size_)
+    elements *= s;
   for (int i = 0; i < inputs; ++i) {
-    BufferDesc b{"X" + std::to_string(i), inTypes[i], shape, {}, false};
-    std::vector<double> vals(static_cast<size_t>(m_ * n_));
-    for (double &v : vals)
-      v = randomValue(b.dtype, smallInts_, rng);
-    b.data = exactValues(b.dtype, std::move(vals));
+    BufferDesc b{"X" + std::to_string(i), inTypes[static_cast<size_t>(i)], size_, {}, false,
+                 sizeNames_};
+    fillInput(b, rng);
     params_.push_back(lang(b.dtype) + " *" + b.name);
+    inputs_.push_back({b.name, b.dtype});
     k.buffers.push_back(std::move(b));
   }
-  std::vector<double> fill(static_cast<size_t>(m_ * n_), isBool(outType) ? 1 : 3);
-  k.buffers.push_back({"Y", outType, shape, std::move(fill), true});
-  params_.push_back(lang(outType) + " *Y");
+  std::vector<double> fill(static_cast<size_t>(elements), isBool(outType) ? 1 : 3);
+  for (const char *name : {"Y", "Z"}) {
+    if (name[0] == 'Z' && !storeOld_)
+      continue;
+    k.buffers.push_back({name, outType, size_, fill, true, sizeNames_});
+    params_.push_back(lang(outType) + " *" + name);
+  }
 }
 
 // The scalar parameters: sizes, then K (loops), C (`if`) and S (a leaf).
 void Builder::addScalars(FuzzKernel &k, bool hasLoop, bool hasIf, bool hasScalar) {
-  if (twoD_)
-    k.scalars.push_back({"M", DType::I32, static_cast<double>(m_)});
-  k.scalars.push_back({"N", DType::I32, static_cast<double>(twoD_ ? n_ : m_)});
+  for (size_t a = 0; a < static_cast<size_t>(rank_); ++a)
+    k.scalars.push_back({sizeNames_[a], DType::I32, static_cast<double>(size_[a])});
   if (hasLoop)
     k.scalars.push_back({"K", DType::I32, static_cast<double>(range(0, 3))});
   if (hasIf)
@@ -547,33 +809,43 @@ void Builder::addScalars(FuzzKernel &k, bool hasLoop, bool hasIf, bool hasScalar
     params_.push_back(lang(s.dtype) + " " + s.name);
 }
 
-// Ranges, the bounds mask, pointers and the inputs' loads.
+// Program ids, ranges, the bounds mask, pointers and the inputs' loads.
 void Builder::prologue(const FuzzKernel &k) {
-  std::string offs;
-  body_.push_back("  int pm = get_program_id(0);");
-  if (twoD_) {
-    body_.push_back("  int pn = get_program_id(1);");
-    body_.push_back("  int rm[TM] = pm * TM + 0 ... TM;");
-    body_.push_back("  int rn[TN] = pn * TN + 0 ... TN;");
-    body_.push_back("  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);");
-    offs = "rm[:, newaxis] * N + rn[newaxis, :]";
-    features_.insert("broadcast.newaxis");
-  } else {
-    body_.push_back("  int rm[TS] = pm * TS + 0 ... TS;");
-    body_.push_back("  bool mask[TS] = rm < N;");
-    offs = "rm";
+  for (int a = 0; a < rank_; ++a)
+    line("int p" + rangeNames_[static_cast<size_t>(a)].substr(1) + " = get_program_id(" +
+         std::to_string(a) + ");");
+  for (size_t a = 0; a < static_cast<size_t>(rank_); ++a) {
+    const std::string &t = tileNames_[a], &r = rangeNames_[a];
+    line("int " + r + "[" + t + "] = p" + r.substr(1) + " * " + t + " + 0 ... " + t + ";");
   }
+  line("bool mask" + shape() + " = " + boundsMask(indices()) + ";");
+  if (rank_ > 1)
+    features_.insert(rank_ == 3 ? "broadcast.newaxis3d" : "broadcast.newaxis");
+  std::string offs = offsets(indices());
   for (const BufferDesc &b : k.buffers) {
     std::string p = "p" + b.name, x = "x" + b.name.substr(1);
-    body_.push_back("  " + lang(b.dtype) + " *" + p + shape() + " = " + b.name + " + " + offs + ";");
+    line(lang(b.dtype) + " *" + p + shape() + " = " + b.name + " + " + offs + ";");
     if (b.isOutput)
       continue;
     std::string load = unmasked_ ? "*" + p : poison_ ? "*?(mask) " + p : "mask ? *" + p + " : 0";
     features_.insert(unmasked_ ? "load.plain" : poison_ ? "load.poison" : "load.masked");
-    body_.push_back("  " + lang(b.dtype) + " " + x + shape() + " = " + load + ";");
+    line(lang(b.dtype) + " " + x + shape() + " = " + load + ";");
     loads_.push_back({"((" + lang(b.dtype) + ")(" + load + "))", b.dtype});
     tiles_.push_back({x, b.dtype});
   }
+}
+
+// Whether the result goes out by an atomic, and which kind (drawn before the
+// buffers, since storing the old values needs the output Z).
+void Builder::planAtomic(DType outType) {
+  if (isBool(outType) || poison_ || !coin(p_.atomic))
+    return;
+  if (coin(p_.atomicCollide)) {
+    atomic_ = AtomicKind::Collide;
+    return;
+  }
+  atomic_ = coin(p_.atomicCas) ? AtomicKind::Cas : AtomicKind::Own;
+  storeOld_ = coin(p_.atomicOld);
 }
 
 // The result, written to Y by a (masked) store or an atomic.
@@ -590,68 +862,246 @@ void Builder::epilogue(DType outType) {
     features_.insert("store.data_mask");
     storeMask = "mask && (" + expr(1).text + " < " + expr(1).text + ")";
   }
-  if (isBool(outType) || poison_ || !coin(p_.atomic)) {
-    body_.push_back(std::string("  ") + (unmasked_ ? "*pY" : "*?(" + storeMask + ") pY") + " = " +
-                    result.text + ";");
+  if (atomic_ == AtomicKind::None) {
+    line((unmasked_ ? std::string("*pY") : "*?(" + storeMask + ") pY") + " = " + result.text + ";");
     return;
   }
-  // Every lane updates its own element (no two programs share one), so the
-  // result does not depend on the order of programs or threads.
-  std::vector<std::string> ops = {"add", "max", "min", "xchg"};
-  if (isIntegral(outType))
-    ops.insert(ops.end(), {"and", "or", "xor"});
-  std::string op = *rc::gen::elementOf(ops);
+  atomicStore(result, outType, storeMask);
+}
+
+// An atomic on each lane's own element (so the order of programs and lanes
+// does not matter): any operation, or atomic_cas with a compare that
+// sometimes matches Y's initial 3; the old values may go to Z.
+void Builder::atomicStore(const Val &result, DType outType, const std::string &storeMask) {
+  std::string maskArg = unmasked_ ? "" : ", " + storeMask;
   features_.insert("atomic");
+  if (atomic_ == AtomicKind::Collide) {
+    collidingAtomic(result, outType, maskArg);
+    return;
+  }
+  std::string call;
+  if (atomic_ == AtomicKind::Cas) {
+    features_.insert("atomic.cas");
+    std::string lhs = expr(1).text, rhs = expr(1).text;
+    Val cmp = castTo({"select(" + lhs + " < " + rhs + ", 3, 5)", DType::I32}, outType);
+    call = "atomic_cas(pY, " + cmp.text + ", " + result.text + maskArg + ")";
+  } else {
+    std::vector<std::string> ops = {"add", "max", "min", "xchg"};
+    if (isIntegral(outType))
+      ops.insert(ops.end(), {"and", "or", "xor"});
+    std::string op = *rc::gen::elementOf(ops);
+    features_.insert("atomic." + op);
+    call = "atomic_" + op + "(pY, " + result.text + maskArg + ")";
+  }
+  if (!storeOld_) {
+    line(call + ";");
+    return;
+  }
+  features_.insert("atomic.old");
+  std::string old = fresh("old");
+  line(lang(outType) + " " + old + shape() + " = " + call + ";");
+  line((unmasked_ ? std::string("*pZ") : "*?(" + storeMask + ") pZ") + " = " + old + ";");
+}
+
+// An atomic whose lanes collide: lane index i goes to element i % 4 on every
+// axis (in bounds, since i % 4 <= i). Only operations whose final value does
+// not depend on the order: integer add/and/or/xor/max/min, float max/min, and
+// float add of integers in [-2, 2] while every partial sum stays exact. The
+// old values are not used.
+void Builder::collidingAtomic(const Val &result, DType outType, const std::string &maskArg) {
+  features_.insert("atomic.collide");
+  std::string pc = fresh("pc");
+  line(lang(outType) + " *" + pc + shape() + " = Y + " + offsets(indices(" % 4")) + ";");
+  std::vector<std::string> ops = {"max", "min"};
+  double lanes = 1; // the most lanes that update one element
+  for (int64_t s : size_)
+    lanes *= static_cast<double>((s + 3) / 4);
+  if (isIntegral(outType))
+    ops.insert(ops.end(), {"add", "and", "or", "xor"});
+  else if (3 + 2 * lanes < exactIntLimit(outType))
+    ops.push_back("add");
+  std::string op = *rc::gen::elementOf(ops);
   features_.insert("atomic." + op);
-  body_.push_back("  atomic_" + op + "(pY, " + result.text +
-                  (unmasked_ ? std::string(")") : ", " + storeMask + ")") + ";");
+  Val v = op == "add" && isFloat(outType) ? castTo(smallExact(result), outType) : result;
+  line("atomic_" + op + "(" + pc + ", " + v.text + maskArg + ");");
+}
+
+// One operand of a matmul kernel: `rows x cols` (as named size scalars), or
+// `cols x rows` when stored transposed.
+void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
+                            const std::string &rows, const std::string &cols) {
+  auto sizeOf = [&](const std::string &s) {
+    for (const ScalarDesc &d : k.scalars)
+      if (d.name == s)
+        return static_cast<int64_t>(d.value);
+    return int64_t{1};
+  };
+  std::vector<std::string> dims = transposed ? std::vector<std::string>{cols, rows}
+                                             : std::vector<std::string>{rows, cols};
+  BufferDesc b{name, t, {sizeOf(dims[0]), sizeOf(dims[1])}, {}, false, dims};
+  int64_t dataSeed = *rc::gen::inRange<int64_t>(0, 1 << 30);
+  std::mt19937_64 rng(static_cast<uint64_t>(dataSeed));
+  fillInput(b, rng);
+  params_.push_back(lang(t) + " *" + name);
+  k.buffers.push_back(std::move(b));
+}
+
+// The K loop of a matmul kernel, as in the tutorial: masked loads whose masks
+// follow the tail of K, `c += a @ b` (operands transposed with `^` when
+// stored transposed) and pointer increments.
+void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb) {
+  bool down = coin(0.5);
+  auto inK = [&](const std::string &rk) { return down ? rk + " < k" : rk + " + k < K"; };
+  if (down) {
+    features_.insert("loop.down");
+    line("for (int k = K; k > 0; k -= TK) {");
+  } else {
+    line("for (int k = 0; k < K; k += TK) {");
+  }
+  std::string maskA = transA ? "(" + inK("rk[:, newaxis]") + ") && (rm[newaxis, :] < M)"
+                             : "(rm[:, newaxis] < M) && (" + inK("rk[newaxis, :]") + ")";
+  std::string maskB = transB ? "(rn[:, newaxis] < N) && (" + inK("rk[newaxis, :]") + ")"
+                             : "(" + inK("rk[:, newaxis]") + ") && (rn[newaxis, :] < N)";
+  std::string shapeA = transA ? "[TK, TM]" : "[TM, TK]", shapeB = transB ? "[TN, TK]" : "[TK, TN]";
+  line("  bool ma" + shapeA + " = " + maskA + ";");
+  line("  bool mb" + shapeB + " = " + maskB + ";");
+  line("  " + lang(ta) + " a" + shapeA + " = ma ? *pa : 0;");
+  line("  " + lang(tb) + " b" + shapeB + " = mb ? *pb : 0;");
+  std::string prod = std::string(transA ? "^a" : "a") + " @ " + (transB ? "^b" : "b");
+  line(coin(0.5) ? "  c += " + prod + ";" : "  c = c + " + prod + ";");
+  for (auto [p, step] : {std::pair<std::string, std::string>{"pa", transA ? "TK * M" : "TK"},
+                         {"pb", transB ? "TK" : "TK * N"}})
+    line(coin(0.5) ? "  " + p + " += " + step + ";" : "  " + p + " = " + p + " + " + step + ";");
+  line("}");
+}
+
+// A matmul kernel in the form of the tutorial (examples/matmul.tc): tiles
+// TM x TN of C = A x B (+ an accumulator's initial value), a loop over K by
+// TK with pointer increments, fp16/bf16/fp32/int8/fp64 operands (sometimes
+// mixed, sometimes stored transposed) and their accumulator type.
+void Builder::matmulKernel(FuzzKernel &k) {
+  setAxes(2);
+  for (const char *f : {"matmul.kloop", "dot", "tile.2d", "loop", "loop.pointer", "load.masked",
+                        "store.masked", "broadcast.newaxis"})
+    features_.insert(f);
+  int lo = log2Of(p_.matmulMinTile), hi = std::max(lo, log2Of(p_.matmulMaxTile));
+  tile_ = {int64_t{1} << range(lo, hi), int64_t{1} << range(lo, hi)};
+  int64_t tk = int64_t{1} << range(lo, hi);
+  size_ = {extent(tile_[0]), extent(tile_[1])};
+  int64_t depth = range(1, static_cast<int>(2 * tk + 1));
+  k.defines = {{"TM", std::to_string(tile_[0])}, {"TN", std::to_string(tile_[1])},
+               {"TK", std::to_string(tk)}};
+  k.grid = {programs(size_[0], tile_[0]), programs(size_[1], tile_[1]), 1};
+  k.gridAxes = {{"M", "TM"}, {"N", "TN"}};
+  if (k.grid[0] * k.grid[1] > 1)
+    features_.insert("grid.2d");
+  if (size_[0] % tile_[0] || size_[1] % tile_[1] || depth % tk)
+    features_.insert("boundary.tail");
+
+  static const std::vector<DType> types = {DType::F32, DType::F16, DType::BF16, DType::I8,
+                                           DType::F64};
+  DType ta = *rc::gen::elementOf(types);
+  DType tb = coin(0.2) ? *rc::gen::elementOf(types) : ta;
+  DType acc = dotResult(promote(ta, tb));
+  if (ta != tb)
+    features_.insert("matmul.mixed");
+  features_.insert("dot." + conf(promote(ta, tb)));
+  for (DType t : {ta, tb, acc})
+    useType(t);
+  bool transA = coin(0.3), transB = coin(0.3);
+  DType outType = coin(0.5) ? acc : pickType();
+  k.scalars = {{"M", DType::I32, static_cast<double>(size_[0])},
+               {"N", DType::I32, static_cast<double>(size_[1])},
+               {"K", DType::I32, static_cast<double>(depth)}};
+  matmulOperand(k, "A", ta, transA, "M", "K");
+  matmulOperand(k, "B", tb, transB, "K", "N");
+  k.buffers.push_back({"Y", outType, size_,
+                       std::vector<double>(static_cast<size_t>(size_[0] * size_[1]),
+                                           isBool(outType) ? 1 : 3),
+                       true, sizeNames_});
+  params_.push_back(lang(outType) + " *Y");
+  for (const ScalarDesc &s : k.scalars)
+    params_.push_back(lang(s.dtype) + " " + s.name);
+
+  line("int pm = get_program_id(0);");
+  line("int pn = get_program_id(1);");
+  line("int rm[TM] = pm * TM + 0 ... TM;");
+  line("int rn[TN] = pn * TN + 0 ... TN;");
+  line("int rk[TK] = 0 ... TK;");
+  std::string init = "0";
+  if (coin(p_.dotAcc)) {
+    features_.insert("dot.acc");
+    init = coin(0.5) ? "(rm[:, newaxis] - rn[newaxis, :])" : (isFloat(acc) ? "0.5" : "2");
+  }
+  line(lang(acc) + " c[TM, TN] = " + init + ";");
+  line(lang(ta) + (transA ? " *pa[TK, TM] = A + rk[:, newaxis] * M + rm[newaxis, :];"
+                          : " *pa[TM, TK] = A + rm[:, newaxis] * K + rk[newaxis, :];"));
+  line(lang(tb) + (transB ? " *pb[TN, TK] = B + rn[:, newaxis] * K + rk[newaxis, :];"
+                          : " *pb[TK, TN] = B + rk[:, newaxis] * N + rn[newaxis, :];"));
+  if (transA)
+    features_.insert("dot.trans_a");
+  if (transB)
+    features_.insert("dot.trans_b");
+  matmulLoop(transA, transB, ta, tb);
+  line("bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);");
+  line(lang(outType) + " *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];");
+  static const std::vector<std::string> outs = {"c", "max(c, 0)", "(c * 2)", "(c - 1)"};
+  Val v = castTo({*rc::gen::elementOf(outs), acc}, outType);
+  line("*?(mask) pY = " + v.text + ";");
+}
+
+std::string Builder::source() const {
+  std::ostringstream os;
+  for (const std::string &h : helpers_)
+    os << h;
+  os << "__global__ void fuzz(" << join(params_, ", ") << ") {\n";
+  for (const std::string &l : body_)
+    os << l << "\n";
+  os << "}\n";
+  return os.str();
 }
 
 FuzzKernel Builder::build() {
   FuzzKernel k;
   k.kernelName = "fuzz";
-  twoD_ = coin(p_.twoD);
   smallInts_ = coin(p_.smallInts);
-  unmasked_ = coin(p_.unmasked);
-  poison_ = !unmasked_ && coin(p_.poisonLoads);
   k.smallInts = smallInts_;
   features_.insert(smallInts_ ? "mode.small_ints" : "mode.general");
-  features_.insert(twoD_ ? "tile.2d" : "tile.1d");
-  chooseShape(k);
-  DType outType = pickType();
-  addBuffers(k, outType);
-  bool hasLoop = coin(p_.loop), hasIf = coin(p_.ifStmt);
-  bool hasReduce = !poison_ && coin(p_.reduction);
-  bool hasDot = twoD_ && !poison_ && coin(p_.dot);
-  addScalars(k, hasLoop, hasIf, coin(p_.scalarParam));
-  prologue(k);
+  edges_ = !smallInts_ && coin(p_.edgeValues);
+  if (coin(p_.matmul)) {
+    matmulKernel(k);
+  } else {
+    setAxes(coin(p_.threeD) ? 3 : coin(p_.twoD) ? 2 : 1);
+    unmasked_ = coin(p_.unmasked);
+    poison_ = !unmasked_ && coin(p_.poisonLoads);
+    static const char *const tiles[] = {"tile.1d", "tile.2d", "tile.3d"};
+    features_.insert(tiles[rank_ - 1]);
+    chooseShape(k);
+    DType outType = pickType();
+    planAtomic(outType);
+    addBuffers(k, outType);
+    bool hasLoop = coin(p_.loop), hasIf = coin(p_.ifStmt);
+    bool hasReduce = !poison_ && coin(p_.reduction);
+    bool hasDot = rank_ > 1 && !poison_ && coin(p_.dot);
+    addScalars(k, hasLoop, hasIf, coin(p_.scalarParam));
+    prologue(k);
 
-  // The body: elementwise statements with the optional constructs between them.
-  int statements = range(1, p_.maxStatements);
-  for (int i = 0; i < statements; ++i) {
-    declare(fresh("v"), expr(range(1, p_.maxDepth)));
-    if (i == 0 && hasReduce)
-      reduction();
-    if (i == 0 && hasDot)
-      dot();
+    // The body: elementwise statements with the optional constructs between them.
+    int statements = range(1, p_.maxStatements);
+    for (int i = 0; i < statements; ++i) {
+      declare(fresh("v"), expr(range(1, p_.maxDepth)));
+      if (i == 0 && hasReduce)
+        reduction();
+      if (i == 0 && hasDot)
+        dot();
+    }
+    if (hasLoop)
+      loop();
+    if (hasIf)
+      ifStatement();
+    epilogue(outType);
   }
-  if (hasLoop)
-    loop();
-  if (hasIf)
-    ifStatement();
-  epilogue(outType);
-
-  std::ostringstream os;
-  for (const std::string &h : helpers_)
-    os << h;
-  os << "__global__ void fuzz(";
-  for (size_t i = 0; i < params_.size(); ++i)
-    os << (i ? ", " : "") << params_[i];
-  os << ") {\n";
-  for (const std::string &line : body_)
-    os << line << "\n";
-  os << "}\n";
-  k.source = os.str();
+  k.source = source();
   k.features.assign(features_.begin(), features_.end());
   return k;
 }

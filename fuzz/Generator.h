@@ -32,6 +32,14 @@ struct BufferDesc {
   std::vector<int64_t> shape;
   std::vector<double> data; // row-major, prod(shape) values
   bool isOutput = false;    // written by the kernel
+  std::vector<std::string> dims{}; // the size scalar of each axis ("M", "N"), for the reducer
+};
+
+/// A grid axis: the scalar that holds the problem size along it and the tile
+/// define that divides it (grid[axis] = cdiv(size, tile), or one more).
+struct GridAxis {
+  std::string size; // e.g. "M"
+  std::string tile; // e.g. "TM"
 };
 
 /// A scalar argument (integers hold exact integral values).
@@ -51,6 +59,7 @@ struct FuzzKernel {
   std::array<int64_t, 3> grid{1, 1, 1};
   std::vector<std::string> features; // sorted, unique (e.g. "dtype.half", "reduce", "dot")
   bool smallInts = false;            // inputs are small integers in [-4, 4] (exact mode)
+  std::vector<GridAxis> gridAxes{};  // per grid axis in use (for the reducer)
 };
 
 /// Probabilities of the generator's choices (each in [0, 1]).
@@ -65,12 +74,25 @@ struct GenPolicy {
   double loop = 0.4;         // a runtime-bound loop
   double ifStmt = 0.35;      // an `if` on a scalar condition
   double scalarParam = 0.5;  // a scalar parameter used in expressions
-  double atomic = 0.15;      // the result goes to the output by an atomic (not a store)
+  double atomic = 0.2;       // the result goes to the output by an atomic (not a store)
+  double threeD = 0.15;      // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
+  double matmul = 0.1;       // a tutorial-style K-loop matmul kernel instead of an elementwise one
+  double dotAcc = 0.5;       // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
+  double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
+  double atomicCas = 0.3;    // of the other atomic kernels: atomic_cas
+  double atomicOld = 0.4;    // of the other atomic kernels: the old values are stored to Z
+  double loopPointer = 0.4;  // of loops: a pointer that walks through an input, masks following
+  double helperStatements = 0.5; // of helpers: a local declaration before `return`
+  double edgeValues = 0.3;   // of general-mode kernels: NaN, +-inf, -0.0, subnormal float inputs
+  double edgeFraction = 0.1; // of those kernels' float input elements
   int maxInputs = 3;         // input buffers: 1 to maxInputs
   int maxStatements = 5;     // elementwise statements: 1 to maxStatements
   int maxDepth = 3;          // expression depth
   int max1DTile = 64;        // largest 1-D tile (power of two)
   int max2DTile = 16;        // largest 2-D tile axis (power of two)
+  int max3DTile = 4;         // largest 3-D tile axis (power of two)
+  int matmulMinTile = 16;    // matmul kernels: TM, TN, TK powers of two in [min, max]
+  int matmulMaxTile = 32;
 };
 
 /// A generator of kernels under `policy`.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -323,6 +324,37 @@ bool cudaAvailable(std::string *why) {
   if (why)
     *why = cached->second;
   return cached->first;
+}
+
+int cudaDeviceCount(std::string *why) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    if (why)
+      *why = "no CUDA device: cannot create a pipe for the device probe";
+    return 0;
+  }
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string w;
+    std::string text = cuda::available(&w) ? std::to_string(cuda::deviceCount()) : "0 " + w;
+    (void)!::write(fds[1], text.data(), text.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string msg;
+  char buf[512];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
+    msg.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  if (pid > 0)
+    ::waitpid(pid, &status, 0);
+  int count = std::atoi(msg.c_str());
+  if (count <= 0 && why)
+    *why = msg.size() > 2 ? msg.substr(2) : "no CUDA device: the device probe failed";
+  return std::max(count, 0);
 }
 
 std::unique_ptr<GpuBackend> createGpuBackend(const GpuOptions &opts) {

@@ -66,6 +66,11 @@ public:
 /// Whether a CUDA device can be used here; if not, `why` is "no CUDA device: ...".
 bool cudaAvailable(std::string *why);
 
+/// The number of CUDA devices (0 when none, with `why` as for cudaAvailable).
+/// Probed in a child process, like cudaAvailable, so this process stays free
+/// to fork workers that use CUDA.
+int cudaDeviceCount(std::string *why);
+
 std::unique_ptr<GpuBackend> createGpuBackend(const GpuOptions &opts = {});
 
 /// Exit code of every GPU command when no device is present.

@@ -1,54 +1,60 @@
 //===- triton-fuzz.cpp - The differential fuzzer ---------------------------===//
 //
-//   triton-fuzz --cpu-only [--time 2m] [--seed N] [--out DIR] [--max-kernels N]
-//       [--shrink-time 20s] [--threads 4] [--replay I [--print]]
+//   triton-fuzz [--time 8h] [--seed N] [--devices all|0,2] [--shard K/N] [--out DIR]
+//   triton-fuzz --cpu-only [--time 2m] [--seed N] [--workers N] [--out DIR]
+//   triton-fuzz --seed N --replay I [--print] [--cpu-only]
+//   triton-fuzz merge DIR... --out FILE.html [--known FILE] [--cases-dir D]
 //
-// Generates well-typed, UB-free kernels (fuzz/Generator.h) and checks the
-// properties that need no GPU on each (fuzz/Oracle.h) until the time is up:
-// the IR round-trips through print/parse, the pass pipeline does not change
-// results, and neither does the interpreter's thread count. Kernel I of a
-// campaign is generated from (seed, I) alone, so `--seed N --replay I`
-// finds it again. A kernel that traps on the interpreter is discarded; a
-// kernel that does not compile is a generator bug. Each failure is shrunk
-// (RapidCheck's shrinks, within --shrink-time; only the first three failures
-// of each property) and written to DIR as a conformance suite file
-// (/work/shared/CONFORMANCE.md).
+// Generates well-typed, UB-free kernels (fuzz/Generator.h) and checks each in
+// a worker process until the time is up: by default on the GPU against the
+// reference interpreter (fuzz/GpuOracle.h), with --cpu-only the properties
+// that need no GPU (fuzz/Oracle.h). Kernel I of a campaign is generated from
+// (seed, I) alone, so `--seed N --replay I` finds it again, and a campaign
+// killed at any point resumes from its journal in DIR (fuzz/Campaign.h). Each
+// failure is shrunk and reduced, and stored as a conformance suite file
+// (/work/shared/CONFORMANCE.md) under DIR/cases; DIR/report.html sums up.
 //
 // Exit codes: 0 no failure; 1 a property failed or the generator has a bug;
-// 3 usage error (also: the GPU campaign, not supported yet).
+// 3 usage error; 4 no CUDA device (GPU mode).
 //
 //===----------------------------------------------------------------------===//
-#include "fuzz/Case.h"
-#include "fuzz/Generator.h"
-#include "fuzz/Oracle.h"
+#include "fuzz/Campaign.h"
+#include "gpu/GpuBackend.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
-#include <map>
 #include <optional>
+#include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
+using namespace tc;
 using namespace tc::fuzz;
 
 namespace {
 
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 3;
-constexpr int64_t kMaxShrunkPerProperty = 3;
 
 struct Flags {
-  bool cpuOnly = false, print = false;
-  std::string time = "2m", shrinkTime = "20s", out = "fuzz-out";
+  bool cpuOnly = false, print = false, worker = false, reducer = false, stopOnFailure = false;
+  std::string time = "2m", shrinkTime = "60s", hangTimeout = "60s", out;
   uint64_t seed = 1;
   int64_t maxKernels = 0;
-  unsigned threads = 4;
+  unsigned threads = 4, numWarps = 4;
+  int workers = 1, workersPerDevice = 0, device = 0;
+  std::string devices = "all", shard = "0/1", disableOpt, casesDir, knownFile;
   std::optional<int64_t> replay;
   std::string plantFeature; // testing the failure path: kernels with it "fail"
+};
+
+struct MergeFlags {
+  std::vector<std::string> dirs;
+  std::string out, knownFile, casesDir;
 };
 
 // "90", "30s", "2m", "1h" -> seconds.
@@ -59,8 +65,14 @@ std::optional<double> parseDuration(const std::string &text) {
   std::string num = text;
   switch (text.back()) {
   case 's': num.pop_back(); break;
-  case 'm': scale = 60; num.pop_back(); break;
-  case 'h': scale = 3600; num.pop_back(); break;
+  case 'm':
+    scale = 60;
+    num.pop_back();
+    break;
+  case 'h':
+    scale = 3600;
+    num.pop_back();
+    break;
   }
   try {
     size_t used = 0;
@@ -73,154 +85,110 @@ std::optional<double> parseDuration(const std::string &text) {
   }
 }
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+int usage(const std::string &message) {
+  std::cerr << "triton-fuzz: " << message << "\n";
+  return kExitUsage;
 }
 
-// Kernel `index` of the campaign `seed`: its RapidCheck seed and size.
-uint64_t kernelSeed(uint64_t seed, int64_t index) {
-  return splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(index));
-}
-int kernelSize(int64_t) { return 100; } // rc::gen::inRange scales with size: keep it full
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-struct Campaign {
-  Flags flags;
-  GenPolicy policy;
-  OracleOptions oracle;
-  double seconds = 120, shrinkSeconds = 20;
-  int64_t kernels = 0, passed = 0, discards = 0, failures = 0, generatorBugs = 0;
-  std::map<std::string, int64_t> features, discardKinds, failedProperties;
-  std::vector<std::string> discardSamples;
-
-  std::string reproduce(int64_t index) const {
-    return "triton-fuzz --cpu-only --seed " + std::to_string(flags.seed) + " --replay " +
-           std::to_string(index) + " --print";
+// The oracles' settings from the flags (the same in the parent and its workers).
+std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::string &error) {
+  CheckConfig c;
+  c.cpuOnly = f.cpuOnly;
+  c.seed = f.seed;
+  c.plantFeature = f.plantFeature;
+  c.cpu.threads = f.threads;
+  c.cpu.maxSeconds = std::min(20.0, std::max(1.0, hangSeconds / 4));
+  c.gpu.device = f.device;
+  c.gpu.maxSeconds = std::min(20.0, std::max(1.0, hangSeconds / 3));
+  c.gpu.codegen.numWarps = f.numWarps;
+  if (f.numWarps == 0 || f.numWarps > 32 || (f.numWarps & (f.numWarps - 1))) {
+    error = "bad --num-warps " + std::to_string(f.numWarps) + " (1, 2, 4, 8, 16 or 32)";
+    return std::nullopt;
   }
-  OracleResult check(const FuzzKernel &k) const;
-  void record(int64_t index, const FuzzKernel &k, const OracleResult &r);
-  void fail(int64_t index, const FuzzKernel &k, const OracleResult &r);
-  void progress(double elapsed) const;
-  void summary(double elapsed) const;
-};
-
-void writeFile(const fs::path &path, const std::string &text) {
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  std::ofstream(path) << text;
-  std::cout << "triton-fuzz: wrote " << path.string() << "\n";
+  if (!codegen::disableOptimizations(c.gpu.codegen, f.disableOpt, error))
+    return std::nullopt;
+  return c;
 }
 
-// The oracle, plus the planted failure of --fail-on-feature.
-OracleResult Campaign::check(const FuzzKernel &k) const {
-  OracleResult r = checkKernel(k, oracle);
-  if (r.status == OracleResult::Status::Pass && !flags.plantFeature.empty() &&
-      std::count(k.features.begin(), k.features.end(), flags.plantFeature)) {
-    r.status = OracleResult::Status::Fail;
-    r.property = "planted";
-    r.message = "planted failure: the kernel uses feature " + flags.plantFeature;
+// The flags a worker is started with (the campaign adds --device D).
+std::vector<std::string> workerArgs(const Flags &f) {
+  std::vector<std::string> a = {"--worker",
+                                "--seed",
+                                std::to_string(f.seed),
+                                "--threads",
+                                std::to_string(f.threads),
+                                "--num-warps",
+                                std::to_string(f.numWarps),
+                                "--hang-timeout",
+                                f.hangTimeout};
+  if (f.cpuOnly)
+    a.push_back("--cpu-only");
+  if (!f.disableOpt.empty())
+    a.insert(a.end(), {"--disable-opt", f.disableOpt});
+  if (!f.plantFeature.empty())
+    a.insert(a.end(), {"--fail-on-feature", f.plantFeature});
+  return a;
+}
+
+// The flags of the reproduce command that differ from the defaults.
+std::string reproduceFlags(const Flags &f) {
+  std::string s;
+  if (f.cpuOnly)
+    s += " --cpu-only";
+  if (f.cpuOnly && f.threads != 4)
+    s += " --threads " + std::to_string(f.threads);
+  if (!f.cpuOnly && f.numWarps != 4)
+    s += " --num-warps " + std::to_string(f.numWarps);
+  if (!f.cpuOnly && !f.disableOpt.empty())
+    s += " --disable-opt " + f.disableOpt;
+  if (!f.plantFeature.empty())
+    s += " --fail-on-feature " + f.plantFeature;
+  return s;
+}
+
+// --devices all|0,2,...: the device ordinals (counted in a child process).
+std::optional<std::vector<int>> resolveDevices(const std::string &spec, int count,
+                                               std::string &error) {
+  std::vector<int> out;
+  if (spec == "all") {
+    for (int d = 0; d < count; ++d)
+      out.push_back(d);
+    return out;
   }
-  return r;
-}
-
-void Campaign::record(int64_t index, const FuzzKernel &k, const OracleResult &r) {
-  ++kernels;
-  for (const std::string &f : k.features)
-    ++features[f];
-  switch (r.status) {
-  case OracleResult::Status::Pass:
-    ++passed;
-    return;
-  case OracleResult::Status::Discard:
-    ++discards;
-    ++discardKinds[r.property];
-    if (discardSamples.size() < 3)
-      discardSamples.push_back("kernel " + std::to_string(index) + ": " + r.message + "\n" +
-                               describeKernel(k));
-    return;
-  case OracleResult::Status::GeneratorBug:
-    ++generatorBugs;
-    std::cout << "triton-fuzz: GENERATOR BUG (kernel " << index << " does not "
-              << (r.property == "compile" ? "compile" : "launch") << "):\n"
-              << r.message << "\n" << describeKernel(k) << "reproduce: " << reproduce(index) << "\n";
-    writeFile(fs::path(flags.out) / ("generator-bug-" + std::to_string(index) + ".tc"),
-              describeKernel(k) + "/* " + r.message + " */\n");
-    return;
-  case OracleResult::Status::Fail:
-    fail(index, k, r);
-    return;
+  std::stringstream in(spec);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      int d = std::stoi(item, &used);
+      if (used != item.size() || d < 0 || d >= count)
+        throw std::out_of_range("device");
+      out.push_back(d);
+    } catch (const std::exception &) {
+      error = "bad --devices entry '" + item + "' (this machine has " + std::to_string(count) +
+              " CUDA device(s): use all or ordinals 0.." + std::to_string(count - 1) + ")";
+      return std::nullopt;
+    }
   }
+  if (out.empty())
+    error = "--devices lists no device";
+  return out.empty() ? std::nullopt : std::optional(out);
 }
 
-void Campaign::fail(int64_t index, const FuzzKernel &k, const OracleResult &r) {
-  ++failures;
-  ++failedProperties[r.property];
-  std::cout << "triton-fuzz: FAILURE of property '" << r.property << "' on kernel " << index
-            << ": " << r.message.substr(0, 1000) << "\n";
-  int steps = 0;
-  auto stillFails = [&](const FuzzKernel &c) {
-    OracleResult again = check(c);
-    return again.status == OracleResult::Status::Fail && again.property == r.property;
-  };
-  // Shrinking costs up to --shrink-time: only the first few failures of each
-  // property are shrunk (a systematic bug would otherwise eat the campaign).
-  FuzzKernel small = failedProperties[r.property] <= kMaxShrunkPerProperty
-                         ? shrinkKernel(policy, kernelSeed(flags.seed, index), kernelSize(index),
-                                        stillFails, shrinkSeconds, &steps)
-                         : k;
-  OracleResult smallResult = check(small);
-  if (smallResult.status != OracleResult::Status::Fail) { // flaky: keep the original
-    small = k;
-    smallResult = r;
+int replay(const Flags &f, const CheckConfig &cfg) {
+  std::string why;
+  if (!cfg.cpuOnly && !gpu::cudaAvailable(&why)) {
+    std::cerr << "triton-fuzz: " << why << "\n";
+    return gpu::kExitNoDevice;
   }
-  if (failedProperties[r.property] <= kMaxShrunkPerProperty)
-    std::cout << "triton-fuzz: shrunk in " << steps << " steps to:\n" << describeKernel(small);
-  std::string name = "seed" + std::to_string(flags.seed) + "_kernel" + std::to_string(index) +
-                     "_" + r.property;
-  writeFile(fs::path(flags.out) / (name + ".json"),
-            conformanceCase(small, smallResult,
-                            {name, kernelSeed(flags.seed, index), reproduce(index)}));
-}
-
-void Campaign::progress(double elapsed) const {
-  double rate = elapsed > 0 ? kernels / elapsed : 0;
-  double discardPct = kernels ? 100.0 * discards / kernels : 0;
-  std::cout << std::fixed << std::setprecision(1) << "[" << elapsed << "s / " << seconds
-            << "s] kernels " << kernels << " (" << rate << "/s), discards " << discardPct
-            << "%, failures " << failures << ", generator bugs " << generatorBugs << ", remaining "
-            << std::max(0.0, seconds - elapsed) << "s" << std::endl;
-}
-
-void Campaign::summary(double elapsed) const {
-  std::cout << "\ntriton-fuzz summary (seed " << flags.seed << "):\n";
-  progress(elapsed);
-  std::cout << "passed " << passed << ", discarded " << discards << ", failed " << failures
-            << ", generator bugs " << generatorBugs << "\n";
-  for (const auto &[p, n] : failedProperties)
-    std::cout << "  failed property " << p << ": " << n << "\n";
-  for (const auto &[kind, n] : discardKinds)
-    std::cout << "  discard (trap " << kind << "): " << n << "\n";
-  std::cout << "features (kernels using each):\n";
-  for (const auto &[f, n] : features)
-    std::cout << "  " << std::setw(6) << std::setprecision(2)
-              << (kernels ? 100.0 * n / kernels : 0) << "% " << f << " (" << n << ")\n";
-  for (const std::string &s : discardSamples)
-    std::cout << "sample of a discarded (trapping) kernel, " << s << "\n";
-}
-
-int replay(Campaign &c) {
-  int64_t index = *c.flags.replay;
-  FuzzKernel k = generateKernel(c.policy, kernelSeed(c.flags.seed, index), kernelSize(index));
-  if (c.flags.print)
+  int64_t index = *f.replay;
+  FuzzKernel k = generateKernel(cfg.policy, kernelSeed(f.seed, index), 100);
+  if (f.print)
     std::cout << describeKernel(k);
-  OracleResult r = c.check(k);
+  std::unique_ptr<Checker> checker = makeChecker(cfg);
+  if (!cfg.cpuOnly)
+    std::cout << "device: " << checker->device() << "\n";
+  OracleResult r = checker->check(k);
   const char *names[] = {"pass", "discard", "generator bug", "FAIL"};
   std::cout << "kernel " << index << ": " << names[static_cast<int>(r.status)]
             << (r.property.empty() ? "" : " (" + r.property + ")") << "\n"
@@ -230,55 +198,165 @@ int replay(Campaign &c) {
              : kExitOk;
 }
 
-int run(Campaign &c) {
-  Clock::time_point start = Clock::now(), lastReport = start;
-  for (int64_t index = 0; since(start) < c.seconds; ++index) {
-    if (c.flags.maxKernels > 0 && index >= c.flags.maxKernels)
-      break;
-    FuzzKernel k = generateKernel(c.policy, kernelSeed(c.flags.seed, index), kernelSize(index));
-    c.record(index, k, c.check(k));
-    if (since(lastReport) >= 5) {
-      c.progress(since(start));
-      lastReport = Clock::now();
-    }
+// A folder for the state of a campaign run without --out.
+std::string temporaryOut() {
+  std::string tmpl = (fs::temp_directory_path() / "triton-fuzz-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data()))
+    return "fuzz-out";
+  return tmpl;
+}
+
+int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shrink, double hang) {
+  CampaignOptions o;
+  o.check = cfg;
+  std::string error;
+  std::optional<Shard> shard = parseShard(f.shard, error);
+  if (!shard)
+    return usage(error);
+  o.shard = *shard;
+  o.out = f.out.empty() ? temporaryOut() : f.out;
+  if (f.out.empty())
+    std::cout << "triton-fuzz: the campaign's state and reports go to " << o.out
+              << " (--out DIR keeps them in DIR and lets a killed campaign resume)\n";
+  o.seconds = seconds;
+  o.shrinkSeconds = shrink;
+  o.hangTimeout = hang;
+  o.maxKernels = f.maxKernels;
+  o.stopOnFailure = f.stopOnFailure;
+  o.knownFile = f.knownFile;
+  o.casesDir = !f.casesDir.empty()                     ? f.casesDir
+               : fs::is_directory("conformance/cases") ? "conformance/cases"
+                                                       : "";
+  o.workerArgs = workerArgs(f);
+  o.reproduceFlags = reproduceFlags(f);
+  if (f.cpuOnly) {
+    if (f.workers < 1)
+      return usage("--workers must be at least 1");
+    o.cpuWorkers = f.workers;
+    return runCampaign(o);
   }
-  c.summary(since(start));
-  return c.failures || c.generatorBugs ? kExitFailed : kExitOk;
+  std::string why;
+  int count = gpu::cudaDeviceCount(&why);
+  if (count == 0) {
+    std::cerr << "triton-fuzz: " << why << "\n";
+    return gpu::kExitNoDevice;
+  }
+  std::optional<std::vector<int>> devices = resolveDevices(f.devices, count, error);
+  if (!devices)
+    return usage(error);
+  o.devices = *devices;
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.workersPerDevice = f.workersPerDevice > 0
+                           ? f.workersPerDevice
+                           : std::min(8, std::max(1, hw / static_cast<int>(o.devices.size())));
+  return runCampaign(o);
+}
+
+int merge(const MergeFlags &m) {
+  std::vector<CampaignSummary> parts;
+  std::set<fs::path> inputs;
+  for (const std::string &dir : m.dirs) {
+    fs::path file = fs::path(dir) / "campaign.json";
+    std::ifstream in(file);
+    if (!in)
+      return usage("merge: " + file.string() + " is missing (is " + dir +
+                   " a finished campaign's --out folder?)");
+    std::stringstream text;
+    text << in.rdbuf();
+    CampaignSummary s;
+    std::string error;
+    if (!summaryFromJson(text.str(), s, error))
+      return usage("merge: " + file.string() + ": " + error);
+    parts.push_back(std::move(s));
+    inputs.insert(fs::weakly_canonical(file));
+  }
+  fs::path html(m.out), md = fs::path(m.out).replace_extension(".md"),
+                        json = html.parent_path() / "merged.json";
+  for (const fs::path &p : {html, md, json})
+    if (inputs.count(fs::weakly_canonical(p)))
+      return usage("merge: refusing to overwrite the input " + p.string());
+  CampaignSummary merged = mergeSummaries(parts);
+  std::set<std::string> known = knownSignatures(m.casesDir, m.knownFile);
+  std::error_code ec;
+  if (!html.parent_path().empty())
+    fs::create_directories(html.parent_path(), ec);
+  std::ofstream(json) << summaryToJson(merged);
+  std::ofstream(md) << markdownReport(merged, known);
+  std::ofstream(html) << htmlReport(merged, known);
+  std::cout << "merged " << parts.size() << " campaigns: kernels " << merged.kernels << ", passed "
+            << merged.passed << ", discards " << merged.discards << ", failures " << merged.failures
+            << " (" << signatureCount(merged) << " signatures), generator bugs "
+            << merged.generatorBugs << ", worker restarts " << merged.workerRestarts << "\n"
+            << "wrote " << html.string() << ", " << md.string() << ", " << json.string() << "\n";
+  return kExitOk;
+}
+
+void addCampaignOptions(CLI::App &app, Flags &f) {
+  app.add_flag("--cpu-only", f.cpuOnly, "Check only the properties that need no GPU");
+  app.add_option("--time", f.time,
+                 "Campaign length over all restarts: 90, 30s, 2m, 8h (default 2m)");
+  app.add_option("--seed", f.seed, "Campaign seed (default 1)");
+  app.add_option("--out", f.out, "Campaign folder: journal, cases, reports (resumable)");
+  app.add_option("--max-kernels", f.maxKernels, "Only kernel indices below N (0: no limit)");
+  app.add_option("--shrink-time", f.shrinkTime, "Time budget for reducing one failure (60s)");
+  app.add_option("--hang-timeout", f.hangTimeout, "A kernel not checked by then is a hang (60s)");
+  app.add_option("--threads", f.threads, "cpu-only: thread count compared with 1 (default 4)");
+  app.add_option("--workers", f.workers, "cpu-only: worker processes (default 1)");
+  app.add_option("--devices", f.devices, "GPU devices: all, or ordinals 0,2,... (default all)");
+  app.add_option("--workers-per-device", f.workersPerDevice,
+                 "Workers per GPU (default: cores / devices, at most 8)");
+  app.add_option("--num-warps", f.numWarps, "GPU: threads per program / 32 (default 4)");
+  app.add_option("--disable-opt", f.disableOpt,
+                 "GPU: optimisations to switch off (e.g. mma,remat)");
+  app.add_option("--shard", f.shard, "Check only indices I with I % N == K (K/N)");
+  app.add_flag("--stop-on-failure", f.stopOnFailure, "Stop after the first failing kernel");
+  app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");
+  app.add_option("--known", f.knownFile, "A file of known signatures, one per line");
+  app.add_option("--replay", f.replay, "Check only kernel I of the campaign, in this process");
+  app.add_flag("--print", f.print, "With --replay: print the kernel");
+  app.add_option("--fail-on-feature", f.plantFeature,
+                 "Testing the failure path: count every kernel with this feature as failing");
+  app.add_flag("--worker", f.worker, "")->group("");
+  app.add_flag("--reducer", f.reducer, "")->group("");
+  app.add_option("--device", f.device, "")->group("");
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  Campaign c;
-  CLI::App app("triton-fuzz: the differential fuzzer (CPU-only properties for now)");
-  app.add_flag("--cpu-only", c.flags.cpuOnly, "Check only the properties that need no GPU");
-  app.add_option("--time", c.flags.time, "Campaign length: 90, 30s, 2m, 1h (default 2m)");
-  app.add_option("--seed", c.flags.seed, "Campaign seed (default 1)");
-  app.add_option("--out", c.flags.out, "Folder for failures (conformance cases)");
-  app.add_option("--max-kernels", c.flags.maxKernels, "Stop after this many kernels (0: no limit)");
-  app.add_option("--shrink-time", c.flags.shrinkTime, "Time budget for shrinking one failure");
-  app.add_option("--threads", c.flags.threads, "Thread count compared with 1 (default 4)");
-  app.add_option("--replay", c.flags.replay, "Check only kernel I of the campaign");
-  app.add_flag("--print", c.flags.print, "With --replay: print the kernel");
-  app.add_option("--fail-on-feature", c.flags.plantFeature,
-                 "Testing the failure path: count every kernel with this feature as failing");
+  Flags f;
+  MergeFlags m;
+  CLI::App app("triton-fuzz: the differential fuzzer (interpreter vs GPU; --cpu-only: the "
+               "properties that need no GPU)");
+  addCampaignOptions(app, f);
+  CLI::App *mergeCmd = app.add_subcommand("merge", "Merge campaign folders into one report");
+  mergeCmd->add_option("dirs", m.dirs, "Campaign folders (each with campaign.json)")->required();
+  mergeCmd->add_option("--out", m.out, "The merged HTML report (.md and merged.json beside it)")
+      ->required();
+  mergeCmd->add_option("--known", m.knownFile, "A file of known signatures, one per line");
+  mergeCmd->add_option("--cases-dir", m.casesDir,
+                       "Known findings' cases (default conformance/cases)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  if (!c.flags.cpuOnly) {
-    std::cerr << "triton-fuzz: the GPU campaign is not supported yet (use --cpu-only)\n";
-    return kExitUsage;
+  if (mergeCmd->parsed()) {
+    if (m.casesDir.empty() && fs::is_directory("conformance/cases"))
+      m.casesDir = "conformance/cases";
+    return merge(m);
   }
-  std::optional<double> seconds = parseDuration(c.flags.time);
-  std::optional<double> shrink = parseDuration(c.flags.shrinkTime);
-  if (!seconds || !shrink) {
-    std::cerr << "triton-fuzz: bad duration (use e.g. 90, 30s, 2m, 1h)\n";
-    return kExitUsage;
-  }
-  c.seconds = *seconds;
-  c.shrinkSeconds = *shrink;
-  c.oracle.threads = c.flags.threads;
-  return c.flags.replay ? replay(c) : run(c);
+  std::optional<double> seconds = parseDuration(f.time), shrink = parseDuration(f.shrinkTime),
+                        hang = parseDuration(f.hangTimeout);
+  if (!seconds || !shrink || !hang || *hang <= 0)
+    return usage("bad duration (use e.g. 90, 30s, 2m, 1h)");
+  std::string error;
+  std::optional<CheckConfig> cfg = checkConfig(f, *hang, error);
+  if (!cfg)
+    return usage(error);
+  if (f.worker)
+    return runWorker(*cfg, !f.reducer);
+  if (f.replay)
+    return replay(f, *cfg);
+  return campaign(f, *cfg, *seconds, *shrink, *hang);
 }

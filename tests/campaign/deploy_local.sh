@@ -16,6 +16,7 @@ set -euo pipefail
 fuzz=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 deploy=$root/deploy
+export FUZZ_DEPLOY_DIR=$deploy # the Slurm scripts look for deploy/ from the submit folder
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

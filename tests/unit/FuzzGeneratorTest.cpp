@@ -173,7 +173,11 @@ TEST(FuzzCase, AFindingLoadsAndPassesAsAConformanceCase) {
     if (r.status != OracleResult::Status::Pass)
       continue;
     r.property = "test";
-    std::string text = conformanceCase(k, r, {"case" + std::to_string(i), seedOf(i), "repro"});
+    CaseInfo info;
+    info.name = "case" + std::to_string(i);
+    info.seed = seedOf(i);
+    info.reproduce = "repro";
+    std::string text = conformanceCase(k, r, info);
     conf::LoadResult loaded = conf::loadSuiteText(text, "fuzz.json", ".");
     ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors.front()) << "\n"
                              << text;
@@ -220,4 +224,152 @@ TEST(FuzzOracle, PassesChangeMostKernels) {
     changed += plain != optimized;
   }
   EXPECT_GT(changed, 25);
+}
+
+namespace {
+
+// A policy that turns the new constructs on more often (still UB-free).
+GenPolicy boosted() {
+  GenPolicy p;
+  p.threeD = 0.3;
+  p.matmul = 0.2;
+  p.atomic = 0.5;
+  p.loopPointer = 0.8;
+  p.edgeValues = 0.8;
+  p.dotAcc = 0.7;
+  return p;
+}
+
+std::map<std::string, int> featureCounts(const GenPolicy &p, int kernels) {
+  std::map<std::string, int> counts;
+  for (int i = 0; i < kernels; ++i)
+    for (const std::string &f : generateKernel(p, seedOf(i)).features)
+      ++counts[f];
+  return counts;
+}
+
+int64_t elementsOf(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+} // namespace
+
+// Every construct of issue 6 part 1 appears with the default policy within
+// 600 kernels (the campaign's mix), each under its own feature name.
+TEST(FuzzGenerator, NewConstructsAppearWithTheDefaultPolicy) {
+  std::map<std::string, int> counts = featureCounts({}, 600);
+  for (const char *f :
+       {"tile.3d", "grid.3d", "reduce.axis0", "reduce.axis1", "reduce.axis2", "dot.batched",
+        "dot.full", "dot.acc", "dot.acc.compound", "dot.trans_a", "dot.trans_b", "matmul.kloop",
+        "matmul.mixed", "dot.float16", "dot.bfloat16", "atomic.collide", "atomic.cas", "atomic.old",
+        "input.edge", "input.nan", "input.inf", "input.neg_zero", "input.subnormal",
+        "loop.pointer", "helper.statements", "broadcast.newaxis3d"})
+    EXPECT_GT(counts[f], 0) << "no kernel among 600 has feature " << f;
+}
+
+// No kernel of the boosted policy traps on the interpreter (UB-free by
+// construction, edge values and colliding atomics included), and every
+// property holds (threads: the colliding atomics' order does not matter).
+TEST(FuzzGenerator, NewConstructsAreDefined) {
+  GenPolicy p = boosted();
+  std::map<std::string, int> seen;
+  for (int i = 0; i < 150; ++i) {
+    FuzzKernel k = generateKernel(p, seedOf(i) + 17);
+    OracleResult r = checkKernel(k);
+    ASSERT_EQ(r.status, OracleResult::Status::Pass)
+        << r.property << ": " << r.message << "\n" << describeKernel(k);
+    for (const std::string &f : k.features)
+      ++seen[f];
+  }
+  for (const char *f : {"matmul.kloop", "atomic.collide", "atomic.cas", "input.nan", "tile.3d"})
+    EXPECT_GT(seen[f], 0) << f;
+}
+
+// Generated matmul kernels compute C = A x B: checked against a product
+// computed here in double (small integers, so every sum is exact).
+TEST(FuzzGenerator, MatmulKernelsMultiply) {
+  GenPolicy p;
+  p.matmul = 1;
+  p.dotAcc = 0;
+  p.smallInts = 1;
+  int checked = 0;
+  for (int i = 0; i < 60 && checked < 4; ++i) {
+    FuzzKernel k = generateKernel(p, seedOf(i));
+    ASSERT_EQ(k.buffers.size(), 3u);
+    const BufferDesc &a = k.buffers[0], &b = k.buffers[1], &y = k.buffers[2];
+    if (y.dtype != DType::F32 || k.source.find("pY = c;") == std::string::npos)
+      continue;
+    OracleResult r = checkKernel(k);
+    ASSERT_EQ(r.status, OracleResult::Status::Pass) << r.message << "\n" << describeKernel(k);
+    int64_t m = y.shape[0], n = y.shape[1];
+    int64_t depth = a.dims[0] == "K" ? a.shape[0] : a.shape[1];
+    auto at = [](const BufferDesc &buf, const std::string &rowName, int64_t row, int64_t col) {
+      // Element (row, col) of the logical operand, whichever way it is stored.
+      bool stored = buf.dims[0] == rowName;
+      int64_t index = stored ? row * buf.shape[1] + col : col * buf.shape[1] + row;
+      return buf.data[static_cast<size_t>(index)];
+    };
+    for (int64_t i2 = 0; i2 < m; ++i2)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t kk = 0; kk < depth; ++kk)
+          want += at(a, "M", i2, kk) * at(b, "K", kk, j);
+        EXPECT_EQ(r.reference.at("Y").getDouble(i2 * n + j), want) << describeKernel(k);
+      }
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);
+}
+
+// Edge values reach the general-mode float inputs and nothing else.
+TEST(FuzzGenerator, EdgeValuesOnlyInGeneralModeFloatInputs) {
+  GenPolicy p;
+  p.edgeValues = 1;
+  p.edgeFraction = 0.5;
+  int nan = 0, negZero = 0;
+  for (int i = 0; i < 40; ++i) {
+    FuzzKernel k = generateKernel(p, seedOf(i));
+    for (const BufferDesc &b : k.buffers) {
+      EXPECT_EQ(static_cast<int64_t>(b.data.size()), elementsOf(b.shape));
+      for (double v : b.data) {
+        bool edge = std::isnan(v) || std::isinf(v) || (v == 0 && std::signbit(v));
+        if (edge) {
+          EXPECT_TRUE(!k.smallInts && isFloat(b.dtype) && !b.isOutput) << describeKernel(k);
+        }
+        nan += std::isnan(v);
+        negZero += v == 0 && std::signbit(v);
+      }
+    }
+  }
+  EXPECT_GT(nan, 0);
+  EXPECT_GT(negZero, 0);
+}
+
+// The reducer's bookkeeping: every buffer names the size scalar of each axis
+// and every grid axis its size and tile, and the grid covers the sizes.
+TEST(FuzzGenerator, KernelsDescribeTheirAxes) {
+  GenPolicy p = boosted();
+  for (int i = 0; i < 100; ++i) {
+    FuzzKernel k = generateKernel(p, seedOf(i));
+    std::map<std::string, double> scalars;
+    for (const ScalarDesc &s : k.scalars)
+      scalars[s.name] = s.value;
+    for (const BufferDesc &b : k.buffers) {
+      ASSERT_EQ(b.dims.size(), b.shape.size());
+      for (size_t a = 0; a < b.dims.size(); ++a)
+        EXPECT_EQ(scalars.at(b.dims[a]), static_cast<double>(b.shape[a])) << describeKernel(k);
+    }
+    ASSERT_FALSE(k.gridAxes.empty());
+    for (size_t a = 0; a < k.gridAxes.size(); ++a) {
+      int64_t tile = 0;
+      for (const auto &[name, value] : k.defines)
+        if (name == k.gridAxes[a].tile)
+          tile = std::stoll(value);
+      ASSERT_GT(tile, 0);
+      EXPECT_GE(k.grid[a] * tile, static_cast<int64_t>(scalars.at(k.gridAxes[a].size)));
+    }
+  }
 }

@@ -1,0 +1,174 @@
+//===- GpuOracle.cpp - The fuzzer's GPU property: interp == GPU ----------===//
+#include "fuzz/GpuOracle.h"
+
+#include "conformance/Compare.h"
+#include "conformance/Runner.h"
+
+namespace tc::fuzz {
+namespace {
+
+CompileOutcome compile(const FuzzKernel &k) {
+  CompileRequest req;
+  req.sourceName = "fuzz.tc";
+  req.sourceText = k.source;
+  req.defines = k.defines;
+  return compileKernel(req);
+}
+
+// Binds `buffers` (by name) and `k`'s scalars.
+LaunchArgs bind(const FuzzKernel &k, std::map<std::string, HostArray> &buffers) {
+  LaunchArgs args;
+  for (auto &[name, a] : buffers)
+    args.setBuffer(name, &a);
+  for (const ScalarDesc &s : k.scalars)
+    args.setScalar(s.name, isFloat(s.dtype)
+                               ? ScalarValue::ofFloat(s.dtype, s.value)
+                               : ScalarValue::ofInt(s.dtype, static_cast<int64_t>(s.value)));
+  return args;
+}
+
+RunResult runOn(Backend &backend, const CompiledKernel &kernel, const FuzzKernel &k,
+                std::map<std::string, HostArray> &buffers, double seconds) {
+  LaunchArgs args = bind(k, buffers);
+  RunOptions opts;
+  opts.maxSeconds = seconds;
+  return backend.launch(kernel, k.grid, args, opts);
+}
+
+bool contains(const std::string &s, const char *part) {
+  return s.find(part) != std::string::npos;
+}
+
+// Whether element i of an output matches: `spec`, or within `ulps` for floats.
+bool outputMatches(const HostArray &got, const HostArray &want, int64_t i,
+                   const conf::CompareSpec &spec, uint64_t ulps) {
+  uint64_t g = got.getBits(i), w = want.getBits(i);
+  if (conf::elementsMatch(want.dtype, g, w, spec))
+    return true;
+  return ulps > 0 && isFloat(want.dtype) &&
+         conf::elementsMatch(want.dtype, g, w, conf::CompareSpec::ulps(ulps));
+}
+
+std::string describeMismatch(const std::string &name, const HostArray &got, const HostArray &want,
+                             int64_t first, int64_t count, const std::string &how) {
+  return "gpu differs from interp in " + name + "[" + std::to_string(first) + "]: got " +
+         conf::formatElement(want.dtype, got.getBits(first)) + ", want " +
+         conf::formatElement(want.dtype, want.getBits(first)) + " (" + std::to_string(count) +
+         " of " + std::to_string(want.numElements()) + " elements differ; compare " + how + ")";
+}
+
+} // namespace
+
+std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
+                                 const std::map<std::string, HostArray> &got, uint64_t extraUlps) {
+  for (const BufferDesc &b : k.buffers) {
+    const HostArray &w = want.at(b.name), &g = got.at(b.name);
+    // Inputs must come back unchanged, bit for bit.
+    conf::CompareSpec spec =
+        !b.isOutput || k.smallInts ? conf::CompareSpec::exact() : conf::defaultCompare(b.dtype);
+    uint64_t ulps = b.isOutput ? extraUlps : 0;
+    int64_t first = -1, count = 0;
+    for (int64_t i = 0; i < w.numElements(); ++i)
+      if (!(b.isOutput ? outputMatches(g, w, i, spec, ulps) : g.getBits(i) == w.getBits(i))) {
+        first = first < 0 ? i : first;
+        ++count;
+      }
+    if (count > 0) {
+      std::string how = b.isOutput ? spec.str() : "bits (an input must be unchanged)";
+      if (ulps > 0)
+        how += " or ulp=" + std::to_string(ulps);
+      return describeMismatch(b.name, g, w, first, count, how);
+    }
+  }
+  return "";
+}
+
+bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::string, HostArray> &out,
+                     std::string &error) {
+  CompileOutcome c = compile(k);
+  if (!c.ok()) {
+    error = "the kernel does not compile:\n" + c.diagnostics;
+    return false;
+  }
+  out = makeBuffers(k);
+  RunResult r = runOn(*createInterpreterBackend(), *c.kernel, k, out, maxSeconds);
+  if (r.status == RunResult::Status::Ok)
+    return true;
+  error = r.trap ? r.trap->render() : "interpreter error: " + r.error;
+  return false;
+}
+
+GpuOracle::GpuOracle(GpuOracleOptions opts) : opts_(std::move(opts)) {}
+GpuOracle::~GpuOracle() = default;
+
+gpu::GpuBackend &GpuOracle::backend() {
+  if (backend_ && kernelsOnBackend_ >= opts_.recycleEvery)
+    backend_.reset(); // the context goes, and every module loaded in it
+  if (!backend_) {
+    gpu::GpuOptions g;
+    g.device = opts_.device;
+    g.codegen = opts_.codegen;
+    g.diskCache = false; // every kernel is new: caching them would only fill the disk
+    backend_ = gpu::createGpuBackend(g);
+    kernelsOnBackend_ = 0;
+  }
+  ++kernelsOnBackend_;
+  return *backend_;
+}
+
+std::string GpuOracle::deviceDescription() {
+  return backend().deviceDescription();
+}
+
+OracleResult GpuOracle::gpuError(const std::string &property, const std::string &error) {
+  OracleResult r;
+  r.status = OracleResult::Status::Fail;
+  r.property = property;
+  r.message = error;
+  // A CUDA error (as opposed to a codegen refusal) may have poisoned the process.
+  if (property != "gpu-compile" || contains(error, "CUDA_ERROR") ||
+      contains(error, "only a new process"))
+    poisoned_ = true;
+  return r;
+}
+
+OracleResult GpuOracle::check(const FuzzKernel &k) {
+  OracleResult out;
+  CompileOutcome c = compile(k);
+  if (!c.ok()) {
+    out.status = OracleResult::Status::GeneratorBug;
+    out.property = "compile";
+    out.message = c.diagnostics;
+    return out;
+  }
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  RunResult ref = runOn(*createInterpreterBackend(), *c.kernel, k, want, opts_.maxSeconds);
+  if (ref.status != RunResult::Status::Ok) {
+    out.status = ref.trap ? OracleResult::Status::Discard : OracleResult::Status::GeneratorBug;
+    out.property = ref.trap ? std::string(trapKindName(ref.trap->kind)) : "launch";
+    out.message = ref.trap ? ref.trap->render() : ref.error;
+    return out;
+  }
+  out.reference = want;
+  gpu::GpuBackend &gpu = backend();
+  std::string error;
+  if (!gpu.prepare(*c.kernel, error, nullptr))
+    return gpuError("gpu-compile", "the GPU backend does not compile the kernel: " + error);
+  RunResult r = runOn(gpu, *c.kernel, k, got, opts_.maxSeconds);
+  if (r.status == RunResult::Status::Error)
+    return gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault", r.error);
+  out.other = got;
+  std::string diff =
+      r.status == RunResult::Status::Trapped
+          ? "the GPU trapped where the interpreter did not: " +
+                (r.trap ? r.trap->render() : std::string("?"))
+          : compareWithReference(k, want, got, conf::gpuExtraUlps(c.kernel->function()));
+  if (!diff.empty()) {
+    out.status = OracleResult::Status::Fail;
+    out.property = "gpu-mismatch";
+    out.message = diff;
+  }
+  return out;
+}
+
+} // namespace tc::fuzz

@@ -1,0 +1,69 @@
+//===- GpuOracle.h - The fuzzer's GPU property: interp == GPU ------------===//
+//
+// Checks one generated kernel on the GPU against the reference interpreter
+// (DESIGN.md section 8): the interpreter runs first (a trap is a discard, a
+// compile error a generator bug, as in fuzz/Oracle.h), then the GPU backend,
+// and every buffer is compared. Output buffers: bit-exact for kernels in
+// small-int mode (their arithmetic is exact), else the dtype's default
+// tolerance, loosened to the GPU's documented ULP bound when the kernel calls
+// a transcendental function (conformance/Runner.h gpuExtraUlps); every other
+// buffer must be unchanged. Failure properties:
+//   gpu-compile  the backend refuses or fails to compile the kernel
+//   gpu-fault    the launch ends in an error (illegal address, ...)
+//   gpu-hang     the launch did not finish within the time limit
+//   gpu-mismatch a buffer differs (the message names the first element)
+// After a fault CUDA is unusable in this process (gpu/GpuBackend.h):
+// poisoned() says so, and the caller (a worker) must exit.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "fuzz/Oracle.h"
+#include "gpu/GpuBackend.h"
+
+#include <memory>
+#include <string>
+
+namespace tc::fuzz {
+
+struct GpuOracleOptions {
+  int device = 0;           // CUDA device ordinal
+  codegen::Options codegen; // num_warps, --disable-opt
+  double maxSeconds = 20;   // per launch (interpreter and GPU)
+  int recycleEvery = 200;   // a fresh CUDA context after this many kernels (frees modules)
+};
+
+class GpuOracle {
+public:
+  explicit GpuOracle(GpuOracleOptions opts);
+  ~GpuOracle();
+  /// Checks `k`: interpreter first, then the GPU, then the comparison.
+  OracleResult check(const FuzzKernel &k);
+  /// The device's name and compute capability (creates the context).
+  std::string deviceDescription();
+  /// Whether CUDA became unusable in this process (after a fault or a hang).
+  bool poisoned() const { return poisoned_; }
+
+private:
+  gpu::GpuBackend &backend();
+  OracleResult gpuError(const std::string &property, const std::string &error);
+
+  GpuOracleOptions opts_;
+  std::unique_ptr<gpu::GpuBackend> backend_;
+  int kernelsOnBackend_ = 0;
+  bool poisoned_ = false;
+};
+
+/// The reference outputs of `k`: interp(ir) with one thread (what every
+/// finding's conformance case expects). False with `error` when the kernel
+/// does not compile or does not run to completion.
+bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::string, HostArray> &out,
+                     std::string &error);
+
+/// The first element of `got` that differs from `want` under the fuzzer's
+/// GPU comparison (see above); "" when they agree. `extraUlps` is
+/// gpuExtraUlps of the kernel.
+std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
+                                 const std::map<std::string, HostArray> &got, uint64_t extraUlps);
+
+} // namespace tc::fuzz

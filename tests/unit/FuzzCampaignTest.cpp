@@ -1,0 +1,326 @@
+// The fuzz campaign's machinery (fuzz/Journal.h, fuzz/Campaign.h,
+// fuzz/Worker.h, fuzz/GpuOracle.h's comparison): journal lines round-trip and
+// torn ones are skipped, counts are rebuilt from records, a campaign folder
+// refuses other arguments, shard arithmetic, the progress line, kernels as
+// JSON, and the GPU comparison rules (exact for small-int kernels, the dtype's
+// tolerance otherwise, ULPs for transcendental functions, inputs unchanged).
+// No GPU is needed.
+#include "fuzz/Campaign.h"
+#include "fuzz/GpuOracle.h"
+#include "fuzz/Journal.h"
+#include "fuzz/Worker.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace tc;
+using namespace tc::fuzz;
+
+namespace {
+
+// A scratch folder removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "fuzz-campaign-test-XXXXXX").string();
+    path = ::mkdtemp(t.data());
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+KernelRecord record(int64_t index, const std::string &status, const std::string &property) {
+  KernelRecord r;
+  r.index = index;
+  r.status = status;
+  r.property = property;
+  r.features = {"dot", "mode.small_ints"};
+  r.genMs = 2;
+  r.checkMs = 10;
+  r.elapsed = 0.5 * static_cast<double>(index);
+  return r;
+}
+
+KernelRecord failing(int64_t index, const std::string &sig) {
+  KernelRecord r = record(index, "fail", "gpu-mismatch");
+  Finding f;
+  f.signature = sig;
+  f.property = "gpu-mismatch";
+  f.campaignSeed = 9;
+  f.index = index;
+  f.message = "Y[3]: got 1, want 2";
+  f.caseFile = "cases/x.json";
+  f.reproduce = "triton-fuzz --seed 9 --replay " + std::to_string(index) + " --print";
+  f.features = {"dot"};
+  r.finding = f;
+  r.rawSignature = "raw-" + sig;
+  return r;
+}
+
+TEST(FuzzJournal, RecordRoundTripsThroughOneLine) {
+  KernelRecord r = failing(7, "gpu-mismatch|f32|dot");
+  r.message = "quote \" and newline \n inside";
+  r.restarts = 2;
+  std::string line = recordToLine(r);
+  ASSERT_EQ(line.back(), '\n');
+  EXPECT_EQ(line.find('\n'), line.size() - 1); // one line, whatever the message holds
+  std::optional<KernelRecord> back = recordFromLine(line);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->index, 7);
+  EXPECT_EQ(back->status, "fail");
+  EXPECT_EQ(back->message, r.message);
+  EXPECT_EQ(back->restarts, 2);
+  EXPECT_EQ(back->rawSignature, "raw-gpu-mismatch|f32|dot");
+  ASSERT_TRUE(back->finding);
+  EXPECT_EQ(back->finding->signature, "gpu-mismatch|f32|dot");
+  EXPECT_EQ(back->finding->caseFile, "cases/x.json");
+  EXPECT_EQ(back->finding->features, std::vector<std::string>{"dot"});
+}
+
+TEST(FuzzJournal, TornAndDuplicateLinesAreSkipped) {
+  TempDir dir;
+  std::string path = (dir.path / "journal.jsonl").string();
+  {
+    Journal j;
+    std::string error;
+    ASSERT_TRUE(j.open(path, error)) << error;
+    ASSERT_TRUE(j.append(record(0, "pass", ""), error));
+    ASSERT_TRUE(j.append(record(1, "discard", "out_of_bounds"), error));
+  }
+  std::string full = recordToLine(record(2, "pass", ""));
+  std::ofstream(path, std::ios::app) << full.substr(0, full.size() / 2); // kill -9 mid-write
+  int64_t skipped = 0;
+  std::vector<KernelRecord> rs = readJournal(path, &skipped);
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(skipped, 1);
+  // Appending after the torn line starts a new line: the record is not lost.
+  {
+    Journal j;
+    std::string error;
+    ASSERT_TRUE(j.open(path, error));
+    ASSERT_TRUE(j.append(record(2, "pass", ""), error));
+    ASSERT_TRUE(j.append(record(1, "pass", ""), error)); // a second record of index 1
+  }
+  rs = readJournal(path, &skipped);
+  ASSERT_EQ(rs.size(), 3u);
+  EXPECT_EQ(rs[2].index, 2);
+  EXPECT_EQ(rs[1].status, "discard"); // the first record of an index counts
+  EXPECT_EQ(skipped, 2);
+}
+
+TEST(FuzzJournal, SummaryCountsAreRebuiltFromRecords) {
+  CampaignSummary s;
+  addRecord(s, record(0, "pass", ""));
+  addRecord(s, record(1, "discard", "out_of_bounds"));
+  addRecord(s, record(2, "discard", "out_of_bounds"));
+  addRecord(s, record(3, "generator-bug", "compile"));
+  KernelRecord f = failing(4, "sigA");
+  f.restarts = 1;
+  addRecord(s, f);
+  addRecord(s, failing(5, "sigA"));
+  addRecord(s, failing(6, "sigB"));
+  EXPECT_EQ(s.kernels, 7);
+  EXPECT_EQ(s.passed, 1);
+  EXPECT_EQ(s.discards, 2);
+  EXPECT_EQ(s.discardsByKind["out_of_bounds"], 2);
+  EXPECT_EQ(s.generatorBugs, 1);
+  EXPECT_EQ(s.failures, 3);
+  EXPECT_EQ(s.failuresByProperty["gpu-mismatch"], 3);
+  EXPECT_EQ(s.features["dot"], 7);
+  EXPECT_EQ(s.workerRestarts, 1);
+  EXPECT_DOUBLE_EQ(s.generationSeconds, 7 * 0.002);
+  ASSERT_EQ(s.findings.size(), 3u);
+  EXPECT_EQ(signatureCount(s), 2);
+}
+
+TEST(FuzzJournal, CampaignFolderRefusesOtherArguments) {
+  TempDir dir;
+  CampaignArgs a;
+  a.seed = 20261121;
+  a.shardIndex = 3;
+  a.shardCount = 64;
+  CampaignState st;
+  std::string error;
+  ASSERT_TRUE(openCampaign(dir.path.string(), a, st, error)) << error;
+  EXPECT_FALSE(st.started.empty());
+  std::string started = st.started;
+  st.device = "NVIDIA H100";
+  ASSERT_TRUE(saveState(dir.path.string(), st, error));
+  CampaignState again;
+  ASSERT_TRUE(openCampaign(dir.path.string(), a, again, error)) << error; // same: resume
+  EXPECT_EQ(again.started, started);
+  EXPECT_EQ(again.device, "NVIDIA H100");
+  CampaignArgs other = a;
+  other.shardIndex = 4;
+  EXPECT_FALSE(openCampaign(dir.path.string(), other, again, error));
+  EXPECT_NE(error.find("shard \"3/64\" (now \"4/64\")"), std::string::npos) << error;
+  other = a;
+  other.mode = "cpu-only";
+  EXPECT_FALSE(openCampaign(dir.path.string(), other, again, error));
+  EXPECT_NE(error.find("mode"), std::string::npos) << error;
+}
+
+TEST(FuzzCampaign, ShardParsing) {
+  std::string error;
+  std::optional<Shard> s = parseShard("3/64", error);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->index, 3);
+  EXPECT_EQ(s->count, 64);
+  for (const char *bad : {"64/64", "-1/4", "3", "3/0", "a/4", "1/4x", ""})
+    EXPECT_FALSE(parseShard(bad, error)) << bad;
+  EXPECT_NE(error.find("0 <= K < N"), std::string::npos);
+}
+
+TEST(FuzzCampaign, ShardIndicesAscendSkippingDone) {
+  IndexSequence seq({1, 4}, 20, {5, 13});
+  std::vector<int64_t> got;
+  while (std::optional<int64_t> i = seq.next())
+    got.push_back(*i);
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 9, 17}));
+  EXPECT_TRUE(seq.exhausted());
+  // Shards partition the indices below the limit.
+  std::set<int64_t> all;
+  for (int k = 0; k < 3; ++k) {
+    IndexSequence part({k, 3}, 10, {});
+    while (std::optional<int64_t> i = part.next())
+      EXPECT_TRUE(all.insert(*i).second);
+  }
+  EXPECT_EQ(all.size(), 10u);
+  IndexSequence unlimited({0, 1}, 0, {0, 1, 2});
+  EXPECT_EQ(unlimited.next(), 3);
+  EXPECT_FALSE(unlimited.exhausted());
+}
+
+TEST(FuzzCampaign, ProgressLine) {
+  CampaignSummary s;
+  for (int i = 0; i < 8; ++i)
+    addRecord(s, record(i, "pass", ""));
+  addRecord(s, record(8, "discard", "out_of_bounds"));
+  addRecord(s, failing(9, "sigA"));
+  EXPECT_EQ(progressLine(s, 4, 120, 16, 2),
+            "[4.0s / 120.0s] kernels 10 (2.5/s), discards 10.0%, failures 1 (1 signatures), "
+            "workers 16 (restarts 2), remaining 116.0s");
+}
+
+TEST(FuzzCampaign, ReproduceCommandNamesTheFlagsUsed) {
+  CampaignOptions o;
+  o.check.seed = 42;
+  o.reproduceFlags = " --disable-opt mma";
+  EXPECT_EQ(reproduceCommand(o, 17), "triton-fuzz --seed 42 --replay 17 --print --disable-opt mma");
+}
+
+TEST(FuzzCampaign, CrashKeyIgnoresAddressesAndLines) {
+  std::string a = "warming up\nLLVM ERROR: Cannot select: 0x5637e58940: bf16 = bitcast "
+                  "0x5637e587f0, fuzz.tc:10:21\nIn function: fuzz\n";
+  std::string b = "LLVM ERROR: Cannot select: 0x55b177f9a3c0: bf16 = bitcast 0x55b1778, "
+                  "fuzz.tc:35:61\nIn function: fuzz\n";
+  EXPECT_EQ(crashKey(a), crashKey(b));
+  EXPECT_EQ(crashKey(a), "LLVM ERROR: Cannot select: #: bfN = bitcast #, fuzz.tc:N:N");
+  EXPECT_NE(crashKey(a), crashKey("LLVM ERROR: Cannot select: 0x1: f16 = bitcast 0x2\n"));
+  EXPECT_EQ(crashKey("no error line here\n"), "");
+}
+
+TEST(FuzzWorker, KernelSeedsAreDistinctAndStable) {
+  EXPECT_EQ(kernelSeed(1, 0), kernelSeed(1, 0));
+  EXPECT_NE(kernelSeed(1, 0), kernelSeed(1, 1));
+  EXPECT_NE(kernelSeed(1, 0), kernelSeed(2, 0));
+}
+
+TEST(FuzzWorker, KernelJsonIsExact) {
+  for (uint64_t seed : {1u, 2u, 3u, 4u}) {
+    FuzzKernel k = generateKernel({}, kernelSeed(seed, 0), 100);
+    if (!k.buffers.empty() && !k.buffers[0].data.empty())
+      k.buffers[0].data[0] = 0.1; // not exact in decimal with few digits
+    FuzzKernel back = kernelFromJson(nlohmann::json::parse(kernelToJson(k).dump()));
+    EXPECT_EQ(back.source, k.source);
+    EXPECT_EQ(back.defines, k.defines);
+    EXPECT_EQ(back.grid, k.grid);
+    EXPECT_EQ(back.features, k.features);
+    EXPECT_EQ(back.smallInts, k.smallInts);
+    ASSERT_EQ(back.buffers.size(), k.buffers.size());
+    for (size_t i = 0; i < k.buffers.size(); ++i) {
+      EXPECT_EQ(back.buffers[i].data, k.buffers[i].data);
+      EXPECT_EQ(back.buffers[i].dtype, k.buffers[i].dtype);
+      EXPECT_EQ(back.buffers[i].shape, k.buffers[i].shape);
+      EXPECT_EQ(back.buffers[i].isOutput, k.buffers[i].isOutput);
+    }
+    ASSERT_EQ(back.scalars.size(), k.scalars.size());
+    for (size_t i = 0; i < k.scalars.size(); ++i)
+      EXPECT_EQ(back.scalars[i].value, k.scalars[i].value);
+  }
+}
+
+// A kernel with one float input X and one float output Y of 4 elements.
+FuzzKernel twoBuffers(bool smallInts) {
+  FuzzKernel k;
+  k.smallInts = smallInts;
+  k.buffers.push_back({"X", DType::F32, {4}, {1, 2, 3, 4}, false});
+  k.buffers.push_back({"Y", DType::F32, {4}, {0, 0, 0, 0}, true});
+  return k;
+}
+
+TEST(FuzzGpuOracle, SmallIntKernelsCompareExactly) {
+  FuzzKernel k = twoBuffers(true);
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  EXPECT_EQ(compareWithReference(k, want, got, 0), "");
+  got.at("Y").setDouble(2, std::nextafter(0.0f, 1.0f)); // the smallest float: not exact
+  std::string diff = compareWithReference(k, want, got, 0);
+  EXPECT_NE(diff.find("Y[2]"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("want 0"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("1 of 4 elements"), std::string::npos) << diff;
+}
+
+TEST(FuzzGpuOracle, GeneralKernelsUseTheDtypeTolerance) {
+  FuzzKernel k = twoBuffers(false);
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  want.at("Y").setDouble(0, 1000);
+  got.at("Y").setDouble(0, 1000.001); // within float32's rtol 1.3e-6 * 1000
+  EXPECT_EQ(compareWithReference(k, want, got, 0), "");
+  got.at("Y").setDouble(0, 1000.01); // 1e-5 relative: outside
+  EXPECT_NE(compareWithReference(k, want, got, 0), "");
+  got.at("Y").setDouble(0, 1001);
+  EXPECT_NE(compareWithReference(k, want, got, 4), ""); // ULPs loosen, they do not replace
+}
+
+TEST(FuzzGpuOracle, TranscendentalKernelsMayBeOffByTheirUlpBound) {
+  FuzzKernel k = twoBuffers(true);
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  float w = 1000.0f, g = w;
+  for (int i = 0; i < 3; ++i)
+    g = std::nextafter(g, 2000.0f);
+  want.at("Y").setDouble(0, w);
+  got.at("Y").setDouble(0, g); // 3 ULPs away
+  EXPECT_NE(compareWithReference(k, want, got, 0), "");
+  EXPECT_EQ(compareWithReference(k, want, got, 4), "");
+  EXPECT_NE(compareWithReference(k, want, got, 2), "");
+}
+
+TEST(FuzzGpuOracle, InputsMustComeBackUnchanged) {
+  FuzzKernel k = twoBuffers(false);
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  got.at("X").setDouble(1,
+                        std::nextafter(2.0f, 3.0f)); // one ULP, but an input must not change at all
+  std::string diff = compareWithReference(k, want, got, 8);
+  EXPECT_NE(diff.find("X[1]"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("unchanged"), std::string::npos) << diff;
+}
+
+TEST(FuzzGpuOracle, InterpReferenceRunsTheKernel) {
+  FuzzKernel k;
+  k.source = "__global__ void f(float *Y) { *Y = 2.5; }";
+  k.kernelName = "f";
+  k.buffers.push_back({"Y", DType::F32, {1}, {0}, true});
+  std::map<std::string, HostArray> out;
+  std::string error;
+  ASSERT_TRUE(interpReference(k, 5, out, error)) << error;
+  EXPECT_EQ(out.at("Y").getDouble(0), 2.5);
+  k.source = "__global__ void f(float *Y) { syntax error }";
+  EXPECT_FALSE(interpReference(k, 5, out, error));
+  EXPECT_NE(error.find("does not compile"), std::string::npos);
+}
+
+} // namespace
