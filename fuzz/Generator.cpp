@@ -827,11 +827,22 @@ void Builder::prologue(const FuzzKernel &k) {
     line(lang(b.dtype) + " *" + p + shape() + " = " + b.name + " + " + offs + ";");
     if (b.isOutput)
       continue;
-    std::string load = unmasked_ ? "*" + p : poison_ ? "*?(mask) " + p : "mask ? *" + p + " : 0";
+    // The fallback is sometimes not 0, so that a dropped fallback shows.
+    std::string other = !isBool(b.dtype) && coin(0.4) ? std::to_string(range(1, 3)) : "0";
+    std::string load =
+        unmasked_ ? "*" + p : poison_ ? "*?(mask) " + p : "mask ? *" + p + " : " + other;
     features_.insert(unmasked_ ? "load.plain" : poison_ ? "load.poison" : "load.masked");
+    if (other != "0" && !unmasked_ && !poison_)
+      features_.insert("load.masked_fallback");
     line(lang(b.dtype) + " " + x + shape() + " = " + load + ";");
     loads_.push_back({"((" + lang(b.dtype) + ")(" + load + "))", b.dtype});
     tiles_.push_back({x, b.dtype});
+  }
+  // A tile of one constant: arithmetic on it is left to the fold pass (the
+  // frontend folds only literal arithmetic).
+  if (coin(0.3)) {
+    features_.insert("constant.tile");
+    declare("kc", {std::to_string(range(1, 4)), coin(0.5) ? DType::I32 : DType::F32});
   }
 }
 

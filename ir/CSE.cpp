@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/PassUtil.h"
 #include "ir/Passes.h"
+#include "support/PlantedBugs.h"
 
 #include <algorithm>
 #include <cstring>
@@ -30,6 +31,7 @@ std::string opKey(const Op &op) {
   std::string key = std::to_string(static_cast<int>(op.kind()));
   for (uintptr_t p : operands)
     key += "," + std::to_string(p);
+  if (!plantedBug("cse-ignores-attrs")) // the loop below is the if's body
   for (const NamedAttr &a : op.attrs()) {
     key += ";" + a.name + "=" + std::to_string(a.value.index()) + ":";
     if (const auto *i = std::get_if<int64_t>(&a.value)) {
@@ -46,7 +48,7 @@ std::string opKey(const Op &op) {
     }
   }
   for (const auto &r : op.results())
-    key += "|" + r->type().str();
+    if (!plantedBug("cse-ignores-dtype")) key += "|" + r->type().str();
   return key;
 }
 

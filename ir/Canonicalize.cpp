@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/PassUtil.h"
 #include "ir/Passes.h"
+#include "support/PlantedBugs.h"
 
 namespace tc::ir {
 
@@ -180,6 +181,7 @@ Value *Canonicalizer::rewriteArith(Op &op) {
   bool zeroOnRight = zeroOnLeft || k == OpKind::Sub || k == OpKind::Shl || k == OpKind::Shr;
   bool oneOnLeft = k == OpKind::Mul;
   bool oneOnRight = oneOnLeft || k == OpKind::Div;
+  if (plantedBug("canon-rem-one")) oneOnRight |= k == OpKind::Rem;
   if ((zeroOnRight && isIntConstant(b, 0)) || (oneOnRight && isIntConstant(b, 1)))
     return a;
   if ((zeroOnLeft && isIntConstant(a, 0)) || (oneOnLeft && isIntConstant(a, 1)))

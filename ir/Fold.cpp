@@ -19,6 +19,7 @@
 #include "ir/PassUtil.h"
 #include "ir/Passes.h"
 #include "support/FloatBits.h"
+#include "support/PlantedBugs.h"
 
 #include <cmath>
 #include <cstring>
@@ -106,6 +107,7 @@ std::optional<uint64_t> intAdd(DType, int64_t a, int64_t b) {
   return u(a) + u(b);
 }
 std::optional<uint64_t> intSub(DType, int64_t a, int64_t b) {
+  if (plantedBug("fold-sub-commute")) return u(b) - u(a);
   return u(a) - u(b);
 }
 std::optional<uint64_t> intMul(DType, int64_t a, int64_t b) {

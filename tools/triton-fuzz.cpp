@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "fuzz/Campaign.h"
 #include "gpu/GpuBackend.h"
+#include "support/PlantedBugs.h"
 
 #include <CLI/CLI.hpp>
 
@@ -42,6 +43,7 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 3;
 
 struct Flags {
   bool cpuOnly = false, print = false, worker = false, reducer = false, stopOnFailure = false;
+  bool listPlanted = false;
   std::string time = "2m", shrinkTime = "60s", hangTimeout = "60s", out;
   uint64_t seed = 1;
   int64_t maxKernels = 0;
@@ -291,6 +293,20 @@ int merge(const MergeFlags &m) {
   return kExitOk;
 }
 
+// --list-planted-bugs: "name<TAB>where<TAB>description" per line; exit 3 (with
+// a message) when this build cannot plant them, so scripts refuse it.
+int listPlantedBugs() {
+  for (const tc::PlantedBugInfo &b : tc::plantedBugList())
+    std::cout << b.name << '\t' << b.where << '\t' << b.description << '\n';
+#ifdef TC_PLANTED_BUGS
+  return kExitOk;
+#else
+  std::cerr << "triton-fuzz: not built with TC_PLANTED_BUGS (configure with "
+               "-DTC_PLANTED_BUGS=ON to plant them)\n";
+  return kExitUsage;
+#endif
+}
+
 void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_flag("--cpu-only", f.cpuOnly, "Check only the properties that need no GPU");
   app.add_option("--time", f.time,
@@ -316,6 +332,8 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_flag("--print", f.print, "With --replay: print the kernel");
   app.add_option("--fail-on-feature", f.plantFeature,
                  "Testing the failure path: count every kernel with this feature as failing");
+  app.add_flag("--list-planted-bugs", f.listPlanted,
+               "Print the bugs a -DTC_PLANTED_BUGS=ON build can plant ($TC_PLANT_BUG)");
   app.add_flag("--worker", f.worker, "")->group("");
   app.add_flag("--reducer", f.reducer, "")->group("");
   app.add_option("--device", f.device, "")->group("");
@@ -341,6 +359,8 @@ int main(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
+  if (f.listPlanted)
+    return listPlantedBugs();
   if (mergeCmd->parsed()) {
     if (m.casesDir.empty() && fs::is_directory("conformance/cases"))
       m.casesDir = "conformance/cases";

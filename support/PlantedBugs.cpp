@@ -1,0 +1,96 @@
+//===- PlantedBugs.cpp - The list of planted bugs and $TC_PLANT_BUG -------===//
+//
+// Each entry names one hook `if (plantedBug("name")) ...` at a real decision
+// point of codegen/ ("gpu") or of an ir/ pass ("ir"). $TC_PLANT_BUG is read at
+// every call (the hooks run at compile time only), so a test can setenv it.
+//
+//===----------------------------------------------------------------------===//
+#include "support/PlantedBugs.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace tc {
+
+const std::vector<PlantedBugInfo> &plantedBugList() {
+  static const std::vector<PlantedBugInfo> kBugs = {
+      // codegen/Lowerer.h
+      {"mask-off-by-one", "gpu",
+       "the ownership mask of a tile smaller than the block is tid <= n, not tid < n "
+       "(thread n also owns element 0: stores and atomics happen twice)"},
+      {"missing-barrier", "gpu",
+       "no barrier between the shared-memory staging writes and the reads of a layout "
+       "conversion (broadcast, trans)"},
+      {"argmax-tie", "gpu", "argmax/argmin take the right operand on ties (the last index)"},
+      {"reduce-acc-type", "gpu",
+       "+ reductions accumulate in the operand type (fp16, bf16, int8, int16, uint8, uint16, "
+       "bool) instead of the wider accumulator type"},
+      {"dropped-fallback", "gpu", "masked-off lanes of `mask ? *p : other` get 0, not other"},
+      {"atomic-max-unsigned", "gpu", "atomic_max/atomic_min on signed integers compare unsigned"},
+      {"atomic-old-value", "gpu",
+       "an atomic returns the operand it was given instead of the old memory value"},
+      // codegen/LowerDot.cpp
+      {"dot-acc-type", "gpu",
+       "`@` multiplies in the input type (e.g. fp16, int8) and only adds in the accumulator "
+       "type"},
+      // codegen/ScalarEmit.cpp
+      {"bf16-truncate", "gpu", "fp32 -> bf16 truncates instead of rounding to nearest even"},
+      {"float-to-int-round", "gpu",
+       "float -> integer conversions round to nearest instead of truncating toward zero"},
+      {"fdiv-approx", "gpu", "fp32 division is x * (1 / y) (two roundings)"},
+      {"umulhi-sign", "gpu", "umulhi takes signed operands as unsigned and vice versa"},
+      {"shift-logical", "gpu", ">> on signed integers is a logical shift"},
+      {"int-div-unsigned", "gpu", "signed integer division is emitted as udiv"},
+      // ir/ passes
+      {"fold-sub-commute", "ir", "constant folding of integer a - b computes b - a"},
+      {"cse-ignores-attrs", "ir",
+       "CSE leaves attributes out of its key (e.g. constants 1 and 7 of one type merge)"},
+      {"cse-ignores-dtype", "ir",
+       "CSE merges ops that differ only in their result type (e.g. constants 0 : i8 and 0 : i32)"},
+      {"dce-drops-atomic", "ir", "DCE removes atomic_* ops whose old value is unused"},
+      {"canon-rem-one", "ir", "canonicalize rewrites integer x % 1 to x (as x / 1)"},
+  };
+  return kBugs;
+}
+
+#ifdef TC_PLANTED_BUGS
+
+namespace {
+
+/// The known bug $TC_PLANT_BUG names, or null (warns once about an unknown name).
+const PlantedBugInfo *activeInfo() {
+  const char *env = std::getenv("TC_PLANT_BUG");
+  if (!env || !*env)
+    return nullptr;
+  for (const PlantedBugInfo &b : plantedBugList())
+    if (std::strcmp(b.name, env) == 0)
+      return &b;
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    std::cerr << "warning: TC_PLANT_BUG=" << env
+              << " names no planted bug (triton-fuzz --list-planted-bugs lists them)\n";
+  return nullptr;
+}
+
+} // namespace
+
+bool plantedBug(const char *name) {
+  assert(std::any_of(plantedBugList().begin(), plantedBugList().end(),
+                     [&](const PlantedBugInfo &b) { return std::strcmp(b.name, name) == 0; }) &&
+         "a hook names a bug missing from plantedBugList()");
+  const PlantedBugInfo *b = activeInfo();
+  return b && std::strcmp(b->name, name) == 0;
+}
+
+std::string activePlantedBug() {
+  const PlantedBugInfo *b = activeInfo();
+  return b ? b->name : "";
+}
+
+#endif
+
+} // namespace tc

@@ -1,0 +1,267 @@
+//===- PlantedBugsTest.cpp - The planted bugs of support/PlantedBugs.h ----===//
+//
+// 1. (every build) plantedBugList() is well-formed: unique names, where in
+//    {gpu, ir}, a description, at least 10 GPU and 4 IR bugs.
+// 2. (TC_PLANTED_BUGS builds) each bug is live: with $TC_PLANT_BUG naming it,
+//    an IR bug changes what the default pass pipeline makes of a small kernel
+//    and a GPU bug changes the PTX of a small kernel; the bug is part of
+//    codegen::compilerVersion() (the kernel cache key); an unknown name plants
+//    nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "support/PlantedBugs.h"
+
+#include "codegen/Codegen.h"
+#include "frontend/Compiler.h"
+#include "ir/IRParser.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+using namespace tc;
+
+namespace {
+
+TEST(PlantedBugs, ListIsWellFormed) {
+  std::set<std::string> names;
+  std::map<std::string, int> perWhere;
+  for (const PlantedBugInfo &b : plantedBugList()) {
+    ASSERT_NE(b.name, nullptr);
+    ASSERT_NE(b.where, nullptr);
+    ASSERT_NE(b.description, nullptr);
+    std::string name = b.name, where = b.where;
+    EXPECT_TRUE(names.insert(name).second) << "duplicate name " << name;
+    EXPECT_TRUE(where == "gpu" || where == "ir") << name << ": where = " << where;
+    EXPECT_GT(std::strlen(b.description), 10u) << name;
+    EXPECT_EQ(std::string(b.description).find('\n'), std::string::npos) << name;
+    // A name is what $TC_PLANT_BUG and a shell script pass around.
+    EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-"), std::string::npos)
+        << name;
+    ++perWhere[where];
+  }
+  EXPECT_GE(perWhere["gpu"], 10);
+  EXPECT_GE(perWhere["ir"], 4);
+}
+
+#ifdef TC_PLANTED_BUGS
+
+/// Sets $TC_PLANT_BUG for one scope and restores the previous value.
+class PlantBug {
+public:
+  explicit PlantBug(const char *name) {
+    if (const char *old = std::getenv("TC_PLANT_BUG"))
+      old_ = old;
+    if (name)
+      setenv("TC_PLANT_BUG", name, 1);
+    else
+      unsetenv("TC_PLANT_BUG");
+  }
+  ~PlantBug() {
+    if (old_)
+      setenv("TC_PLANT_BUG", old_->c_str(), 1);
+    else
+      unsetenv("TC_PLANT_BUG");
+  }
+
+private:
+  std::optional<std::string> old_;
+};
+
+/// The tile IR of a Triton-C source ("" and a test failure if it does not compile).
+std::unique_ptr<ir::Module> lowerSource(const std::string &source) {
+  Compilation c{CompileOptions{}};
+  std::ostringstream diags;
+  c.diags().setOutput(&diags);
+  c.addMainSource("k.tc", source);
+  bool ok = c.run(Stage::Lower);
+  EXPECT_TRUE(ok) << diags.str() << c.internalError();
+  return ok ? c.takeModule() : nullptr;
+}
+
+std::unique_ptr<ir::Module> parseIR(const std::string &text) {
+  SourceManager sm;
+  DiagEngine diags(sm);
+  std::ostringstream err;
+  diags.setOutput(&err);
+  auto m = ir::parseModule(sm.addBuffer("k.tir", text), sm, diags);
+  EXPECT_TRUE(m) << err.str();
+  return m;
+}
+
+/// The default pipeline's output for a module (with the verifier after each
+/// pass; its complaints are part of the output).
+std::string pipelineOutput(std::unique_ptr<ir::Module> m) {
+  if (!m)
+    return "<no module>";
+  std::ostringstream log;
+  ir::PipelineOptions po;
+  po.verifyEach = true;
+  po.out = &log;
+  bool ok = ir::runPipeline(*m, po);
+  return (ok ? "" : "pipeline failed: " + log.str()) + ir::toString(*m, ir::PrintOptions{false});
+}
+
+/// PTX of the one kernel of a Triton-C source ("<error>" if it does not compile).
+std::string ptxOf(const std::string &source) {
+  auto m = lowerSource(source);
+  if (!m)
+    return "<no module>";
+  codegen::Result r = codegen::compile(*m, *m->functions.front(), codegen::Options{});
+  EXPECT_TRUE(r.ok()) << r.error;
+  return r.ok() ? r.compiled->ptx : "<error> " + r.error;
+}
+
+// Kernels whose code each bug changes (see plantedBugList() for what each bug does).
+
+// canon-rem-one (x % 1), dce-drops-atomic (an atomic whose result is unused),
+// cse-ignores-dtype (constants 1 : i32 and 1 : i8), cse-ignores-attrs (7 and 1).
+const char *kIrKernel = R"(
+__global__ void k(int *P, int8 *Q, int v) {
+  int off[32] = 0 ... 32;
+  int x[32] = *(P + off);
+  atomic_add(P + off, x % 1);
+  *(Q + off) = (int8)(x + 7) + (int8)1;
+  *(P + off) = x * 7 + 1;
+}
+)";
+
+// fold-sub-commute: the frontend folds literal arithmetic itself, so the
+// constant subtraction is written as IR.
+const char *kFoldKernel = R"(kernel @k(%p: !ptr<i32>) {
+  %0 = constant <value = 5> : i32
+  %1 = constant <value = 3> : i32
+  %2 = sub %0, %1 : i32
+  store %p, %2
+  return
+}
+)";
+
+// Elementwise ops, casts, a masked load with a fallback and atomics.
+const char *kGpuScalarKernel = R"(
+__global__ void k(float *X, int *I, int *U, bf16 *Bf, float *F, int *Old, int v) {
+  int off[32] = 0 ... 32;
+  bool m[32] = off < v;
+  float x[32] = m ? *(X + off) : 5.0;
+  int i[32] = *(I + off);
+  *(Bf + off) = (bf16)(x * 3.0);
+  *(I + off) = (int)x + (i >> 3) + (i / 3) + umulhi(i, v);
+  *(F + off) = x / (float)v;
+  atomic_max(U + off, i);
+  int old = atomic_add(Old, v);
+  *(Old + 1) = old;
+}
+)";
+
+// `@`, argmax, a fp16 sum and a broadcast through shared memory.
+const char *kGpuTileKernel = R"(
+__global__ void k(half *A, half *B, float *C, int *Ix, half *S) {
+  int r[16] = 0 ... 16;
+  half a[16, 16] = *(A + r[:, newaxis] * 16 + r[newaxis, :]);
+  half b[16, 16] = *(B + r[:, newaxis] * 16 + r[newaxis, :]);
+  float c[16, 16] = a @ b;
+  *(C + r[:, newaxis] * 16 + r[newaxis, :]) = c;
+  half row[16] = *(A + r);
+  *(Ix + r) = a[:, argmax];
+  *S = (half)row[+];
+  half t[16, 16] = row[:, newaxis] + row[newaxis, :];
+  *(S + r[:, newaxis] * 16 + r[newaxis, :]) = t;
+}
+)";
+
+/// The kernel that shows each bug.
+std::string kernelFor(const std::string &name) {
+  static const std::map<std::string, std::string> kernels = {
+      {"fold-sub-commute", kFoldKernel},
+      {"mask-off-by-one", kGpuScalarKernel},
+      {"dropped-fallback", kGpuScalarKernel},
+      {"atomic-max-unsigned", kGpuScalarKernel},
+      {"atomic-old-value", kGpuScalarKernel},
+      {"bf16-truncate", kGpuScalarKernel},
+      {"float-to-int-round", kGpuScalarKernel},
+      {"fdiv-approx", kGpuScalarKernel},
+      {"umulhi-sign", kGpuScalarKernel},
+      {"shift-logical", kGpuScalarKernel},
+      {"int-div-unsigned", kGpuScalarKernel},
+      {"missing-barrier", kGpuTileKernel},
+      {"argmax-tie", kGpuTileKernel},
+      {"reduce-acc-type", kGpuTileKernel},
+      {"dot-acc-type", kGpuTileKernel},
+  };
+  auto it = kernels.find(name);
+  return it != kernels.end() ? it->second : kIrKernel;
+}
+
+/// What the compiler makes of bug `name`'s kernel with `planted` active.
+std::string outputFor(const PlantedBugInfo &b, const char *planted) {
+  PlantBug env(planted);
+  std::string src = kernelFor(b.name);
+  if (std::string(b.where) == "gpu")
+    return ptxOf(src);
+  return pipelineOutput(src.starts_with("kernel @") ? parseIR(src) : lowerSource(src));
+}
+
+TEST(PlantedBugs, EachBugChangesTheCompilerOutput) {
+  for (const PlantedBugInfo &b : plantedBugList()) {
+    std::string clean = outputFor(b, nullptr);
+    std::string planted = outputFor(b, b.name);
+    EXPECT_NE(clean, planted) << b.name << " (" << b.where << ") changes nothing";
+  }
+}
+
+// Spot checks that the changes are the described ones.
+TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
+  auto ir = [](const char *bug) {
+    PlantBug env(bug);
+    return pipelineOutput(parseIR(kFoldKernel));
+  };
+  EXPECT_NE(ir(nullptr).find("constant <value = 2> : i32"), std::string::npos);
+  EXPECT_NE(ir("fold-sub-commute").find("constant <value = -2> : i32"), std::string::npos);
+  auto ptx = [](const char *bug) {
+    PlantBug env(bug);
+    return ptxOf(kGpuScalarKernel);
+  };
+  std::string clean = ptx(nullptr);
+  // i >> 3 is the only arithmetic shift (i / 3 becomes a multiply and shr.u32).
+  EXPECT_NE(clean.find("shr.s32"), std::string::npos);
+  EXPECT_EQ(ptx("shift-logical").find("shr.s32"), std::string::npos);
+  EXPECT_NE(clean.find("cvt.rzi.s32.f32"), std::string::npos);
+  EXPECT_EQ(clean.find("cvt.rni"), std::string::npos);
+  EXPECT_NE(ptx("float-to-int-round").find("cvt.rni"), std::string::npos);
+  EXPECT_EQ(clean.find("rcp.rn.f32"), std::string::npos);
+  EXPECT_NE(ptx("fdiv-approx").find("rcp.rn.f32"), std::string::npos);
+}
+
+TEST(PlantedBugs, ActiveBugIsPartOfTheCompilerVersion) {
+  std::string clean;
+  {
+    PlantBug env(nullptr);
+    EXPECT_EQ(activePlantedBug(), "");
+    clean = codegen::compilerVersion();
+    EXPECT_EQ(clean.find("planted:"), std::string::npos);
+  }
+  {
+    PlantBug env("shift-logical");
+    EXPECT_EQ(activePlantedBug(), "shift-logical");
+    EXPECT_TRUE(plantedBug("shift-logical"));
+    EXPECT_FALSE(plantedBug("int-div-unsigned"));
+    EXPECT_EQ(codegen::compilerVersion(), clean + " planted:shift-logical");
+  }
+  {
+    PlantBug env("no-such-bug"); // warns once on stderr and plants nothing
+    EXPECT_EQ(activePlantedBug(), "");
+    EXPECT_FALSE(plantedBug("shift-logical"));
+    EXPECT_EQ(codegen::compilerVersion(), clean);
+  }
+}
+
+#endif // TC_PLANTED_BUGS
+
+} // namespace
