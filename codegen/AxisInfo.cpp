@@ -88,13 +88,108 @@ void AxisAnalysis::visitBlock(const ir::Block &b) {
 }
 
 void AxisAnalysis::visitOp(const ir::Op &op) {
+  if (op.kind() == ir::OpKind::For || op.kind() == ir::OpKind::While) {
+    visitLoop(op);
+    return;
+  }
   for (const auto &r : op.regions())
-    visitBlock(*r); // region arguments stay unknown (loop-carried)
+    visitBlock(*r);
   if (op.numResults() == 1) {
     AxisInfo a = compute(op);
     normalize(a);
     infos_[op.result()] = std::move(a);
   }
+}
+
+/// Loops are analysed twice: first with every region argument unknown (so the
+/// facts about each step are sound whatever the loop carries), then with the
+/// carried values' facts worked out from their initial values and steps.
+void AxisAnalysis::visitLoop(const ir::Op &op) {
+  bool isFor = op.kind() == ir::OpKind::For;
+  const ir::Block &head = *op.region(0);
+  size_t first = isFor ? 1 : 0, carried = head.numArgs() - first;
+  for (const auto &a : head.args())
+    infos_.erase(a.get());
+  visitLoopRegions(op);
+  std::vector<AxisInfo> facts;
+  for (size_t i = 0; i < carried; ++i)
+    facts.push_back(carriedInfo(op, i));
+  for (size_t i = 0; i < carried; ++i)
+    infos_[head.arg(static_cast<unsigned>(first + i))] = facts[i];
+  if (isFor) // the induction variable: lb + j * step
+    infos_[head.arg(0)] = stepped(op.operand(0), op.operand(2), false);
+  visitLoopRegions(op);
+  const ir::Op *cond = isFor ? nullptr : head.terminator();
+  for (size_t i = 0; i < op.numResults(); ++i)
+    infos_[op.result(static_cast<unsigned>(i))] =
+        isFor ? facts[i] : info(cond->operand(static_cast<unsigned>(i + 1)));
+}
+
+/// The regions of a loop in order; a while's body arguments take the facts of
+/// the values its condition forwards.
+void AxisAnalysis::visitLoopRegions(const ir::Op &op) {
+  visitBlock(*op.region(0));
+  if (op.kind() != ir::OpKind::While)
+    return;
+  const ir::Op *cond = op.region(0)->terminator();
+  const ir::Block &body = *op.region(1);
+  for (size_t j = 0; j < body.numArgs() && cond && j + 1 < cond->numOperands(); ++j)
+    infos_[body.arg(static_cast<unsigned>(j))] = info(cond->operand(static_cast<unsigned>(j + 1)));
+  visitBlock(body);
+}
+
+/// Facts about carried value i of a loop: its initial value's when every trip
+/// yields it unchanged or stepped by a uniform amount, else unknown.
+AxisInfo AxisAnalysis::carriedInfo(const ir::Op &op, size_t i) {
+  bool isFor = op.kind() == ir::OpKind::For;
+  const ir::Block &head = *op.region(0);
+  const ir::Value *arg = head.arg(static_cast<unsigned>((isFor ? 1 : 0) + i));
+  const ir::Value *init = op.operand(static_cast<unsigned>((isFor ? 3 : 0) + i));
+  const ir::Op *cond = isFor ? nullptr : head.terminator();
+  const ir::Op *yield = op.region(isFor ? 0 : 1)->terminator();
+  if (!yield || yield->numOperands() <= i || (!isFor && !cond))
+    return AxisInfo::unknown(arg->type());
+  // v is arg itself (for a while: the body argument its condition forwards arg to).
+  auto isArg = [&](const ir::Value *v) {
+    if (v == arg)
+      return true;
+    if (isFor || v->ownerBlock() != op.region(1))
+      return false;
+    unsigned j = v->index() + 1;
+    return j < cond->numOperands() && cond->operand(j) == arg;
+  };
+  const ir::Value *next = yield->operand(static_cast<unsigned>(i));
+  if (isArg(next))
+    return info(init);
+  const ir::Op *def = next->definingOp();
+  const ir::Type &t = arg->type();
+  if (!def || !(t.isPtr || isIndexType(t)))
+    return AxisInfo::unknown(t);
+  ir::OpKind k = def->kind();
+  bool addLikeStep = k == ir::OpKind::AddPtr || k == ir::OpKind::Add || k == ir::OpKind::Sub;
+  if (!addLikeStep || def->numOperands() != 2)
+    return AxisInfo::unknown(t);
+  if (isArg(def->operand(0)))
+    return stepped(init, def->operand(1), k == ir::OpKind::AddPtr);
+  if (k == ir::OpKind::Add && isArg(def->operand(1)))
+    return stepped(init, def->operand(0), false);
+  return AxisInfo::unknown(t);
+}
+
+/// Facts that hold for init plus any number of steps, each `step` (scaled to
+/// bytes when `scale`): init's, provided the step is the same over the whole
+/// tile, with divisibilities capped by the step's.
+AxisInfo AxisAnalysis::stepped(const ir::Value *init, const ir::Value *step, bool scale) const {
+  const ir::Type &t = init->type();
+  AxisInfo a = info(init), s = info(step);
+  if (!s.cnst.empty() && s.cnst != t.shape)
+    return AxisInfo::unknown(t);
+  int64_t d = scale ? capped(s.eltDiv * unitOf(t)) : s.eltDiv;
+  a.eltDiv = std::min(a.eltDiv, d);
+  for (int64_t &x : a.div)
+    x = std::min(x, d);
+  normalize(a);
+  return a;
 }
 
 AxisInfo AxisAnalysis::compute(const ir::Op &op) {

@@ -16,8 +16,12 @@
 //
 // All four are powers of two (the tile dims are), at least 1. The analysis is
 // sound for programs without traps, assuming integer offsets do not wrap
-// around inside one contiguous block (as Triton's AxisInfo does). Loop-carried
-// values and everything else it does not model get the conservative answer.
+// around inside one contiguous block (as Triton's AxisInfo does). A loop-carried
+// value that each trip leaves alone or steps by a uniform amount (`p + s`,
+// `p - s` with s the same over the whole tile) keeps its initial value's
+// contiguity and constancy, with divisibilities combined with the step's;
+// other loop-carried values and everything else it does not model get the
+// conservative answer.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -63,6 +67,10 @@ public:
 private:
   void visitBlock(const ir::Block &b);
   void visitOp(const ir::Op &op);
+  void visitLoop(const ir::Op &op);
+  void visitLoopRegions(const ir::Op &op);
+  AxisInfo carriedInfo(const ir::Op &op, size_t i);
+  AxisInfo stepped(const ir::Value *init, const ir::Value *step, bool scale) const;
   AxisInfo compute(const ir::Op &op);
   AxisInfo addLike(const ir::Op &op, bool sub);
   AxisInfo mul(const ir::Op &op);

@@ -106,8 +106,7 @@ void Lowerer::analyseAccesses() {
   }
   if (opts_.vectorize && widest)
     vec_ = std::max<int64_t>(1, 16 / widest);
-  if (opts_.vectorize || opts_.remat)
-    axes_ = std::make_unique<AxisAnalysis>(fn_);
+  axes_ = std::make_unique<AxisAnalysis>(fn_); // also finds stores to repeated addresses
   for (const ir::Op *op : ops)
     if (op->kind() == ir::OpKind::Load && fusesIntoTrans(*op))
       deferredLoads_.insert(op);
@@ -423,7 +422,7 @@ Slots Lowerer::loadRun(DType dt, const Slots &p, const Slots *mask, const Slots 
   auto lanes = [&]() {
     Slots s;
     for (size_t k = k0; k < k0 + v; ++k)
-      s.push_back(loadLane(dt, p[k], mask ? slot(*mask, k) : nullptr,
+      s.push_back(loadLane(dt, runLane(dt, p, k0, k), mask ? slot(*mask, k) : nullptr,
                            other ? slot(*other, k) : nullptr));
     return s;
   };
@@ -444,6 +443,16 @@ Slots Lowerer::loadRun(DType dt, const Slots &p, const Slots *mask, const Slots 
     return s;
   };
   return emitChoice(runCheck(p, mask, k0, plan, bytes), vector, lanes);
+}
+
+/// The address of slot k of the run at k0: the run's first address plus k - k0
+/// elements (the pointer tile is contiguous over the run), so that only the
+/// first pointer of each run has to stay live (a loop-carried pointer tile
+/// then costs one register pair per run, not one per slot).
+llvm::Value *Lowerer::runLane(DType dt, const Slots &p, size_t k0, size_t k) {
+  if (k == k0)
+    return p[k0];
+  return b_.CreateGEP(se_.memType(dt), p[k0], b_.getInt64(static_cast<int64_t>(k - k0)));
 }
 
 /// `ld.global.v<words>.b32` at ptr as a <words x i32>. Written as PTX: LLVM
@@ -503,6 +512,51 @@ bool Lowerer::lowerStoreFast(const ir::Op &op) {
   return true;
 }
 
+/// Per axis, the length of the blocks over which a store's pointer tile is
+/// known to repeat one address (a splat or broadcast pointer), when the mask
+/// is the same over them too; empty when there are none. Of each block only
+/// the last lane in row-major order writes, the one that the interpreter's
+/// "last lane wins" keeps (docs/semantics.md section 15); collisions the axis
+/// analysis does not see still race.
+std::vector<int64_t> Lowerer::repeatedAddresses(const ir::Op &store) {
+  const ir::Type &pt = store.operand(0)->type();
+  if (pt.isScalar())
+    return {};
+  AxisInfo a = axes_->info(store.operand(0));
+  const ir::Value *mask = operandOrNull(store, 2);
+  std::optional<AxisInfo> m;
+  if (mask && !mask->type().isScalar())
+    m = axes_->info(mask);
+  std::vector<int64_t> r(pt.rank(), 1);
+  bool any = false;
+  for (size_t d = 0; d < pt.rank(); ++d) {
+    int64_t c = std::min(a.cnst[d], pt.shape[d]);
+    if (c < 2)
+      continue;
+    if (m && m->cnst[d] < c)
+      return {};
+    r[d] = c;
+    any = true;
+  }
+  return any ? r : std::vector<int64_t>{};
+}
+
+/// Whether slot k holds the last element (row-major) of its block of
+/// repeated addresses (repeatedAddresses) in a tile of shape s.
+llvm::Value *Lowerer::lastOfRepeats(const ir::Shape &s, const std::vector<int64_t> &repeats,
+                                    size_t k) {
+  llvm::Value *e = elemIndex(product(s, 0, s.size()), static_cast<int64_t>(k));
+  llvm::Value *last = nullptr;
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (repeats[d] < 2)
+      continue;
+    auto c = static_cast<uint32_t>(repeats[d]);
+    llvm::Value *at = b_.CreateURem(axisIndex(e, s, d), b_.getInt32(c));
+    last = andOpt(last, b_.CreateICmpEQ(at, b_.getInt32(c - 1)));
+  }
+  return last;
+}
+
 void Lowerer::emitStores(DType dt, const Slots &p, const Slots &v, const Slots *mask,
                          llvm::Value *own, const AccessPlan &plan) {
   for (size_t k0 = 0; k0 < p.size(); k0 += static_cast<size_t>(plan.run)) {
@@ -520,7 +574,7 @@ void Lowerer::storeRun(DType dt, const Slots &p, const Slots &v, const Slots *ma
   unsigned bytes = n * byteSize(dt);
   auto lanes = [&]() {
     for (size_t k = k0; k < k0 + n; ++k)
-      storeLane(dt, p[k], slot(v, k), andOpt(own, mask ? slot(*mask, k) : nullptr));
+      storeLane(dt, runLane(dt, p, k0, k), slot(v, k), andOpt(own, mask ? slot(*mask, k) : nullptr));
     return Slots{};
   };
   auto vector = [&]() {

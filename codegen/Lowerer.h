@@ -581,83 +581,25 @@ private:
     return {se_.binary(k, t, a, c), nullptr};
   }
 
-  /// Reductions run as the reference's pairwise tree, level by level, across
-  /// the threads: the operand (converted to the accumulator type) is staged in
-  /// shared memory, and each level combines neighbours y[p] = y[2p] (+) y[2p+1]
-  /// into a second buffer (ping-pong, a barrier between levels), so `+` sums in
-  /// exactly the interpreter's order. max/min/and/or/xor give the same result
-  /// in any order; argmax/argmin carry the index and keep the left operand on
-  /// ties, which is the scan's "first strict improvement".
-  void lowerReduce(const ir::Op &op) {
-    const ir::Type &in = op.operand(0)->type(), &out = op.result()->type();
-    const std::string &kind = op.strAttr("kind");
-    size_t axis = static_cast<size_t>(op.intAttr("axis"));
-    int64_t len = in.shape[axis], inner = product(in.shape, axis + 1, in.rank());
-    int64_t outer = product(in.shape, 0, axis), n = in.numElements();
-    if (len & (len - 1))
-      throw Unsupported("a reduction over an axis of " + std::to_string(len) +
-                        " elements (not a power of two)");
-    bool isArg = kind == "argmax" || kind == "argmin";
-    DType acc = kind == "add" ? addAccumulator(in.dtype) : in.dtype;
-    if (plantedBug("reduce-acc-type")) acc = in.dtype;
-    ir::Type accT = ir::Type::tile(acc, in.shape), idxT = ir::Type::tile(DType::I32, in.shape);
-    size_t bytes = alignUp(static_cast<size_t>(n) * byteSize(acc));
-    size_t idxBytes = alignUp(static_cast<size_t>(n) * 4);
-    size_t buf[2] = {0, bytes};
-    size_t ibuf[2] = {2 * bytes, 2 * bytes + idxBytes};
-    sharedBytes_ = std::max(sharedBytes_, 2 * bytes + (isArg ? 2 * idxBytes : 0));
-    const Slots &v = get(op.operand(0));
-    Slots conv, idx;
-    for (size_t k = 0; k < v.size(); ++k) {
-      conv.push_back(se_.cast(v[k], in.dtype, acc));
-      if (isArg) // the position along the axis
-        idx.push_back(axisIndex(b_.CreateUDiv(elemIndex(n, static_cast<int64_t>(k)),
-                                              b_.getInt32(static_cast<uint32_t>(inner))),
-                                {outer, len}, 1));
-    }
-    barrier();
-    stage(conv, accT, buf[0]);
-    if (isArg)
-      stage(idx, idxT, ibuf[0]);
-    barrier();
-    int cur = 0;
-    auto at = [&](llvm::Value *o, llvm::Value *p, llvm::Value *j) { // (o * len + p) * inner + j
-      llvm::Value *row = b_.CreateAdd(b_.CreateMul(o, b_.getInt32(static_cast<uint32_t>(len))), p);
-      return b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(inner))), j);
-    };
-    for (int64_t count = len; count > 1; count /= 2) {
-      int64_t half = count / 2;
-      forEachAssigned(outer * half * inner, [&](llvm::Value *q) {
-        llvm::Value *j = b_.CreateURem(q, b_.getInt32(static_cast<uint32_t>(inner)));
-        llvm::Value *rest = b_.CreateUDiv(q, b_.getInt32(static_cast<uint32_t>(inner)));
-        llvm::Value *p = b_.CreateURem(rest, b_.getInt32(static_cast<uint32_t>(half)));
-        llvm::Value *o = b_.CreateUDiv(rest, b_.getInt32(static_cast<uint32_t>(half)));
-        llvm::Value *l = at(o, b_.CreateShl(p, 1), j);
-        llvm::Value *r = at(o, b_.CreateOr(b_.CreateShl(p, 1), b_.getInt32(1)), j);
-        llvm::Value *dst = at(o, p, j);
-        auto [val, ix] = combine(kind, acc, readStaged(accT, buf[cur], l),
-                                 isArg ? readStaged(idxT, ibuf[cur], l) : nullptr,
-                                 readStaged(accT, buf[cur], r),
-                                 isArg ? readStaged(idxT, ibuf[cur], r) : nullptr);
-        b_.CreateStore(se_.toMemory(val, acc), stagedAddr(accT, buf[1 - cur], dst));
-        if (isArg)
-          b_.CreateStore(ix, stagedAddr(idxT, ibuf[1 - cur], dst));
-      });
-      barrier();
-      cur = 1 - cur;
-    }
-    int64_t nOut = out.isScalar() ? 1 : out.numElements();
-    Slots s;
-    for (int64_t k = 0; k < slotsOf(nOut); ++k) {
-      llvm::Value *e = out.isScalar() ? b_.getInt32(0) : elemIndex(nOut, k);
-      llvm::Value *o = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(inner)));
-      llvm::Value *j = b_.CreateURem(e, b_.getInt32(static_cast<uint32_t>(inner)));
-      llvm::Value *pos = at(o, b_.getInt32(0), j);
-      s.push_back(isArg ? readStaged(idxT, ibuf[cur], pos)
-                        : se_.cast(readStaged(accT, buf[cur], pos), acc, out.dtype));
-    }
-    define(op, s);
-  }
+  // ---- reduce (LowerReduce.cpp)
+  // The reference's pairwise tree: the levels whose operands are in one
+  // thread combine in registers, those across the lanes of a warp through
+  // shfl.sync.bfly, the rest through shared memory.
+  struct ReduceSpec;
+  void lowerReduce(const ir::Op &op);
+  llvm::Value *shuffleXor(llvm::Value *v, uint32_t mask);
+  void reduceSlotPairs(const ReduceSpec &r, Slots &val, Slots &idx, int s);
+  void reduceLanePairs(const ReduceSpec &r, Slots &val, Slots &idx, int l);
+  int64_t reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint32_t &laneMask);
+  void stagePartials(const ReduceSpec &r, const Slots &val, const Slots &idx, int64_t levels,
+                     uint32_t laneMask, size_t off, size_t ioff);
+  int reduceLevelsShared(const ReduceSpec &r, int64_t len2, const size_t buf[2],
+                         const size_t ibuf[2]);
+  llvm::Value *stagedPos(const ReduceSpec &r, int64_t len2, llvm::Value *o, llvm::Value *p,
+                         llvm::Value *j);
+  std::pair<llvm::Value *, llvm::Value *> readReduced(const ReduceSpec &r, int64_t len2, bool fold,
+                                                      size_t off, size_t ioff, llvm::Value *o,
+                                                      llvm::Value *j);
 
   // ---- dot (LowerDot.cpp)
   // `@`: on tensor cores (mma.sync, operands through ldmatrix from padded
@@ -713,14 +655,18 @@ private:
   }
 
   void lowerStore(const ir::Op &op) {
-    if (lowerStoreFast(op)) // LowerMemory.cpp: vectorised or coalesced
+    std::vector<int64_t> repeats = repeatedAddresses(op); // LowerMemory.cpp
+    if (repeats.empty() && lowerStoreFast(op)) // LowerMemory.cpp: vectorised or coalesced
       return;
     const ir::Type &pt = op.operand(0)->type();
     const Slots &p = get(op.operand(0)), &v = get(op.operand(1));
     const Slots *mask = op.numOperands() > 2 ? &get(op.operand(2)) : nullptr;
     llvm::Value *own = pt.isScalar() ? isThread0() : ownerOf(pt.numElements());
-    for (size_t k = 0; k < p.size(); ++k)
-      storeLane(pt.dtype, p[k], slot(v, k), andOpt(own, mask ? slot(*mask, k) : nullptr));
+    for (size_t k = 0; k < p.size(); ++k) {
+      llvm::Value *last = repeats.empty() ? nullptr : lastOfRepeats(pt.shape, repeats, k);
+      storeLane(pt.dtype, p[k], slot(v, k),
+                andOpt(andOpt(own, mask ? slot(*mask, k) : nullptr), last));
+    }
   }
 
   /// One element of a store, done where `guard` (null: always) holds.
@@ -748,6 +694,8 @@ private:
   bool fusesIntoTrans(const ir::Op &load);
   bool lowerLoadFast(const ir::Op &op);
   bool lowerStoreFast(const ir::Op &op);
+  std::vector<int64_t> repeatedAddresses(const ir::Op &store);
+  llvm::Value *lastOfRepeats(const ir::Shape &s, const std::vector<int64_t> &repeats, size_t k);
   bool lowerTransFast(const ir::Op &op);
   bool rematerialize(const ir::Op &op);
   bool rematable(const ir::Value *v);
@@ -765,6 +713,7 @@ private:
   Slots loadRun(DType dt, const Slots &p, const Slots *mask, const Slots *other, size_t k0,
                 const AccessPlan &plan);
   llvm::Value *vectorLoadAsm(llvm::Value *ptr, unsigned words);
+  llvm::Value *runLane(DType dt, const Slots &p, size_t k0, size_t k);
   void emitStores(DType dt, const Slots &p, const Slots &v, const Slots *mask, llvm::Value *own,
                   const AccessPlan &plan);
   void storeRun(DType dt, const Slots &p, const Slots &v, const Slots *mask, llvm::Value *own,

@@ -26,6 +26,7 @@
 #include <llvm/ADT/APFloat.h>
 #include <llvm/ADT/APSInt.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 
@@ -260,6 +261,19 @@ Value *floatToFloat(llvm::IRBuilder<> &b, Value *v, DType from, DType to) {
     return b.CreateFPTrunc(b.CreateFPExt(v, b.getFloatTy()), ty);
   if (plantedBug("bf16-truncate") && from == DType::F32 && to == DType::BF16) return b.CreateBitCast(b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, b.getInt32Ty()), 16), b.getInt16Ty()), ty);
   return b.CreateFPTrunc(v, ty);
+}
+
+/// fp16 <-> bf16 bits. LLVM 19's NVPTX cannot select a bitcast between the
+/// two ("Cannot select: bf16 = bitcast f16" once the operand comes from
+/// another block), and folds a chain through i16 back into one, so the bits
+/// cross an i16 `mov.b16` that the optimisers do not see through.
+Value *halfLikeBitcast(llvm::IRBuilder<> &b, Value *v, llvm::Type *to) {
+  auto *fty = llvm::FunctionType::get(b.getInt16Ty(), {b.getInt16Ty()}, false);
+  auto *mov = llvm::InlineAsm::get(fty, "mov.b16 $0, $1;", "=h,h", false);
+  llvm::CallInst *bits = b.CreateCall(mov, {b.CreateBitCast(v, b.getInt16Ty())});
+  bits->setDoesNotAccessMemory();
+  bits->setDoesNotThrow();
+  return b.CreateBitCast(bits, to);
 }
 
 /// C conversion between two different non-bool dtypes, or from bool.
@@ -567,6 +581,8 @@ llvm::Value *ScalarEmitter::bitcast(llvm::Value *v, DType from, DType to) {
   assert(bitWidth(from) == bitWidth(to) || v->getType()->isPointerTy());
   if (v->getType()->isPointerTy()) // a pointer's bits are its 64-bit address
     v = b_.CreatePtrToInt(v, b_.getInt64Ty());
+  if (isHalfLike(from) && isHalfLike(to) && from != to)
+    return halfLikeBitcast(b_, v, regType(to));
   return b_.CreateBitCast(v, regType(to)); // no instruction when the types are equal
 }
 

@@ -432,8 +432,10 @@ Val Builder::unary(int depth) {
   int choice = range(0, 4);
   if (choice == 0)
     return castTo(a, pickType());
-  if (choice == 4 && !isBool(a.type)) {
+  if (choice == 4 && isIntegral(a.type) && !isBool(a.type)) {
     // Another dtype of the same width (floats may become NaN or inf: defined).
+    // Only from integers: the bits of a computed NaN are not part of the
+    // semantics (docs/gpu-numerics.md), so a float is never reinterpreted.
     std::vector<DType> same;
     for (DType t : kAllDTypes)
       if (t != a.type && !isBool(t) && bitWidth(t) == bitWidth(a.type))

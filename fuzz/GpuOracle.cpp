@@ -59,13 +59,36 @@ std::string describeMismatch(const std::string &name, const HostArray &got, cons
 
 } // namespace
 
+double dotToleranceScale(const ir::Function &fn) {
+  double scale = 0;
+  // (block, inside a loop)
+  std::vector<std::pair<const ir::Block *, bool>> todo = {{&fn.body(), false}};
+  while (!todo.empty()) {
+    auto [block, inLoop] = todo.back();
+    todo.pop_back();
+    for (const auto &op : block->ops()) {
+      if (op->kind() == ir::OpKind::Dot) {
+        const ir::Type &a = op->operand(0)->type();
+        scale += static_cast<double>(a.shape[a.rank() - 1]) * (inLoop ? 8 : 1);
+      }
+      bool loop = op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While;
+      for (const auto &r : op->regions())
+        todo.push_back({r.get(), inLoop || loop});
+    }
+  }
+  return scale;
+}
+
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
-                                 const std::map<std::string, HostArray> &got, uint64_t extraUlps) {
+                                 const std::map<std::string, HostArray> &got, uint64_t extraUlps,
+                                 double dotScale) {
   for (const BufferDesc &b : k.buffers) {
     const HostArray &w = want.at(b.name), &g = got.at(b.name);
     // Inputs must come back unchanged, bit for bit.
     conf::CompareSpec spec =
         !b.isOutput || k.smallInts ? conf::CompareSpec::exact() : conf::defaultCompare(b.dtype);
+    if (b.isOutput && !k.smallInts && isFloat(b.dtype) && dotScale > 0)
+      spec = conf::CompareSpec::tolerance(spec.rtol * dotScale, spec.atol * dotScale * 64);
     uint64_t ulps = b.isOutput ? extraUlps : 0;
     int64_t first = -1, count = 0;
     for (int64_t i = 0; i < w.numElements(); ++i)
@@ -162,7 +185,8 @@ OracleResult GpuOracle::check(const FuzzKernel &k) {
       r.status == RunResult::Status::Trapped
           ? "the GPU trapped where the interpreter did not: " +
                 (r.trap ? r.trap->render() : std::string("?"))
-          : compareWithReference(k, want, got, conf::gpuExtraUlps(c.kernel->function()));
+          : compareWithReference(k, want, got, conf::gpuExtraUlps(c.kernel->function()),
+                                 dotToleranceScale(c.kernel->function()));
   if (!diff.empty()) {
     out.status = OracleResult::Status::Fail;
     out.property = "gpu-mismatch";

@@ -62,8 +62,18 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
 
 /// The first element of `got` that differs from `want` under the fuzzer's
 /// GPU comparison (see above); "" when they agree. `extraUlps` is
-/// gpuExtraUlps of the kernel.
+/// gpuExtraUlps of the kernel; `dotScale` is dotToleranceScale of the kernel
+/// (general-mode float outputs then get the dtype's tolerance times it).
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
-                                 const std::map<std::string, HostArray> &got, uint64_t extraUlps);
+                                 const std::map<std::string, HostArray> &got, uint64_t extraUlps,
+                                 double dotScale = 0);
+
+/// DESIGN.md section 8's "tolerance scaled by K for `@`": the tensor-core path
+/// sums the products of `@` in an order of its own, so a kernel with `@` is
+/// compared (in general mode) with the dtype's rtol times the sum of the K
+/// extents of its `@` ops (times 8 for one inside a loop, whose trips add up),
+/// and atol times that and 64 (|products| <= 64 for general inputs in [-8, 8]).
+/// 0 when the kernel has no `@`.
+double dotToleranceScale(const ir::Function &fn);
 
 } // namespace tc::fuzz

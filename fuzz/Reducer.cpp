@@ -292,11 +292,21 @@ bool Reduction::simplifyLine(size_t i) {
   return false;
 }
 
+// Whether `l` declares a mask or a pointer tile. Their expressions stay as
+// generated: simplifying a bounds mask to 1 or a pointer's offsets to 0 makes
+// the lanes of a store collide, which is defined (the last lane wins) but
+// changes what the kernel tests into a different, unrelated finding.
+bool declaresMaskOrPointer(const std::string &l) {
+  std::string head = trim(l.substr(0, l.find('=')));
+  return !head.empty() && head.front() != '*' &&
+         (head.rfind("bool ", 0) == 0 || head.find('*') != std::string::npos);
+}
+
 bool Reduction::simplifyExpressions() {
   bool progress = false;
   for (size_t i = 0; i < splitLines(best_.source).size() && !timeUp(); ++i) {
     const std::string l = splitLines(best_.source)[i];
-    if (!isBodyLine(l) || braceBalance(l) != 0)
+    if (!isBodyLine(l) || braceBalance(l) != 0 || declaresMaskOrPointer(l))
       continue;
     while (!timeUp() && simplifyLine(i))
       progress = true;

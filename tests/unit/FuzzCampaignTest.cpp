@@ -324,3 +324,29 @@ TEST(FuzzGpuOracle, InterpReferenceRunsTheKernel) {
 }
 
 } // namespace
+
+// DESIGN.md section 8: kernels with `@` are compared with a tolerance scaled by K.
+TEST(FuzzGpuOracle, DotKernelsGetAToleranceScaledByK) {
+  CompileRequest req;
+  req.sourceName = "dot.tc";
+  req.sourceText = "__global__ void k(float *Y) {\n"
+                   "  float a[16, 32] = 1;\n  float b[32, 16] = 1;\n"
+                   "  float c[16, 16] = a @ b;\n"
+                   "  for (int i = 0; i < 2; i++) { c = c + a @ b; }\n"
+                   "  *(Y + (0 ... 16)[:, newaxis] * 16 + (0 ... 16)[newaxis, :]) = c;\n}\n";
+  CompileOutcome c = compileKernel(req);
+  ASSERT_TRUE(c.ok()) << c.diagnostics;
+  // K = 32 outside the loop, 32 inside (weighted 8): 32 + 256.
+  EXPECT_EQ(dotToleranceScale(c.kernel->function()), 288.0);
+  FuzzKernel k = twoBuffers(false);
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  want.at("Y").setDouble(0, 1000);
+  got.at("Y").setDouble(0, 1000.01); // 1e-5 relative: outside float32's own rtol
+  EXPECT_NE(compareWithReference(k, want, got, 0), "");
+  EXPECT_EQ(compareWithReference(k, want, got, 0, 288.0), "");
+  got.at("Y").setDouble(0, 1010); // 1e-2 relative: outside 288 * 1.3e-6 (and atol 288 * 64e-5)
+  EXPECT_NE(compareWithReference(k, want, got, 0, 288.0), "");
+  k.smallInts = true; // exact inputs: exact, whatever the scale
+  got.at("Y").setDouble(0, 1000.01);
+  EXPECT_NE(compareWithReference(k, want, got, 0, 288.0), "");
+}
