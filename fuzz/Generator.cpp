@@ -18,6 +18,19 @@ namespace {
 struct Val {
   std::string text;
   DType type = DType::I32;
+  // Computed from a function whose GPU result is only within ULP bounds of the
+  // reference's (exp, log, sin, ...: docs/gpu-numerics.md). Such a value must not
+  // reach an operation that is discontinuous (%, comparisons, bit ops,
+  // floor/ceil, conversions to integers, argmax), or a legitimate one-ULP
+  // difference would become an arbitrary one: the GPU comparison would report it.
+  bool inexact = false;
+};
+
+// Sets `slot` to `value` when it goes out of scope (after the return value is built).
+struct SetOnExit {
+  bool &slot;
+  bool value;
+  ~SetOnExit() { slot = value; }
 };
 
 std::string lang(DType t) { return std::string(langName(t)); }
@@ -115,6 +128,7 @@ private:
   std::vector<Val> inputs_;  // each input's name and dtype
   std::vector<std::string> reducedScalars_; // 1-D reductions (for data-dependent `if`)
   bool recording_ = true;    // whether expr() remembers its results in exprs_
+  bool lastInexact_ = false; // Val::inexact of the last binary()/unary() result
   bool inHelper_ = false;    // generating a helper's body: only its parameters are in scope
   std::vector<std::string> helpers_; // helper functions, emitted before the kernel
   std::vector<std::string> body_;
@@ -191,7 +205,7 @@ DType Builder::pickType() {
 void Builder::declare(const std::string &name, const Val &v) {
   useType(v.type);
   line(lang(v.type) + " " + name + shape() + " = " + v.text + ";");
-  tiles_.push_back({name, v.type});
+  tiles_.push_back({name, v.type, v.inexact});
 }
 
 // The names of the tile defines, size scalars and ranges of each axis.
@@ -259,6 +273,8 @@ Val Builder::castTo(const Val &v, DType to) {
     return v;
   features_.insert("cast");
   useType(to);
+  if (v.inexact && !isFloat(to)) // discontinuous: drop the inexact value
+    return {"((" + lang(to) + ")0)", to};
   if (isFloat(v.type) && isIntegral(to)) {
     features_.insert("cast.float_to_int");
     bool narrow = bitWidth(to) == 8;
@@ -266,7 +282,7 @@ Val Builder::castTo(const Val &v, DType to) {
     std::string hi = narrow ? "100" : "1000";
     return {"(" + lang(to) + ")min(max(" + v.text + ", " + lo + "), " + hi + ")", to};
   }
-  return {"(" + lang(to) + ")(" + v.text + ")", to};
+  return {"(" + lang(to) + ")(" + v.text + ")", to, v.inexact};
 }
 
 // An int32 in [-2, 2] computed from `v` (so that sums of many are exact).
@@ -322,6 +338,7 @@ Val Builder::expr(int depth) {
   if (depth >= 2 && !inHelper_ && coin(0.05))
     return helperCall(depth);
   Val v = coin(0.8) ? binary(depth) : unary(depth);
+  v.inexact = lastInexact_;
   if (recording_ && exprs_.size() < 64)
     exprs_.push_back(v);
   return v;
@@ -335,6 +352,10 @@ Val Builder::binary(int depth) {
   bool constant = (op == "+" || op == "-" || op == "*" || op == "/" || op == "%" ||
                    op == "bit" || op == "shift") && coin(0.25);
   Val b = constant ? constantFor(a) : expr(depth - 1);
+  bool inexact = a.inexact || b.inexact;
+  if (inexact && (op == "%" || op == "cmp" || op == "bit" || op == "shift" || op == "select"))
+    op = "+"; // continuous instead (see Val::inexact)
+  SetOnExit mark{lastInexact_, inexact};
   DType rt = constant ? b.type : promote(a.type, b.type);
   auto plain = [&](const std::string &o, const std::string &name) {
     features_.insert("op." + name);
@@ -430,6 +451,7 @@ Val Builder::helperCall(int depth) {
 Val Builder::unary(int depth) {
   Val a = expr(depth - 1);
   int choice = range(0, 4);
+  SetOnExit mark{lastInexact_, a.inexact};
   if (choice == 0)
     return castTo(a, pickType());
   if (choice == 4 && isIntegral(a.type) && !isBool(a.type)) {
@@ -451,6 +473,10 @@ Val Builder::unary(int depth) {
     static const std::vector<std::string> fns = {"sqrt", "abs",  "floor", "ceil", "exp",  "fma",
                                                  "exp2", "log",  "log2",  "sin",  "cos", "rsqrt"};
     std::string f = *rc::gen::elementOf(fns);
+    if (a.inexact && (f == "floor" || f == "ceil"))
+      f = "abs";
+    mark.value = a.inexact || !(f == "sqrt" || f == "abs" || f == "floor" || f == "ceil" ||
+                                f == "fma");
     features_.insert("op.math");
     if (f == "fma") {
       features_.insert("op.fma");
@@ -473,7 +499,11 @@ Val Builder::unary(int depth) {
 // scalar (1-D) or broadcast with `newaxis` on the reduced axis.
 void Builder::reduction() {
   Val v = *rc::gen::elementOf(tiles_);
-  std::vector<std::string> ops = {"+", "argmax", "argmin"};
+  std::vector<std::string> ops = {"+"};
+  if (!v.inexact) { // the index of an extreme is discontinuous
+    ops.push_back("argmax");
+    ops.push_back("argmin");
+  }
   if (!isBool(v.type)) {
     ops.push_back("max");
     ops.push_back("min");

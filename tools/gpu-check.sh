@@ -224,11 +224,12 @@ bench() {
   local name=$1 key=$2 units=$3 compare=$4; shift 4
   local extra=()
   [ "$compare" = 1 ] && [ $COMPARE = 1 ] && extra=(--compare)
-  step "bench $name" "$OUT/bench-$name.log" 900 "$BIN/triton-run" "$@" --bench "${extra[@]}" "${DISABLE[@]}"
+  local log="$OUT/bench-${name// /_}.log"
+  step "bench $name" "$log" 900 "$BIN/triton-run" "$@" --bench "${extra[@]}" "${DISABLE[@]}"
   [ $PROFILE = 1 ] && profile "$name" "$@"
   local ms note=$STEP_VERDICT
-  ms=$(awk '$1 == "median" {print $2}' "$OUT/bench-$name.log" | tail -n 1)
-  grep -q "disagree on" "$OUT/bench-$name.log" && note="MISMATCH vs the interpreter (see the log)"
+  ms=$(awk '$1 == "median" {print $2}' "$log" | tail -n 1)
+  grep -q "disagree on" "$log" && note="MISMATCH vs the interpreter (see the log)"
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "${ms:--}" "$key" "$units" "$note" >> "$OUT/bench.tsv"
 }
 if [ $SKIP_BENCH = 1 ]; then
