@@ -257,7 +257,7 @@ else
     cmp=1
     [ $S = 4096 ] && cmp=0 # the interpreter needs minutes for 4096^3
     bench "matmul f16 ${S}^3" "triton_matmul_f16_${S}^3_TFLOPs" "TF:$((2 * S * S * S))" $cmp \
-      "$EX/matmul.tc" -DTM=128 -DTN=128 -DTK=64 -DTYPE=half --num-warps 4 --grid 'M/TM, N/TN' \
+      "$EX/matmul.tc" -DTM=128 -DTN=128 -DTK=64 -DTYPE=half --num-warps 8 --grid 'M/TM, N/TN' \
       --arg M=$S --arg N=$S --arg K=$S --arg lda=$S --arg ldb=$S --arg ldc=$S \
       --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] --arg C=zeros:f16[M,N] \
       --flops '2*M*N*K'
