@@ -152,6 +152,9 @@ private:
   std::vector<std::string> subscript(int axis, const std::string &at, const std::string &rest) const;
 
   Val castTo(const Val &v, DType to);
+  /// Whether a product of `@` into `acc` is only within a tolerance of the
+  /// reference's (general float inputs: the tensor cores' order of additions).
+  bool dotInexact(DType acc) const { return !smallInts_ && isFloat(acc); }
   Val smallExact(const Val &v);
   Val leaf();
   Val constantFor(const Val &a);
@@ -585,12 +588,12 @@ void Builder::dot() {
     features_.insert("dot.trans_b");
     product(acc, d, "[TM, TM]", a + " @ ^" + b, "(rm[:, newaxis] - rm[newaxis, :])");
     line(lang(acc) + " " + s + "[TM] = " + d + "[:, +];");
-    leaves_.push_back({s + "[:, newaxis]", acc});
+    leaves_.push_back({s + "[:, newaxis]", acc, dotInexact(acc)});
   } else {
     features_.insert("dot.trans_a");
     product(acc, d, "[TN, TN]", "^" + a + " @ " + b, "(rn[:, newaxis] - rn[newaxis, :])");
     line(lang(acc) + " " + s + "[TN] = " + d + "[+, :];");
-    leaves_.push_back({s + "[newaxis, :]", acc});
+    leaves_.push_back({s + "[newaxis, :]", acc, dotInexact(acc)});
   }
 }
 
@@ -619,7 +622,7 @@ void Builder::fullDot(DType t, DType acc, const std::string &a) {
                                 : "(rm[:, newaxis] - rn[newaxis, :])";
   product(acc, d, shape(), a + " @ " + b, init);
   useType(acc);
-  tiles_.push_back({d, acc});
+  tiles_.push_back({d, acc, dotInexact(acc)});
 }
 
 // A pointer that walks through an input along axis 0 inside a loop, with the
@@ -1053,6 +1056,11 @@ void Builder::matmulKernel(FuzzKernel &k) {
     useType(t);
   bool transA = coin(0.3), transB = coin(0.3);
   DType outType = coin(0.5) ? acc : pickType();
+  // With general float inputs the product's sum is only within a tolerance of
+  // the reference's (tensor cores add in an order of their own): it must not
+  // be converted to an integer (see Val::inexact).
+  if (!smallInts_ && isFloat(acc) && !isFloat(outType))
+    outType = acc;
   k.scalars = {{"M", DType::I32, static_cast<double>(size_[0])},
                {"N", DType::I32, static_cast<double>(size_[1])},
                {"K", DType::I32, static_cast<double>(depth)}};

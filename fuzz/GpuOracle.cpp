@@ -3,6 +3,9 @@
 
 #include "conformance/Compare.h"
 #include "conformance/Runner.h"
+#include "codegen/Ulp.h"
+
+#include <cmath>
 
 namespace tc::fuzz {
 namespace {
@@ -79,9 +82,38 @@ double dotToleranceScale(const ir::Function &fn) {
   return scale;
 }
 
+// Significand bits (with the implicit one) of a float dtype.
+static int mantissaBits(DType t) {
+  if (t == DType::F16)
+    return 11;
+  if (t == DType::BF16)
+    return 8;
+  return t == DType::F32 ? 24 : 53;
+}
+
+double mathRelativeTolerance(const ir::Function &fn) {
+  double tol = 0;
+  std::vector<const ir::Block *> todo = {&fn.body()};
+  while (!todo.empty()) {
+    const ir::Block *block = todo.back();
+    todo.pop_back();
+    for (const auto &op : block->ops()) {
+      if (op->numOperands() > 0 && !op->operand(0)->type().isPtr) {
+        DType t = op->operand(0)->type().dtype;
+        int bound = codegen::gpuUlpBound(op->kind(), t);
+        if (bound > 0 && isFloat(t))
+          tol = std::max(tol, 4.0 * (bound + 1) * std::ldexp(1.0, 1 - mantissaBits(t)));
+      }
+      for (const auto &r : op->regions())
+        todo.push_back(r.get());
+    }
+  }
+  return tol;
+}
+
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                                 double dotScale) {
+                                 double dotScale, double mathRelTol) {
   for (const BufferDesc &b : k.buffers) {
     const HostArray &w = want.at(b.name), &g = got.at(b.name);
     // Inputs must come back unchanged, bit for bit.
@@ -89,6 +121,11 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
         !b.isOutput || k.smallInts ? conf::CompareSpec::exact() : conf::defaultCompare(b.dtype);
     if (b.isOutput && !k.smallInts && isFloat(b.dtype) && dotScale > 0)
       spec = conf::CompareSpec::tolerance(spec.rtol * dotScale, spec.atol * dotScale * 64);
+    if (b.isOutput && isFloat(b.dtype) && mathRelTol > 0) {
+      double rtol = spec.kind == conf::CompareSpec::Kind::Tolerance ? spec.rtol : 0;
+      double atol = spec.kind == conf::CompareSpec::Kind::Tolerance ? spec.atol : 0;
+      spec = conf::CompareSpec::tolerance(std::max(rtol, mathRelTol), std::max(atol, mathRelTol));
+    }
     uint64_t ulps = b.isOutput ? extraUlps : 0;
     int64_t first = -1, count = 0;
     for (int64_t i = 0; i < w.numElements(); ++i)
@@ -186,7 +223,8 @@ OracleResult GpuOracle::check(const FuzzKernel &k) {
           ? "the GPU trapped where the interpreter did not: " +
                 (r.trap ? r.trap->render() : std::string("?"))
           : compareWithReference(k, want, got, conf::gpuExtraUlps(c.kernel->function()),
-                                 dotToleranceScale(c.kernel->function()));
+                                 dotToleranceScale(c.kernel->function()),
+                                 mathRelativeTolerance(c.kernel->function()));
   if (!diff.empty()) {
     out.status = OracleResult::Status::Fail;
     out.property = "gpu-mismatch";

@@ -66,7 +66,14 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
 /// (general-mode float outputs then get the dtype's tolerance times it).
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                                 double dotScale = 0);
+                                 double dotScale = 0, double mathRelTol = 0);
+
+/// For a kernel that calls ULP-bounded functions (codegen/Ulp.h), the relative
+/// error their results may carry into any float output, whatever its dtype:
+/// 4 x (bound + 1) x the machine epsilon of the narrowest dtype they are called
+/// in (an f32 `sin` converted to f64 is off by f32 ULPs, not f64 ones; the 4
+/// allows a few continuous operations after the call). 0 when there are none.
+double mathRelativeTolerance(const ir::Function &fn);
 
 /// DESIGN.md section 8's "tolerance scaled by K for `@`": the tensor-core path
 /// sums the products of `@` in an order of its own, so a kernel with `@` is

@@ -350,3 +350,25 @@ TEST(FuzzGpuOracle, DotKernelsGetAToleranceScaledByK) {
   got.at("Y").setDouble(0, 1000.01);
   EXPECT_NE(compareWithReference(k, want, got, 0, 288.0), "");
 }
+
+// An f32 `sin` converted to f64 may be off by f32 ULPs in the f64 output.
+TEST(FuzzGpuOracle, MathResultsAreComparedInTheirOwnPrecision) {
+  CompileRequest req;
+  req.sourceName = "sin.tc";
+  req.sourceText = "__global__ void k(double *Y) {\n  float x[4] = 1;\n"
+                   "  *(Y + (0 ... 4)) = (double)sin(x);\n}\n";
+  CompileOutcome c = compileKernel(req);
+  ASSERT_TRUE(c.ok()) << c.diagnostics;
+  double tol = mathRelativeTolerance(c.kernel->function());
+  EXPECT_EQ(tol, 4.0 * 3 * std::ldexp(1.0, -23)); // sinf: 2 ULPs, + 1, f32 epsilon, x 4
+  FuzzKernel k;
+  k.smallInts = true;
+  k.buffers.push_back({"Y", DType::F64, {1}, {0}, true});
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  want.at("Y").setDouble(0, 0.8414709568023682); // sinf(1) as f64
+  got.at("Y").setDouble(0, 0.8414710164070129);  // one f32 ULP above
+  EXPECT_NE(compareWithReference(k, want, got, 3), ""); // f64 ULPs: far apart
+  EXPECT_EQ(compareWithReference(k, want, got, 3, 0, tol), "");
+  got.at("Y").setDouble(0, 0.84148); // 1e-5 relative: beyond 12 f32 ULPs
+  EXPECT_NE(compareWithReference(k, want, got, 3, 0, tol), "");
+}
