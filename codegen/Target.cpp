@@ -6,6 +6,8 @@
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Config/llvm-config.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
@@ -118,6 +120,30 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned optLevel) {
   mpm.run(m, mam);
 }
 
+/// Rewrites every `sitofp i1` (or of a vector of i1) into a select of -1.0
+/// and 0.0. LLVM 19's NVPTX selects `sitofp i1` as a signed cvt of `selp 1, 0`,
+/// so true became +1.0 instead of -1.0. The frontend converts bool with
+/// `uitofp`, but InstCombine forms `sitofp i1` from `-(int)b`, `~(b - 1)`,
+/// `b - 1` or `b % k` then converted to a float, so this runs after the
+/// optimiser (which would fold the select back).
+void legalizeBoolToFloat(llvm::Module &m) {
+  std::vector<llvm::SIToFPInst *> work;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *cvt = llvm::dyn_cast<llvm::SIToFPInst>(&inst);
+          cvt && cvt->getSrcTy()->isIntOrIntVectorTy(1))
+        work.push_back(cvt);
+  for (llvm::SIToFPInst *cvt : work) {
+    llvm::IRBuilder<> b(cvt);
+    llvm::Type *ty = cvt->getType();
+    llvm::Value *legal = b.CreateSelect(cvt->getOperand(0), llvm::ConstantFP::get(ty, -1.0),
+                                        llvm::ConstantFP::get(ty, 0.0));
+    legal->takeName(cvt);
+    cvt->replaceAllUsesWith(legal);
+    cvt->eraseFromParent();
+  }
+}
+
 bool emitPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, std::string &error) {
   llvm::SmallString<0> buf;
   llvm::raw_svector_ostream os(buf);
@@ -156,6 +182,7 @@ Result compile(const ir::Module &module, const ir::Function &fn, const Options &
   lk.module->setDataLayout(tm->createDataLayout());
   t0 = Clock::now();
   optimize(*lk.module, *tm, opts.optLevel);
+  legalizeBoolToFloat(*lk.module);
   c.times.push_back({"optimize", msSince(t0)});
   if (opts.wantLLVM) {
     llvm::raw_string_ostream os(c.llvmIR);
