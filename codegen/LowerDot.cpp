@@ -259,20 +259,8 @@ void Lowerer::allowAllRegisters() {
 void Lowerer::mmaTileLoop(const MmaPlan &p) {
   llvm::Value *lane = b_.CreateAnd(tid_, b_.getInt32(31));
   llvm::Value *warp = b_.CreateLShr(tid_, b_.getInt32(5));
-  llvm::BasicBlock *pre = b_.GetInsertBlock();
-  auto *cond = llvm::BasicBlock::Create(ctx_, "mma.tile", kernel_);
-  auto *body = llvm::BasicBlock::Create(ctx_, "mma.body", kernel_);
-  auto *done = llvm::BasicBlock::Create(ctx_, "mma.done", kernel_);
-  b_.CreateBr(cond);
-  b_.SetInsertPoint(cond);
-  llvm::PHINode *tile = b_.CreatePHI(b_.getInt32Ty(), 2);
-  tile->addIncoming(warp, pre);
-  b_.CreateCondBr(b_.CreateICmpULT(tile, b_.getInt32(static_cast<uint32_t>(p.tiles))), body, done);
-  b_.SetInsertPoint(body);
-  mmaWarpTile(p, tile, lane);
-  tile->addIncoming(b_.CreateAdd(tile, b_.getInt32(opts_.numWarps)), b_.GetInsertBlock());
-  b_.CreateBr(cond);
-  b_.SetInsertPoint(done);
+  stridedLoop("mma.tile", warp, opts_.numWarps, p.tiles,
+              [&](llvm::Value *tile) { mmaWarpTile(p, tile, lane); });
 }
 
 /// Element index, in an array staged with a row pitch, of flat index e of a

@@ -539,22 +539,30 @@ private:
     return t;
   }
 
-  /// Runs body(q) for q = tid, tid + T, ... < total (a run-time loop).
-  template <typename F> void forEachAssigned(int64_t total, F body) {
+  /// Runs body(q) for q = start, start + stride, ... < total (a run-time loop).
+  template <typename F>
+  void stridedLoop(const char *name, llvm::Value *start, int64_t stride, int64_t total, F body) {
+    std::string n = name;
     llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *cond = llvm::BasicBlock::Create(ctx_, "each.cond", kernel_);
-    auto *loop = llvm::BasicBlock::Create(ctx_, "each.body", kernel_);
-    auto *done = llvm::BasicBlock::Create(ctx_, "each.end", kernel_);
+    auto *cond = llvm::BasicBlock::Create(ctx_, n + ".cond", kernel_);
+    auto *loop = llvm::BasicBlock::Create(ctx_, n + ".body", kernel_);
+    auto *done = llvm::BasicBlock::Create(ctx_, n + ".end", kernel_);
     b_.CreateBr(cond);
     b_.SetInsertPoint(cond);
     llvm::PHINode *q = b_.CreatePHI(b_.getInt32Ty(), 2);
-    q->addIncoming(tid_, pre);
+    q->addIncoming(start, pre);
     b_.CreateCondBr(b_.CreateICmpULT(q, b_.getInt32(static_cast<uint32_t>(total))), loop, done);
     b_.SetInsertPoint(loop);
     body(static_cast<llvm::Value *>(q));
-    q->addIncoming(b_.CreateAdd(q, b_.getInt32(static_cast<uint32_t>(T_))), b_.GetInsertBlock());
+    q->addIncoming(b_.CreateAdd(q, b_.getInt32(static_cast<uint32_t>(stride))),
+                   b_.GetInsertBlock());
     b_.CreateBr(cond);
     b_.SetInsertPoint(done);
+  }
+
+  /// Runs body(q) for q = tid, tid + T, ... < total (a run-time loop).
+  template <typename F> void forEachAssigned(int64_t total, F body) {
+    stridedLoop("each", tid_, T_, total, body);
   }
 
   /// One combine step of a reduction: (value, index) of left and right -> result.

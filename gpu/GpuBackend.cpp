@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -287,59 +288,22 @@ private:
 
 } // namespace
 
-/// The probe runs in a child process: initialising the driver in this process
-/// would make it unusable in the workers the conformance runner forks.
-bool cudaAvailable(std::string *why) {
-  static std::mutex mu;
-  static std::optional<std::pair<bool, std::string>> cached;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!cached) {
-    int fds[2];
-    if (::pipe(fds) != 0) {
-      cached = {cuda::available(why), why ? *why : ""};
-    } else {
-      pid_t pid = ::fork();
-      if (pid == 0) {
-        ::close(fds[0]);
-        std::string w;
-        bool ok = cuda::available(&w);
-        (void)!::write(fds[1], w.data(), w.size());
-        ::_exit(ok ? 0 : 1);
-      }
-      ::close(fds[1]);
-      std::string msg;
-      char buf[512];
-      ssize_t n;
-      while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
-        msg.append(buf, static_cast<size_t>(n));
-      ::close(fds[0]);
-      int status = 0;
-      bool ok = pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-                WEXITSTATUS(status) == 0;
-      if (!ok && msg.empty())
-        msg = "no CUDA device: the device probe failed";
-      cached = {ok, msg};
-    }
-  }
-  if (why)
-    *why = cached->second;
-  return cached->first;
-}
-
-int cudaDeviceCount(std::string *why) {
+/// Runs `probe` in a child process (initialising the driver in this process
+/// would make it unusable in the workers the conformance runner and the fuzzer
+/// fork) and returns what it wrote, or nullopt when no child could run. `ok`
+/// is whether the child exited with status 0 (probe returned true).
+static std::optional<std::string> probeInChild(const std::function<bool(std::string &)> &probe,
+                                        bool &ok) {
   int fds[2];
-  if (::pipe(fds) != 0) {
-    if (why)
-      *why = "no CUDA device: cannot create a pipe for the device probe";
-    return 0;
-  }
+  if (::pipe(fds) != 0)
+    return std::nullopt;
   pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    std::string w;
-    std::string text = cuda::available(&w) ? std::to_string(cuda::deviceCount()) : "0 " + w;
-    (void)!::write(fds[1], text.data(), text.size());
-    ::_exit(0);
+    std::string out;
+    bool good = probe(out);
+    (void)!::write(fds[1], out.data(), out.size());
+    ::_exit(good ? 0 : 1);
   }
   ::close(fds[1]);
   std::string msg;
@@ -349,8 +313,44 @@ int cudaDeviceCount(std::string *why) {
     msg.append(buf, static_cast<size_t>(n));
   ::close(fds[0]);
   int status = 0;
-  if (pid > 0)
-    ::waitpid(pid, &status, 0);
+  ok = pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+       WEXITSTATUS(status) == 0;
+  return msg;
+}
+
+bool cudaAvailable(std::string *why) {
+  static std::mutex mu;
+  static std::optional<std::pair<bool, std::string>> cached;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!cached) {
+    bool ok = false;
+    std::optional<std::string> msg =
+        probeInChild([](std::string &out) { return cuda::available(&out); }, ok);
+    if (!msg)
+      cached = {cuda::available(why), why ? *why : ""};
+    else
+      cached = {ok, !ok && msg->empty() ? "no CUDA device: the device probe failed" : *msg};
+  }
+  if (why)
+    *why = cached->second;
+  return cached->first;
+}
+
+int cudaDeviceCount(std::string *why) {
+  bool ok = false;
+  std::optional<std::string> got = probeInChild(
+      [](std::string &out) {
+        std::string w;
+        out = cuda::available(&w) ? std::to_string(cuda::deviceCount()) : "0 " + w;
+        return true;
+      },
+      ok);
+  if (!got) {
+    if (why)
+      *why = "no CUDA device: cannot create a pipe for the device probe";
+    return 0;
+  }
+  const std::string &msg = *got;
   int count = std::atoi(msg.c_str());
   if (count <= 0 && why)
     *why = msg.size() > 2 ? msg.substr(2) : "no CUDA device: the device probe failed";
