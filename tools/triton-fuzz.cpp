@@ -327,7 +327,8 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--shard", f.shard, "Check only indices I with I % N == K (K/N)");
   app.add_flag("--stop-on-failure", f.stopOnFailure, "Stop after the first failing kernel");
   app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");
-  app.add_option("--known", f.knownFile, "A file of known signatures, one per line");
+  app.add_option("--known", f.knownFile, "A file of known signatures, one per line")
+      ->check(CLI::ExistingFile);
   app.add_option("--replay", f.replay, "Check only kernel I of the campaign, in this process");
   app.add_flag("--print", f.print, "With --replay: print the kernel");
   app.add_option("--fail-on-feature", f.plantFeature,
@@ -351,7 +352,8 @@ int main(int argc, char **argv) {
   mergeCmd->add_option("dirs", m.dirs, "Campaign folders (each with campaign.json)")->required();
   mergeCmd->add_option("--out", m.out, "The merged HTML report (.md and merged.json beside it)")
       ->required();
-  mergeCmd->add_option("--known", m.knownFile, "A file of known signatures, one per line");
+  mergeCmd->add_option("--known", m.knownFile, "A file of known signatures, one per line")
+      ->check(CLI::ExistingFile);
   mergeCmd->add_option("--cases-dir", m.casesDir,
                        "Known findings' cases (default conformance/cases)");
   try {

@@ -30,4 +30,6 @@ mkdir -p "$T/s1/sub"
 [ $? -eq 0 ] || fail "an output beside an input was refused"
 "$FUZZ" merge "$T/s0" "$T/s1" --out "$T/s0/campaign.json" >"$T/over.log" 2>&1
 [ $? -eq 3 ] && grep -q "overwrite" "$T/over.log" || fail "overwriting an input was not refused"
+"$FUZZ" merge "$T/s0" "$T/s1" --out "$T/k.html" --known "$T/no-such-list" >"$T/known.log" 2>&1
+[ $? -eq 3 ] && grep -q "no-such-list" "$T/known.log" || fail "a missing --known file was not refused"
 echo "PASS: shards 0/2 and 1/2 = $merged kernels, as one run"
