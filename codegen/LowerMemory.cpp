@@ -29,14 +29,6 @@ namespace {
 /// Tile ops of one remat'ed expression at most (bounds code size).
 constexpr size_t kMaxRematOps = 48;
 
-void collectOps(const ir::Block &b, std::vector<const ir::Op *> &out) {
-  for (const auto &op : b.ops()) {
-    out.push_back(op.get());
-    for (const auto &r : op->regions())
-      collectOps(*r, out);
-  }
-}
-
 /// Elementwise ops that are index arithmetic (integer, bool and pointer
 /// operands only): cheap to recompute per element.
 bool isIndexArithmetic(const ir::Op &op) {
@@ -96,7 +88,7 @@ const ir::Value *operandOrNull(const ir::Op &op, size_t i) {
 /// loads that their trans users will do.
 void Lowerer::analyseAccesses() {
   std::vector<const ir::Op *> ops;
-  collectOps(fn_.body(), ops);
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) { ops.push_back(&op); });
   unsigned widest = 0;
   for (const ir::Op *op : ops) {
     for (const ir::Value *v : op->operands())

@@ -75,17 +75,10 @@ Verdict checkTrap(const Case &c, const RunResult &r) {
 // tolerance).
 uint64_t gpuExtraUlps(const ir::Function &fn) {
   int worst = 0;
-  std::vector<const ir::Block *> todo = {&fn.body()};
-  while (!todo.empty()) {
-    const ir::Block *b = todo.back();
-    todo.pop_back();
-    for (const auto &op : b->ops()) {
-      if (op->numOperands() > 0 && !op->operand(0)->type().isPtr)
-        worst = std::max(worst, codegen::gpuUlpBound(op->kind(), op->operand(0)->type().dtype));
-      for (const auto &r : op->regions())
-        todo.push_back(r.get());
-    }
-  }
+  ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned) {
+    if (op.numOperands() > 0 && !op.operand(0)->type().isPtr)
+      worst = std::max(worst, codegen::gpuUlpBound(op.kind(), op.operand(0)->type().dtype));
+  });
   return worst > 0 ? static_cast<uint64_t>(worst) + 1 : 0;
 }
 

@@ -64,21 +64,12 @@ std::string describeMismatch(const std::string &name, const HostArray &got, cons
 
 double dotToleranceScale(const ir::Function &fn) {
   double scale = 0;
-  // (block, inside a loop)
-  std::vector<std::pair<const ir::Block *, bool>> todo = {{&fn.body(), false}};
-  while (!todo.empty()) {
-    auto [block, inLoop] = todo.back();
-    todo.pop_back();
-    for (const auto &op : block->ops()) {
-      if (op->kind() == ir::OpKind::Dot) {
-        const ir::Type &a = op->operand(0)->type();
-        scale += static_cast<double>(a.shape[a.rank() - 1]) * (inLoop ? 8 : 1);
-      }
-      bool loop = op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While;
-      for (const auto &r : op->regions())
-        todo.push_back({r.get(), inLoop || loop});
-    }
-  }
+  ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned loops) {
+    if (op.kind() != ir::OpKind::Dot)
+      return;
+    const ir::Type &a = op.operand(0)->type();
+    scale += static_cast<double>(a.shape[a.rank() - 1]) * (loops > 0 ? 8 : 1);
+  });
   return scale;
 }
 
@@ -93,21 +84,14 @@ static int mantissaBits(DType t) {
 
 double mathRelativeTolerance(const ir::Function &fn) {
   double tol = 0;
-  std::vector<const ir::Block *> todo = {&fn.body()};
-  while (!todo.empty()) {
-    const ir::Block *block = todo.back();
-    todo.pop_back();
-    for (const auto &op : block->ops()) {
-      if (op->numOperands() > 0 && !op->operand(0)->type().isPtr) {
-        DType t = op->operand(0)->type().dtype;
-        int bound = codegen::gpuUlpBound(op->kind(), t);
-        if (bound > 0 && isFloat(t))
-          tol = std::max(tol, 4.0 * (bound + 1) * std::ldexp(1.0, 1 - mantissaBits(t)));
-      }
-      for (const auto &r : op->regions())
-        todo.push_back(r.get());
-    }
-  }
+  ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned) {
+    if (op.numOperands() == 0 || op.operand(0)->type().isPtr)
+      return;
+    DType t = op.operand(0)->type().dtype;
+    int bound = codegen::gpuUlpBound(op.kind(), t);
+    if (bound > 0 && isFloat(t))
+      tol = std::max(tol, 4.0 * (bound + 1) * std::ldexp(1.0, 1 - mantissaBits(t)));
+  });
   return tol;
 }
 

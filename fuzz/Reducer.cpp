@@ -541,19 +541,14 @@ std::set<std::string> opKinds(const std::string &text) {
   std::unique_ptr<ir::Module> m = ir::parseModule(sm.addBuffer("signature.tir", text), sm, diags);
   if (!m)
     return kinds;
-  std::function<void(const ir::Block &)> walk = [&](const ir::Block &b) {
-    for (const auto &op : b.ops()) {
-      std::string name(op->name());
-      if (const ir::AttrValue *kind = op->attr("kind"))
+  for (const auto &f : m->functions)
+    ir::forEachOp(f->body(), [&](const ir::Op &op, unsigned) {
+      std::string name(op.name());
+      if (const ir::AttrValue *kind = op.attr("kind"))
         if (const auto *s = std::get_if<std::string>(kind))
           name += "." + *s;
       kinds.insert(name);
-      for (const auto &r : op->regions())
-        walk(*r);
-    }
-  };
-  for (const auto &f : m->functions)
-    walk(f->body());
+    });
   return kinds;
 }
 

@@ -228,4 +228,20 @@ Value *Builder::expandDims(Value *v, int64_t axis) {
       ->result();
 }
 
+namespace {
+void forEachOpIn(const Block &b, unsigned loops,
+                 const std::function<void(const Op &, unsigned)> &f) {
+  for (const auto &op : b.ops()) {
+    f(*op, loops);
+    bool loop = op->kind() == OpKind::For || op->kind() == OpKind::While;
+    for (const auto &region : op->regions())
+      forEachOpIn(*region, loops + (loop ? 1 : 0), f);
+  }
+}
+} // namespace
+
+void forEachOp(const Block &b, const std::function<void(const Op &, unsigned loops)> &f) {
+  forEachOpIn(b, 0, f);
+}
+
 } // namespace tc::ir

@@ -26,6 +26,7 @@
 #include "ir/Type.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -260,5 +261,9 @@ private:
   size_t pos_;
   Location loc_{};
 };
+
+/// Calls f(op, loops) for every op of `b` and of the regions nested in it, in
+/// print order; `loops` counts the `for`/`while` ops around the op.
+void forEachOp(const Block &b, const std::function<void(const Op &, unsigned loops)> &f);
 
 } // namespace tc::ir
