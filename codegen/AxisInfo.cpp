@@ -59,11 +59,27 @@ AxisInfo AxisInfo::unknown(const ir::Type &t) {
   return a;
 }
 
-AxisAnalysis::AxisAnalysis(const ir::Function &fn) {
+namespace {
+
+/// Whether v is the integer constant 1 (a scalar or a tile of ones).
+bool isConstantOne(const ir::Value *v) {
+  const ir::Op *d = v->definingOp();
+  if (!d || d->kind() != ir::OpKind::Constant || isFloat(v->type().dtype))
+    return false;
+  const ir::AttrValue *a = d->attr("value");
+  const auto *i = a ? std::get_if<int64_t>(a) : nullptr;
+  return i && *i == 1;
+}
+
+} // namespace
+
+AxisAnalysis::AxisAnalysis(const ir::Function &fn, bool alignedPointers) {
   for (unsigned i = 0; i < fn.numParams(); ++i) {
     const ir::Value *p = fn.param(i);
     const ir::ParamAttrs &pa = fn.paramAttrs(i);
     AxisInfo a = AxisInfo::unknown(p->type());
+    if (p->type().isPtr && alignedPointers)
+      a.eltDiv = std::max<int64_t>(a.eltDiv, 16);
     if (p->type().isPtr && pa.aligned > 0)
       a.eltDiv = std::max(a.eltDiv, powerOfTwoFactor(pa.aligned));
     else if (isIndexType(p->type()) && pa.multipleOf > 1)
@@ -372,6 +388,11 @@ AxisInfo AxisAnalysis::addLike(const ir::Op &op, bool sub) {
 
 AxisInfo AxisAnalysis::mul(const ir::Op &op) {
   const ir::Type &t = op.result()->type();
+  // x * 1 is x (the frontend writes `rk * 1`; the IR passes fold it, but the
+  // GPU backend also compiles IR that has not been through them).
+  for (unsigned i = 0; i < 2; ++i)
+    if (isConstantOne(op.operand(1 - i)))
+      return info(op.operand(i));
   AxisInfo x = info(op.operand(0)), y = info(op.operand(1));
   if (!isIndexType(t) || x.cnst.size() != t.rank() || y.cnst.size() != t.rank())
     return elementwiseDefault(op);

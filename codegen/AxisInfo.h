@@ -52,8 +52,9 @@ int64_t powerOfTwoFactor(int64_t v);
 
 class AxisAnalysis {
 public:
-  /// Analyses every value of fn (parameters, op results in nested regions).
-  explicit AxisAnalysis(const ir::Function &fn);
+  /// Analyses every value of fn (parameters, op results in nested regions);
+  /// with alignedPointers, pointer parameters are taken as 16-byte aligned.
+  explicit AxisAnalysis(const ir::Function &fn, bool alignedPointers = false);
 
   /// The facts about v (the conservative answer for a value it did not see).
   AxisInfo info(const ir::Value *v) const;

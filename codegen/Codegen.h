@@ -41,7 +41,13 @@ struct Options {
   bool vectorize = true;   // "vectorize": wider per-thread runs, 8/16-byte accesses where proven
   bool remat = true;       // "remat": broadcasts of index arithmetic recomputed, not staged
   bool tensorCores = true; // "mma": `@` of fp16/bf16 tiles through mma.sync
-  unsigned numStages = 1;  // software-pipelining stages of loads in loops (1: none)
+  // Shared-memory stages of the operands of matmul loops (1: no pipelining);
+  // 2 measured fastest for 128x128x64 tiles on 4 warps (docs/gpu-perf.md).
+  unsigned numStages = 2;
+  // Every pointer parameter is 16-byte aligned, as if declared __aligned(16):
+  // the GPU backend sets it, since each pointer it passes is the start of a
+  // device allocation (Triton specialises on 16-byte alignment the same way).
+  bool alignedPointers = false;
 };
 
 /// The optimisation names `--disable-opt` accepts, in a fixed order.

@@ -1,5 +1,5 @@
 //===- LowerDot.cpp - Lowering `@` ----------------------------------------===//
-#include "codegen/Lowerer.h"
+#include "codegen/LowerMma.h"
 
 #include <cmath>
 #include <tuple>
@@ -173,32 +173,10 @@ int64_t mmaK(DType in, DType acc) {
 
 } // namespace
 
-/// How one `@` runs on mma.sync; element offsets and pitches are in elements
-/// of the staged array, `off*` in bytes from the start of shared memory.
-struct Lowerer::MmaPlan {
-  const ir::Type *a = nullptr, *b = nullptr, *c = nullptr;
-  int64_t m = 0, n = 0, k = 0;
-  int64_t kStep = 16;            // the instruction's k
-  int64_t tileM = 0, tileN = 0;  // one warp tile
-  int64_t tilesN = 0, tiles = 0; // warp tiles per row of tiles, and in all
-  int64_t pitchA = 0, pitchB = 0, pitchC = 0;
-  size_t offA = 0, offB = 0, offC = 0, bytes = 0;
-  bool bTransposed = false; // b staged as n rows of k (int8)
-  bool zeroAcc = false;     // acc is +0: fragments start at 0, nothing staged
-  bool roundAcc = false;    // accumulate in the input type (planted bug)
-  int64_t fragsM() const { return tileM / 16; }
-  int64_t fragsN() const { return tileN / 8; }
-  int64_t chunk() const { return 16 / static_cast<int64_t>(byteSize(a->dtype)); } // 16 bytes
-};
 
-/// This lane's element indices in the staged a, b (at k = 0) and acc for one
-/// warp tile.
-struct Lowerer::MmaTile {
-  llvm::Value *a = nullptr, *b = nullptr, *c = nullptr;
-};
-
-bool Lowerer::lowerDotMma(const ir::Op &op) {
-  MmaPlan p;
+/// Fills p for acc + a @ b on mma.sync with one staging of a, b and acc
+/// from offset 0; false where the operands have no tensor-core form.
+bool Lowerer::planMma(const ir::Op &op, MmaPlan &p) {
   p.a = &op.operand(0)->type();
   p.b = &op.operand(1)->type();
   p.c = &op.result()->type();
@@ -221,10 +199,15 @@ bool Lowerer::lowerDotMma(const ir::Op &op) {
   p.offB = alignUp(static_cast<size_t>(p.m * p.pitchA * in));
   p.offC = p.offB + alignUp(static_cast<size_t>((p.bTransposed ? p.n : p.k) * p.pitchB * in));
   p.bytes = p.offC + static_cast<size_t>(p.m * p.pitchC) * 4;
-  if (p.bytes > kMaxSharedBytes)
-    return false; // the CUDA-core path stages less
   p.zeroAcc = isPositiveZero(op.operand(2));
   p.roundAcc = plantedBug("dot-acc-type");
+  return true;
+}
+
+bool Lowerer::lowerDotMma(const ir::Op &op) {
+  MmaPlan p;
+  if (!planMma(op, p) || p.bytes > kMaxSharedBytes)
+    return false; // the CUDA-core path stages less
   sharedBytes_ = std::max(sharedBytes_, p.bytes);
   allowAllRegisters();
   barrier();
@@ -300,9 +283,15 @@ Slots Lowerer::readRows(const ir::Type &t, size_t off, int64_t pitch) {
 }
 
 /// One warp tile: its accumulators in, the k steps, its accumulators out.
-/// Fragment layouts are those of the PTX ISA for m16n8k16 and m16n8k32
-/// (lane = 4 * group + thread-in-group).
 void Lowerer::mmaWarpTile(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane) {
+  MmaTile t = mmaTileAt(p, tile, lane);
+  mmaStoreAcc(p, t, mmaKLoop(p, t, mmaLoadAcc(p, t)));
+}
+
+/// This lane's staged element indices for warp tile `tile`. Fragment layouts
+/// are those of the PTX ISA for m16n8k16 and m16n8k32 (lane = 4 * group +
+/// thread-in-group).
+Lowerer::MmaTile Lowerer::mmaTileAt(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane) {
   auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
   llvm::Value *m0 = b_.CreateMul(b_.CreateUDiv(tile, i32(p.tilesN)), i32(p.tileM));
   llvm::Value *n0 = b_.CreateMul(b_.CreateURem(tile, i32(p.tilesN)), i32(p.tileN));
@@ -329,7 +318,7 @@ void Lowerer::mmaWarpTile(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane
     t.b = b_.CreateAdd(b_.CreateMul(row16, i32(p.pitchB)), b_.CreateAdd(n0, half));
   }
   t.c = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(m0, group), i32(p.pitchC)), b_.CreateAdd(n0, pair));
-  mmaStoreAcc(p, t, mmaKLoop(p, t, mmaLoadAcc(p, t)));
+  return t;
 }
 
 namespace {

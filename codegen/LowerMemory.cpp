@@ -98,7 +98,7 @@ void Lowerer::analyseAccesses() {
   }
   if (opts_.vectorize && widest)
     vec_ = std::max<int64_t>(1, 16 / widest);
-  axes_ = std::make_unique<AxisAnalysis>(fn_); // also finds stores to repeated addresses
+  axes_ = std::make_unique<AxisAnalysis>(fn_, opts_.alignedPointers); // also finds stores to repeated addresses
   for (const ir::Op *op : ops)
     if (op->kind() == ir::OpKind::Load && fusesIntoTrans(*op))
       deferredLoads_.insert(op);

@@ -69,6 +69,12 @@ public:
     b_.CreateRetVoid();
     if (di_)
       di_->finalize();
+    if (pipeBase_) {
+      size_t base = alignUp(sharedBytes_);
+      pipeBase_->replaceAllUsesWith(b_.getInt32(static_cast<uint32_t>(base)));
+      pipeBase_->eraseFromParent();
+      sharedBytes_ = base + pipeBytes_;
+    }
     if (sharedBytes_ > kMaxSharedBytes)
       throw Unsupported("the kernel stages " + std::to_string(sharedBytes_) +
                         " bytes through shared memory (at most " +
@@ -118,9 +124,13 @@ private:
       a->setName(fn_.paramName(i));
       if (t.isPtr) {
         const ir::ParamAttrs &pa = fn_.paramAttrs(i);
-        if (pa.aligned > 1 && (pa.aligned & (pa.aligned - 1)) == 0)
-          kernel_->addParamAttr(i, llvm::Attribute::getWithAlignment(
-                                       ctx_, llvm::Align(static_cast<uint64_t>(pa.aligned))));
+        uint64_t align = pa.aligned > 1 && (pa.aligned & (pa.aligned - 1)) == 0
+                             ? static_cast<uint64_t>(pa.aligned)
+                             : 1;
+        if (opts_.alignedPointers)
+          align = std::max<uint64_t>(align, 16);
+        if (align > 1)
+          kernel_->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(align)));
         values_[fn_.param(i)] = {a};
       } else {
         values_[fn_.param(i)] = {se_.fromMemory(a, t.dtype)};
@@ -263,6 +273,8 @@ private:
     if (padRow > 1)
       idx = b_.CreateAdd(idx, b_.CreateUDiv(idx, b_.getInt32(static_cast<uint32_t>(padRow))));
     llvm::Value *base = smem();
+    if (stagingBase_)
+      base = b_.CreateInBoundsGEP(b_.getInt8Ty(), base, stagingBase_);
     if (off)
       base = b_.CreateConstInBoundsGEP1_32(b_.getInt8Ty(), base, static_cast<unsigned>(off));
     return b_.CreateInBoundsGEP(memTypeOf(t), base, idx);
@@ -618,6 +630,8 @@ private:
   void lowerDot(const ir::Op &op);
   void lowerDotFma(const ir::Op &op);
   bool lowerDotMma(const ir::Op &op);
+  bool planMma(const ir::Op &op, MmaPlan &p);
+  MmaTile mmaTileAt(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane);
   void allowAllRegisters();
   void mmaTileLoop(const MmaPlan &p);
   llvm::Value *paddedIndex(llvm::Value *e, int64_t rowLen, int64_t pitch, bool transposed);
@@ -630,6 +644,31 @@ private:
   void mmaKStep(const MmaPlan &p, const MmaTile &t, llvm::Value *k0, Slots &acc);
   Slots mmaSync(const MmaPlan &p, const Slots &a, llvm::Value *b0, llvm::Value *b1, const Slots &c);
   Slots ldmatrix(const ir::Type &t, size_t off, llvm::Value *idx, bool trans);
+
+  // ---- Matmul loops (LowerMmaLoop.cpp) ----
+  struct MmaLoop;
+  struct StreamChunks;
+  bool lowerMmaLoop(const ir::Op &loop);
+  bool matchMmaLoop(const ir::Op &loop, MmaLoop &L);
+  void matchStreams(MmaLoop &L);
+  bool matchStream(MmaLoop &L, size_t which);
+  bool predictable(MmaLoop &L);
+  bool invariantIn(const ir::Value *v, MmaLoop &L);
+  bool usedOnlyBy(const ir::Value *v, const ir::Op *user) const;
+  std::vector<Slots> predictedState(const MmaLoop &L, const std::vector<Slots> &state,
+                                    llvm::Value *iv, int64_t ahead, llvm::Value *&ivAhead);
+  llvm::Value *predictedCond(const MmaLoop &L, const std::vector<Slots> &state, llvm::Value *iv);
+  llvm::Value *pipeBase();
+  StreamChunks streamSources(const MmaLoop &L);
+  void issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off, llvm::Value *stage);
+  llvm::Value *offsetAhead(const MmaLoop &L, size_t which, llvm::Value *off, int64_t ahead);
+  Slots mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
+  Slots stagedLoopStep(const MmaLoop &L, const Slots &acc);
+  Slots pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c, const std::vector<Slots> &state,
+                          llvm::Value *iv, const Slots &loopState, Slots &nextState);
+  Slots accToFragments(const MmaLoop &L, const ir::Value *init);
+  Slots fragmentsToRows(const MmaLoop &L, const Slots &acc);
+  template <typename F> void forEachOwnTile(const MmaLoop &L, F f);
   // ---- end dot
 
   // ---- Memory --------------------------------------------------------------
@@ -1043,6 +1082,8 @@ private:
   }
 
   void lowerWhile(const ir::Op &op) {
+    if (lowerMmaLoop(op))
+      return;
     std::vector<Slots> init = operandSlots(op, 0);
     llvm::BasicBlock *pre = b_.GetInsertBlock();
     auto *header = llvm::BasicBlock::Create(ctx_, "while.cond", kernel_);
@@ -1073,6 +1114,8 @@ private:
   }
 
   void lowerFor(const ir::Op &op) {
+    if (lowerMmaLoop(op))
+      return;
     const ir::Type &ivT = op.operand(0)->type();
     llvm::Value *lb = get(op.operand(0))[0], *ub = get(op.operand(1))[0];
     llvm::Value *step = get(op.operand(2))[0];
@@ -1121,6 +1164,11 @@ private:
   llvm::Value *tid_ = nullptr;
   llvm::GlobalVariable *smem_ = nullptr;
   size_t sharedBytes_ = 0;
+  // Matmul loops' shared memory: placed after everything else once that is
+  // known (pipeBase_ is a placeholder for its byte offset until then).
+  llvm::Instruction *pipeBase_ = nullptr;
+  size_t pipeBytes_ = 0;
+  llvm::Value *stagingBase_ = nullptr; // a byte offset stagedAddr adds (null: none)
   std::vector<KernelParam> params_;
   std::unordered_map<const ir::Value *, Slots> values_;
   std::unique_ptr<llvm::DIBuilder> di_;

@@ -59,6 +59,8 @@ std::string describeOptions(const Options &opts) {
   if (opts.tensorCores)
     s += " mma";
   s += " stages=" + std::to_string(opts.numStages);
+  if (opts.alignedPointers)
+    s += " aligned-pointers";
   return s;
 }
 

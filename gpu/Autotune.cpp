@@ -1,4 +1,5 @@
-// The auto-tuner: enumerate the variants (list-valued defines x num_warps),
+// The auto-tuner: enumerate the variants (list-valued defines x num_warps x
+// num_stages),
 // time each on copies of the argument buffers, remember the fastest under a
 // key (in memory and in <cacheDir>/autotune), and launch the winner once on
 // the caller's buffers.
@@ -33,13 +34,13 @@ std::string TuneVariant::describe() const {
   std::string out;
   for (const auto &[name, value] : defines)
     out += name + "=" + value + " ";
-  return out + "num_warps=" + std::to_string(numWarps);
+  return out + "num_warps=" + std::to_string(numWarps) + " num_stages=" + std::to_string(numStages);
 }
 
 namespace {
 
 bool sameVariant(const TuneVariant &a, const TuneVariant &b) {
-  return a.numWarps == b.numWarps && a.defines == b.defines;
+  return a.numWarps == b.numWarps && a.numStages == b.numStages && a.defines == b.defines;
 }
 
 /// The kernel's source text: base.sourceText, or the contents of base.path.
@@ -100,6 +101,7 @@ std::string runFailure(const RunResult &r) {
 }
 
 bool validNumWarps(unsigned w) { return w != 0 && w <= 32 && (w & (w - 1)) == 0; }
+bool validNumStages(unsigned s) { return s >= 1 && s <= 8; }
 
 /// Deep copies of the caller's buffers, bound under the same names (two names
 /// bound to one array share one copy). Not copyable: `args` points into `arrays`.
@@ -134,6 +136,10 @@ Prepared prepareVariant(const TuneRequest &req, const TuneVariant &v, const Laun
     p.error = "num_warps must be 1, 2, 4, 8, 16 or 32";
     return p;
   }
+  if (!validNumStages(v.numStages)) {
+    p.error = "num_stages must be 1 to 8";
+    return p;
+  }
   CompileRequest creq = req.base;
   creq.defines = detail::compileDefines(req, v);
   CompileOutcome out = compileKernel(creq);
@@ -151,17 +157,26 @@ Prepared prepareVariant(const TuneRequest &req, const TuneVariant &v, const Laun
   return p;
 }
 
-/// Puts the backend's num_warps back when it goes out of scope.
-class NumWarpsGuard {
+/// Makes the backend compile `v`'s num_warps and num_stages.
+void useVariant(GpuBackend &b, const TuneVariant &v) {
+  b.setNumWarps(v.numWarps);
+  b.setNumStages(v.numStages);
+}
+
+/// Puts the backend's num_warps and num_stages back when it goes out of scope.
+class VariantGuard {
 public:
-  explicit NumWarpsGuard(GpuBackend &b) : backend_(b), saved_(b.numWarps()) {}
-  ~NumWarpsGuard() { backend_.setNumWarps(saved_); }
-  NumWarpsGuard(const NumWarpsGuard &) = delete;
-  NumWarpsGuard &operator=(const NumWarpsGuard &) = delete;
+  explicit VariantGuard(GpuBackend &b) : backend_(b) {
+    saved_.numWarps = b.numWarps();
+    saved_.numStages = b.numStages();
+  }
+  ~VariantGuard() { useVariant(backend_, saved_); }
+  VariantGuard(const VariantGuard &) = delete;
+  VariantGuard &operator=(const VariantGuard &) = delete;
 
 private:
   GpuBackend &backend_;
-  unsigned saved_;
+  TuneVariant saved_;
 };
 
 RunResult errorResult(std::string message) {
@@ -196,7 +211,10 @@ std::vector<TuneVariant> enumerateVariants(const TuneRequest &req) {
         v.defines.push_back(full[i]);
     for (unsigned w : req.numWarps) {
       v.numWarps = w;
-      out.push_back(v);
+      for (unsigned s : req.numStages) {
+        v.numStages = s;
+        out.push_back(v);
+      }
     }
   }
   return out;
@@ -232,28 +250,31 @@ std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::s
       {"includeDirs", req.base.includeDirs},
       {"specs", specsJson(req.specs)},
       {"numWarps", req.numWarps},
+      {"numStages", req.numStages},
       {"grid", req.grid.dims},
       {"device", device},
       {"compiler", codegen::compilerVersion()},
       {"args", argsJson(args)},
   };
-  return DiskCache::hashKey({"autotune-v1", key.dump()});
+  return DiskCache::hashKey({"autotune-v2", key.dump()});
 }
 
 std::string serializeVariant(const TuneVariant &v) {
-  Json j = {{"defines", v.defines}, {"num_warps", v.numWarps}};
+  Json j = {{"defines", v.defines}, {"num_warps", v.numWarps}, {"num_stages", v.numStages}};
   return j.dump();
 }
 
 std::optional<TuneVariant> parseVariant(const std::string &text) {
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("defines") || !j.contains("num_warps"))
+  if (!j.is_object() || !j.contains("defines") || !j.contains("num_warps") ||
+      !j.contains("num_stages"))
     return std::nullopt;
-  const Json &defines = j["defines"], &warps = j["num_warps"];
-  if (!defines.is_array() || !warps.is_number_unsigned())
+  const Json &defines = j["defines"], &warps = j["num_warps"], &stages = j["num_stages"];
+  if (!defines.is_array() || !warps.is_number_unsigned() || !stages.is_number_unsigned())
     return std::nullopt;
   TuneVariant v;
   v.numWarps = warps.get<unsigned>();
+  v.numStages = stages.get<unsigned>();
   for (const Json &d : defines) {
     if (!d.is_array() || d.size() != 2 || !d[0].is_string() || !d[1].is_string())
       return std::nullopt;
@@ -325,7 +346,7 @@ TuneRow Autotuner::Impl::timeVariant(const TuneRequest &req, const TuneVariant &
     row.note = prepared.error;
     return row;
   }
-  backend.setNumWarps(v.numWarps);
+  useVariant(backend, v);
   std::string error;
   if (!backend.prepare(*prepared.kernel, error, nullptr)) {
     row.note = "GPU compile error: " + firstLine(error);
@@ -347,7 +368,7 @@ TuneOutcome Autotuner::Impl::tune(const TuneRequest &req, const std::vector<Tune
                                   const LaunchArgs &args, const RunOptions &opts,
                                   Prepared &winner) {
   TuneOutcome o;
-  NumWarpsGuard guard(backend);
+  VariantGuard guard(backend);
   std::optional<size_t> best;
   for (const TuneVariant &v : space) {
     Prepared p;
@@ -371,8 +392,8 @@ TuneOutcome Autotuner::Impl::tune(const TuneRequest &req, const std::vector<Tune
 /// The one real launch: `v` on the caller's buffers.
 RunResult Autotuner::Impl::launch(const TuneVariant &v, const Prepared &p, LaunchArgs &args,
                                   const RunOptions &opts) {
-  NumWarpsGuard guard(backend);
-  backend.setNumWarps(v.numWarps);
+  VariantGuard guard(backend);
+  useVariant(backend, v);
   return backend.launch(*p.kernel, p.grid, args, opts);
 }
 
@@ -384,7 +405,7 @@ TuneOutcome Autotuner::run(const TuneRequest &req, LaunchArgs &args, const RunOp
   TuneOutcome o;
   std::vector<TuneVariant> space = detail::enumerateVariants(req);
   if (space.empty() || req.iterations < 1 || req.warmup < 0) {
-    o.error = space.empty() ? "no num_warps value to tune over"
+    o.error = space.empty() ? "no num_warps or num_stages value to tune over"
                             : "iterations must be at least 1 and warmup at least 0";
     result = errorResult("autotune: " + o.error);
     return o;

@@ -1,11 +1,11 @@
 //===- Autotune.h - Pick the fastest variant of a kernel on the GPU ------===//
 //
-// The seeds' auto-tuning: list-valued defines (`-DTM=[32,64,128]`) and a list
-// of num_warps give a set of variants. On the first launch for a *key* (the
-// kernel's source, the variant space, the device and the values of the scalar
-// arguments), every variant is compiled and timed (CUDA events, median of a
-// few launches on copies of the buffers, so the user's buffers see exactly one
-// real launch); the fastest is remembered in memory and on disk
+// The seeds' auto-tuning: list-valued defines (`-DTM=[32,64,128]`), a list
+// of num_warps and a list of num_stages give a set of variants. On the first
+// launch for a *key* (the kernel's source, the variant space, the device and
+// the values of the scalar arguments), every variant is compiled and timed
+// (CUDA events, median of a few launches on copies of the buffers, so the
+// user's buffers see exactly one real launch); the fastest is remembered in memory and on disk
 // ($XDG_CACHE_HOME/triton-c/autotune/), and later launches with the same key
 // run the winner directly. A variant that fails to compile for the GPU or
 // faults is skipped and reported.
@@ -26,7 +26,8 @@ namespace tc::gpu {
 struct TuneVariant {
   DefineList defines;
   unsigned numWarps = 4;
-  std::string describe() const; // "TM=64 TN=64 num_warps=4"
+  unsigned numStages = codegen::Options{}.numStages;
+  std::string describe() const; // "TM=64 TN=64 num_warps=4 num_stages=3"
 };
 
 /// One row of --autotune-report.
@@ -48,6 +49,7 @@ struct TuneRequest {
   CompileRequest base;           // path/source, includes, kernel name; defines = the fixed ones
   std::vector<DefineSpec> specs; // all -D, list-valued or not
   std::vector<unsigned> numWarps = {4};
+  std::vector<unsigned> numStages = {codegen::Options{}.numStages}; // 1..8 each
   GridSpec grid;                 // evaluated per variant (it may use the defines)
   int warmup = 3, iterations = 10;
 };
@@ -71,8 +73,9 @@ private:
 // autotune engineer; not a stable API).
 namespace detail {
 
-/// The variant space: expandDefines(specs) x numWarps, the defines varying
-/// slowest. A variant keeps only the list-valued defines (in `specs` order).
+/// The variant space: expandDefines(specs) x numWarps x numStages, the
+/// defines varying slowest and num_stages fastest. A variant keeps only the
+/// list-valued defines (in `specs` order).
 std::vector<TuneVariant> enumerateVariants(const TuneRequest &req);
 
 /// What `v` is compiled with: base.defines, then every spec's value for `v`
@@ -81,12 +84,14 @@ std::vector<TuneVariant> enumerateVariants(const TuneRequest &req);
 DefineList compileDefines(const TuneRequest &req, const TuneVariant &v);
 
 /// The tuning key (32 hex digits): a hash of the kernel's source, name,
-/// defines, include dirs, variant space and grid, `device`, the compiler
+/// defines, include dirs, variant space (num_warps and num_stages lists
+/// included) and grid, `device`, the compiler
 /// version, the scalar arguments' values and the buffers' dtypes and shapes
 /// (never their contents).
 std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::string &device);
 
-/// A winner as the caches store it (JSON text), and back; nullopt when malformed.
+/// A winner as the caches store it (JSON text), and back; nullopt when
+/// malformed or written before num_stages was tuned (a cache miss).
 std::string serializeVariant(const TuneVariant &v);
 std::optional<TuneVariant> parseVariant(const std::string &text);
 

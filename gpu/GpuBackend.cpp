@@ -53,6 +53,8 @@ public:
   bool available(std::string *why) const override { return cudaAvailable(why); }
   void setNumWarps(unsigned w) override { opts_.codegen.numWarps = w; }
   unsigned numWarps() const override { return opts_.codegen.numWarps; }
+  void setNumStages(unsigned s) override { opts_.codegen.numStages = s; }
+  unsigned numStages() const override { return opts_.codegen.numStages; }
 
   std::string deviceDescription() override {
     try {
@@ -125,6 +127,7 @@ private:
   Loaded *load(const CompiledKernel &kernel, std::string &error, CompileInfo *info) {
     auto t0 = Clock::now();
     opts_.codegen.sm = static_cast<unsigned>(std::min(ctx_->computeCapability(), 90));
+    opts_.codegen.alignedPointers = true; // execute() passes whole allocations only
     std::string key = cacheKey(kernel);
     if (auto it = loaded_.find(key); it != loaded_.end()) {
       if (info) {
@@ -234,6 +237,9 @@ private:
       const ir::Type &t = fn.param(i)->type();
       if (t.isPtr) {
         uint64_t addr = buffers.at(args.buffer(name)).address();
+        if (addr % 16) // compiled with Options::alignedPointers
+          return fail(RunResult::Status::Error,
+                      "internal: device allocation for '" + name + "' is not 16-byte aligned");
         const ir::ParamAttrs &pa = fn.paramAttrs(i);
         for (int64_t claim : {pa.aligned, pa.multipleOf})
           if (claim > 1 && addr % static_cast<uint64_t>(claim) != 0)

@@ -59,6 +59,9 @@ public:
   /// Threads per program for the following launches (a part of the compile key).
   virtual void setNumWarps(unsigned numWarps) = 0;
   virtual unsigned numWarps() const = 0;
+  /// Software-pipelining stages for the following compiles (a part of the compile key).
+  virtual void setNumStages(unsigned numStages) = 0;
+  virtual unsigned numStages() const = 0;
   /// The device's name and compute capability ("NVIDIA H100 80GB HBM3, sm_90").
   virtual std::string deviceDescription() = 0;
 };

@@ -93,7 +93,9 @@ KernelResult checkKernel(const KernelJob &job, const CheckPtxFlags &f) {
     return {Outcome::Rejected, "frontend: " + k.diagnostics};
   codegen::Options o;
   o.numWarps = job.numWarps;
+  o.numStages = f.numStages;
   o.sm = f.sm;
+  o.alignedPointers = true; // as the GPU backend compiles (it passes whole allocations)
   std::string optError; // checked when the command starts
   codegen::disableOptimizations(o, f.disableOpt, optError);
   codegen::Result r = codegen::compile(k.kernel->module(), k.kernel->function(), o);
@@ -277,7 +279,8 @@ std::string indent(const std::string &text) {
 } // namespace
 
 int checkPtxCommand(const std::vector<LoadResult> &suites, const CheckPtxFlags &f) {
-  codegen::Options probe;
+  codegen::Options probe; // also the stages every kernel is compiled with
+  probe.numStages = f.numStages;
   if (std::string error; !codegen::disableOptimizations(probe, f.disableOpt, error)) {
     std::cerr << "triton-conformance: error: --disable-opt: " << error << '\n';
     return 3;
@@ -298,7 +301,7 @@ int checkPtxCommand(const std::vector<LoadResult> &suites, const CheckPtxFlags &
     std::cout << (r.outcome == Outcome::Rejected ? "REJECTED: " : "UNSUPPORTED: ") << jobs[i].id
               << (jobs[i].otherCases ? " (and " + std::to_string(jobs[i].otherCases) + " more)"
                                      : "")
-              << " num_warps=" << jobs[i].numWarps << '\n'
+              << " num_warps=" << jobs[i].numWarps << " num_stages=" << probe.numStages << '\n'
               << indent(r.message);
   }
   if (unloaded)

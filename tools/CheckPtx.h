@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "codegen/Codegen.h"
 #include "conformance/Case.h"
 
 #include <string>
@@ -22,6 +23,8 @@ struct CheckPtxFlags {
   unsigned jobs = 0; // kernels at once; 0: the number of cores
   unsigned sm = 90;
   unsigned numWarps = 4;         // for cases that give no num_warps
+  // Every kernel's stages (before --disable-opt).
+  unsigned numStages = codegen::Options{}.numStages;
   double timeout = 60;           // seconds per kernel (codegen and ptxas); 0: none
   bool allowUnsupported = false; // "not supported by the GPU backend" does not fail
   bool quiet = false;

@@ -8,7 +8,8 @@
 //   triton-conformance diff OLD.json NEW.json  (regressions, fixes, flips)
 //   triton-conformance report IN.json... [--out merged.json] [--html F] [--md F]
 //   triton-conformance check-ptx PATH... [-j N] [--sm 90] [--num-warps 4]
-//       [--allow-unsupported]   (every kernel of the suite through codegen and ptxas)
+//       [--num-stages 3] [--allow-unsupported]
+//       (every kernel of the suite through codegen and ptxas)
 //
 // PATH is a suite file or a directory (every *.json under it, sorted).
 // Exit codes: 0 success; 1 a case failed (run: any fail, error, crash,
@@ -18,7 +19,8 @@
 // 3 usage error (bad options, unreadable inputs).
 //
 // The gpu backend runs when a CUDA device is present (`--num-warps` sets its
-// warps per program); without one every gpu case is `skipped` with the reason.
+// warps per program unless a case gives num_warps, `--num-stages` its
+// software-pipelining stages); without one every gpu case is `skipped` with the reason.
 //
 //===----------------------------------------------------------------------===//
 #include "conformance/Case.h"
@@ -46,6 +48,7 @@ struct RunFlags {
   std::vector<std::string> paths, backends{"interp"}, suites, features, cases;
   std::string out, html, md, expectations;
   unsigned jobs = 0, numWarps = 4, batch = 16;
+  unsigned numStages = tc::codegen::Options{}.numStages;
   double timeout = 60;
   std::string disableOpt; // --disable-opt LIST (gpu backend)
   bool noIsolation = false, quiet = false;
@@ -123,6 +126,7 @@ void registerGpuBackend(const tc::codegen::Options &codegen) {
 int runCommand(const RunFlags &f) {
   tc::codegen::Options codegen;
   codegen.numWarps = f.numWarps;
+  codegen.numStages = f.numStages;
   if (std::string error; !tc::codegen::disableOptimizations(codegen, f.disableOpt, error)) {
     std::cerr << "triton-conformance: error: --disable-opt: " << error << '\n';
     return kExitUsage;
@@ -228,6 +232,15 @@ int reportCommand(const std::vector<std::string> &inputs, const std::string &out
   return written ? kExitOk : kExitUsage;
 }
 
+/// --num-stages N of `cmd` (1 to 8; the default is codegen::Options').
+void addNumStages(CLI::App &cmd, unsigned &numStages, const std::string &prefix) {
+  cmd.add_option("--num-stages", numStages,
+                 prefix + "software-pipelining stages of the loads in loops, 1 to 8 (1: none; "
+                          "default " +
+                     std::to_string(numStages) + "; --disable-opt pipeline means 1)")
+      ->check(CLI::Range(1u, 8u));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -259,6 +272,7 @@ int main(int argc, char **argv) {
   run->add_flag("-q,--quiet", rf.quiet, "no progress on stderr");
   run->add_option("--num-warps", rf.numWarps, "gpu backend: warps per program (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  addNumStages(*run, rf.numStages, "gpu backend: ");
   run->add_option("--disable-opt", rf.disableOpt,
                   "gpu backend: switch off optimisations (vectorize,remat,mma,pipeline,all)");
 
@@ -271,6 +285,7 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(80u, 120u));
   checkPtx->add_option("--num-warps", pf.numWarps, "warps per program (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  addNumStages(*checkPtx, pf.numStages, "");
   checkPtx->add_option("--disable-opt", pf.disableOpt,
                        "switch off optimisations (vectorize,remat,mma,pipeline,all)");
   checkPtx->add_option("--timeout", pf.timeout, "seconds per kernel, then it is rejected (0: none)")

@@ -48,6 +48,7 @@ struct Flags {
   uint64_t seed = 1;
   int64_t maxKernels = 0;
   unsigned threads = 4, numWarps = 4;
+  unsigned numStages = codegen::Options{}.numStages;
   int workers = 1, workersPerDevice = 0, device = 0;
   std::string devices = "all", shard = "0/1", disableOpt, casesDir, knownFile;
   std::optional<int64_t> replay;
@@ -103,6 +104,7 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
   c.gpu.device = f.device;
   c.gpu.maxSeconds = std::min(20.0, std::max(1.0, hangSeconds / 3));
   c.gpu.codegen.numWarps = f.numWarps;
+  c.gpu.codegen.numStages = f.numStages; // before --disable-opt: pipeline means 1
   if (f.numWarps == 0 || f.numWarps > 32 || (f.numWarps & (f.numWarps - 1))) {
     error = "bad --num-warps " + std::to_string(f.numWarps) + " (1, 2, 4, 8, 16 or 32)";
     return std::nullopt;
@@ -121,6 +123,8 @@ std::vector<std::string> workerArgs(const Flags &f) {
                                 std::to_string(f.threads),
                                 "--num-warps",
                                 std::to_string(f.numWarps),
+                                "--num-stages",
+                                std::to_string(f.numStages),
                                 "--hang-timeout",
                                 f.hangTimeout};
   if (f.cpuOnly)
@@ -141,6 +145,8 @@ std::string reproduceFlags(const Flags &f) {
     s += " --threads " + std::to_string(f.threads);
   if (!f.cpuOnly && f.numWarps != 4)
     s += " --num-warps " + std::to_string(f.numWarps);
+  if (!f.cpuOnly && f.numStages != codegen::Options{}.numStages)
+    s += " --num-stages " + std::to_string(f.numStages);
   if (!f.cpuOnly && !f.disableOpt.empty())
     s += " --disable-opt " + f.disableOpt;
   if (!f.plantFeature.empty())
@@ -322,8 +328,12 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--workers-per-device", f.workersPerDevice,
                  "Workers per GPU (default: cores / devices, at most 8)");
   app.add_option("--num-warps", f.numWarps, "GPU: threads per program / 32 (default 4)");
+  app.add_option("--num-stages", f.numStages,
+                 "GPU: software-pipelining stages of the loads in loops, 1 to 8 (default " +
+                     std::to_string(f.numStages) + "; --disable-opt pipeline means 1)")
+      ->check(CLI::Range(1u, 8u));
   app.add_option("--disable-opt", f.disableOpt,
-                 "GPU: optimisations to switch off (e.g. mma,remat)");
+                 "GPU: optimisations to switch off (e.g. mma,remat,pipeline)");
   app.add_option("--shard", f.shard, "Check only indices I with I % N == K (K/N)");
   app.add_flag("--stop-on-failure", f.stopOnFailure, "Stop after the first failing kernel");
   app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");

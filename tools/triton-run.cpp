@@ -5,11 +5,11 @@
 //       --arg b=@b.npy --arg c=zeros:f32[5000] --print c --compare --bench
 //
 // The command line of triton-interp (RunDriver.h), run on the GPU. List-valued
-// defines and a list of --num-warps are auto-tuned (gpu/Autotune.h) instead of
-// run one by one. --compare runs the interpreter on the same inputs and compares
-// every buffer with the conformance suite's default tolerances; --bench times
-// launches. Exit codes: 0 ok, 1 trap, GPU failure or mismatch, 2 compile error,
-// 3 usage error, 4 no CUDA device.
+// defines and lists of --num-warps and --num-stages are auto-tuned
+// (gpu/Autotune.h) instead of run one by one. --compare runs the interpreter
+// on the same inputs and compares every buffer with the conformance suite's
+// default tolerances; --bench times launches. Exit codes: 0 ok, 1 trap, GPU
+// failure or mismatch, 2 compile error, 3 usage error, 4 no CUDA device.
 //
 //===----------------------------------------------------------------------===//
 #include "conformance/Compare.h"
@@ -36,9 +36,11 @@ using tc::gpu::kExitNoDevice;
 /// The flags triton-interp does not have.
 struct GpuFlags {
   std::string numWarps = "4", flops;
-  std::string disableOpt;   // --disable-opt LIST
+  std::string numStages = std::to_string(tc::codegen::Options{}.numStages);
+  std::string disableOpt;       // --disable-opt LIST
   tc::codegen::Options codegen; // --disable-opt applied
-  std::vector<unsigned> warps; // --num-warps parsed
+  std::vector<unsigned> warps;  // --num-warps parsed
+  std::vector<unsigned> stages; // --num-stages parsed ({1} when pipelining is switched off)
   bool compare = false, bench = false, autotuneReport = false, timePasses = false;
   bool noCache = false, checkDevice = false;
   int benchIters = 100, benchWarmup = 10;
@@ -89,27 +91,65 @@ int checkDevice() {
   return kExitOk;
 }
 
-/// Parses --num-warps: one value or a comma list of powers of two up to 32.
-bool parseWarps(GpuFlags &g, std::string &error) {
-  for (const std::string &part : tc::splitTopLevel(g.numWarps, ',')) {
+/// A list-valued flag such as --num-warps: its name, what a value counts,
+/// which values it takes and an example list.
+struct ListFlag {
+  const char *name, *what, *range, *example;
+  bool (*valid)(int64_t);
+};
+
+const ListFlag kWarpsFlag{"--num-warps", "warps", "1, 2, 4, 8, 16 or 32", "4 or --num-warps 2,4,8",
+                          [](int64_t v) { return v >= 1 && v <= 32 && (v & (v - 1)) == 0; }};
+const ListFlag kStagesFlag{"--num-stages", "stages", "1 to 8", "3 or --num-stages 2,3,4",
+                           [](int64_t v) { return v >= 1 && v <= 8; }};
+
+/// Parses `text`, one value or a comma list, of `flag` into `out`.
+bool parseList(const ListFlag &flag, const std::string &text, std::vector<unsigned> &out,
+               std::string &error) {
+  for (const std::string &part : tc::splitTopLevel(text, ',')) {
     std::string err;
     std::optional<int64_t> v = tc::evalIntExpr(part, {}, err);
-    if (!v || *v < 1 || *v > 32 || (*v & (*v - 1)) != 0) {
-      error = "--num-warps " + g.numWarps + ": '" + part +
-              "' is not a number of warps (1, 2, 4, 8, 16 or 32)";
+    if (!v || !flag.valid(*v)) {
+      error = std::string(flag.name) + " " + text + ": '" + part + "' is not a number of " +
+              flag.what + " (" + flag.range + ")";
       return false;
     }
-    g.warps.push_back(static_cast<unsigned>(*v));
+    out.push_back(static_cast<unsigned>(*v));
   }
-  if (g.warps.empty())
-    error = "--num-warps needs a value, e.g. --num-warps 4 or --num-warps 2,4,8";
-  return !g.warps.empty();
+  if (out.empty())
+    error = std::string(flag.name) + " needs a value, e.g. " + flag.name + " " + flag.example;
+  return !out.empty();
+}
+
+/// Parses --num-warps and --num-stages; --disable-opt pipeline leaves one stage.
+bool parseLists(GpuFlags &g, std::string &error) {
+  if (!parseList(kWarpsFlag, g.numWarps, g.warps, error) ||
+      !parseList(kStagesFlag, g.numStages, g.stages, error))
+    return false;
+  tc::codegen::Options probe; // does --disable-opt switch pipelining off (stages to 1)?
+  probe.numStages = 2;
+  std::string ignored; // --disable-opt was checked in main()
+  tc::codegen::disableOptimizations(probe, g.disableOpt, ignored);
+  if (probe.numStages == 1 && g.stages.size() > 1) {
+    error = "--num-stages " + g.numStages + ": --disable-opt " + g.disableOpt +
+            " switches software pipelining off, so there are no stages to tune";
+    return false;
+  }
+  if (probe.numStages == 1)
+    g.stages = {1};
+  g.codegen.numStages = g.stages[0];
+  return true;
+}
+
+/// Whether the run tunes: several variants, or a --num-warps or --num-stages list.
+bool tunes(const GpuFlags &g, size_t variants) {
+  return variants > 1 || g.warps.size() > 1 || g.stages.size() > 1;
 }
 
 /// Flag combinations triton-run rejects before compiling anything.
 std::string checkFlags(const DriverOptions &opt, GpuFlags &g) {
   std::string error;
-  if (!parseWarps(g, error))
+  if (!parseLists(g, error))
     return error;
   if (!opt.program.empty())
     return "--program runs one program on the interpreter; the GPU runs the whole grid "
@@ -126,9 +166,10 @@ std::string checkFlags(const DriverOptions &opt, GpuFlags &g) {
   if (g.benchIters < 1 || g.benchWarmup < 0)
     return "--bench-iters must be at least 1 and --bench-warmup at least 0";
   if (!opt.launch.empty() &&
-      (g.compare || g.bench || g.autotuneReport || g.timePasses || g.warps.size() > 1))
+      (g.compare || g.bench || g.autotuneReport || g.timePasses || tunes(g, 1)))
     return "--launch runs a conformance case and checks its expectation; it cannot be combined "
-           "with --compare, --bench, --autotune-report, --time-passes or a --num-warps list";
+           "with --compare, --bench, --autotune-report, --time-passes or a --num-warps list or a "
+           "--num-stages list";
   return "";
 }
 
@@ -188,15 +229,29 @@ void printCompileInfo(const std::string &what, const tc::gpu::CompileInfo &info)
             << "  total           " << fixed(info.totalMs, 3) << " ms\n";
 }
 
-/// Compiles and loads `run`'s kernel for `warps`; prints its times with --time-passes.
+/// num_warps and num_stages of a launch.
+struct LaunchShape {
+  unsigned warps = 4, stages = 1;
+
+  /// Makes `gpu` compile with these.
+  void apply(tc::gpu::GpuBackend &gpu) const {
+    gpu.setNumWarps(warps);
+    gpu.setNumStages(stages);
+  }
+  /// "num_warps=4 num_stages=3".
+  std::string describe() const {
+    return "num_warps=" + std::to_string(warps) + " num_stages=" + std::to_string(stages);
+  }
+};
+
+/// Compiles and loads `run`'s kernel for `shape`; prints its times with --time-passes.
 /// A GPU compile error is exit code 2 when `fatal`.
 int prepare(const RunDriver &d, const GpuFlags &g, tc::gpu::GpuBackend &gpu, const VariantRun &run,
-            unsigned warps, bool fatal) {
-  gpu.setNumWarps(warps);
+            LaunchShape shape, bool fatal) {
+  shape.apply(gpu);
   tc::gpu::CompileInfo info;
   std::string error;
-  std::string what =
-      (run.name.empty() ? "" : run.name + " ") + "num_warps=" + std::to_string(warps);
+  std::string what = (run.name.empty() ? "" : run.name + " ") + shape.describe();
   if (!gpu.prepare(*run.kernel, error, &info)) {
     if (fatal)
       return d.error(error, kExitCompileError);
@@ -216,7 +271,7 @@ struct GpuRun {
   std::vector<VariantRun> &runs;
   tc::gpu::GpuBackend &gpu;
   const VariantRun *chosen = nullptr; // the variant that ran (the winner when tuning)
-  unsigned warps = 4;
+  LaunchShape shape;
 };
 
 /// The compiled variant whose list-valued defines are `defines`.
@@ -231,13 +286,14 @@ const VariantRun *findVariant(const std::vector<VariantRun> &runs, const tc::Def
   return nullptr;
 }
 
-/// Tunes over the variants and warps, then runs the winner once on the arguments.
+/// Tunes over the variants, warps and stages, then runs the winner once on the arguments.
 int runTuned(GpuRun &r, tc::RunResult &result) {
   const DriverOptions &opt = r.d.options();
   if (r.g.timePasses)
     for (const VariantRun &run : r.runs)
       for (unsigned w : r.g.warps)
-        prepare(r.d, r.g, r.gpu, run, w, false);
+        for (unsigned s : r.g.stages)
+          prepare(r.d, r.g, r.gpu, run, {w, s}, false);
   std::optional<TempDir> scratch;
   if (r.g.noCache)
     scratch.emplace();
@@ -249,6 +305,7 @@ int runTuned(GpuRun &r, tc::RunResult &result) {
   req.base.kernelName = opt.kernel;
   req.specs = r.plan.defineSpecs;
   req.numWarps = r.g.warps;
+  req.numStages = r.g.stages;
   req.grid = r.plan.grid;
   tc::gpu::TuneOutcome o = tuner.run(req, r.runs[0].bound->args, r.d.runOptions(r.plan), result);
   if (r.g.autotuneReport)
@@ -257,7 +314,7 @@ int runTuned(GpuRun &r, tc::RunResult &result) {
     return kExitOk; // `result` says why
   std::cout << "autotune: " << o.best.describe() << (o.fromCache ? " (cached winner)" : "") << '\n';
   r.chosen = findVariant(r.runs, o.best.defines);
-  r.warps = o.best.numWarps;
+  r.shape = {o.best.numWarps, o.best.numStages};
   if (!r.chosen)
     return r.d.error("internal: the autotuner's winner " + o.best.describe() +
                          " is not one of the compiled variants",
@@ -319,7 +376,7 @@ int runBench(GpuRun &r, tc::BoundArgs &args) {
   if (int rc = evalFlops(r.d, r.g, *r.chosen->kernel, args.args, flops))
     return rc;
   tc::GridOutcome grid = tc::evalGrid(r.plan.grid, *r.chosen->kernel, args.args);
-  r.gpu.setNumWarps(r.warps);
+  r.shape.apply(r.gpu);
   tc::gpu::BenchResult b;
   tc::RunResult res = r.gpu.bench(*r.chosen->kernel, *grid.dims, args.args, r.d.runOptions(r.plan),
                                   r.g.benchWarmup, r.g.benchIters, b);
@@ -331,7 +388,7 @@ int runBench(GpuRun &r, tc::BoundArgs &args) {
   for (const auto &[name, value] : r.chosen->kernel->defines())
     defines += (defines.empty() ? "" : " ") + name + "=" + value;
   std::cout << "bench: " << r.chosen->kernel->name()
-            << (defines.empty() ? "" : " (" + defines + ")") << " num_warps=" << r.warps
+            << (defines.empty() ? "" : " (" + defines + ")") << " " << r.shape.describe()
             << ", grid (" << gd[0] << ", " << gd[1] << ", " << gd[2] << "), " << b.ms.size()
             << " launches after " << r.g.benchWarmup << " warm-up, " << r.gpu.deviceDescription()
             << '\n'
@@ -349,7 +406,7 @@ int runBench(GpuRun &r, tc::BoundArgs &args) {
 
 /// Runs the chosen variant (or tunes), then --compare, --bench, --print, --out.
 int runGpu(GpuRun &r) {
-  bool tuning = r.runs.size() > 1 || r.g.warps.size() > 1;
+  bool tuning = tunes(r.g, r.runs.size());
   VariantRun &first = r.runs[0];
   std::unique_ptr<tc::BoundArgs> interpArgs, benchArgs;
   if (r.g.compare)
@@ -362,8 +419,8 @@ int runGpu(GpuRun &r) {
       return rc;
   } else {
     r.chosen = &first;
-    r.warps = r.g.warps[0];
-    if (int rc = prepare(r.d, r.g, r.gpu, first, r.warps, true))
+    r.shape = {r.g.warps[0], r.g.stages[0]};
+    if (int rc = prepare(r.d, r.g, r.gpu, first, r.shape, true))
       return rc;
     result = r.gpu.launch(*first.kernel, first.grid, first.bound->args, r.d.runOptions(r.plan));
   }
@@ -416,10 +473,11 @@ int runAll(const RunDriver &d, GpuFlags &g) {
   std::vector<VariantRun> runs;
   if (int rc = d.compileVariants(plan, runs))
     return rc;
-  bool tuning = runs.size() > 1 || g.warps.size() > 1;
+  bool tuning = tunes(g, runs.size());
   if (g.autotuneReport && !tuning)
     return d.usageError("--autotune-report needs something to tune: list-valued defines "
-                        "(-DTM=[32,64]) or a --num-warps list (--num-warps 2,4,8)");
+                        "(-DTM=[32,64]) or a --num-warps list (--num-warps 2,4,8) or a "
+                        "--num-stages list (--num-stages 2,3,4)");
   if (int rc = d.bind(plan, runs[0]))
     return rc;
   if (tuning)
@@ -441,26 +499,27 @@ int runAll(const RunDriver &d, GpuFlags &g) {
   go.diskCache = !g.noCache;
   go.codegen = g.codegen;
   std::unique_ptr<tc::gpu::GpuBackend> gpu = tc::gpu::createGpuBackend(go);
-  GpuRun r{d, g, plan, runs, *gpu};
+  GpuRun r{d, g, plan, runs, *gpu, nullptr, {}};
   return runGpu(r);
 }
 
 const char *kFooter =
     R"(Argument specs: as triton-interp's (--arg NAME=SPEC; see triton-interp --help).
 
-Auto-tuning: list-valued defines (-DTM=[32,64,128]) and a --num-warps list
-(--num-warps 2,4,8) are tuned together: every variant is timed on copies of the
-arguments, the fastest runs once on them (remembered per device and arguments
-under ~/.cache/triton-c/autotune; --no-cache forgets it).
+Auto-tuning: list-valued defines (-DTM=[32,64,128]), a --num-warps list
+(--num-warps 2,4,8) and a --num-stages list (--num-stages 2,3,4) are tuned
+together (variants = defines x warps x stages): every variant is timed on copies
+of the arguments, the fastest runs once on them (remembered per device and
+arguments under ~/.cache/triton-c/autotune; --no-cache forgets it).
 
 Examples:
   triton-run examples/vector_add.tc -DSIZE=1024 -DTYPE=float --grid 'cdiv(N, SIZE)' \
       --arg N=5000 --arg a=randn:f32[N] --arg b=randn:f32[N] --arg c=zeros:f32[N] \
       --compare --print c
   triton-run examples/matmul.tc -DTM=[64,128] -DTN=[64,128] -DTK=32 -DTYPE=half \
-      --num-warps 4,8 --grid 'M/TM, N/TN' --arg M=4096 --arg N=4096 --arg K=4096 \
-      --arg lda=4096 --arg ldb=4096 --arg ldc=4096 --arg A=randn:[M,K] --arg B=randn:[K,N] \
-      --arg C=zeros:[M,N] --bench --flops '2*M*N*K' --autotune-report
+      --num-warps 4,8 --num-stages 2,3,4 --grid 'M/TM, N/TN' --arg M=4096 --arg N=4096 \
+      --arg K=4096 --arg lda=4096 --arg ldb=4096 --arg ldc=4096 --arg A=randn:[M,K] \
+      --arg B=randn:[K,N] --arg C=zeros:[M,N] --bench --flops '2*M*N*K' --autotune-report
   triton-run --launch conformance/cases/kernels.json --case NAME
   triton-run --check-device
 
@@ -485,6 +544,10 @@ int main(int argc, char **argv) {
   app.get_option("--trace")->description("interpreter only (use triton-interp)");
   app.add_option("--num-warps", g.numWarps,
                  "warps per program (default 4); a list such as 2,4,8 is auto-tuned");
+  app.add_option("--num-stages", g.numStages,
+                 "software-pipelining stages of the loads in loops, 1 to 8 (1: none; default " +
+                     g.numStages + "); a list such as 2,3,4 is auto-tuned (not with "
+                     "--disable-opt pipeline, which means 1)");
   app.add_option("--disable-opt", g.disableOpt,
                  "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,pipeline,all");
   app.add_flag("--compare", g.compare,

@@ -4,7 +4,8 @@
 //   tritonc kernel.tc -E | --emit=tokens|ast|ir [-o out] [--kernel NAME]
 //   tritonc module.tir --passes=canonicalize,fold,cse,dce --print-after-all
 //   tritonc bad.tc -verify          (checks `// expected-error {{...}}` comments)
-//   tritonc kernel.tc -DTM=64 --emit=ptx|llvm [--num-warps 4] [--sm 90] [--ptxas]
+//   tritonc kernel.tc -DTM=64 --emit=ptx|llvm [--num-warps 4] [--num-stages 3] [--sm 90]
+//       [--ptxas]
 //
 // Exit codes: 0 success, 1 ptxas rejected the PTX (--ptxas), 2 compile error
 // (or -verify mismatch, or a kernel the GPU backend cannot compile), 3 usage error.
@@ -38,7 +39,9 @@ struct Options {
   bool preprocessOnly = false, noLocs = false, verify = false, optimize = false;
   bool printAfterAll = false, verifyEach = false, ptxas = false;
   unsigned numWarps = 4, sm = 90;
-  std::string disableOpt; // --disable-opt LIST
+  unsigned numStages = tc::codegen::Options{}.numStages;
+  bool assumeAligned = false; // --assume-aligned: pointer parameters 16-byte aligned
+  std::string disableOpt; // --disable-opt LIST (applied after --num-stages: pipeline means 1)
 
   /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
   bool emitsGpu() const { return emit == "llvm" || emit == "ptx"; }
@@ -121,6 +124,8 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     return kExitUsage;
   tc::codegen::Options co;
   co.numWarps = opt.numWarps;
+  co.numStages = opt.numStages;
+  co.alignedPointers = opt.assumeAligned;
   co.sm = opt.sm;
   co.wantLLVM = opt.emit == "llvm";
   if (std::string error; !tc::codegen::disableOptimizations(co, opt.disableOpt, error)) {
@@ -278,10 +283,18 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx"}));
   app.add_option("--num-warps", opt.numWarps, "with --emit=llvm|ptx: warps per program (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  app.add_option("--num-stages", opt.numStages,
+                 "with --emit=llvm|ptx: software-pipelining stages of the loads in loops, 1 to "
+                 "8 (1: none; default " +
+                     std::to_string(opt.numStages) + "; --disable-opt pipeline means 1)")
+      ->check(CLI::Range(1u, 8u));
   app.add_option("--sm", opt.sm, "with --emit=llvm|ptx: target compute capability (default 90)")
       ->check(CLI::Range(80u, 120u));
   app.add_option("--disable-opt", opt.disableOpt,
                  "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,all)");
+  app.add_flag("--assume-aligned", opt.assumeAligned,
+               "with --emit=llvm|ptx: take every pointer parameter as 16-byte aligned, as the "
+               "GPU backend does (it passes whole allocations)");
   app.add_flag("--ptxas", opt.ptxas, "with --emit=llvm|ptx: check the PTX with ptxas");
   app.add_option("-o", opt.output, "write the output to this file");
   app.add_option("--kernel", opt.kernel, "print only this kernel");

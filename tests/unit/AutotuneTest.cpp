@@ -1,4 +1,5 @@
-// The auto-tuner (gpu/Autotune.h). Without a GPU: the variant space, the
+// The auto-tuner (gpu/Autotune.h). Without a GPU: the variant space
+// (defines x num_warps x num_stages), the
 // tuning key, the winner's cache text, the report, and the whole tuning loop
 // on a fake GpuBackend that runs the interpreter and reports timings the test
 // chooses. With a GPU (else skipped): a real tune of vector add.
@@ -30,13 +31,17 @@ DefineSpec spec(const std::string &text) {
   return s.value_or(DefineSpec{});
 }
 
-TuneRequest addRequest(std::vector<std::string> defines, std::vector<unsigned> numWarps) {
+/// A request for the accumulating add; num_stages is fixed to {2} unless
+/// given, so the expected texts do not depend on codegen::Options' default.
+TuneRequest addRequest(std::vector<std::string> defines, std::vector<unsigned> numWarps,
+                       std::vector<unsigned> numStages = {2}) {
   TuneRequest req;
   req.base.sourceName = "add.tc";
   req.base.sourceText = kAccumulate;
   for (const std::string &d : defines)
     req.specs.push_back(spec(d));
   req.numWarps = std::move(numWarps);
+  req.numStages = std::move(numStages);
   req.grid = {{"cdiv(N, SIZE)"}};
   req.warmup = 1;
   req.iterations = 3;
@@ -89,13 +94,14 @@ std::string defineValue(const CompiledKernel &k, const std::string &name) {
 }
 
 /// A GpuBackend that runs the interpreter. bench() reports a median taken from
-/// `timings` ("SIZE/num_warps" -> ms), fails where `faults` or
-/// `gpuCompileErrors` say so, and records which arrays each call touched.
+/// `timings` ("SIZE/num_warps/num_stages" -> ms), fails where `faults` or
+/// `gpuCompileErrors` say so, and records which arrays each call touched and
+/// the variant of each launch.
 class FakeGpu : public GpuBackend {
 public:
   std::map<std::string, double> timings;
   std::set<std::string> faults, gpuCompileErrors;
-  std::vector<std::string> benched; // "SIZE/num_warps" per bench() call
+  std::vector<std::string> benched, launched; // "SIZE/num_warps/num_stages" per call
   std::vector<const HostArray *> benchArrays, launchArrays;
   int launches = 0;
 
@@ -104,6 +110,7 @@ public:
   RunResult launch(const CompiledKernel &k, std::array<int64_t, 3> grid, LaunchArgs &args,
                    const RunOptions &opts) override {
     ++launches;
+    launched.push_back(variantId(k));
     for (const auto &[n, array] : args.buffers())
       launchArrays.push_back(array);
     return interp_->launch(k, grid, args, opts);
@@ -131,15 +138,18 @@ public:
   }
   void setNumWarps(unsigned w) override { numWarps_ = w; }
   unsigned numWarps() const override { return numWarps_; }
+  void setNumStages(unsigned s) override { numStages_ = s; }
+  unsigned numStages() const override { return numStages_; }
   std::string deviceDescription() override { return "Fake GPU, sm_90"; }
 
 private:
   std::string variantId(const CompiledKernel &k) const {
-    return defineValue(k, "SIZE") + "/" + std::to_string(numWarps_);
+    return defineValue(k, "SIZE") + "/" + std::to_string(numWarps_) + "/" +
+           std::to_string(numStages_);
   }
 
   std::unique_ptr<Backend> interp_ = createInterpreterBackend();
-  unsigned numWarps_ = 2;
+  unsigned numWarps_ = 2, numStages_ = 5;
 };
 
 std::vector<std::string> describeAll(const std::vector<TuneVariant> &vs) {
@@ -157,21 +167,53 @@ std::vector<std::string> describeAll(const std::vector<TuneVariant> &vs) {
 
 TEST(Autotune, VariantsAreDefinesTimesNumWarps) {
   TuneRequest req = addRequest({"SIZE=[256,512,1024]", "TYPE=float"}, {1, 4});
-  std::vector<std::string> want = {"SIZE=256 num_warps=1",  "SIZE=256 num_warps=4",
-                                   "SIZE=512 num_warps=1",  "SIZE=512 num_warps=4",
-                                   "SIZE=1024 num_warps=1", "SIZE=1024 num_warps=4"};
+  std::vector<std::string> want = {
+      "SIZE=256 num_warps=1 num_stages=2",  "SIZE=256 num_warps=4 num_stages=2",
+      "SIZE=512 num_warps=1 num_stages=2",  "SIZE=512 num_warps=4 num_stages=2",
+      "SIZE=1024 num_warps=1 num_stages=2", "SIZE=1024 num_warps=4 num_stages=2"};
   EXPECT_EQ(describeAll(detail::enumerateVariants(req)), want);
+}
+
+TEST(Autotune, VariantsAreDefinesTimesWarpsTimesStages) {
+  TuneRequest req = addRequest({"SIZE=[256,512]", "TYPE=float"}, {4, 8}, {2, 3, 4});
+  std::vector<std::string> want = {
+      "SIZE=256 num_warps=4 num_stages=2", "SIZE=256 num_warps=4 num_stages=3",
+      "SIZE=256 num_warps=4 num_stages=4", "SIZE=256 num_warps=8 num_stages=2",
+      "SIZE=256 num_warps=8 num_stages=3", "SIZE=256 num_warps=8 num_stages=4",
+      "SIZE=512 num_warps=4 num_stages=2", "SIZE=512 num_warps=4 num_stages=3",
+      "SIZE=512 num_warps=4 num_stages=4", "SIZE=512 num_warps=8 num_stages=2",
+      "SIZE=512 num_warps=8 num_stages=3", "SIZE=512 num_warps=8 num_stages=4"};
+  EXPECT_EQ(describeAll(detail::enumerateVariants(req)), want);
+  std::vector<TuneVariant> space = detail::enumerateVariants(req);
+  EXPECT_EQ(space[4].numWarps, 8u);
+  EXPECT_EQ(space[4].numStages, 3u);
+}
+
+TEST(Autotune, VariantsOfOnlyStages) {
+  TuneRequest req = addRequest({"SIZE=256", "TYPE=float"}, {4}, {1, 3});
+  std::vector<std::string> want = {"num_warps=4 num_stages=1", "num_warps=4 num_stages=3"};
+  EXPECT_EQ(describeAll(detail::enumerateVariants(req)), want);
+  EXPECT_TRUE(detail::enumerateVariants(addRequest({"SIZE=[1,2]"}, {4}, {})).empty());
+}
+
+TEST(Autotune, DefaultStagesAreTheCodegenDefault) {
+  unsigned def = codegen::Options{}.numStages;
+  EXPECT_EQ(TuneRequest{}.numStages, std::vector<unsigned>{def});
+  EXPECT_EQ(TuneVariant{}.numStages, def);
+  EXPECT_EQ(TuneVariant{}.describe(), "num_warps=4 num_stages=" + std::to_string(def));
 }
 
 TEST(Autotune, VariantsOfTwoListsFirstSlowest) {
   TuneRequest req = addRequest({"TM=[32, 64]", "TYPE=half", "TN=[16]"}, {8});
-  std::vector<std::string> want = {"TM=32 TN=16 num_warps=8", "TM=64 TN=16 num_warps=8"};
+  std::vector<std::string> want = {"TM=32 TN=16 num_warps=8 num_stages=2",
+                                   "TM=64 TN=16 num_warps=8 num_stages=2"};
   EXPECT_EQ(describeAll(detail::enumerateVariants(req)), want);
 }
 
 TEST(Autotune, VariantsWithoutLists) {
   TuneRequest req = addRequest({"SIZE=256", "TYPE=float"}, {2, 4, 8});
-  std::vector<std::string> want = {"num_warps=2", "num_warps=4", "num_warps=8"};
+  std::vector<std::string> want = {"num_warps=2 num_stages=2", "num_warps=4 num_stages=2",
+                                   "num_warps=8 num_stages=2"};
   EXPECT_EQ(describeAll(detail::enumerateVariants(req)), want);
   EXPECT_TRUE(detail::enumerateVariants(addRequest({"SIZE=[1,2]"}, {})).empty());
 }
@@ -222,6 +264,13 @@ TEST(Autotune, KeyDependsOnShapesDeviceAndSpace) {
   other.numWarps = {1, 4, 8};
   EXPECT_NE(detail::tuneKey(other, args.args, "dev"), key);
   other = req;
+  other.numStages = {2, 3};
+  EXPECT_NE(detail::tuneKey(other, args.args, "dev"), key);
+  other.numStages = {3};
+  EXPECT_NE(detail::tuneKey(other, args.args, "dev"), key);
+  other.numStages = {2};
+  EXPECT_EQ(detail::tuneKey(other, args.args, "dev"), key);
+  other = req;
   other.specs[0] = spec("SIZE=[256,1024]");
   EXPECT_NE(detail::tuneKey(other, args.args, "dev"), key);
   other = req;
@@ -233,16 +282,32 @@ TEST(Autotune, WinnerTextRoundTrip) {
   TuneVariant v;
   v.defines = {{"TM", "64"}, {"EXPR", "(a, b) = \"x\" [1]"}, {"EMPTY", ""}};
   v.numWarps = 8;
+  v.numStages = 7;
   std::optional<TuneVariant> back = detail::parseVariant(detail::serializeVariant(v));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->defines, v.defines);
   EXPECT_EQ(back->numWarps, 8u);
+  EXPECT_EQ(back->numStages, 7u);
 
   TuneVariant none;
+  none.numStages = 1;
   back = detail::parseVariant(detail::serializeVariant(none));
   ASSERT_TRUE(back);
   EXPECT_TRUE(back->defines.empty());
   EXPECT_EQ(back->numWarps, 4u);
+  EXPECT_EQ(back->numStages, 1u);
+
+  back = detail::parseVariant(R"({"defines": [["TM", "32"]], "num_warps": 2, "num_stages": 4})");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->describe(), "TM=32 num_warps=2 num_stages=4");
+}
+
+TEST(Autotune, WinnerTextWithoutStagesIsAMiss) {
+  // What the tuner stored before num_stages was tuned: not guessed, tuned again.
+  EXPECT_FALSE(detail::parseVariant(R"({"defines": [["TM", "64"]], "num_warps": 4})"));
+  EXPECT_FALSE(detail::parseVariant(R"({"defines": [], "num_warps": 4, "num_stages": -2})"));
+  EXPECT_FALSE(detail::parseVariant(R"({"defines": [], "num_warps": 4, "num_stages": "3"})"));
+  EXPECT_FALSE(detail::parseVariant(R"({"defines": [], "num_warps": 4, "num_stages": null})"));
 }
 
 TEST(Autotune, MalformedWinnerTextIsAMiss) {
@@ -256,26 +321,30 @@ TEST(Autotune, MalformedWinnerTextIsAMiss) {
 
 TEST(Autotune, ReportTable) {
   TuneOutcome o;
-  TuneVariant v1{{{"SIZE", "256"}}, 1}, v4{{{"SIZE", "256"}}, 4}, bad{{{"SIZE", "bogus"}}, 1};
+  TuneVariant v1{{{"SIZE", "256"}}, 1, 3}, v4{{{"SIZE", "256"}}, 4, 3},
+      bad{{{"SIZE", "bogus"}}, 1, 2};
   o.rows = {{v1, 0.5, "", false}, {v4, 0.25, "", true}, {bad, -1, "compile error: boom", false}};
   o.best = v4;
-  EXPECT_EQ(Autotuner::report(o), "variant                | median ms | note\n"
-                                  "SIZE=256 num_warps=1   |    0.5000 |\n"
-                                  "SIZE=256 num_warps=4   |    0.2500 | winner\n"
-                                  "SIZE=bogus num_warps=1 |         - | compile error: boom\n");
+  // The variant column is as wide as the longest variant (35 characters).
+  EXPECT_EQ(Autotuner::report(o),
+            "variant                             | median ms | note\n"
+            "SIZE=256 num_warps=1 num_stages=3   |    0.5000 |\n"
+            "SIZE=256 num_warps=4 num_stages=3   |    0.2500 | winner\n"
+            "SIZE=bogus num_warps=1 num_stages=2 |         - | compile error: boom\n");
 }
 
 TEST(Autotune, ReportErrorAndCache) {
   TuneOutcome o;
-  o.rows = {{TuneVariant{{}, 2}, -1, "fault: x", false}};
+  o.rows = {{TuneVariant{{}, 2, 1}, -1, "fault: x", false}};
   o.error = "no variant could run";
-  EXPECT_EQ(Autotuner::report(o), "variant     | median ms | note\n"
-                                  "num_warps=2 |         - | fault: x\n"
+  EXPECT_EQ(Autotuner::report(o), "variant                  | median ms | note\n"
+                                  "num_warps=2 num_stages=1 |         - | fault: x\n"
                                   "autotune: no variant could run\n");
   TuneOutcome cached;
   cached.fromCache = true;
-  cached.best = TuneVariant{{{"TM", "64"}, {"TN", "32"}}, 8};
-  EXPECT_EQ(Autotuner::report(cached), "autotune: cached winner TM=64 TN=32 num_warps=8\n");
+  cached.best = TuneVariant{{{"TM", "64"}, {"TN", "32"}}, 8, 4};
+  EXPECT_EQ(Autotuner::report(cached),
+            "autotune: cached winner TM=64 TN=32 num_warps=8 num_stages=4\n");
 }
 
 //===----------------------------------------------------------------------===//
@@ -284,10 +353,10 @@ TEST(Autotune, ReportErrorAndCache) {
 
 TEST(Autotune, FakeGpuPicksFastestAndLaunchesOnce) {
   FakeGpu gpu;
-  gpu.timings = {{"256/1", 0.9}, {"256/4", 0.4}, {"512/1", 0.1}, {"512/4", 0.3},
-                 {"1024/1", 0.2}, {"1024/4", 0.25}};
-  gpu.faults = {"512/1"};           // the fastest one faults: skipped
-  gpu.gpuCompileErrors = {"1024/1"}; // the next one does not compile for the GPU
+  gpu.timings = {{"256/1/2", 0.9}, {"256/4/2", 0.4},   {"512/1/2", 0.1},
+                 {"512/4/2", 0.3}, {"1024/1/2", 0.2}, {"1024/4/2", 0.25}};
+  gpu.faults = {"512/1/2"};           // the fastest one faults: skipped
+  gpu.gpuCompileErrors = {"1024/1/2"}; // the next one does not compile for the GPU
   std::string dir = freshCacheDir("fake");
   Autotuner tuner(gpu, dir);
   TuneRequest req = addRequest({"SIZE=[256,512,bogus,1024]", "TYPE=float"}, {1, 4});
@@ -297,11 +366,13 @@ TEST(Autotune, FakeGpuPicksFastestAndLaunchesOnce) {
 
   ASSERT_TRUE(o.error.empty()) << o.error;
   EXPECT_FALSE(o.fromCache);
-  EXPECT_EQ(o.best.describe(), "SIZE=1024 num_warps=4");
+  EXPECT_EQ(o.best.describe(), "SIZE=1024 num_warps=4 num_stages=2");
   EXPECT_EQ(result.status, RunResult::Status::Ok) << result.error;
   EXPECT_TRUE(args.sawLaunches(1));
   EXPECT_EQ(gpu.launches, 1);
+  EXPECT_EQ(gpu.launched, std::vector<std::string>{"1024/4/2"});
   EXPECT_EQ(gpu.numWarps(), 2u) << "num_warps not restored";
+  EXPECT_EQ(gpu.numStages(), 5u) << "num_stages not restored";
   for (const HostArray *a : gpu.benchArrays)
     EXPECT_TRUE(a != &args.a && a != &args.b && a != &args.c) << "bench used a user buffer";
   std::set<const HostArray *> launched(gpu.launchArrays.begin(), gpu.launchArrays.end());
@@ -317,19 +388,19 @@ TEST(Autotune, FakeGpuPicksFastestAndLaunchesOnce) {
   std::vector<std::string> wantNotes = {"",      "",      "fault",         "",
                                         "compile error", "compile error", "GPU compile error", ""};
   EXPECT_EQ(notes, wantNotes);
-  EXPECT_EQ(winners, std::vector<std::string>{"SIZE=1024 num_warps=4"});
+  EXPECT_EQ(winners, std::vector<std::string>{"SIZE=1024 num_warps=4 num_stages=2"});
   EXPECT_EQ(o.rows[2].note, "fault: kernel 'add' faulted: an illegal memory access was encountered");
   EXPECT_EQ(o.rows[6].note, "GPU compile error: ptxas: entry function uses too much shared data");
   EXPECT_NE(o.rows[4].note.find("error"), std::string::npos) << o.rows[4].note;
   EXPECT_EQ(o.rows[7].medianMs, 0.25);
-  EXPECT_NE(Autotuner::report(o).find("SIZE=1024 num_warps=4  |    0.2500 | winner\n"),
+  EXPECT_NE(Autotuner::report(o).find("SIZE=1024 num_warps=4 num_stages=2  |    0.2500 | winner\n"),
             std::string::npos)
       << Autotuner::report(o);
 }
 
 TEST(Autotune, FakeGpuSecondRunComesFromCache) {
   FakeGpu gpu;
-  gpu.timings = {{"256/1", 0.3}, {"256/4", 0.2}, {"512/1", 0.5}, {"512/4", 0.4}};
+  gpu.timings = {{"256/1/2", 0.3}, {"256/4/2", 0.2}, {"512/1/2", 0.5}, {"512/4/2", 0.4}};
   std::string dir = freshCacheDir("cache");
   TuneRequest req = addRequest({"SIZE=[256,512]", "TYPE=float"}, {1, 4});
   AddArgs args;
@@ -337,19 +408,20 @@ TEST(Autotune, FakeGpuSecondRunComesFromCache) {
   Autotuner tuner(gpu, dir);
   TuneOutcome first = tuner.run(req, args.args, {}, result);
   ASSERT_TRUE(first.error.empty()) << first.error;
-  EXPECT_EQ(first.best.describe(), "SIZE=256 num_warps=4");
+  EXPECT_EQ(first.best.describe(), "SIZE=256 num_warps=4 num_stages=2");
   EXPECT_EQ(gpu.benched.size(), 4u);
 
   TuneOutcome second = tuner.run(req, args.args, {}, result); // memory
   EXPECT_TRUE(second.fromCache);
   EXPECT_TRUE(second.rows.empty());
-  EXPECT_EQ(second.best.describe(), "SIZE=256 num_warps=4");
-  EXPECT_EQ(Autotuner::report(second), "autotune: cached winner SIZE=256 num_warps=4\n");
+  EXPECT_EQ(second.best.describe(), "SIZE=256 num_warps=4 num_stages=2");
+  EXPECT_EQ(Autotuner::report(second),
+            "autotune: cached winner SIZE=256 num_warps=4 num_stages=2\n");
 
   Autotuner fresh(gpu, dir); // disk
   TuneOutcome third = fresh.run(req, args.args, {}, result);
   EXPECT_TRUE(third.fromCache);
-  EXPECT_EQ(third.best.describe(), "SIZE=256 num_warps=4");
+  EXPECT_EQ(third.best.describe(), "SIZE=256 num_warps=4 num_stages=2");
   EXPECT_EQ(gpu.benched.size(), 4u) << "a cached key was timed again";
   EXPECT_EQ(result.status, RunResult::Status::Ok);
   EXPECT_TRUE(args.sawLaunches(3));
@@ -363,7 +435,7 @@ TEST(Autotune, FakeGpuSecondRunComesFromCache) {
 
 TEST(Autotune, FakeGpuNothingRuns) {
   FakeGpu gpu;
-  gpu.faults = {"256/4"};
+  gpu.faults = {"256/4/2"};
   Autotuner tuner(gpu, freshCacheDir("none"));
   TuneRequest req = addRequest({"SIZE=[256,bogus]", "TYPE=float"}, {4, 3});
   AddArgs args;
@@ -376,6 +448,58 @@ TEST(Autotune, FakeGpuNothingRuns) {
   EXPECT_EQ(gpu.launches, 0);
   ASSERT_EQ(o.rows.size(), 4u);
   EXPECT_EQ(o.rows[1].note, "num_warps must be 1, 2, 4, 8, 16 or 32");
+}
+
+TEST(Autotune, FakeGpuTunesStages) {
+  FakeGpu gpu;
+  gpu.timings = {{"256/4/1", 0.5}, {"256/4/2", 0.3}, {"256/4/3", 0.1}, {"256/4/4", 0.2},
+                 {"256/8/1", 0.6}, {"256/8/2", 0.4}, {"256/8/3", 0.7}, {"256/8/4", 0.8}};
+  gpu.faults = {"256/4/3"}; // the fastest one faults: skipped
+  std::string dir = freshCacheDir("stages");
+  TuneRequest req = addRequest({"SIZE=256", "TYPE=float"}, {4, 8}, {1, 2, 3, 4});
+  AddArgs args;
+  RunResult result;
+  Autotuner tuner(gpu, dir);
+  TuneOutcome o = tuner.run(req, args.args, {}, result);
+  ASSERT_TRUE(o.error.empty()) << o.error;
+  EXPECT_EQ(o.best.numWarps, 4u);
+  EXPECT_EQ(o.best.numStages, 4u);
+  std::vector<std::string> wantBenched = {"256/4/1", "256/4/2", "256/4/3", "256/4/4",
+                                          "256/8/1", "256/8/2", "256/8/3", "256/8/4"};
+  EXPECT_EQ(gpu.benched, wantBenched) << "every stage count compiled with its own value";
+  EXPECT_EQ(gpu.launched, std::vector<std::string>{"256/4/4"});
+  EXPECT_EQ(gpu.numStages(), 5u) << "num_stages not restored";
+  EXPECT_TRUE(args.sawLaunches(1));
+  EXPECT_NE(Autotuner::report(o).find("num_warps=4 num_stages=4 |    0.2000 | winner\n"),
+            std::string::npos)
+      << Autotuner::report(o);
+
+  Autotuner fresh(gpu, dir); // the disk cache keeps the stages of the winner
+  TuneOutcome again = fresh.run(req, args.args, {}, result);
+  EXPECT_TRUE(again.fromCache);
+  EXPECT_EQ(again.best.numStages, 4u);
+  EXPECT_EQ(gpu.launched.back(), "256/4/4");
+  EXPECT_EQ(gpu.benched.size(), 8u);
+
+  req.numStages = {1, 2}; // another space: the old winner is not in it
+  TuneOutcome other = fresh.run(req, args.args, {}, result);
+  EXPECT_FALSE(other.fromCache);
+  EXPECT_EQ(other.best.describe(), "num_warps=4 num_stages=2");
+}
+
+TEST(Autotune, FakeGpuRejectsBadStages) {
+  FakeGpu gpu;
+  Autotuner tuner(gpu, freshCacheDir("badstages"));
+  TuneRequest req = addRequest({"SIZE=256", "TYPE=float"}, {4}, {0, 9, 2});
+  AddArgs args;
+  RunResult result;
+  TuneOutcome o = tuner.run(req, args.args, {}, result);
+  ASSERT_TRUE(o.error.empty()) << o.error;
+  ASSERT_EQ(o.rows.size(), 3u);
+  EXPECT_EQ(o.rows[0].note, "num_stages must be 1 to 8");
+  EXPECT_EQ(o.rows[1].note, "num_stages must be 1 to 8");
+  EXPECT_EQ(o.best.numStages, 2u);
+  EXPECT_EQ(gpu.benched, std::vector<std::string>{"256/4/2"});
 }
 
 //===----------------------------------------------------------------------===//

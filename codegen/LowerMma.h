@@ -1,0 +1,92 @@
+//===- LowerMma.h - Tensor-core plans shared by LowerDot and LowerMmaLoop -===//
+//
+// Internal to codegen/: how one `@` runs on mma.sync (LowerDot.cpp) and how a
+// loop that accumulates `acc + a @ b` keeps acc in fragments and streams a
+// and b through shared-memory stages with cp.async (LowerMmaLoop.cpp).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "codegen/Lowerer.h"
+
+#include <array>
+
+namespace tc::codegen::lower {
+
+/// How one `@` runs on mma.sync; element offsets and pitches are in elements
+/// of the staged array, `off*` in bytes from the start of shared memory.
+struct Lowerer::MmaPlan {
+  const ir::Type *a = nullptr, *b = nullptr, *c = nullptr;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t kStep = 16;            // the instruction's k
+  int64_t tileM = 0, tileN = 0;  // one warp tile
+  int64_t tilesN = 0, tiles = 0; // warp tiles per row of tiles, and in all
+  int64_t pitchA = 0, pitchB = 0, pitchC = 0;
+  size_t offA = 0, offB = 0, offC = 0, bytes = 0;
+  bool bTransposed = false; // b staged as n rows of k (int8)
+  bool zeroAcc = false;     // acc is +0: fragments start at 0, nothing staged
+  bool roundAcc = false;    // accumulate in the input type (planted bug)
+  int64_t fragsM() const { return tileM / 16; }
+  int64_t fragsN() const { return tileN / 8; }
+  int64_t chunk() const { return 16 / static_cast<int64_t>(byteSize(a->dtype)); } // 16 bytes
+};
+
+/// This lane's element indices in the staged a, b (at k = 0) and acc for one
+/// warp tile.
+struct Lowerer::MmaTile {
+  llvm::Value *a = nullptr, *b = nullptr, *c = nullptr;
+};
+
+/// A loop whose body accumulates `acc = acc + a @ b` (the tutorial's matmul)
+/// and how LowerMmaLoop.cpp runs it. Positions are indices of the carried
+/// values (for a `for`, after the induction variable).
+struct Lowerer::MmaLoop {
+  const ir::Op *loop = nullptr;
+  bool isFor = false;
+  const ir::Block *body = nullptr;
+  const ir::Block *cond = nullptr;     // while: the condition region
+  const ir::Op *condOp = nullptr;      // while: its `condition`
+  const ir::Op *yield = nullptr;
+  unsigned argBase = 0;                // body arguments before the carried values
+  size_t carried = 0;
+  const ir::Op *dot = nullptr;
+  size_t accPos = 0;
+  MmaPlan p;
+  int64_t tilesPerWarp = 0;
+  /// A dot operand loaded through a loop-carried pointer tile stepped by a
+  /// uniform, loop-invariant offset: copied to shared memory with cp.async.
+  struct Stream {
+    const ir::Op *load = nullptr, *step = nullptr;
+    size_t pos = 0;
+    const ir::Value *inc = nullptr; // the step's offset tile (uniform)
+    const ir::Type *tile = nullptr;
+    int64_t rows = 0, cols = 0, pitch = 0;
+    size_t off = 0; // bytes from the start of a stage
+  };
+  std::array<Stream, 2> streams;
+  bool pipelined = false;
+  int64_t stages = 1;
+  size_t stageBytes = 0;
+  /// A carried integer scalar stepped by a loop-invariant amount.
+  struct Affine {
+    size_t pos = 0;
+    const ir::Value *inc = nullptr;
+    bool sub = false;
+  };
+  std::vector<Affine> affine;
+  std::vector<bool> unchanged;                  // carried values the body yields as they came
+  std::unordered_set<const ir::Op *> hoisted;   // body ops lowered before the loop
+  std::unordered_set<const ir::Op *> skipped;   // body ops the pipeline does instead
+  bool special(size_t pos) const {
+    return pos == accPos || (pipelined && (pos == streams[0].pos || pos == streams[1].pos));
+  }
+};
+
+/// This thread's 16-byte chunks of each stream's tile: the global address at
+/// the loop's start and the byte offset in a stage.
+struct Lowerer::StreamChunks {
+  std::array<Slots, 2> src, dst;
+  std::array<int64_t, 2> total{}; // chunks of the tile
+};
+
+} // namespace tc::codegen::lower

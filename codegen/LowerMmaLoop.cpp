@@ -1,0 +1,604 @@
+//===- LowerMmaLoop.cpp - Matmul loops: fragments and cp.async stages -----===//
+//
+// A `while` or `for` whose body accumulates `acc = acc + a @ b` on tensor
+// cores (the tutorial's matmul) is lowered as a whole instead of op by op
+// (docs/gpu-perf.md, "Matmul loops"):
+//
+// * acc lives in mma fragment registers across the trips (each warp owns the
+//   same warp tiles in every trip): it goes through shared memory once before
+//   the loop (unless it starts as a constant) and once after it, instead of
+//   twice per trip. Needs: acc is a carried value used only by the `@`, whose
+//   result is only yielded back in its place.
+// * pipeline (num_stages = S >= 2): when a and b are loaded (without a mask)
+//   through carried pointer tiles stepped by a uniform loop-invariant offset,
+//   contiguous and 16-byte aligned along their rows, the loads become
+//   cp.async copies into S shared-memory stages, issued S - 1 trips ahead.
+//   The pointer tiles are not carried: each thread keeps the start addresses
+//   of its 16-byte chunks (recomputed from the index arithmetic) and one
+//   offset per tile. A copy for trip i + S - 1 is issued only when that trip
+//   runs: the condition is evaluated on the carried scalars predicted S - 1
+//   trips ahead (each is left alone or stepped by a loop-invariant amount),
+//   so nothing is read that the program would not read.
+//   Trip i: wait for its copies (cp.async.wait_group S - 2), barrier (also
+//   ends trip i - 1's reads of the stage about to be refilled), issue trip
+//   i + S - 1's copies, run the k steps on stage i mod S.
+// Otherwise the operands are staged from registers each trip as lowerDotMma
+// does, with acc still in fragments. Everything the body does besides the
+// `@`, its loads and the pointer steps is lowered as usual.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/LowerMma.h"
+
+namespace tc::codegen::lower {
+
+namespace {
+
+/// Accumulator registers per thread at most (a 64 x 64 warp tile).
+constexpr int64_t kMaxLoopFragments = 128;
+/// Shared memory of the stages at most (leaves room for other staging).
+constexpr size_t kMaxPipeBytes = 160 * 1024;
+
+/// Whether v is defined inside `loop` (in any of its regions, at any depth).
+bool definedInside(const ir::Value *v, const ir::Op &loop) {
+  const ir::Block *b = v->definingOp() ? v->definingOp()->parentBlock() : v->ownerBlock();
+  while (b) {
+    const ir::Op *p = b->parentOp();
+    if (!p)
+      return false;
+    if (p == &loop)
+      return true;
+    b = p->parentBlock();
+  }
+  return false;
+}
+
+/// Scalar ops that may be evaluated ahead of time or before the loop: pure,
+/// and no integer division (which traps on 0).
+bool movable(const ir::Op &op) {
+  return ir::hasTrait(op.kind(), ir::Pure) && op.numRegions() == 0 && op.numResults() == 1 &&
+         op.kind() != ir::OpKind::Div && op.kind() != ir::OpKind::Rem;
+}
+
+/// The carried position of v when it is an argument of L's body after the
+/// induction variable.
+std::optional<size_t> carriedPos(const ir::Value *v, const ir::Block *body, unsigned argBase) {
+  if (v->definingOp() || v->ownerBlock() != body || v->index() < argBase)
+    return std::nullopt;
+  return v->index() - argBase;
+}
+
+} // namespace
+
+bool Lowerer::usedOnlyBy(const ir::Value *v, const ir::Op *user) const {
+  auto it = users_.find(v);
+  return it != users_.end() && it->second.size() == 1 && it->second[0] == user;
+}
+
+/// Whether v has the same value in every trip of L's loop; body ops it needs
+/// are recorded in L.hoisted (scalars, constants and splats only).
+bool Lowerer::invariantIn(const ir::Value *v, MmaLoop &L) {
+  if (!definedInside(v, *L.loop))
+    return true;
+  const ir::Op *d = v->definingOp();
+  if (!d || d->parentBlock() != L.body)
+    return false;
+  if (L.hoisted.count(d))
+    return true;
+  if (!movable(*d) || !(v->type().isScalar() || d->kind() == ir::OpKind::Constant ||
+                        d->kind() == ir::OpKind::Splat))
+    return false;
+  for (const ir::Value *o : d->operands())
+    if (!invariantIn(o, L))
+      return false;
+  L.hoisted.insert(d);
+  return true;
+}
+
+/// Finds the accumulating `@` of a loop and how its trips run (false: the
+/// loop is lowered op by op).
+bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
+  if (!opts_.tensorCores || opts_.sm < 80 || plantedBug("missing-barrier"))
+    return false;
+  L.loop = &loop;
+  L.isFor = loop.kind() == ir::OpKind::For;
+  L.body = loop.region(L.isFor ? 0 : 1);
+  L.argBase = L.isFor ? 1 : 0;
+  L.carried = loop.numResults();
+  L.yield = L.body->terminator();
+  if (L.body->numArgs() != L.argBase + L.carried || !L.yield ||
+      L.yield->kind() != ir::OpKind::Yield || L.yield->numOperands() != L.carried)
+    return false;
+  if (!L.isFor) {
+    L.cond = loop.region(0);
+    L.condOp = L.cond->terminator();
+    if (!L.condOp || L.condOp->kind() != ir::OpKind::Condition ||
+        L.condOp->numOperands() != L.carried + 1 || L.cond->numArgs() != L.carried)
+      return false;
+    for (size_t i = 0; i < L.carried; ++i) // the body gets the carried values as they are
+      if (L.condOp->operand(static_cast<unsigned>(i + 1)) != L.cond->arg(static_cast<unsigned>(i)))
+        return false;
+  }
+  bool returns = false;
+  ir::forEachOp(*L.body, [&](const ir::Op &op, unsigned) {
+    returns = returns || op.kind() == ir::OpKind::Return;
+  });
+  if (returns)
+    return false;
+  for (const auto &op : L.body->ops()) {
+    if (op->kind() != ir::OpKind::Dot)
+      continue;
+    std::optional<size_t> pos = carriedPos(op->operand(2), L.body, L.argBase);
+    MmaPlan p;
+    if (!pos || !usedOnlyBy(op->operand(2), op.get()) || !usedOnlyBy(op->result(), L.yield) ||
+        L.yield->operand(static_cast<unsigned>(*pos)) != op->result() ||
+        (!L.isFor && !usedOnlyBy(L.cond->arg(static_cast<unsigned>(*pos)), L.condOp)) ||
+        !planMma(*op, p) || p.tiles % opts_.numWarps)
+      continue;
+    int64_t perWarp = p.tiles / opts_.numWarps;
+    if (perWarp * p.fragsM() * p.fragsN() * 4 > kMaxLoopFragments)
+      continue;
+    L.dot = op.get();
+    L.accPos = *pos;
+    L.p = p;
+    L.tilesPerWarp = perWarp;
+    break;
+  }
+  if (!L.dot)
+    return false;
+  L.stageBytes = L.p.offC; // a then b, as planMma lays them out
+  L.p.offC = 0;            // acc is staged alone (before and after the loop)
+  L.p.zeroAcc = false;
+  matchStreams(L);
+  size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
+  return std::max(accBytes, static_cast<size_t>(L.stages) * L.stageBytes) <= kMaxPipeBytes;
+}
+
+/// Pipelines a and b when both qualify (else L.stages = 1: staged per trip).
+void Lowerer::matchStreams(MmaLoop &L) {
+  L.stages = 1;
+  if (opts_.numStages < 2 || L.p.bTransposed || !opts_.remat || !matchStream(L, 0) ||
+      !matchStream(L, 1) || L.streams[0].pos == L.streams[1].pos || !predictable(L)) {
+    L.hoisted.clear();
+    return;
+  }
+  L.stages = opts_.numStages;
+  while (L.stages > 2 && static_cast<size_t>(L.stages) * L.stageBytes > kMaxPipeBytes)
+    --L.stages;
+  if (static_cast<size_t>(L.stages) * L.stageBytes > kMaxPipeBytes) {
+    L.stages = 1;
+    L.hoisted.clear();
+    return;
+  }
+  L.pipelined = true;
+  for (const MmaLoop::Stream &s : L.streams) {
+    L.skipped.insert(s.load);
+    L.skipped.insert(s.step);
+  }
+}
+
+/// Operand `which` of the `@` is a mask-free load through a carried pointer
+/// tile whose only other use is `p + s` (s uniform and loop-invariant),
+/// yielded in its place; its rows are contiguous and 16-byte aligned.
+bool Lowerer::matchStream(MmaLoop &L, size_t which) {
+  MmaLoop::Stream &s = L.streams[which];
+  const ir::Value *operand = L.dot->operand(static_cast<unsigned>(which));
+  const ir::Op *load = operand->definingOp();
+  if (!load || load->kind() != ir::OpKind::Load || load->parentBlock() != L.body ||
+      load->numOperands() != 1 || !usedOnlyBy(operand, L.dot))
+    return false;
+  const ir::Value *ptr = load->operand(0);
+  std::optional<size_t> pos = carriedPos(ptr, L.body, L.argBase);
+  if (!pos || *pos == L.accPos)
+    return false;
+  const ir::Value *next = L.yield->operand(static_cast<unsigned>(*pos));
+  const ir::Op *step = next->definingOp();
+  auto users = users_.find(ptr);
+  if (!step || step->kind() != ir::OpKind::AddPtr || step->parentBlock() != L.body ||
+      step->operand(0) != ptr || !usedOnlyBy(next, L.yield) || users == users_.end() ||
+      users->second.size() != 2 ||
+      !((users->second[0] == load && users->second[1] == step) ||
+        (users->second[0] == step && users->second[1] == load)) ||
+      (!L.isFor && !usedOnlyBy(L.cond->arg(static_cast<unsigned>(*pos)), L.condOp)))
+    return false;
+  const ir::Value *inc = step->operand(1);
+  const ir::Op *incDef = inc->definingOp();
+  if (!incDef || (incDef->kind() != ir::OpKind::Splat && incDef->kind() != ir::OpKind::Constant) ||
+      !invariantIn(inc, L))
+    return false;
+  const ir::Value *init = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos));
+  const ir::Type &t = operand->type();
+  auto in = static_cast<int64_t>(byteSize(t.dtype));
+  if (t.rank() != 2 || !rematable(init))
+    return false;
+  AxisInfo a = axes_->info(init);
+  if (a.contig.size() != 2 || a.contig[1] < 16 / in ||
+      AxisAnalysis::runDivisibility(a, 1, 16 / in, in) < 16 || (axes_->info(inc).eltDiv * in) % 16)
+    return false;
+  s.load = load;
+  s.step = step;
+  s.pos = *pos;
+  s.inc = inc;
+  s.tile = &t;
+  s.rows = t.shape[0];
+  s.cols = t.shape[1];
+  s.pitch = which == 0 ? L.p.pitchA : L.p.pitchB;
+  s.off = which == 0 ? L.p.offA : L.p.offB;
+  return true;
+}
+
+/// Whether the loop condition of a later trip can be computed now: a `for`
+/// always; a while when its condition reads only carried integer scalars that
+/// the body leaves alone or steps by a loop-invariant amount, through pure
+/// scalar ops.
+bool Lowerer::predictable(MmaLoop &L) {
+  if (L.isFor)
+    return true;
+  L.unchanged.assign(L.carried, false);
+  std::vector<bool> known(L.carried, false);
+  for (size_t pos = 0; pos < L.carried; ++pos) {
+    const ir::Value *arg = L.body->arg(static_cast<unsigned>(pos));
+    const ir::Value *next = L.yield->operand(static_cast<unsigned>(pos));
+    if (next == arg) {
+      L.unchanged[pos] = known[pos] = true;
+      continue;
+    }
+    const ir::Op *d = next->definingOp();
+    const ir::Type &t = arg->type();
+    if (!t.isScalar() || t.isPtr || isFloat(t.dtype) || t.dtype == DType::Bool || !d ||
+        d->parentBlock() != L.body ||
+        (d->kind() != ir::OpKind::Add && d->kind() != ir::OpKind::Sub))
+      continue;
+    const ir::Value *inc = nullptr;
+    if (d->operand(0) == arg)
+      inc = d->operand(1);
+    else if (d->kind() == ir::OpKind::Add && d->operand(1) == arg)
+      inc = d->operand(0);
+    if (inc && inc != arg && invariantIn(inc, L)) {
+      L.affine.push_back({pos, inc, d->kind() == ir::OpKind::Sub});
+      known[pos] = true;
+    }
+  }
+  for (const auto &op : L.cond->ops()) {
+    if (op.get() == L.condOp)
+      continue;
+    if (!movable(*op) || !op->result()->type().isScalar())
+      return false;
+  }
+  for (size_t pos = 0; pos < L.carried; ++pos) {
+    auto users = users_.find(L.cond->arg(static_cast<unsigned>(pos)));
+    if (known[pos] || users == users_.end())
+      continue;
+    for (const ir::Op *u : users->second)
+      if (u != L.condOp)
+        return false;
+  }
+  return true;
+}
+
+/// The carried values `ahead` trips after `state` (positions that are
+/// neither left alone nor stepped stay empty); for a `for`, the induction
+/// variable in ivAhead.
+std::vector<Slots> Lowerer::predictedState(const MmaLoop &L, const std::vector<Slots> &state,
+                                           llvm::Value *iv, int64_t ahead, llvm::Value *&ivAhead) {
+  if (L.isFor) {
+    llvm::Value *step = get(L.loop->operand(2))[0];
+    ivAhead = b_.CreateAdd(iv, b_.CreateMul(step, llvm::ConstantInt::get(step->getType(), ahead)));
+    return {};
+  }
+  std::vector<Slots> out(L.carried);
+  for (size_t pos = 0; pos < L.carried; ++pos)
+    if (L.unchanged[pos])
+      out[pos] = state[pos];
+  for (const MmaLoop::Affine &a : L.affine) {
+    DType dt = L.body->arg(static_cast<unsigned>(a.pos))->type().dtype;
+    llvm::Value *inc = get(a.inc)[0];
+    llvm::Value *total = b_.CreateMul(inc, llvm::ConstantInt::get(inc->getType(), ahead));
+    out[a.pos] = {se_.binary(a.sub ? ir::OpKind::Sub : ir::OpKind::Add, dt, state[a.pos][0], total)};
+  }
+  return out;
+}
+
+/// The loop condition for the carried values `state` (a `for`: iv < ub).
+llvm::Value *Lowerer::predictedCond(const MmaLoop &L, const std::vector<Slots> &state,
+                                    llvm::Value *iv) {
+  if (L.isFor) {
+    llvm::Value *ub = get(L.loop->operand(1))[0];
+    return isSignedInt(L.loop->operand(0)->type().dtype) ? b_.CreateICmpSLT(iv, ub)
+                                                         : b_.CreateICmpULT(iv, ub);
+  }
+  bindArgs(*L.cond, state);
+  for (const auto &op : L.cond->ops())
+    if (op.get() != L.condOp)
+      lowerOp(*op, nullptr);
+  return get(L.condOp->operand(0))[0];
+}
+
+/// The byte offset of the matmul loops' shared memory (a placeholder that
+/// run() replaces once the other staging's size is known).
+llvm::Value *Lowerer::pipeBase() {
+  if (!pipeBase_) {
+    pipeBase_ = llvm::BinaryOperator::CreateAdd(b_.getInt32(0), b_.getInt32(0), "pipe.base");
+    pipeBase_->insertAfter(llvm::cast<llvm::Instruction>(tid_));
+  }
+  return pipeBase_;
+}
+
+/// Runs f(j, tile) for the warp tiles this thread's warp owns: warp w owns
+/// tiles w, w + num_warps, ... (the same ones in every trip).
+template <typename F> void Lowerer::forEachOwnTile(const MmaLoop &L, F f) {
+  llvm::Value *lane = b_.CreateAnd(tid_, b_.getInt32(31));
+  llvm::Value *warp = b_.CreateLShr(tid_, b_.getInt32(5));
+  for (int64_t j = 0; j < L.tilesPerWarp; ++j) {
+    llvm::Value *tile = b_.CreateAdd(warp, b_.getInt32(static_cast<uint32_t>(j * opts_.numWarps)));
+    f(static_cast<size_t>(j), mmaTileAt(L.p, tile, lane));
+  }
+}
+
+/// The loop's initial acc (blocked slots) as this thread's fragments.
+Slots Lowerer::accToFragments(const MmaLoop &L, const ir::Value *init) {
+  size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
+  Slots frags(per * static_cast<size_t>(L.tilesPerWarp));
+  const ir::Op *def = init->definingOp();
+  if (def && def->kind() == ir::OpKind::Constant) {
+    frags.assign(frags.size(), se_.toMemory(se_.constant(L.p.c->dtype, *def->attr("value")),
+                                            L.p.c->dtype));
+    return frags;
+  }
+  stagingBase_ = pipeBase();
+  barrier();
+  stageRows(get(init), *L.p.c, 0, L.p.pitchC, false);
+  barrier();
+  forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
+    Slots x = mmaLoadAcc(L.p, t);
+    std::copy(x.begin(), x.end(), frags.begin() + static_cast<long>(j * per));
+  });
+  stagingBase_ = nullptr;
+  return frags;
+}
+
+/// This thread's fragments after the loop, back in the blocked layout.
+Slots Lowerer::fragmentsToRows(const MmaLoop &L, const Slots &acc) {
+  size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
+  if (L.pipelined)
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  stagingBase_ = pipeBase();
+  barrier();
+  forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
+    mmaStoreAcc(L.p, t,
+                Slots(acc.begin() + static_cast<long>(j * per),
+                      acc.begin() + static_cast<long>((j + 1) * per)));
+  });
+  barrier();
+  Slots rows = readRows(*L.p.c, 0, L.p.pitchC);
+  stagingBase_ = nullptr;
+  return rows;
+}
+
+/// The k steps of one trip on the stage at byte offset stageOff.
+Slots Lowerer::mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc) {
+  size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
+  Slots out = acc;
+  stagingBase_ = b_.CreateAdd(pipeBase(), stageOff);
+  forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
+    auto first = out.begin() + static_cast<long>(j * per);
+    Slots x = mmaKLoop(L.p, t, Slots(first, first + static_cast<long>(per)));
+    std::copy(x.begin(), x.end(), first);
+  });
+  stagingBase_ = nullptr;
+  return out;
+}
+
+/// One trip without the pipeline: a and b staged from their registers.
+Slots Lowerer::stagedLoopStep(const MmaLoop &L, const Slots &acc) {
+  stagingBase_ = pipeBase();
+  barrier(); // the previous trip's reads are done
+  stageRows(get(L.dot->operand(0)), *L.p.a, L.p.offA, L.p.pitchA, false);
+  stageRows(get(L.dot->operand(1)), *L.p.b, L.p.offB, L.p.pitchB, L.p.bTransposed);
+  barrier();
+  stagingBase_ = nullptr;
+  return mmaLoopStep(L, b_.getInt32(0), acc);
+}
+
+/// Each stream's chunks for this thread: chunk q = tid + j * T of the tile
+/// (rows of cols / chunk chunks), its address at the loop's start (the
+/// pointer tile's initial value recomputed at the chunk's first element).
+Lowerer::StreamChunks Lowerer::streamSources(const MmaLoop &L) {
+  StreamChunks c;
+  for (size_t w = 0; w < 2; ++w) {
+    const MmaLoop::Stream &s = L.streams[w];
+    int64_t in = static_cast<int64_t>(byteSize(s.tile->dtype)), chunk = 16 / in;
+    int64_t perRow = s.cols / chunk;
+    c.total[w] = s.rows * perRow;
+    const ir::Value *init = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + s.pos));
+    RematMemo memo;
+    for (int64_t j = 0; j * T_ < c.total[w]; ++j) {
+      llvm::Value *q = b_.CreateAdd(tid_, b_.getInt32(static_cast<uint32_t>(j * T_)));
+      llvm::Value *row = b_.CreateUDiv(q, b_.getInt32(static_cast<uint32_t>(perRow)));
+      llvm::Value *col = b_.CreateMul(b_.CreateURem(q, b_.getInt32(static_cast<uint32_t>(perRow))),
+                                      b_.getInt32(static_cast<uint32_t>(chunk)));
+      c.src[w].push_back(rematAt(init, {row, col}, memo));
+      llvm::Value *elem = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(s.pitch))), col);
+      c.dst[w].push_back(b_.CreateAdd(b_.CreateMul(elem, b_.getInt32(static_cast<uint32_t>(in))),
+                                      b_.getInt32(static_cast<uint32_t>(s.off))));
+    }
+  }
+  return c;
+}
+
+/// Stream `which`'s element offset `ahead` trips after `off` (i64).
+llvm::Value *Lowerer::offsetAhead(const MmaLoop &L, size_t which, llvm::Value *off, int64_t ahead) {
+  const ir::Value *inc = L.streams[which].inc;
+  llvm::Value *x = get(inc)[0];
+  x = isSignedInt(inc->type().dtype) ? b_.CreateSExtOrTrunc(x, b_.getInt64Ty())
+                                     : b_.CreateZExtOrTrunc(x, b_.getInt64Ty());
+  return b_.CreateAdd(off, b_.CreateMul(x, b_.getInt64(static_cast<uint64_t>(ahead))));
+}
+
+/// cp.async of this thread's chunks of both tiles at element offsets off
+/// into the stage at byte offset `stage`.
+void Lowerer::issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
+                          llvm::Value *stage) {
+  llvm::Value *base = b_.CreateAdd(pipeBase(), stage);
+  auto *global = llvm::PointerType::get(ctx_, 1);
+  for (size_t w = 0; w < 2; ++w) {
+    llvm::Type *et = se_.memType(L.streams[w].tile->dtype);
+    for (size_t j = 0; j < c.src[w].size(); ++j) {
+      int64_t left = c.total[w] - static_cast<int64_t>(j) * T_;
+      llvm::Value *valid =
+          left < T_ ? b_.CreateICmpULT(tid_, b_.getInt32(static_cast<uint32_t>(left))) : nullptr;
+      emitGuarded(valid, [&]() -> llvm::Value * {
+        llvm::Value *src = b_.CreateAddrSpaceCast(b_.CreateGEP(et, c.src[w][j], off[w]), global);
+        llvm::Value *dst = b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, c.dst[w][j]));
+        b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {}, {dst, src});
+        return nullptr;
+      });
+    }
+  }
+}
+
+/// One pipelined trip. loopState: the two offsets, whether trip i + S - 2
+/// runs, this trip's stage; nextState gets their values for the next trip.
+Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
+                                 const std::vector<Slots> &state, llvm::Value *iv,
+                                 const Slots &loopState, Slots &nextState) {
+  int64_t ahead = L.stages - 1;
+  auto stageBytes = b_.getInt32(static_cast<uint32_t>(L.stageBytes));
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                     {b_.getInt32(static_cast<uint32_t>(ahead - 1))});
+  barrier();
+  llvm::Value *ivAhead = nullptr;
+  std::vector<Slots> later = predictedState(L, state, iv, ahead, ivAhead);
+  llvm::Value *runs = b_.CreateAnd(loopState[2], predictedCond(L, later, ivAhead));
+  llvm::Value *stage = loopState[3];
+  llvm::Value *fill = b_.CreateAdd(stage, b_.getInt32(static_cast<uint32_t>(ahead)));
+  llvm::Value *wraps = b_.CreateICmpUGE(fill, b_.getInt32(static_cast<uint32_t>(L.stages)));
+  fill = b_.CreateSelect(wraps, b_.CreateSub(fill, b_.getInt32(static_cast<uint32_t>(L.stages))), fill);
+  Slots offAhead = {offsetAhead(L, 0, loopState[0], ahead), offsetAhead(L, 1, loopState[1], ahead)};
+  emitGuarded(runs, [&]() -> llvm::Value * {
+    issueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes));
+    return nullptr;
+  });
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  Slots acc = mmaLoopStep(L, b_.CreateMul(stage, stageBytes), get(L.dot->operand(2)));
+  llvm::Value *nextStage = b_.CreateAdd(stage, b_.getInt32(1));
+  nextStage = b_.CreateSelect(
+      b_.CreateICmpEQ(nextStage, b_.getInt32(static_cast<uint32_t>(L.stages))), b_.getInt32(0),
+      nextStage);
+  nextState = {offsetAhead(L, 0, loopState[0], 1), offsetAhead(L, 1, loopState[1], 1), runs,
+               nextStage};
+  return acc;
+}
+
+bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
+  MmaLoop L;
+  if (!matchMmaLoop(loop, L))
+    return false;
+  allowAllRegisters();
+  size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
+  pipeBytes_ = std::max({pipeBytes_, accBytes, static_cast<size_t>(L.stages) * L.stageBytes});
+  size_t first = L.isFor ? 3 : 0;
+  // Before the loop: invariants, acc's fragments, the first S - 1 trips' copies.
+  for (const auto &op : L.body->ops())
+    if (L.hoisted.count(op.get()))
+      lowerOp(*op, nullptr);
+  std::vector<Slots> init = operandSlots(loop, first);
+  std::vector<Slots> carriedInit(L.carried);
+  for (size_t pos = 0; pos < L.carried; ++pos)
+    if (!L.special(pos))
+      carriedInit[pos] = init[pos];
+  Slots acc0 = accToFragments(L, loop.operand(static_cast<unsigned>(first + L.accPos)));
+  llvm::Value *lb = L.isFor ? get(loop.operand(0))[0] : nullptr;
+  StreamChunks chunks;
+  Slots loopInit;
+  if (L.pipelined) {
+    chunks = streamSources(L);
+    barrier(); // earlier readers of the stages are done
+    llvm::Value *runs = nullptr;
+    for (int64_t j = 0; j + 1 < L.stages; ++j) {
+      llvm::Value *ivJ = nullptr;
+      std::vector<Slots> sj = predictedState(L, carriedInit, lb, j, ivJ);
+      llvm::Value *c = predictedCond(L, sj, ivJ);
+      runs = runs ? b_.CreateAnd(runs, c) : c;
+      Slots off = {offsetAhead(L, 0, b_.getInt64(0), j), offsetAhead(L, 1, b_.getInt64(0), j)};
+      emitGuarded(runs, [&]() -> llvm::Value * {
+        issueCopies(L, chunks, off, b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))));
+        return nullptr;
+      });
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+    }
+    loopInit = {b_.getInt64(0), b_.getInt64(0), runs, b_.getInt32(0)};
+  }
+  // The loop.
+  llvm::BasicBlock *pre = b_.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ctx_, "mma.loop.cond", kernel_);
+  auto *body = llvm::BasicBlock::Create(ctx_, "mma.loop.body", kernel_);
+  auto *exit = llvm::BasicBlock::Create(ctx_, "mma.loop.end", kernel_);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  std::vector<Slots> phis = makePhis(carriedInit, pre);
+  std::vector<Slots> own = makePhis({acc0, loopInit}, pre);
+  llvm::PHINode *iv = nullptr;
+  std::vector<Slots> fwd;
+  llvm::Value *more = nullptr;
+  if (L.isFor) {
+    iv = b_.CreatePHI(lb->getType(), 2);
+    iv->addIncoming(lb, pre);
+    more = predictedCond(L, {}, iv);
+    fwd = phis;
+  } else {
+    bindArgs(*L.cond, phis);
+    lowerBlock(*L.cond, &fwd);
+    more = fwd[0][0];
+    fwd.erase(fwd.begin());
+  }
+  b_.CreateCondBr(more, body, exit);
+  b_.SetInsertPoint(body);
+  if (iv)
+    values_[L.body->arg(0)] = {iv};
+  bindArgs(*L.body, fwd, L.argBase);
+  values_[L.dot->operand(2)] = own[0];
+  Slots loopNext;
+  for (const auto &op : L.body->ops()) {
+    if (op.get() == L.yield)
+      break;
+    if (L.hoisted.count(op.get()) || L.skipped.count(op.get()))
+      continue;
+    if (op.get() != L.dot) {
+      lowerOp(*op, nullptr);
+      continue;
+    }
+    setLoc(*op);
+    values_[op->result()] = L.pipelined ? pipelinedLoopStep(L, chunks, fwd, iv, own[1], loopNext)
+                                        : stagedLoopStep(L, own[0]);
+  }
+  std::vector<Slots> next(L.carried);
+  for (size_t pos = 0; pos < L.carried; ++pos)
+    if (!L.special(pos))
+      next[pos] = get(L.yield->operand(static_cast<unsigned>(pos)));
+  llvm::BasicBlock *end = b_.GetInsertBlock();
+  addIncoming(phis, next, end);
+  addIncoming(own, {get(L.dot->result()), loopNext}, end);
+  if (iv)
+    iv->addIncoming(b_.CreateAdd(iv, get(loop.operand(2))[0]), end);
+  b_.CreateBr(header);
+  // After the loop.
+  b_.SetInsertPoint(exit);
+  for (size_t pos = 0; pos < L.carried; ++pos) {
+    const ir::Value *result = loop.result(static_cast<unsigned>(pos));
+    if (pos == L.accPos) {
+      values_[result] = fragmentsToRows(L, own[0]);
+    } else if (L.special(pos)) { // a stream's pointer tile: its start + the offset
+      size_t w = L.streams[0].pos == pos ? 0 : 1;
+      Slots p;
+      if (users_.count(result))
+        for (llvm::Value *x : init[pos])
+          p.push_back(b_.CreateGEP(se_.memType(L.streams[w].tile->dtype), x, own[1][w]));
+      values_[result] = p;
+    } else {
+      values_[result] = L.isFor ? phis[pos] : fwd[pos];
+    }
+  }
+  return true;
+}
+
+} // namespace tc::codegen::lower
