@@ -185,7 +185,7 @@ private:
   void matmulKernel(FuzzKernel &k);
   void matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
                      const std::string &rows, const std::string &cols);
-  void matmulLoop(bool transA, bool transB, DType ta, DType tb);
+  void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked);
   std::string source() const;
 };
 
@@ -995,7 +995,7 @@ void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, boo
 // The K loop of a matmul kernel, as in the tutorial: masked loads whose masks
 // follow the tail of K, `c += a @ b` (operands transposed with `^` when
 // stored transposed) and pointer increments.
-void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb) {
+void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked) {
   bool down = coin(0.5);
   auto inK = [&](const std::string &rk) { return down ? rk + " < k" : rk + " + k < K"; };
   if (down) {
@@ -1009,10 +1009,12 @@ void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb) {
   std::string maskB = transB ? "(rn[:, newaxis] < N) && (" + inK("rk[newaxis, :]") + ")"
                              : "(" + inK("rk[:, newaxis]") + ") && (rn[newaxis, :] < N)";
   std::string shapeA = transA ? "[TK, TM]" : "[TM, TK]", shapeB = transB ? "[TN, TK]" : "[TK, TN]";
-  line("  bool ma" + shapeA + " = " + maskA + ";");
-  line("  bool mb" + shapeB + " = " + maskB + ";");
-  line("  " + lang(ta) + " a" + shapeA + " = ma ? *pa : 0;");
-  line("  " + lang(tb) + " b" + shapeB + " = mb ? *pb : 0;");
+  if (masked) {
+    line("  bool ma" + shapeA + " = " + maskA + ";");
+    line("  bool mb" + shapeB + " = " + maskB + ";");
+  }
+  line("  " + lang(ta) + " a" + shapeA + " = " + (masked ? "ma ? *pa : 0;" : "*pa;"));
+  line("  " + lang(tb) + " b" + shapeB + " = " + (masked ? "mb ? *pb : 0;" : "*pb;"));
   std::string prod = std::string(transA ? "^a" : "a") + " @ " + (transB ? "^b" : "b");
   line(coin(0.5) ? "  c += " + prod + ";" : "  c = c + " + prod + ";");
   for (auto [p, step] : {std::pair<std::string, std::string>{"pa", transA ? "TK * M" : "TK"},
@@ -1027,22 +1029,36 @@ void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb) {
 // mixed, sometimes stored transposed) and their accumulator type.
 void Builder::matmulKernel(FuzzKernel &k) {
   setAxes(2);
-  for (const char *f : {"matmul.kloop", "dot", "tile.2d", "loop", "loop.pointer", "load.masked",
-                        "store.masked", "broadcast.newaxis"})
+  for (const char *f : {"matmul.kloop", "dot", "tile.2d", "loop", "loop.pointer", "store.masked",
+                        "broadcast.newaxis"})
     features_.insert(f);
   int lo = log2Of(p_.matmulMinTile), hi = std::max(lo, log2Of(p_.matmulMaxTile));
   tile_ = {int64_t{1} << range(lo, hi), int64_t{1} << range(lo, hi)};
   int64_t tk = int64_t{1} << range(lo, hi);
-  size_ = {extent(tile_[0]), extent(tile_[1])};
-  int64_t depth = range(1, static_cast<int>(2 * tk + 1));
+  // Sometimes sizes that are multiples of the tiles: no tail, so the loads
+  // need no mask, and the sizes are declared with the powers of two they are
+  // multiples of (true claims, checked at launch): the form the GPU's cp.async
+  // pipeline of matmul loops takes (docs/gpu-perf.md, "Matmul loops").
+  bool plain = coin(0.3);
+  size_ = plain ? std::vector<int64_t>{tile_[0] * range(1, 2), tile_[1] * range(1, 2)}
+                : std::vector<int64_t>{extent(tile_[0]), extent(tile_[1])};
+  int64_t depth = plain ? tk * range(1, 4) : range(1, static_cast<int>(2 * tk + 1));
   k.defines = {{"TM", std::to_string(tile_[0])}, {"TN", std::to_string(tile_[1])},
                {"TK", std::to_string(tk)}};
-  k.grid = {programs(size_[0], tile_[0]), programs(size_[1], tile_[1]), 1};
+  if (plain) // no extra (fully masked) programs: the loads are not masked
+    k.grid = {size_[0] / tile_[0], size_[1] / tile_[1], 1};
+  else
+    k.grid = {programs(size_[0], tile_[0]), programs(size_[1], tile_[1]), 1};
   k.gridAxes = {{"M", "TM"}, {"N", "TN"}};
   if (k.grid[0] * k.grid[1] > 1)
     features_.insert("grid.2d");
-  if (size_[0] % tile_[0] || size_[1] % tile_[1] || depth % tk)
+  bool tail = size_[0] % tile_[0] || size_[1] % tile_[1] || depth % tk;
+  if (tail)
     features_.insert("boundary.tail");
+  plain = plain && !tail;
+  features_.insert(plain ? "load.plain" : "load.masked");
+  if (plain)
+    features_.insert("matmul.unmasked");
 
   static const std::vector<DType> types = {DType::F32, DType::F16, DType::BF16, DType::I8,
                                            DType::F64};
@@ -1071,8 +1087,14 @@ void Builder::matmulKernel(FuzzKernel &k) {
                                            isBool(outType) ? 1 : 3),
                        true, sizeNames_});
   params_.push_back(lang(outType) + " *Y");
-  for (const ScalarDesc &s : k.scalars)
-    params_.push_back(lang(s.dtype) + " " + s.name);
+  for (const ScalarDesc &s : k.scalars) {
+    auto v = static_cast<int64_t>(s.value);
+    int64_t claim = 1;
+    while (plain && claim < 16 && v % (2 * claim) == 0)
+      claim *= 2;
+    params_.push_back(lang(s.dtype) + " " + s.name +
+                      (claim > 1 ? " __multipleof(" + std::to_string(claim) + ")" : ""));
+  }
 
   line("int pm = get_program_id(0);");
   line("int pn = get_program_id(1);");
@@ -1093,7 +1115,7 @@ void Builder::matmulKernel(FuzzKernel &k) {
     features_.insert("dot.trans_a");
   if (transB)
     features_.insert("dot.trans_b");
-  matmulLoop(transA, transB, ta, tb);
+  matmulLoop(transA, transB, ta, tb, !plain);
   line("bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);");
   line(lang(outType) + " *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];");
   static const std::vector<std::string> outs = {"c", "max(c, 0)", "(c * 2)", "(c - 1)"};

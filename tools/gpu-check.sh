@@ -14,7 +14,7 @@
 #
 # Options:
 #   --sanitize none|subset|all  compute-sanitizer memcheck + racecheck over no
-#                               suites, a subset (default: basic.*, kernels,
+#                               suites, a subset (default: basic.*, kernels, matmul-loops,
 #                               dot, reductions, tiles, broadcast, atomics) or all
 #   --sanitize-suite GLOB       the suites of --sanitize subset instead (repeatable)
 #   --jobs N                    conformance workers (default: the number of cores)
@@ -136,7 +136,7 @@ fi
 
 #--- conformance -------------------------------------------------------------
 SUBSET=(--suite 'basic.*' --suite kernels --suite dot --suite reductions --suite tiles
-        --suite broadcast --suite atomics)
+        --suite broadcast --suite atomics --suite matmul-loops)
 conformance() { # NAME LOG LIMIT [PREFIX...] -- [RUN FLAGS...]
   local name=$1 log=$2 limit=$3; shift 3
   local prefix=()
@@ -193,10 +193,14 @@ NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 # vector LDG/STG.128) from ptxas + cuobjdump.
 profile() {
   local name=$1; shift
-  local tag=${name// /_}
+  local tag=${name// /_} nargs=() skip=0
+  for a in "$@"; do # without --flops X (it needs --bench)
+    if [ $skip = 1 ]; then skip=0; elif [ "$a" = --flops ]; then skip=1; else nargs+=("$a"); fi
+  done
   step "ncu $name" "$OUT/ncu-$tag.log" 600 "$NCU" --clock-control none --target-processes all \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-    --section LaunchStats --launch-count 1 "$BIN/triton-run" "$@" --no-cache "${DISABLE[@]}"
+    --section LaunchStats --section Occupancy --launch-count 1 "$BIN/triton-run" "${nargs[@]}" \
+    --no-cache "${DISABLE[@]}"
   record "ncu $name" "$STEP_VERDICT" "$OUT/ncu-$tag.log"
   # The same kernel through tritonc -> ptxas -> cuobjdump: its SASS opcode mix.
   local src="" cargs=() prev=""
@@ -208,7 +212,7 @@ profile() {
     [ "$prev" = --num-warps ] && cargs+=(--num-warps "$a")
     prev=$a
   done
-  if [ -n "$src" ] && "$BIN/tritonc" "$src" "${cargs[@]}" --emit=ptx "${DISABLE[@]}" > "$OUT/$tag.ptx" &&
+  if [ -n "$src" ] && "$BIN/tritonc" "$src" "${cargs[@]}" --assume-aligned --emit=ptx "${DISABLE[@]}" > "$OUT/$tag.ptx" &&
     ptxas -arch=sm_90 -v "$OUT/$tag.ptx" -o "$OUT/$tag.cubin" > "$OUT/$tag.ptxas.log" 2>&1 &&
     cuobjdump --dump-sass "$OUT/$tag.cubin" > "$OUT/$tag.sass" 2>&1; then
     grep -oE '^ +/\*[0-9a-f]{4}\*/ +[A-Z][A-Z0-9_.]*' "$OUT/$tag.sass" | awk '{print $2}' |
@@ -257,17 +261,21 @@ else
     cmp=1
     [ $S = 4096 ] && cmp=0 # the interpreter needs minutes for 4096^3
     bench "matmul f16 ${S}^3" "triton_matmul_f16_${S}^3_TFLOPs" "TF:$((2 * S * S * S))" $cmp \
-      "$EX/matmul.tc" -DTM=128 -DTN=128 -DTK=64 -DTYPE=half --num-warps 8 --grid 'M/TM, N/TN' \
+      "$EX/matmul.tc" -DTM=128 -DTN=128 -DTK=64 -DTYPE=half --num-warps 4 --grid 'M/TM, N/TN' \
       --arg M=$S --arg N=$S --arg K=$S --arg lda=$S --arg ldb=$S --arg ldc=$S \
       --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] --arg C=zeros:f16[M,N] \
       --flops '2*M*N*K'
   done
   if [ $TUNE = 1 ]; then
-    bench "matmul f16 4096^3 tuned" "triton_matmul_f16_4096^3_TFLOPs" "TF:$((2 * 4096 * 4096 * 4096))" 0 \
-      "$EX/matmul.tc" -DTM=[64,128] -DTN=[64,128] -DTK=[32,64] -DTYPE=half --num-warps 4,8 \
-      --autotune-report --grid 'M/TM, N/TN' --arg M=4096 --arg N=4096 --arg K=4096 --arg lda=4096 \
-      --arg ldb=4096 --arg ldc=4096 --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] \
-      --arg C=zeros:f16[M,N] --flops '2*M*N*K'
+    # Tiles, warps and stages auto-tuned (the winner is printed in the log).
+    for S in 1024 4096; do
+      bench "matmul f16 ${S}^3 tuned" "triton_matmul_f16_${S}^3_TFLOPs" "TF:$((2 * S * S * S))" 0 \
+        "$EX/matmul.tc" -DTM=[64,128,256] -DTN=[64,128,256] -DTK=[32,64] -DTYPE=half \
+        --num-warps 4,8 --num-stages 2,3 --autotune-report --grid 'M/TM, N/TN' --arg M=$S \
+        --arg N=$S --arg K=$S --arg lda=$S --arg ldb=$S --arg ldc=$S \
+        --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] --arg C=zeros:f16[M,N] \
+        --flops '2*M*N*K'
+    done
   fi
 fi
 

@@ -266,7 +266,7 @@ TEST(FuzzGenerator, NewConstructsAppearWithTheDefaultPolicy) {
         "dot.full", "dot.acc", "dot.acc.compound", "dot.trans_a", "dot.trans_b", "matmul.kloop",
         "matmul.mixed", "dot.float16", "dot.bfloat16", "atomic.collide", "atomic.cas", "atomic.old",
         "input.edge", "input.nan", "input.inf", "input.neg_zero", "input.subnormal",
-        "loop.pointer", "helper.statements", "broadcast.newaxis3d"})
+        "loop.pointer", "helper.statements", "broadcast.newaxis3d", "matmul.unmasked"})
     EXPECT_GT(counts[f], 0) << "no kernel among 600 has feature " << f;
 }
 
