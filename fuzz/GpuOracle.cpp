@@ -64,13 +64,18 @@ std::string describeMismatch(const std::string &name, const HostArray &got, cons
 
 double dotToleranceScale(const ir::Function &fn) {
   double scale = 0;
+  int64_t sum = 1; // the longest `+` reduction: it adds up the products' errors
   ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned loops) {
+    if (op.kind() == ir::OpKind::Reduce && op.strAttr("kind") == "add") {
+      const ir::Type &t = op.operand(0)->type();
+      sum = std::max(sum, t.shape[static_cast<size_t>(op.intAttr("axis"))]);
+    }
     if (op.kind() != ir::OpKind::Dot)
       return;
     const ir::Type &a = op.operand(0)->type();
     scale += static_cast<double>(a.shape[a.rank() - 1]) * (loops > 0 ? 8 : 1);
   });
-  return scale;
+  return scale * static_cast<double>(sum);
 }
 
 // Significand bits (with the implicit one) of a float dtype.

@@ -24,6 +24,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -41,6 +42,7 @@ struct Options {
   unsigned numWarps = 4, sm = 90;
   unsigned numStages = tc::codegen::Options{}.numStages;
   bool assumeAligned = false; // --assume-aligned: pointer parameters 16-byte aligned
+  bool timePasses = false;    // --time-passes: codegen stage times on stderr
   std::string disableOpt; // --disable-opt LIST (applied after --num-stages: pipeline means 1)
 
   /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
@@ -138,6 +140,14 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     return kExitCompileError;
   }
   out << (opt.emit == "llvm" ? r.compiled->llvmIR : r.compiled->ptx);
+  if (opt.timePasses) {
+    double total = 0;
+    for (const tc::codegen::StageTime &t : r.compiled->times) {
+      std::fprintf(stderr, "time-passes: %-16s %8.1f ms\n", t.stage.c_str(), t.ms);
+      total += t.ms;
+    }
+    std::fprintf(stderr, "time-passes: %-16s %8.1f ms\n", "total", total);
+  }
   if (!opt.ptxas)
     return kExitOk;
   std::string log;
@@ -295,6 +305,9 @@ int main(int argc, char **argv) {
   app.add_flag("--assume-aligned", opt.assumeAligned,
                "with --emit=llvm|ptx: take every pointer parameter as 16-byte aligned, as the "
                "GPU backend does (it passes whole allocations)");
+  app.add_flag("--time-passes", opt.timePasses,
+               "with --emit=llvm|ptx: print the time of each codegen stage (lower, link-libdevice, "
+               "optimize, ptx) on stderr");
   app.add_flag("--ptxas", opt.ptxas, "with --emit=llvm|ptx: check the PTX with ptxas");
   app.add_option("-o", opt.output, "write the output to this file");
   app.add_option("--kernel", opt.kernel, "print only this kernel");

@@ -338,6 +338,15 @@ TEST(FuzzGpuOracle, DotKernelsGetAToleranceScaledByK) {
   ASSERT_TRUE(c.ok()) << c.diagnostics;
   // K = 32 outside the loop, 32 inside (weighted 8): 32 + 256.
   EXPECT_EQ(dotToleranceScale(c.kernel->function()), 288.0);
+  // A `+` reduction over 16 elements of the result multiplies it by 16.
+  CompileRequest sum = req;
+  sum.sourceText = "__global__ void k(float *Y) {\n"
+                   "  float a[16, 32] = 1;\n  float b[32, 16] = 1;\n"
+                   "  float c[16] = (a @ b)[+, :];\n"
+                   "  *(Y + (0 ... 16)) = c;\n}\n";
+  CompileOutcome cs = compileKernel(sum);
+  ASSERT_TRUE(cs.ok()) << cs.diagnostics;
+  EXPECT_EQ(dotToleranceScale(cs.kernel->function()), 32.0 * 16);
   FuzzKernel k = twoBuffers(false);
   std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
   want.at("Y").setDouble(0, 1000);
