@@ -225,16 +225,27 @@ bool Lowerer::lowerDotMma(const ir::Op &op) {
 /// Marks the kernel `.minnctapersm 1`: without a hint, ptxas gives a kernel
 /// whose demand is far above what fits (128x128 tiles on 4 warps) 32
 /// registers and spills the rest; with it, up to 255.
-void Lowerer::allowAllRegisters() {
+void Lowerer::allowAllRegisters() { setMinCtasPerSm(1); }
+
+/// Asks ptxas for registers such that `ctas` programs fit on an SM
+/// (`.minnctapersm`); with several requests the smallest count wins.
+void Lowerer::setMinCtasPerSm(unsigned ctas) {
   llvm::NamedMDNode *ann = mod_->getOrInsertNamedMetadata("nvvm.annotations");
-  for (const llvm::MDNode *node : ann->operands())
-    if (node->getNumOperands() == 3)
-      if (const auto *key = llvm::dyn_cast<llvm::MDString>(node->getOperand(1)))
-        if (key->getString() == "minctasm")
-          return;
+  for (unsigned i = 0; i < ann->getNumOperands(); ++i) {
+    llvm::MDNode *node = ann->getOperand(i);
+    if (node->getNumOperands() != 3)
+      continue;
+    const auto *key = llvm::dyn_cast<llvm::MDString>(node->getOperand(1));
+    if (!key || key->getString() != "minctasm")
+      continue;
+    auto *old = llvm::mdconst::extract<llvm::ConstantInt>(node->getOperand(2));
+    if (old->getZExtValue() > ctas)
+      node->replaceOperandWith(2, llvm::ConstantAsMetadata::get(b_.getInt32(ctas)));
+    return;
+  }
   llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(kernel_),
                            llvm::MDString::get(ctx_, "minctasm"),
-                           llvm::ConstantAsMetadata::get(b_.getInt32(1))};
+                           llvm::ConstantAsMetadata::get(b_.getInt32(ctas))};
   ann->addOperand(llvm::MDNode::get(ctx_, ops));
 }
 

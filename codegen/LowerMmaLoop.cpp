@@ -489,11 +489,27 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
   return acc;
 }
 
+/// Programs per SM to ask ptxas registers for: 64K registers over an
+/// estimate of a thread's demand (the accumulator fragments, one k step's
+/// operand fragments, three registers per 16-byte chunk it copies, 16 for
+/// the rest). 8 warps on 128x128 tiles: 128 registers, 2 programs per SM
+/// (measured without spills; 1 program left them at 168).
+unsigned Lowerer::mmaLoopCtas(const MmaLoop &L) const {
+  int64_t frags = L.tilesPerWarp * L.p.fragsM() * L.p.fragsN() * 4;
+  int64_t operands = L.p.fragsM() * 4 + L.p.fragsN() * 2;
+  int64_t chunks = 0;
+  if (L.pipelined)
+    for (const MmaLoop::Stream &s : L.streams)
+      chunks += (s.rows * s.cols / (16 / static_cast<int64_t>(byteSize(s.tile->dtype))) + T_ - 1) / T_;
+  int64_t demand = frags + operands + 3 * chunks + 16;
+  return static_cast<unsigned>(std::max<int64_t>(1, 65536 / (T_ * demand)));
+}
+
 bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   MmaLoop L;
   if (!matchMmaLoop(loop, L))
     return false;
-  allowAllRegisters();
+  setMinCtasPerSm(mmaLoopCtas(L));
   size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
   pipeBytes_ = std::max({pipeBytes_, accBytes, static_cast<size_t>(L.stages) * L.stageBytes});
   size_t first = L.isFor ? 3 : 0;

@@ -633,6 +633,7 @@ private:
   bool planMma(const ir::Op &op, MmaPlan &p);
   MmaTile mmaTileAt(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane);
   void allowAllRegisters();
+  void setMinCtasPerSm(unsigned ctas);
   void mmaTileLoop(const MmaPlan &p);
   llvm::Value *paddedIndex(llvm::Value *e, int64_t rowLen, int64_t pitch, bool transposed);
   void stageRows(const Slots &v, const ir::Type &t, size_t off, int64_t pitch, bool transposed);
@@ -649,6 +650,7 @@ private:
   struct MmaLoop;
   struct StreamChunks;
   bool lowerMmaLoop(const ir::Op &loop);
+  unsigned mmaLoopCtas(const MmaLoop &L) const;
   bool matchMmaLoop(const ir::Op &loop, MmaLoop &L);
   void matchStreams(MmaLoop &L);
   bool matchStream(MmaLoop &L, size_t which);
