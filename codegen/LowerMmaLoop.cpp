@@ -493,13 +493,15 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
 /// estimate of a thread's demand (the accumulator fragments, one k step's
 /// operand fragments, three registers per 16-byte chunk it copies, 16 for
 /// the rest). 8 warps on 128x128 tiles: 128 registers, 2 programs per SM
-/// (measured without spills; 1 program left them at 168).
+/// (measured without spills; 1 program left them at 168). Without the
+/// pipeline the operands are in registers as well: 1 program (up to 255).
 unsigned Lowerer::mmaLoopCtas(const MmaLoop &L) const {
+  if (!L.pipelined) // the operands' slots are in registers too: all of them
+    return 1;
   int64_t frags = L.tilesPerWarp * L.p.fragsM() * L.p.fragsN() * 4;
   int64_t operands = L.p.fragsM() * 4 + L.p.fragsN() * 2;
   int64_t chunks = 0;
-  if (L.pipelined)
-    for (const MmaLoop::Stream &s : L.streams)
+  for (const MmaLoop::Stream &s : L.streams)
       chunks += (s.rows * s.cols / (16 / static_cast<int64_t>(byteSize(s.tile->dtype))) + T_ - 1) / T_;
   int64_t demand = frags + operands + 3 * chunks + 16;
   return static_cast<unsigned>(std::max<int64_t>(1, 65536 / (T_ * demand)));
