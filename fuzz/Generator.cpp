@@ -899,8 +899,12 @@ void Builder::epilogue(DType outType) {
   Val result = expr(range(1, p_.maxDepth));
   if (coin(0.6)) { // mostly store something that depends on the last statement
     const Val &last = tiles_.back();
-    result = {"(" + last.text + " + " + result.text + ")", promote(last.type, result.type)};
+    result = {"(" + last.text + " + " + result.text + ")", promote(last.type, result.type),
+              last.inexact || result.inexact};
   }
+  // An inexact sum headed for an integer type is dropped by castTo: the three
+  // findings of a 10-minute campaign (seed 20261122) were rsqrt/log2 values
+  // that cancel to an integer, truncated differently on the GPU.
   result = castTo(result, outType);
   features_.insert(unmasked_ ? "store.plain" : "store.masked");
   std::string storeMask = "mask";
