@@ -547,12 +547,7 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
     loopInit = {b_.getInt64(0), b_.getInt64(0), runs, b_.getInt32(0)};
   }
   // The loop.
-  llvm::BasicBlock *pre = b_.GetInsertBlock();
-  auto *header = llvm::BasicBlock::Create(ctx_, "mma.loop.cond", kernel_);
-  auto *body = llvm::BasicBlock::Create(ctx_, "mma.loop.body", kernel_);
-  auto *exit = llvm::BasicBlock::Create(ctx_, "mma.loop.end", kernel_);
-  b_.CreateBr(header);
-  b_.SetInsertPoint(header);
+  auto [pre, header, body, exit] = enterLoop("mma.loop");
   std::vector<Slots> phis = makePhis(carriedInit, pre);
   std::vector<Slots> own = makePhis({acc0, loopInit}, pre);
   llvm::PHINode *iv = nullptr;

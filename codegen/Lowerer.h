@@ -1083,16 +1083,26 @@ private:
     }
   }
 
+  /// A loop's blocks: `pre` (where it is entered from), then header, body and
+  /// exit, named prefix.cond, prefix.body, prefix.end; leaves the builder in
+  /// the header.
+  struct LoopBlocks {
+    llvm::BasicBlock *pre, *header, *body, *exit;
+  };
+  LoopBlocks enterLoop(const std::string &prefix) {
+    LoopBlocks l{b_.GetInsertBlock(), llvm::BasicBlock::Create(ctx_, prefix + ".cond", kernel_),
+                 llvm::BasicBlock::Create(ctx_, prefix + ".body", kernel_),
+                 llvm::BasicBlock::Create(ctx_, prefix + ".end", kernel_)};
+    b_.CreateBr(l.header);
+    b_.SetInsertPoint(l.header);
+    return l;
+  }
+
   void lowerWhile(const ir::Op &op) {
     if (lowerMmaLoop(op))
       return;
     std::vector<Slots> init = operandSlots(op, 0);
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *header = llvm::BasicBlock::Create(ctx_, "while.cond", kernel_);
-    auto *body = llvm::BasicBlock::Create(ctx_, "while.body", kernel_);
-    auto *exit = llvm::BasicBlock::Create(ctx_, "while.end", kernel_);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
+    auto [pre, header, body, exit] = enterLoop("while");
     std::vector<Slots> phis = makePhis(init, pre);
     bindArgs(*op.region(0), phis);
     std::vector<Slots> fwd;
@@ -1122,12 +1132,7 @@ private:
     llvm::Value *lb = get(op.operand(0))[0], *ub = get(op.operand(1))[0];
     llvm::Value *step = get(op.operand(2))[0];
     std::vector<Slots> init = operandSlots(op, 3);
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *header = llvm::BasicBlock::Create(ctx_, "for.cond", kernel_);
-    auto *body = llvm::BasicBlock::Create(ctx_, "for.body", kernel_);
-    auto *exit = llvm::BasicBlock::Create(ctx_, "for.end", kernel_);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
+    auto [pre, header, body, exit] = enterLoop("for");
     llvm::PHINode *iv = b_.CreatePHI(lb->getType(), 2);
     iv->addIncoming(lb, pre);
     std::vector<Slots> phis = makePhis(init, pre);
