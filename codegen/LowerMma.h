@@ -67,6 +67,7 @@ struct Lowerer::MmaLoop {
   bool pipelined = false;
   int64_t stages = 1;
   size_t stageBytes = 0;
+  size_t bytes = 0; // shared memory: the stages, or acc staged before and after the loop
   /// A carried integer scalar stepped by a loop-invariant amount.
   struct Affine {
     size_t pos = 0;

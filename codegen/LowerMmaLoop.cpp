@@ -150,7 +150,8 @@ bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
   L.p.zeroAcc = false;
   matchStreams(L);
   size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
-  return std::max(accBytes, static_cast<size_t>(L.stages) * L.stageBytes) <= kMaxPipeBytes;
+  L.bytes = std::max(accBytes, static_cast<size_t>(L.stages) * L.stageBytes);
+  return L.bytes <= kMaxPipeBytes;
 }
 
 /// Pipelines a and b when both qualify (else L.stages = 1: staged per trip).
@@ -344,15 +345,15 @@ Slots Lowerer::accToFragments(const MmaLoop &L, const ir::Value *init) {
                                             L.p.c->dtype));
     return frags;
   }
-  stagingBase_ = pipeBase();
-  barrier();
-  stageRows(get(init), *L.p.c, 0, L.p.pitchC, false);
-  barrier();
-  forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
-    Slots x = mmaLoadAcc(L.p, t);
-    std::copy(x.begin(), x.end(), frags.begin() + static_cast<long>(j * per));
+  withStagingBase(pipeBase(), [&] {
+    barrier();
+    stageRows(get(init), *L.p.c, 0, L.p.pitchC, false);
+    barrier();
+    forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
+      Slots x = mmaLoadAcc(L.p, t);
+      std::copy(x.begin(), x.end(), frags.begin() + static_cast<long>(j * per));
+    });
   });
-  stagingBase_ = nullptr;
   return frags;
 }
 
@@ -361,16 +362,17 @@ Slots Lowerer::fragmentsToRows(const MmaLoop &L, const Slots &acc) {
   size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
   if (L.pipelined)
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
-  stagingBase_ = pipeBase();
-  barrier();
-  forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
-    mmaStoreAcc(L.p, t,
-                Slots(acc.begin() + static_cast<long>(j * per),
-                      acc.begin() + static_cast<long>((j + 1) * per)));
+  Slots rows;
+  withStagingBase(pipeBase(), [&] {
+    barrier();
+    forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
+      mmaStoreAcc(L.p, t,
+                  Slots(acc.begin() + static_cast<long>(j * per),
+                        acc.begin() + static_cast<long>((j + 1) * per)));
+    });
+    barrier();
+    rows = readRows(*L.p.c, 0, L.p.pitchC);
   });
-  barrier();
-  Slots rows = readRows(*L.p.c, 0, L.p.pitchC);
-  stagingBase_ = nullptr;
   return rows;
 }
 
@@ -378,24 +380,24 @@ Slots Lowerer::fragmentsToRows(const MmaLoop &L, const Slots &acc) {
 Slots Lowerer::mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc) {
   size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
   Slots out = acc;
-  stagingBase_ = b_.CreateAdd(pipeBase(), stageOff);
-  forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
-    auto first = out.begin() + static_cast<long>(j * per);
-    Slots x = mmaKLoop(L.p, t, Slots(first, first + static_cast<long>(per)));
-    std::copy(x.begin(), x.end(), first);
+  withStagingBase(b_.CreateAdd(pipeBase(), stageOff), [&] {
+    forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
+      auto first = out.begin() + static_cast<long>(j * per);
+      Slots x = mmaKLoop(L.p, t, Slots(first, first + static_cast<long>(per)));
+      std::copy(x.begin(), x.end(), first);
+    });
   });
-  stagingBase_ = nullptr;
   return out;
 }
 
 /// One trip without the pipeline: a and b staged from their registers.
 Slots Lowerer::stagedLoopStep(const MmaLoop &L, const Slots &acc) {
-  stagingBase_ = pipeBase();
-  barrier(); // the previous trip's reads are done
-  stageRows(get(L.dot->operand(0)), *L.p.a, L.p.offA, L.p.pitchA, false);
-  stageRows(get(L.dot->operand(1)), *L.p.b, L.p.offB, L.p.pitchB, L.p.bTransposed);
-  barrier();
-  stagingBase_ = nullptr;
+  withStagingBase(pipeBase(), [&] {
+    barrier(); // the previous trip's reads are done
+    stageRows(get(L.dot->operand(0)), *L.p.a, L.p.offA, L.p.pitchA, false);
+    stageRows(get(L.dot->operand(1)), *L.p.b, L.p.offB, L.p.pitchB, L.p.bTransposed);
+    barrier();
+  });
   return mmaLoopStep(L, b_.getInt32(0), acc);
 }
 
@@ -512,8 +514,7 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   if (!matchMmaLoop(loop, L))
     return false;
   setMinCtasPerSm(mmaLoopCtas(L));
-  size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
-  pipeBytes_ = std::max({pipeBytes_, accBytes, static_cast<size_t>(L.stages) * L.stageBytes});
+  pipeBytes_ = std::max(pipeBytes_, L.bytes);
   size_t first = L.isFor ? 3 : 0;
   // Before the loop: invariants, acc's fragments, the first S - 1 trips' copies.
   for (const auto &op : L.body->ops())

@@ -661,6 +661,12 @@ private:
                                     llvm::Value *iv, int64_t ahead, llvm::Value *&ivAhead);
   llvm::Value *predictedCond(const MmaLoop &L, const std::vector<Slots> &state, llvm::Value *iv);
   llvm::Value *pipeBase();
+  /// Runs f with stagedAddr adding `bytes` (a matmul loop's region or stage).
+  template <typename F> void withStagingBase(llvm::Value *bytes, F f) {
+    stagingBase_ = bytes;
+    f();
+    stagingBase_ = nullptr;
+  }
   StreamChunks streamSources(const MmaLoop &L);
   void issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off, llvm::Value *stage);
   llvm::Value *offsetAhead(const MmaLoop &L, size_t which, llvm::Value *off, int64_t ahead);

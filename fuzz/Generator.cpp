@@ -1059,7 +1059,6 @@ void Builder::matmulKernel(FuzzKernel &k) {
   bool tail = size_[0] % tile_[0] || size_[1] % tile_[1] || depth % tk;
   if (tail)
     features_.insert("boundary.tail");
-  plain = plain && !tail;
   features_.insert(plain ? "load.plain" : "load.masked");
   if (plain)
     features_.insert("matmul.unmasked");
