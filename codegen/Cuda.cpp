@@ -90,6 +90,8 @@ constexpr size_t kJitLogBytes = 16 * 1024;
   X(cuCtxCreate, "cuCtxCreate_v2", CUresult(CUcontext *, unsigned, CUdevice))                      \
   X(cuCtxDestroy, "cuCtxDestroy_v2", CUresult(CUcontext))                                          \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", CUresult(CUcontext))                                       \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", CUresult(CUcontext *, CUdevice))         \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", CUresult(CUdevice))                 \
   X(cuStreamCreate, "cuStreamCreate", CUresult(CUstream *, unsigned))                              \
   X(cuStreamDestroy, "cuStreamDestroy_v2", CUresult(CUstream))                                     \
   X(cuStreamSynchronize, "cuStreamSynchronize", CUresult(CUstream))                                \
@@ -363,8 +365,24 @@ std::unique_ptr<Context> Context::create(int ordinal) {
   return c;
 }
 
-/// Destroys the stream, then the context; never throws (errors are ignored,
-/// the context may be poisoned).
+std::unique_ptr<Context> Context::createPrimary(int ordinal) {
+  const Driver &d = driver();
+  requireDevice(d, ordinal);
+  std::unique_ptr<Context> c(new Context());
+  check("cuDeviceGet", d.cuDeviceGet(&c->device_, ordinal));
+  if (CUresult r = d.cuDevicePrimaryCtxRetain(&c->ctx_, c->device_); r != kSuccess)
+    fail("cuDevicePrimaryCtxRetain", r,
+         isSticky(r) ? "an earlier kernel fault poisoned this process: only a new process can "
+                       "use the GPU again"
+                     : "");
+  c->primary_ = true;
+  makeCurrent(c->ctx_);
+  check("cuStreamCreate", d.cuStreamCreate(&c->stream_, 0));
+  return c;
+}
+
+/// Destroys the stream, then the context (a primary context is released);
+/// never throws (errors are ignored, the context may be poisoned).
 Context::~Context() {
   if (!ctx_)
     return;
@@ -372,7 +390,10 @@ Context::~Context() {
   (void)d.cuCtxSetCurrent(ctx_);
   if (stream_)
     (void)d.cuStreamDestroy(stream_);
-  (void)d.cuCtxDestroy(ctx_);
+  if (primary_)
+    (void)d.cuDevicePrimaryCtxRelease(device_);
+  else
+    (void)d.cuCtxDestroy(ctx_);
 }
 
 /// The device's marketing name ("NVIDIA H100 80GB HBM3").
@@ -470,7 +491,7 @@ void Context::launch(void *function, std::array<unsigned, 3> grid, unsigned bloc
   }
   check("cuLaunchKernel",
         d.cuLaunchKernel(function, grid[0], grid[1], grid[2], blockThreads, 1, 1,
-                         static_cast<unsigned>(sharedBytes), stream_, params, nullptr));
+                         static_cast<unsigned>(sharedBytes), activeStream(), params, nullptr));
 }
 
 /// Waits for the stream. With a timeout, polls (50 us, backing off to 1 ms)
@@ -481,14 +502,14 @@ void Context::synchronize(double timeoutSeconds) {
   makeCurrent(ctx_);
   const Driver &d = loadedDriver();
   if (timeoutSeconds <= 0) {
-    check("cuStreamSynchronize", d.cuStreamSynchronize(stream_));
+    check("cuStreamSynchronize", d.cuStreamSynchronize(activeStream()));
     return;
   }
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeoutSeconds);
   auto pause = std::chrono::microseconds(50);
   for (;;) {
-    CUresult r = d.cuStreamQuery(stream_);
+    CUresult r = d.cuStreamQuery(activeStream());
     if (r == kSuccess)
       return;
     if (r != kNotReady)
@@ -523,7 +544,7 @@ void Context::eventDestroy(void *event) {
 /// Records `event` on the context's stream.
 void Context::eventRecord(void *event) {
   makeCurrent(ctx_);
-  check("cuEventRecord", loadedDriver().cuEventRecord(event, stream_));
+  check("cuEventRecord", loadedDriver().cuEventRecord(event, activeStream()));
 }
 
 /// Milliseconds between two recorded events; waits for `end` first.

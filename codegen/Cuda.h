@@ -85,7 +85,16 @@ class Context {
 public:
   /// Throws Error; message starts with "no CUDA device" when there is none.
   static std::unique_ptr<Context> create(int ordinal);
+  /// The device's primary context (the one the CUDA runtime and PyTorch use),
+  /// retained until the destructor releases it; device pointers of other
+  /// libraries' allocations are valid in it.
+  static std::unique_ptr<Context> createPrimary(int ordinal);
   ~Context();
+
+  /// The stream that launch(), synchronize() and eventRecord() use from now
+  /// on: a caller's CUstream, or nullptr for the context's own stream.
+  void setStream(void *stream) { userStream_ = stream; }
+  bool primary() const { return primary_; }
 
   std::string deviceName() const;
   int computeCapability() const;      // 90 for sm_90
@@ -120,7 +129,10 @@ private:
   Context() = default;
   void *ctx_ = nullptr;
   void *stream_ = nullptr;
+  void *userStream_ = nullptr;
+  bool primary_ = false;
   int device_ = 0;
+  void *activeStream() const { return userStream_ ? userStream_ : stream_; }
 };
 
 } // namespace tc::cuda

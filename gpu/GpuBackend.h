@@ -9,6 +9,12 @@
 // Faults: a kernel that faults (illegal address, trap) or exceeds the time
 // limit ends the launch with RunResult::Status::Error naming the kernel and
 // the launch; an `assert` that fails is Status::Trapped (assertion_failed).
+//
+// Device arrays (HostArray::device, e.g. CUDA tensors) are passed by address,
+// never copied. A launch whose buffers are all device arrays is asynchronous,
+// as a CUDA kernel launch is: it returns once the kernel is queued on the
+// stream, and a fault or failed assert surfaces at the caller's next
+// synchronisation, not as this launch's result.
 // A fault poisons CUDA for the whole process (driver 580 refuses every new
 // context afterwards), so later launches fail with a message saying that only
 // a new process can use the GPU: run untrusted kernels in worker processes
@@ -31,6 +37,9 @@ struct GpuOptions {
   codegen::Options codegen;    // num_warps, target (sm is taken from the device)
   bool diskCache = true;       // $XDG_CACHE_HOME/triton-c (or ~/.cache/triton-c)
   std::string cacheDir;        // overrides the default cache directory
+  /// Use the device's primary context (the one PyTorch uses) instead of a
+  /// context of our own, so that device pointers of CUDA tensors are valid.
+  bool primaryContext = false;
 };
 
 /// Timing of repeated launches (CUDA events), for --bench.
@@ -64,6 +73,9 @@ public:
   virtual unsigned numStages() const = 0;
   /// The device's name and compute capability ("NVIDIA H100 80GB HBM3, sm_90").
   virtual std::string deviceDescription() = 0;
+  /// Launches on `stream` (a CUstream, e.g. PyTorch's current stream) from now
+  /// on; nullptr: the backend's own stream.
+  virtual void setStream(void *stream) = 0;
 };
 
 /// Whether a CUDA device can be used here; if not, `why` is "no CUDA device: ...".

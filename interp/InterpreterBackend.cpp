@@ -125,7 +125,8 @@ std::optional<Trap> checkLaunchArgumentsImpl(const CompiledKernel &kernel_, cons
                    " but parameter '" + name + "' points to " +
                    std::string(conformanceName(t.dtype)));
       if (a->numElements() < 0 ||
-          a->data.size() != static_cast<size_t>(a->numElements()) * byteSize(a->dtype))
+          (a->device == 0 &&
+           a->data.size() != static_cast<size_t>(a->numElements()) * byteSize(a->dtype)))
         return bad("buffer '" + name + "' holds " + std::to_string(a->data.size()) +
                    " bytes but its shape needs " +
                    std::to_string(a->numElements() * byteSize(a->dtype)));
@@ -394,6 +395,13 @@ public:
   bool available(std::string *) const override { return true; }
   RunResult launch(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
                    const RunOptions &opts) override {
+    for (const auto &[name, a] : args.buffers())
+      if (a && a->device != 0) {
+        RunResult r;
+        r.status = RunResult::Status::Error;
+        r.error = "buffer '" + name + "' lives on the GPU; the interpreter takes host arrays";
+        return r;
+      }
     Launcher l(kernel, grid, args, opts);
     return l.run();
   }

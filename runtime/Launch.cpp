@@ -6,6 +6,7 @@
 #include "support/SourceManager.h"
 #include "support/ValueBits.h"
 
+#include <atomic>
 #include <cassert>
 #include <cstring>
 
@@ -97,7 +98,10 @@ int64_t ScalarValue::asInt() const {
 CompiledKernel::CompiledKernel(std::unique_ptr<ir::Module> module, const ir::Function *function,
                                std::shared_ptr<SourceManager> sources, DefineList defines)
     : module_(std::move(module)), function_(function), sources_(std::move(sources)),
-      defines_(std::move(defines)) {}
+      defines_(std::move(defines)) {
+  static std::atomic<uint64_t> next{1};
+  id_ = next++;
+}
 
 CompiledKernel::~CompiledKernel() = default;
 

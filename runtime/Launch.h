@@ -44,6 +44,9 @@ struct HostArray {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;
+  /// Nonzero: the array lives on the GPU at this device address (a CUDA tensor
+  /// passed zero-copy) and `data` is empty. Only the GPU backend takes such arrays.
+  uint64_t device = 0;
 
   int64_t numElements() const;
   static HostArray zeros(DType t, std::vector<int64_t> shape);
@@ -83,12 +86,15 @@ public:
   const DefineList &defines() const { return defines_; }
   /// The text of source line `line` of IR file index `file` ("" if unknown).
   std::string sourceLine(uint32_t file, uint32_t line) const;
+  /// A number unique to this object in the process (for backends' caches).
+  uint64_t id() const { return id_; }
 
 private:
   std::unique_ptr<ir::Module> module_;
   const ir::Function *function_;
   std::shared_ptr<SourceManager> sources_;
   DefineList defines_;
+  uint64_t id_;
 };
 
 struct CompileRequest {

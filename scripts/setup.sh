@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake ninja-build ccache python3
           llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
           libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev libcli11-dev
-          libeigen3-dev libzstd-dev zlib1g-dev libbenchmark-dev)
+          libeigen3-dev libzstd-dev zlib1g-dev libbenchmark-dev
+          python3-venv python3-dev python3-numpy python3-torch python3-pytest)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -21,6 +22,15 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 fi
+
+# The Python package's environment: a virtual environment on Debian's python3
+# (/usr/bin/python3, whatever `python3` is first on PATH) that sees Debian's
+# NumPy, PyTorch and pytest, plus the binding tools from PyPI.
+if [ ! -x .venv/bin/python ]; then
+  /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+.venv/bin/python -c "import nanobind, scikit_build_core" 2>/dev/null ||
+  .venv/bin/pip install -q "nanobind>=2.0" "scikit-build-core>=0.10"
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

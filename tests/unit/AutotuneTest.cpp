@@ -142,6 +142,7 @@ public:
   void setNumStages(unsigned s) override { numStages_ = s; }
   unsigned numStages() const override { return numStages_; }
   std::string deviceDescription() override { return "Fake GPU, sm_90"; }
+  void setStream(void *) override {}
 
 private:
   std::string variantId(const CompiledKernel &k) const {

@@ -1,0 +1,119 @@
+"""PyTorch on the CPU: tensors as arguments, gradcheck of the ops, triton_c.function."""
+
+import numpy as np
+import pytest
+
+import triton_c
+
+torch = pytest.importorskip("torch")
+
+SCALE = """
+__global__ void scale(TYPE *X, TYPE *Y, float s, int N) {
+  int i[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
+  bool m[BLOCK] = i < N;
+  *?(m)(Y + i) = *?(m)(X + i) * s;
+}
+"""
+
+
+@pytest.mark.parametrize("dt", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_cpu_tensors_in_place(dt):
+    k = triton_c.kernel(SCALE, outputs=["Y"])
+    x = torch.arange(50, dtype=dt)
+    y = torch.zeros(50, dtype=dt)
+    out = k(x, y, 2.0, 50, lambda opt: [triton_c.cdiv(50, opt.BLOCK)], TYPE=dt, BLOCK=16)
+    assert out is y
+    assert torch.equal(y, x * 2)
+
+
+def test_tensor_dtype_error_names_parameter():
+    k = triton_c.kernel(SCALE, outputs=["Y"])
+    with pytest.raises(TypeError, match=r"argument 'Y' \(float32\*\) expects an array of float32, "
+                                        r"got int32"):
+        k(torch.zeros(4), torch.zeros(4, dtype=torch.int32), 1.0, 4, (1,), TYPE="float",
+          BLOCK=4)
+    with pytest.raises(ValueError, match="not contiguous"):
+        k(torch.zeros(4, 4).t()[0], torch.zeros(4), 1.0, 4, (1,), TYPE="float", BLOCK=4)
+
+
+def test_dot_matches_torch_all_transpositions():
+    g = torch.Generator().manual_seed(0)
+    for ta in (False, True):
+        for tb in (False, True):
+            a = torch.randn((24, 40) if ta else (40, 24), generator=g)
+            b = torch.randn((16, 24) if tb else (24, 16), generator=g)
+            c = triton_c.ops.dot(a, b, ta, tb)
+            want = (a.t() if ta else a).double() @ (b.t() if tb else b).double()
+            triton_c.testing.assert_close(c, want.float(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+def test_gradcheck_dot(ta, tb):
+    g = torch.Generator().manual_seed(1)
+    a = torch.randn((12, 10) if ta else (10, 12), dtype=torch.float64, generator=g,
+                    requires_grad=True)
+    b = torch.randn((9, 12) if tb else (12, 9), dtype=torch.float64, generator=g,
+                    requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x, y: triton_c.ops.dot(x, y, ta, tb), (a, b))
+
+
+def test_gradcheck_softmax():
+    x = torch.randn(3, 37, dtype=torch.float64, generator=torch.Generator().manual_seed(2),
+                    requires_grad=True)
+    assert torch.autograd.gradcheck(triton_c.ops.softmax, (x,))
+    y = triton_c.ops.softmax(x)
+    triton_c.testing.assert_close(y, torch.softmax(x, dim=1).detach())
+
+
+def test_user_function_with_autograd():
+    class _cube(triton_c.function):
+        kernel = triton_c.kernel("""
+        __global__ void cube(double *X, double *Y, double *DY, double *DX, int N, int BWD) {
+          int i[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
+          bool m[BLOCK] = i < N;
+          double x[BLOCK] = m ? *(X + i) : 0;
+          if (BWD) {
+            *?(m)(DX + i) = 3 * x * x * *?(m)(DY + i);
+          } else {
+            *?(m)(Y + i) = x * x * x;
+          }
+        }""")
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            y = triton_c.empty(x.shape, x.dtype, like=x)
+            n = int(np.prod(triton_c.shape(x)))
+            _cube.kernel(x, y, x, x, n, 0, (triton_c.cdiv(n, 16),), BLOCK=16)
+            return y
+
+        @staticmethod
+        def backward(ctx, dy):
+            (x,) = ctx.saved_tensors
+            dx = torch.empty_like(x)
+            _cube.kernel(x, x, dy.contiguous(), dx, x.numel(), 1,
+                         (triton_c.cdiv(x.numel(), 16),), BLOCK=16)
+            return dx
+
+    x = torch.linspace(-2, 2, 21, dtype=torch.float64, requires_grad=True)
+    y = _cube.apply(x)
+    assert torch.allclose(y, x.detach() ** 3)
+    y.sum().backward()
+    assert torch.allclose(x.grad, 3 * x.detach() ** 2)
+    assert torch.autograd.gradcheck(_cube.apply, (x,))
+    # NumPy: forward only
+    np.testing.assert_allclose(_cube.apply(np.array([2.0])), [8.0])
+
+
+def test_trap_leaves_tensor_untouched():
+    k = triton_c.kernel("""__global__ void oob(float *X, float *Y) {
+      int i[4] = 0 ... 4;
+      *(Y + i) = 5.0;
+      *(Y + i) = *(X + i + 2);
+    }""")
+    x, y = torch.ones(4), torch.zeros(4)
+    with pytest.raises(triton_c.TrapError) as e:
+        k(x, y, (1,))
+    assert e.value.kind == "out_of_bounds" and e.value.lane == 2
+    assert torch.equal(y, torch.zeros(4))
+    assert np.array_equal(e.value.state["Y"], np.full(4, 5.0, np.float32))

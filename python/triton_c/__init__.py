@@ -1,0 +1,66 @@
+"""triton_c: Triton-C kernels from Python, on the reference interpreter or an NVIDIA GPU.
+
+The host API of the seeds' PyTriton on NumPy arrays and PyTorch tensors:
+
+>>> import numpy as np, triton_c
+>>> add = triton_c.kernel('''
+... __global__ void add(float *X, float *Y, float *Z, int N) {
+...   int i[BLOCK] = get_program_id(0) * BLOCK + 0 ... BLOCK;
+...   bool m[BLOCK] = i < N;
+...   *?(m)(Z + i) = *?(m)(X + i) + *?(m)(Y + i);
+... }''', outputs=['Z'])
+>>> x = np.arange(1000, dtype=np.float32)
+>>> z = add(x, x, np.empty_like(x), 1000, lambda opt: [triton_c.cdiv(1000, opt.BLOCK)], BLOCK=128)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from . import _core
+from ._grid import Opt, cdiv
+from ._kernel import BACKENDS, CompileError, Kernel, MismatchError, TrapError, kernel
+from .function import function
+from . import testing  # noqa: E402
+from . import ops  # noqa: E402
+
+__all__ = ["kernel", "Kernel", "function", "CompileError", "TrapError", "MismatchError",
+           "cdiv", "empty", "shape", "cuda_available", "ops", "testing", "Opt", "BACKENDS"]
+
+__version__ = "0.1.0"
+
+
+def shape(x: Any) -> tuple:
+    """The shape of an array or tensor as a tuple: ``M, K = triton_c.shape(a)``."""
+    return tuple(int(d) for d in x.shape)
+
+
+def empty(shape: Sequence[int], dtype: Any = None, like: Any = None) -> Any:
+    """An uninitialised array: a torch tensor when ``dtype`` is a torch dtype or ``like``
+    is a tensor (on ``like``'s device), else a NumPy array.
+
+    >>> c = triton_c.empty([M, N], dtype=a.dtype, like=a)
+    """
+    from . import _arrays as A
+
+    shape = [int(d) for d in shape]
+    if A.is_torch(like) or (dtype is not None and type(dtype).__module__ == "torch"):
+        import torch
+
+        if dtype is None:
+            dtype = like.dtype
+        if not isinstance(dtype, torch.dtype):
+            dtype = getattr(torch, A.dtype_name(dtype))
+        device = like.device if A.is_torch(like) else None
+        return torch.empty(shape, dtype=dtype, device=device)
+    import numpy as np
+
+    if dtype is None:
+        dtype = like.dtype if like is not None else np.float32
+    return np.empty(shape, dtype=dtype)
+
+
+def cuda_available() -> tuple[bool, str]:
+    """(True, '') when the GPU backend can run here, else (False, why)."""
+    ok, why = _core.cuda_available()
+    return ok, why
