@@ -1,4 +1,4 @@
-"""The seed's fused-transposition matrix product, with autograd.
+"""PyTriton's fused-transposition matrix product, with autograd.
 
     .venv/bin/python examples/python/dot.py
 

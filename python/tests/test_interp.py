@@ -223,3 +223,27 @@ def test_numpy_bf16_convention_documented():
     # Without ml_dtypes, bf16 state arrays come back as uint16 bit patterns.
     dt = _arrays.numpy_dtype("bfloat16")
     assert dt is not None
+
+
+class _DLPackOnly:
+    """An array known only through the DLPack protocol."""
+
+    def __init__(self, a):
+        self._a = a
+        self.shape = a.shape
+        self.dtype = a.dtype
+
+    def __dlpack__(self, stream=None, **kw):
+        return self._a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+def test_dlpack_objects_are_arrays():
+    k = triton_c.kernel(AXPY, outputs=["Y"])
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros(16, np.float32)
+    out = k(_DLPackOnly(x), _DLPackOnly(y), 2.0, 16, (1,), BLOCK=16)
+    assert isinstance(out, _DLPackOnly)
+    np.testing.assert_array_equal(y, 2 * x)  # written through the shared memory

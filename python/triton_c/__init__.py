@@ -1,6 +1,6 @@
 """triton_c: Triton-C kernels from Python, on the reference interpreter or an NVIDIA GPU.
 
-The host API of the seeds' PyTriton on NumPy arrays and PyTorch tensors:
+PyTriton's host API (the original Triton-C's Python API) on NumPy arrays and PyTorch tensors:
 
 >>> import numpy as np, triton_c
 >>> add = triton_c.kernel('''

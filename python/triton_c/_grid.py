@@ -87,7 +87,7 @@ def smax(a: Any, b: Any) -> Any:
 class Opt:
     """What a grid lambda receives: the compile options of one variant.
 
-    ``opt.d('TM')`` (seed spelling) or ``opt.TM`` gives the define's value;
+    ``opt.d('TM')`` (PyTriton's spelling) or ``opt.TM`` gives the define's value;
     ``opt.num_warps`` the number of warps.
     """
 

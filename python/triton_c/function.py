@@ -1,4 +1,4 @@
-"""triton_c.function: seed PyTriton's autograd class.
+"""triton_c.function: PyTriton's autograd class.
 
     class _square(triton_c.function):
         @staticmethod

@@ -1,4 +1,4 @@
-"""Ready-made ops with autograd: the seed's fused-transposition ``dot`` and a row softmax.
+"""Ready-made ops with autograd: PyTriton's fused-transposition ``dot`` and a row softmax.
 
 >>> c = triton_c.ops.dot(a, b)                      # a @ b
 >>> c = triton_c.ops.dot(a, b, transpose_a=True)    # a.T @ b, fused into the kernel
@@ -16,13 +16,13 @@ from .function import function
 
 __all__ = ["dot", "softmax"]
 
-# The seed's `dot` (PyTriton tutorial, "Fused Transpositions and Auto-Tuning"),
+# PyTriton's `dot` (its tutorial, "Fused Transpositions and Auto-Tuning"),
 # driven by the same macros. Three additions, so that any shape and float64
-# work: loads and the store are masked against M, N and K (the seed's listing
+# work: loads and the store are masked against M, N and K (the tutorial's listing
 # needs multiples of the tile sizes); the prefetch at the end of the loop is
-# guarded (the seed's reads one tile past the operands); the accumulator type
-# is the macro ACC (float as in the seed; double for float64 operands). The
-# seed's __multipleof(8) claims on the leading dimensions are passed as LD_ATTR
+# guarded (the tutorial's reads one tile past the operands); the accumulator type
+# is the macro ACC (float as in the tutorial; double for float64 operands). The
+# tutorial's __multipleof(8) claims on the leading dimensions are passed as LD_ATTR
 # when they hold.
 DOT_SRC = r"""
 __global__ void dot(TYPE *A, TYPE *B, TYPE *C, int M, int N, int K,
