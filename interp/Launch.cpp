@@ -131,6 +131,7 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   opts.undefines = req.undefines;
   opts.includeDirs = req.includeDirs;
   opts.warningsAsErrors = req.warningsAsErrors;
+  opts.kernel = req.kernelName;
   auto c = std::make_shared<Compilation>(opts);
   c->diags().setOutput(nullptr);
   bool loaded = true;
@@ -151,6 +152,11 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   if (req.kernelName.empty()) {
     if (module->functions.size() == 1) {
       chosen = module->functions[0].get();
+    } else if (module->functions.empty()) {
+      // (sema reports a source without kernels; this is a module without any)
+      out.errors.push_back({"the source defines no kernel", 0});
+      out.diagnostics += "error: the source defines no kernel\n";
+      return out;
     } else {
       std::string names;
       for (const auto &f : module->functions)

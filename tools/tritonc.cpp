@@ -163,6 +163,7 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
 // Compiles one variant of a .tc file and writes the requested output.
 int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostream &out) {
   tc::CompileOptions co;
+  co.kernel = opt.kernel;
   co.defines = defines;
   co.undefines = opt.undefines;
   co.includeDirs = opt.includeDirs;
