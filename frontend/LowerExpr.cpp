@@ -158,12 +158,17 @@ Value *FunctionLowerer::lowerExprOrVoid(const Expr *e) {
   case ExprKind::Cast: return lowerAs(e->as<CastExpr>()->operand.get(), e->type);
   case ExprKind::Bitcast: {
     const Expr *op = e->as<BitcastExpr>()->operand.get();
-    // A constant operand is materialised as the integer of the target's width.
+    // An integer constant operand is materialised as the integer of the
+    // target's width (bitcast<float>(0x7F800000)); a float constant keeps its
+    // own type, so its bits are reinterpreted.
     unsigned bits = e->type.isPtr ? 64 : bitWidth(e->type.dtype);
     bool intWidth = bits == 8 || bits == 16 || bits == 32 || bits == 64;
-    Value *v = op->constant && intWidth
+    bool intConst = op->constant && op->constant->kind == ConstValue::Kind::Int;
+    Value *v = intConst && intWidth
                    ? lowerAs(op, op->type.withDType(intOfWidth(bits, true)))
                    : lowerExpr(op);
+    if (v && v->type().shape != e->type.shape) // bitcast<T[d0, ...]>: broadcast first
+      v = convert(v, v->type().withShape(e->type.shape));
     Type to{e->type.dtype, e->type.isPtr, v->type().shape};
     if (v->type() == to)
       return v;

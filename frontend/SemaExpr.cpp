@@ -591,10 +591,13 @@ bool Sema::checkCast(CastExpr *e) {
   return true;
 }
 
-// bitcast<T>(e): reinterprets the bits of a number of the same width.
+// bitcast<T>(e): reinterprets the bits of a number of the same width;
+// bitcast<T[d0, ...]>(e) (the original's tile-typed form) also broadcasts the
+// operand to that shape, as the cast (T[d0, ...])e does.
 bool Sema::checkBitcast(BitcastExpr *e) {
   Expr *o = e->operand.get();
-  if (!checkValue(o) || !checkMaterializable(o))
+  std::optional<ir::Shape> shape = evalShape(e->shape);
+  if (!checkValue(o) || !shape || !checkMaterializable(o))
     return false;
   if (e->to.isVoid || e->to.isPtr || o->type.isPtr) {
     std::string to = e->to.isVoid ? "void" : ir::Type{e->to.dtype, e->to.isPtr, {}}.langStr();
@@ -608,7 +611,10 @@ bool Sema::checkBitcast(BitcastExpr *e) {
               std::string(langName(e->to.dtype)), std::to_string(to)});
     return false;
   }
-  e->type = ir::Type::tile(e->to.dtype, o->type.shape);
+  ir::Shape dest = e->shape.empty() ? o->type.shape : *shape;
+  if (!checkTypeConvertible(o->type, ir::Type::tile(o->type.dtype, dest), o))
+    return false;
+  e->type = ir::Type::tile(e->to.dtype, dest);
   e->typed = true;
   return true;
 }

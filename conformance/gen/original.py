@@ -114,9 +114,46 @@ def cmath_cases():
                    expect={'outputs': {'Z': out(z, 'float32', {'rtol': 1e-6, 'atol': 1e-7})}}))
 
 
+# ---------------------------------------------------------------- tile-typed bitcast
+
+BITCAST = '''
+__global__ void bits(float *X, uint32 *Y, int *Z) {
+  int rm[TM] = 0 ... TM;
+  int rn[TN] = 0 ... TN;
+  float x[TM, TN] = *(X + rm[:, newaxis] * TN + rn[newaxis, :]);
+  uint32 *py[TM, TN] = Y + rm[:, newaxis] * TN + rn[newaxis, :];
+  *py = bitcast<uint32[TM, TN]>(x) ^ bitcast<uint32[TM, TN]>(*(X + rn)) ^ bitcast<uint32[TM, TN]>(-2.5f);
+  int *pz[TM, TN] = Z + rm[:, newaxis] * TN + rn[newaxis, :];
+  *pz = bitcast<int[TM, TN]>(x) >> 31;
+}
+'''
+
+
+def f32_bits(v):
+    return struct.unpack('<I', struct.pack('<f', v))[0]
+
+
+def bitcast_cases():
+    for tm, tn in ((4, 8), (16, 16)):
+        n = tm * tn
+        x = [util.f32(rng.uniform(-10, 10)) for _ in range(n)]
+        x[0], x[1] = -0.0, float('inf')
+        y = [f32_bits(x[i]) ^ f32_bits(x[i % tn]) ^ f32_bits(-2.5) for i in range(n)]
+        z = [-1 if f32_bits(v) >> 31 else 0 for v in x]
+        S.add(case('bitcast_tile_%dx%d' % (tm, tn), ['original', 'op.bitcast', 'bitcast.tile', 'broadcast', 'dtype.uint32'],
+                   source=BITCAST, defines={'TM': tm, 'TN': tn}, grid=[1],
+                   args=[buf('X', 'float32', n, x), buf('Y', 'uint32', n), buf('Z', 'int32', n)],
+                   expect={'outputs': {'Y': out(y, 'uint32'), 'Z': out(z, 'int32')}}))
+    S.add(case('bitcast_tile_shape_mismatch', ['original', 'bitcast.tile', 'diagnostic'],
+               source='__global__ void k(float *X) {\n  int r[4] = 0 ... 4;\n  int b[8] = bitcast<int[8]>(*(X + r));\n}\n',
+               grid=[1], args=[buf('X', 'float32', 4)],
+               expect=util.expect_compile_error('does not broadcast to [8]', 3)))
+
+
 def main():
     implicit_kernel_cases()
     cmath_cases()
+    bitcast_cases()
     S.write(util.out_path('original.json'))
 
 
