@@ -53,12 +53,9 @@ bool Sema::run() {
 // runtime launched the first function of the source. When no function is
 // `__global__`, the `void` function the tools name (--kernel), else the first
 // `void` function with a body, becomes the kernel, with a note saying so.
+// (A source without any kernel is an error of lowering: sema still checks its
+// helpers.)
 void Sema::chooseImplicitKernel() {
-  SourceLoc top{tu_.mainFile, 1, 1, 0};
-  if (tu_.functions.empty()) {
-    report(DiagId::err_sema_no_function, top);
-    return;
-  }
   FunctionDecl *first = nullptr, *named = nullptr;
   for (auto &fn : tu_.functions) {
     if (!fn)
@@ -73,10 +70,8 @@ void Sema::chooseImplicitKernel() {
       named = fn.get();
   }
   FunctionDecl *pick = named ? named : first;
-  if (!pick) {
-    report(DiagId::err_sema_no_kernel, top);
+  if (!pick)
     return;
-  }
   pick->isKernel = true;
   report(DiagId::note_sema_implicit_kernel, pick->loc,
          {pick->name, named ? "--kernel names it" : "it is the first 'void' function"},
@@ -103,7 +98,8 @@ void Sema::collectFunctions() {
       it->second = fn.get();
       continue;
     }
-    report(DiagId::err_sema_redefinition, fn->loc, {fn->name}, static_cast<uint32_t>(fn->name.size()));
+    report(DiagId::err_sema_redefinition, fn->loc, {fn->name},
+           static_cast<uint32_t>(fn->name.size()));
     report(DiagId::note_sema_previous_definition, it->second->loc);
   }
 }

@@ -21,13 +21,19 @@ bool isComparison(BinaryOp op) {
   return op == BinaryOp::Lt || op == BinaryOp::Gt || op == BinaryOp::Le || op == BinaryOp::Ge ||
          op == BinaryOp::Eq || op == BinaryOp::Ne;
 }
-bool isLogical(BinaryOp op) { return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr; }
+bool isLogical(BinaryOp op) {
+  return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr;
+}
 bool isBitwiseOrShift(BinaryOp op) {
   return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor ||
          op == BinaryOp::Shl || op == BinaryOp::Shr;
 }
-bool isShift(BinaryOp op) { return op == BinaryOp::Shl || op == BinaryOp::Shr; }
-bool isPow2(__int128 v) { return v > 0 && (v & (v - 1)) == 0; }
+bool isShift(BinaryOp op) {
+  return op == BinaryOp::Shl || op == BinaryOp::Shr;
+}
+bool isPow2(__int128 v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 /// Rule 10: the result dtype of a reduction, or nullopt if it does not apply.
 std::optional<DType> reduceResult(ReduceOp op, DType t) {
@@ -406,7 +412,8 @@ std::optional<BinaryTyping> Sema::typePointerBinary(BinaryOp op, Expr *l, Expr *
     std::optional<ir::Shape> s = broadcast(l->type.shape, r->type.shape, at);
     if (!s)
       return std::nullopt;
-    return BinaryTyping{ir::Type::ptrTile(ptr->type.dtype, *s), ir::Type::tile(off->type.dtype, *s)};
+    return BinaryTyping{ir::Type::ptrTile(ptr->type.dtype, *s),
+                        ir::Type::tile(off->type.dtype, *s)};
   }
   if (isComparison(op)) {
     if (!lp || !rp || l->type.dtype != r->type.dtype) {
@@ -422,7 +429,8 @@ std::optional<BinaryTyping> Sema::typePointerBinary(BinaryOp op, Expr *l, Expr *
   return std::nullopt;
 }
 
-// a @ b (rule 11): [M, K] @ [K, N] -> [M, N], or batched [B, M, K] @ [B, K, N];
+// a @ b (rule 11): [M, K] @ [K, N] -> [M, N], or batched with the batch axis
+// trailing, as in the original (lib/lang/ast.cc): [M, K, B] @ [K, N, B] -> [M, N, B];
 // operands are cast to promote(a, b); the result is f32 for f16/bf16/f32,
 // i32 for i8, f64 for f64; other dtypes are errors.
 std::optional<BinaryTyping> Sema::typeMatMul(Expr *l, Expr *r, const Expr *at) {
@@ -436,13 +444,12 @@ std::optional<BinaryTyping> Sema::typeMatMul(Expr *l, Expr *r, const Expr *at) {
     reportAt(DiagId::err_sema_matmul_rank, at, {typeStr(l), typeStr(r)});
     return std::nullopt;
   }
-  if (a.shape[rank - 1] != b.shape[rank - 2]) {
+  if (a.shape[1] != b.shape[0]) {
     reportAt(DiagId::err_sema_matmul_inner, at,
-             {typeStr(l), typeStr(r), std::to_string(a.shape[rank - 1]),
-              std::to_string(b.shape[rank - 2])});
+             {typeStr(l), typeStr(r), std::to_string(a.shape[1]), std::to_string(b.shape[0])});
     return std::nullopt;
   }
-  if (rank == 3 && a.shape[0] != b.shape[0]) {
+  if (rank == 3 && a.shape[2] != b.shape[2]) {
     reportAt(DiagId::err_sema_matmul_batch, at, {typeStr(l), typeStr(r)});
     return std::nullopt;
   }
@@ -458,8 +465,8 @@ std::optional<BinaryTyping> Sema::typeMatMul(Expr *l, Expr *r, const Expr *at) {
     reportAt(DiagId::err_sema_matmul_dtype, at, {std::string(langName(d))});
     return std::nullopt;
   }
-  ir::Shape s = rank == 2 ? ir::Shape{a.shape[0], b.shape[1]}
-                          : ir::Shape{a.shape[0], a.shape[1], b.shape[2]};
+  ir::Shape s =
+      rank == 2 ? ir::Shape{a.shape[0], b.shape[1]} : ir::Shape{a.shape[0], b.shape[1], a.shape[2]};
   return BinaryTyping{ir::Type::tile(*res, s), ir::Type::tile(d, s)};
 }
 
@@ -500,8 +507,8 @@ std::optional<ir::Type> Sema::checkLValue(Expr *lhs, bool isRead) {
 bool Sema::checkAssign(AssignExpr *e) {
   std::optional<ir::Type> dest = checkLValue(e->lhs.get(), /*isRead=*/e->compound.has_value());
   bool rok = checkValue(e->rhs.get());
-  const VarDecl *var = e->lhs && e->lhs->kind == ExprKind::Ident ? e->lhs->as<IdentExpr>()->decl
-                                                                  : nullptr;
+  const VarDecl *var =
+      e->lhs && e->lhs->kind == ExprKind::Ident ? e->lhs->as<IdentExpr>()->decl : nullptr;
   if (var)
     noteAssigned(var);
   if (!dest || !rok)

@@ -111,8 +111,12 @@ std::string CompiledKernel::sourceLine(uint32_t file, uint32_t line) const {
   return "";
 }
 
-void LaunchArgs::setBuffer(const std::string &name, HostArray *array) { buffers_[name] = array; }
-void LaunchArgs::setScalar(const std::string &name, ScalarValue v) { scalars_[name] = v; }
+void LaunchArgs::setBuffer(const std::string &name, HostArray *array) {
+  buffers_[name] = array;
+}
+void LaunchArgs::setScalar(const std::string &name, ScalarValue v) {
+  scalars_[name] = v;
+}
 
 HostArray *LaunchArgs::buffer(const std::string &name) const {
   auto it = buffers_.find(name);
@@ -175,8 +179,8 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   }
   // The kernel keeps the compilation's SourceManager alive through an aliasing pointer.
   std::shared_ptr<SourceManager> sm(c, &c->sourceManager());
-  out.kernel = std::make_shared<CompiledKernel>(std::move(module), chosen, std::move(sm),
-                                                req.defines);
+  out.kernel =
+      std::make_shared<CompiledKernel>(std::move(module), chosen, std::move(sm), req.defines);
   return out;
 }
 

@@ -150,10 +150,59 @@ def bitcast_cases():
                expect=util.expect_compile_error('does not broadcast to [8]', 3)))
 
 
+# ---------------------------------------------------------------- 3-D @, the batch axis trailing
+
+BMM = '''
+// [M, K, B] @ [K, N, B] -> [M, N, B], as the original's einsum kernels use it;
+// A is stored [B, M, K], B as [B, K, N], C as [M, N, B].
+__global__ void bmm(TYPE *A, TYPE *B, ACC *C) {
+  int rb[TB] = 0 ... TB;
+  int rm[TM] = 0 ... TM;
+  int rn[TN] = 0 ... TN;
+  int rk[TK] = 0 ... TK;
+  TYPE a[TM, TK, TB] = *(A + rb[newaxis, newaxis, :] * (TM * TK) + rm[:, newaxis, newaxis] * TK + rk[newaxis, :, newaxis]);
+  TYPE b[TK, TN, TB] = *(B + rb[newaxis, newaxis, :] * (TK * TN) + rk[:, newaxis, newaxis] * TN + rn[newaxis, :, newaxis]);
+  ACC c[TM, TN, TB] = 1;
+  c += a @ b;
+  *(C + rm[:, newaxis, newaxis] * (TN * TB) + rn[newaxis, :, newaxis] * TB + rb[newaxis, newaxis, :]) = c;
+}
+'''
+
+
+def bmm_cases():
+    for (tb, tm, tn, tk, dt, acc) in ((2, 16, 16, 16, 'float32', 'float32'), (4, 8, 16, 8, 'float16', 'float32'),
+                                      (2, 16, 32, 16, 'int8', 'int32'), (1, 4, 4, 4, 'float32', 'float32')):
+        lo, hi = (-8, 8) if dt != 'int8' else (-128, 127)
+        a = [rng.randint(lo, hi) for _ in range(tb * tm * tk)]
+        b = [rng.randint(lo, hi) for _ in range(tb * tk * tn)]
+        c = [0] * (tm * tn * tb)
+        for x in range(tb):
+            for i in range(tm):
+                for j in range(tn):
+                    v = 1 + sum(a[x * tm * tk + i * tk + k] * b[x * tk * tn + k * tn + j] for k in range(tk))
+                    c[(i * tn + j) * tb + x] = util.wrap(v, acc) if acc == 'int32' else float(v)
+        af = a if dt == 'int8' else [float(v) for v in a]
+        bf = b if dt == 'int8' else [float(v) for v in b]
+        S.add(case('matmul3d_trailing_batch_%s_%dx%dx%dx%d' % (util.SHORT[dt], tm, tn, tk, tb),
+                   ['original', 'dot', 'dot.batched', 'rank3', 'dtype.' + dt],
+                   source=BMM, defines={'TYPE': util.C_TYPE[dt], 'ACC': util.C_TYPE[acc], 'TB': tb, 'TM': tm, 'TN': tn, 'TK': tk},
+                   grid=[1], args=[buf('A', dt, len(a), af), buf('B', dt, len(b), bf), buf('C', acc, len(c))],
+                   expect={'outputs': {'C': out(c, acc, 'exact')}}))
+    S.add(case('matmul3d_batch_first_is_rejected', ['original', 'dot.batched', 'diagnostic'],
+               source='__global__ void k(float *p) {\n  float a[2, 4, 8] = 0;\n  float b[2, 8, 4] = 0;\n  float c[2, 4, 4] = a @ b;\n}\n',
+               grid=[1], args=[buf('p', 'float32', 1)],
+               expect=util.expect_compile_error("'@' inner dimensions differ: 'float[2, 4, 8]' @ 'float[2, 8, 4]' (4 vs 2)", 4)))
+    S.add(case('matmul3d_batch_mismatch', ['original', 'dot.batched', 'diagnostic'],
+               source='__global__ void k(float *p) {\n  float a[4, 8, 2] = 0;\n  float b[8, 4, 4] = 0;\n  float c[4, 4, 2] = a @ b;\n}\n',
+               grid=[1], args=[buf('p', 'float32', 1)],
+               expect=util.expect_compile_error("'@' batch dimensions differ: 'float[4, 8, 2]' @ 'float[8, 4, 4]'", 4)))
+
+
 def main():
     implicit_kernel_cases()
     cmath_cases()
     bitcast_cases()
+    bmm_cases()
     S.write(util.out_path('original.json'))
 
 
