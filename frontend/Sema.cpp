@@ -98,8 +98,7 @@ void Sema::collectFunctions() {
       it->second = fn.get();
       continue;
     }
-    report(DiagId::err_sema_redefinition, fn->loc, {fn->name},
-           static_cast<uint32_t>(fn->name.size()));
+    report(DiagId::err_sema_redefinition, fn->loc, {fn->name}, static_cast<uint32_t>(fn->name.size()));
     report(DiagId::note_sema_previous_definition, it->second->loc);
   }
 }

@@ -138,8 +138,7 @@ bool Sema::checkArgCount(CallExpr *e, size_t min, size_t max) {
   size_t n = e->args.size();
   if (n >= min && n <= max)
     return true;
-  report(DiagId::err_sema_arg_count, e->calleeLoc,
-         {e->callee, arityStr(min, max), std::to_string(n)},
+  report(DiagId::err_sema_arg_count, e->calleeLoc, {e->callee, arityStr(min, max), std::to_string(n)},
          static_cast<uint32_t>(e->callee.size()));
   for (auto &a : e->args)
     if (a && a->kind != ExprKind::StringLiteral)
@@ -213,9 +212,8 @@ bool Sema::checkMathBuiltin(CallExpr *e) {
   Expr *a = e->args[0].get();
   bool isAbs = e->builtin == Builtin::Abs;
   if (a->type.isPtr || (isAbs && a->type.dtype == DType::Bool)) {
-    reportAt(
-        DiagId::err_sema_builtin_arg, a,
-        {typeStr(a), e->callee, isAbs ? "expects a number" : "expects a floating-point number"});
+    reportAt(DiagId::err_sema_builtin_arg, a,
+             {typeStr(a), e->callee, isAbs ? "expects a number" : "expects a floating-point number"});
     return false;
   }
   if (!isAbs && !isFloat(a->type.dtype)) {
@@ -245,8 +243,7 @@ bool Sema::checkElementwiseBuiltin(CallExpr *e) {
   bool allConst = true;
   for (auto &a : e->args) {
     if (a->type.isPtr) {
-      reportAt(DiagId::err_sema_builtin_arg, a.get(),
-               {typeStr(a.get()), e->callee, "expects numbers"});
+      reportAt(DiagId::err_sema_builtin_arg, a.get(), {typeStr(a.get()), e->callee, "expects numbers"});
       return false;
     }
     ops.push_back(a.get());
@@ -347,8 +344,7 @@ bool Sema::checkAtomicBuiltin(CallExpr *e) {
     return false;
   Expr *p = e->args[0].get();
   if (!p->type.isPtr) {
-    reportAt(DiagId::err_sema_builtin_arg, p,
-             {typeStr(p), e->callee, "the first argument must be a pointer"});
+    reportAt(DiagId::err_sema_builtin_arg, p, {typeStr(p), e->callee, "the first argument must be a pointer"});
     return false;
   }
   DType t = p->type.dtype;
@@ -356,8 +352,7 @@ bool Sema::checkAtomicBuiltin(CallExpr *e) {
                  e->builtin == Builtin::AtomicXor;
   if (t == DType::Bool || (bitwise && !isInt(t))) {
     reportAt(DiagId::err_sema_builtin_arg, p,
-             {typeStr(p), e->callee,
-              bitwise ? "expects a pointer to integers" : "expects a pointer to numbers"});
+             {typeStr(p), e->callee, bitwise ? "expects a pointer to integers" : "expects a pointer to numbers"});
     return false;
   }
   ir::Type val = ir::Type::tile(t, p->type.shape);
@@ -460,8 +455,7 @@ FunctionDecl *Sema::resolveHelper(CallExpr *e) {
     report(DiagId::err_sema_kernel_called, e->calleeLoc, {e->callee}, len);
   } else if (!f->body) {
     report(DiagId::err_sema_function_not_defined, e->calleeLoc, {e->callee}, len);
-    report(DiagId::note_sema_declared_here, f->loc, {f->name},
-           static_cast<uint32_t>(f->name.size()));
+    report(DiagId::note_sema_declared_here, f->loc, {f->name}, static_cast<uint32_t>(f->name.size()));
   } else if (fnState_[f] == FnState::InProgress) {
     report(DiagId::err_sema_recursive_call, e->calleeLoc, {}, len);
   } else {

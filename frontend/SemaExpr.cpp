@@ -21,19 +21,13 @@ bool isComparison(BinaryOp op) {
   return op == BinaryOp::Lt || op == BinaryOp::Gt || op == BinaryOp::Le || op == BinaryOp::Ge ||
          op == BinaryOp::Eq || op == BinaryOp::Ne;
 }
-bool isLogical(BinaryOp op) {
-  return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr;
-}
+bool isLogical(BinaryOp op) { return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr; }
 bool isBitwiseOrShift(BinaryOp op) {
   return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor ||
          op == BinaryOp::Shl || op == BinaryOp::Shr;
 }
-bool isShift(BinaryOp op) {
-  return op == BinaryOp::Shl || op == BinaryOp::Shr;
-}
-bool isPow2(__int128 v) {
-  return v > 0 && (v & (v - 1)) == 0;
-}
+bool isShift(BinaryOp op) { return op == BinaryOp::Shl || op == BinaryOp::Shr; }
+bool isPow2(__int128 v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// Rule 10: the result dtype of a reduction, or nullopt if it does not apply.
 std::optional<DType> reduceResult(ReduceOp op, DType t) {
@@ -412,8 +406,7 @@ std::optional<BinaryTyping> Sema::typePointerBinary(BinaryOp op, Expr *l, Expr *
     std::optional<ir::Shape> s = broadcast(l->type.shape, r->type.shape, at);
     if (!s)
       return std::nullopt;
-    return BinaryTyping{ir::Type::ptrTile(ptr->type.dtype, *s),
-                        ir::Type::tile(off->type.dtype, *s)};
+    return BinaryTyping{ir::Type::ptrTile(ptr->type.dtype, *s), ir::Type::tile(off->type.dtype, *s)};
   }
   if (isComparison(op)) {
     if (!lp || !rp || l->type.dtype != r->type.dtype) {
@@ -507,8 +500,8 @@ std::optional<ir::Type> Sema::checkLValue(Expr *lhs, bool isRead) {
 bool Sema::checkAssign(AssignExpr *e) {
   std::optional<ir::Type> dest = checkLValue(e->lhs.get(), /*isRead=*/e->compound.has_value());
   bool rok = checkValue(e->rhs.get());
-  const VarDecl *var =
-      e->lhs && e->lhs->kind == ExprKind::Ident ? e->lhs->as<IdentExpr>()->decl : nullptr;
+  const VarDecl *var = e->lhs && e->lhs->kind == ExprKind::Ident ? e->lhs->as<IdentExpr>()->decl
+                                                                  : nullptr;
   if (var)
     noteAssigned(var);
   if (!dest || !rok)

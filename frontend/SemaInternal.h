@@ -160,8 +160,7 @@ private:
   void checkAttributes(ast::VarDecl *v);
   void checkAttribute(ast::Attribute &a, ast::VarDecl *v);
   bool evalAttributeValue(ast::Attribute &a, const std::string &name, bool argsOk);
-  void checkAttributeTarget(const ast::Attribute &a, const std::string &name,
-                            const ast::VarDecl *v);
+  void checkAttributeTarget(const ast::Attribute &a, const std::string &name, const ast::VarDecl *v);
 
   // --- statements, definite assignment (SemaStmt.cpp) ---
   void checkStmt(ast::Stmt *s);

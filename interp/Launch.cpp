@@ -111,12 +111,8 @@ std::string CompiledKernel::sourceLine(uint32_t file, uint32_t line) const {
   return "";
 }
 
-void LaunchArgs::setBuffer(const std::string &name, HostArray *array) {
-  buffers_[name] = array;
-}
-void LaunchArgs::setScalar(const std::string &name, ScalarValue v) {
-  scalars_[name] = v;
-}
+void LaunchArgs::setBuffer(const std::string &name, HostArray *array) { buffers_[name] = array; }
+void LaunchArgs::setScalar(const std::string &name, ScalarValue v) { scalars_[name] = v; }
 
 HostArray *LaunchArgs::buffer(const std::string &name) const {
   auto it = buffers_.find(name);
@@ -156,11 +152,6 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   if (req.kernelName.empty()) {
     if (module->functions.size() == 1) {
       chosen = module->functions[0].get();
-    } else if (module->functions.empty()) {
-      // (sema reports a source without kernels; this is a module without any)
-      out.errors.push_back({"the source defines no kernel", 0});
-      out.diagnostics += "error: the source defines no kernel\n";
-      return out;
     } else {
       std::string names;
       for (const auto &f : module->functions)
@@ -179,8 +170,8 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   }
   // The kernel keeps the compilation's SourceManager alive through an aliasing pointer.
   std::shared_ptr<SourceManager> sm(c, &c->sourceManager());
-  out.kernel =
-      std::make_shared<CompiledKernel>(std::move(module), chosen, std::move(sm), req.defines);
+  out.kernel = std::make_shared<CompiledKernel>(std::move(module), chosen, std::move(sm),
+                                                req.defines);
   return out;
 }
 

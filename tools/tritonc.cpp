@@ -43,7 +43,7 @@ struct Options {
   unsigned numStages = tc::codegen::Options{}.numStages;
   bool assumeAligned = false; // --assume-aligned: pointer parameters 16-byte aligned
   bool timePasses = false;    // --time-passes: codegen stage times on stderr
-  std::string disableOpt;     // --disable-opt LIST (applied after --num-stages: pipeline means 1)
+  std::string disableOpt; // --disable-opt LIST (applied after --num-stages: pipeline means 1)
 
   /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
   bool emitsGpu() const { return emit == "llvm" || emit == "ptx"; }
@@ -180,8 +180,8 @@ int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostre
     return kExitCompileError;
 
   tc::Stage last = opt.preprocessOnly || opt.emit == "tokens" ? tc::Stage::Preprocess
-                   : opt.emit == "ast"                        ? tc::Stage::Sema
-                                                              : tc::Stage::Lower;
+                   : opt.emit == "ast"                       ? tc::Stage::Sema
+                                                             : tc::Stage::Lower;
   bool ok = c.run(last);
   if (opt.verify) {
     bool matched = c.diags().verify(std::cerr);
@@ -301,9 +301,8 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1u, 8u));
   app.add_option("--sm", opt.sm, "with --emit=llvm|ptx: target compute capability (default 90)")
       ->check(CLI::Range(80u, 120u));
-  app.add_option(
-      "--disable-opt", opt.disableOpt,
-      "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,all)");
+  app.add_option("--disable-opt", opt.disableOpt,
+                 "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,all)");
   app.add_flag("--assume-aligned", opt.assumeAligned,
                "with --emit=llvm|ptx: take every pointer parameter as 16-byte aligned, as the "
                "GPU backend does (it passes whole allocations)");

@@ -53,8 +53,8 @@ struct Analysed {
   std::string all() const { return rendered.str(); }
 };
 
-std::unique_ptr<Analysed>
-analyzeSource(const std::string &src, std::vector<std::pair<std::string, std::string>> defs = {}) {
+std::unique_ptr<Analysed> analyzeSource(const std::string &src,
+                                        std::vector<std::pair<std::string, std::string>> defs = {}) {
   auto a = std::make_unique<Analysed>();
   a->diags.setOutput(&a->rendered);
   uint32_t file = a->sm.addBuffer("test.tc", src);
@@ -229,25 +229,13 @@ std::string sourceRoot() {
   return at == std::string::npos ? "." : f.substr(0, at);
 }
 
-ir::Type T(DType d, ir::Shape s = {}) {
-  return ir::Type::tile(d, std::move(s));
-}
-ir::Type P(DType d, ir::Shape s = {}) {
-  return ir::Type::ptrTile(d, std::move(s));
-}
+ir::Type T(DType d, ir::Shape s = {}) { return ir::Type::tile(d, std::move(s)); }
+ir::Type P(DType d, ir::Shape s = {}) { return ir::Type::ptrTile(d, std::move(s)); }
 
-ConstValue I(__int128 v) {
-  return ConstValue::ofInt(v);
-}
-ConstValue F(double v) {
-  return ConstValue::ofFloat(v);
-}
-ConstValue B(bool v) {
-  return ConstValue::ofBool(v);
-}
-__int128 pow2(int n) {
-  return static_cast<__int128>(1) << n;
-}
+ConstValue I(__int128 v) { return ConstValue::ofInt(v); }
+ConstValue F(double v) { return ConstValue::ofFloat(v); }
+ConstValue B(bool v) { return ConstValue::ofBool(v); }
+__int128 pow2(int n) { return static_cast<__int128>(1) << n; }
 
 //===----------------------------------------------------------------------===//
 // ConstEval: folding (rule 4 for constants: floor division, Python modulo)
@@ -516,8 +504,7 @@ TEST(SemaPromotion, FloatConstantsRoundWithAWarning) {
 }
 
 TEST(SemaPromotion, BroadcastingAndItsError) {
-  auto a = analyzeBody(
-      "  float r[16, 8] = v[:, newaxis] + g;\n  float s[16, 16] = v[:, newaxis] * v[newaxis, :];");
+  auto a = analyzeBody("  float r[16, 8] = v[:, newaxis] + g;\n  float s[16, 16] = v[:, newaxis] * v[newaxis, :];");
   ASSERT_TRUE(a->ok) << a->all();
   EXPECT_EQ(initOf(*a, "r")->type, T(DType::F32, {16, 8}));
   EXPECT_EQ(initOf(*a, "s")->type, T(DType::F32, {16, 16}));
@@ -550,8 +537,7 @@ TEST(SemaPromotion, ConstantFoldingAnnotatesAndWarns) {
   EXPECT_EQ(initOf(*a, "b")->constant->kind, ConstValue::Kind::Bool);
   EXPECT_EQ(initOf(*a, "b")->constant->i, 0);
   ASSERT_EQ(a->warnings().size(), 2u);
-  EXPECT_EQ(a->warnings()[0],
-            "constant division rounds toward negative infinity (C would give -3)");
+  EXPECT_EQ(a->warnings()[0], "constant division rounds toward negative infinity (C would give -3)");
   EXPECT_EQ(a->warnings()[1], "constant remainder takes the sign of the divisor (C would give 1)");
 }
 
@@ -620,8 +606,7 @@ TEST(SemaOperators, Errors) {
       {"p < ph;", "comparison of incompatible types 'float*' and 'half*'"},
       {"p != n;", "comparison of incompatible types 'float*' and 'int32'"},
       {"p + (1 << 64);", "constant 18446744073709551616 does not fit in uint64"},
-      {"v @ v;",
-       "'@' needs 2-D tiles (or 3-D for a batched product), got 'float[16]' and 'float[16]'"},
+      {"v @ v;", "'@' needs 2-D tiles (or 3-D for a batched product), got 'float[16]' and 'float[16]'"},
       {"g @ g;", "'@' inner dimensions differ: 'float[16, 8]' @ 'float[16, 8]' (8 vs 16)"},
       {"int a[16, 16] = 0; a @ a;",
        "'@' does not support 'int32' operands (allowed: int8, half, bf16, float, double)"},
@@ -641,12 +626,9 @@ TEST(SemaOperators, Errors) {
       {"v++;", "'++' needs a scalar integer or floating-point variable, got 'float[16]'"},
       {"bool b = true; b--;", "'--' needs a scalar integer or floating-point variable, got 'bool'"},
       {"p++;", "'++' needs a scalar integer or floating-point variable, got 'float*'"},
-      {"float w[8] = v;",
-       "cannot convert 'float[16]' to 'float[8]': shape [16] does not broadcast to [8]"},
-      {"float s = v;",
-       "cannot convert 'float[16]' to 'float': shape [16] does not broadcast to []"},
-      {"v += v[:, newaxis];",
-       "cannot convert 'float[16, 16]' to 'float[16]': shape [16, 16] does not broadcast to [16]"},
+      {"float w[8] = v;", "cannot convert 'float[16]' to 'float[8]': shape [16] does not broadcast to [8]"},
+      {"float s = v;", "cannot convert 'float[16]' to 'float': shape [16] does not broadcast to []"},
+      {"v += v[:, newaxis];", "cannot convert 'float[16, 16]' to 'float[16]': shape [16, 16] does not broadcast to [16]"},
       {"n += p;", "cannot convert 'float*' to 'int32'"},
       {"ph = p;", "cannot convert 'float*' to 'half*'"},
       {"*p = v;", "cannot convert 'float[16]' to 'float': shape [16] does not broadcast to []"},
@@ -672,11 +654,9 @@ TEST(SemaTiles, Errors) {
       {"int t[16] = 0.0 ... 16;", "the bounds of '...' must be constant integers"},
       {"int t[16] = 16 ... 0;", "range 16 ... 0 is empty; the end must be greater than the start"},
       {"int t[16] = 0 ... 24;", "range 0 ... 24 has 24 elements, not a power of two"},
-      {"int t[16] = 2147483640 ... 2147483656;",
-       "range 2147483640 ... 2147483656 does not fit in int32"},
+      {"int t[16] = 2147483640 ... 2147483656;", "range 2147483640 ... 2147483656 does not fit in int32"},
       {"int t[16] = 0 ... 2097152;", "tile has 2097152 elements; the limit is 1048576"},
-      {"int t[16] = (0 ... 8);",
-       "cannot convert 'int32[8]' to 'int32[16]': shape [8] does not broadcast to [16]"},
+      {"int t[16] = (0 ... 8);", "cannot convert 'int32[8]' to 'int32[16]': shape [8] does not broadcast to [16]"},
       {"v[:, :];", "subscript has 2 axis items but 'float[16]' has rank 1"},
       {"g[newaxis];", "subscript has 0 axis items but 'float[16, 8]' has rank 2"},
       {"n[:];", "subscript has 1 axis item but 'int32' has rank 0"},
@@ -687,13 +667,10 @@ TEST(SemaTiles, Errors) {
       {"(float)p;", "cannot cast 'float*' to 'float'"},
       {"(int *)n;", "cannot cast 'int32' to 'int32*'"},
       {"(int)1e10;", "constant 10000000000.0 is out of range for int32"},
-      {"(float[8])v;",
-       "cannot convert 'float[16]' to 'float[8]': shape [16] does not broadcast to [8]"},
+      {"(float[8])v;", "cannot convert 'float[16]' to 'float[8]': shape [16] does not broadcast to [8]"},
       {"(float[12])v;", "tile dimension 12 is not a power of two"},
-      {"bitcast<int16>(v);",
-       "bitcast from 'float' (32 bits) to 'int16' (16 bits): the widths differ"},
-      {"bitcast<half>(1);",
-       "bitcast from 'int32' (32 bits) to 'half' (16 bits): the widths differ"},
+      {"bitcast<int16>(v);", "bitcast from 'float' (32 bits) to 'int16' (16 bits): the widths differ"},
+      {"bitcast<half>(1);", "bitcast from 'int32' (32 bits) to 'half' (16 bits): the widths differ"},
       {"bitcast<float>(p);", "cannot cast 'float*' to 'float'"},
       {"bitcast<float>(1 << 64);", "constant 18446744073709551616 does not fit in uint64"},
   };
@@ -707,43 +684,30 @@ TEST(SemaBuiltins, Errors) {
       {"get_program_id(-1);", "'get_program_id' needs a constant axis 0, 1 or 2"},
       {"get_num_programs(n);", "'get_num_programs' needs a constant axis 0, 1 or 2"},
       {"get_program_id(0, 1);", "'get_program_id' expects 1 argument, got 2"},
-      {"exp(n);",
-       "'exp' needs a floating-point argument, got 'int32'; cast it, e.g. 'exp((float)x)'"},
-      {"log2(1);",
-       "'log2' needs a floating-point argument, got 'int32'; cast it, e.g. 'log2((float)x)'"},
-      {"rsqrt(m);",
-       "'rsqrt' needs a floating-point argument, got 'bool[16]'; cast it, e.g. 'rsqrt((float)x)'"},
-      {"floor(p);",
-       "invalid argument of type 'float*' to 'floor': expects a floating-point number"},
+      {"exp(n);", "'exp' needs a floating-point argument, got 'int32'; cast it, e.g. 'exp((float)x)'"},
+      {"log2(1);", "'log2' needs a floating-point argument, got 'int32'; cast it, e.g. 'log2((float)x)'"},
+      {"rsqrt(m);", "'rsqrt' needs a floating-point argument, got 'bool[16]'; cast it, e.g. 'rsqrt((float)x)'"},
+      {"floor(p);", "invalid argument of type 'float*' to 'floor': expects a floating-point number"},
       {"abs(m);", "invalid argument of type 'bool[16]' to 'abs': expects a number"},
-      {"fma(iv, iv, 1);",
-       "'fma' needs a floating-point argument, got 'int32'; cast it, e.g. 'fma((float)x)'"},
+      {"fma(iv, iv, 1);", "'fma' needs a floating-point argument, got 'int32'; cast it, e.g. 'fma((float)x)'"},
       {"max(v);", "'max' expects 2 arguments, got 1"},
       {"min(p, p);", "invalid argument of type 'float*' to 'min': expects numbers"},
       {"max(v, 0 ... 8);", "incompatible shapes [16] and [8] (axis 0: 16 vs 8)"},
       {"min(u8, -1);", "negative constant -1 cannot meet unsigned type uint8"},
-      {"umulhi(i16, i16);",
-       "invalid argument of type 'int16' to 'umulhi': expects 32- or 64-bit integers"},
-      {"umulhi(v, 2);",
-       "invalid argument of type 'float' to 'umulhi': expects 32- or 64-bit integers"},
+      {"umulhi(i16, i16);", "invalid argument of type 'int16' to 'umulhi': expects 32- or 64-bit integers"},
+      {"umulhi(v, 2);", "invalid argument of type 'float' to 'umulhi': expects 32- or 64-bit integers"},
       {"cdiv(x, 2);", "invalid argument of type 'float' to 'cdiv': expects integers"},
       {"cdiv(7, 0);", "division by zero in constant expression"},
       {"select(m, p, 1);", "invalid argument of type 'int32' to 'select': both values must be "
                            "numbers or pointers to the same type"},
       {"where(p, 1, 2);", "condition in 'where' must be a number or bool, got 'float*'"},
       {"select(m, v, 0 ... 8);", "incompatible shapes [16] and [8] (axis 0: 16 vs 8)"},
-      {"atomic_add(n, 1);",
-       "invalid argument of type 'int32' to 'atomic_add': the first argument must be a pointer"},
-      {"atomic_or(p, 1);",
-       "invalid argument of type 'float*' to 'atomic_or': expects a pointer to integers"},
-      {"atomic_min(pb, true);",
-       "invalid argument of type 'bool*' to 'atomic_min': expects a pointer to numbers"},
-      {"atomic_add(p, v);",
-       "cannot convert 'float[16]' to 'float': shape [16] does not broadcast to []"},
-      {"atomic_add(p + off, 1, iv);",
-       "mask must be bool, got 'int32[16]'; compare it, e.g. 'm != 0'"},
-      {"atomic_add(p + (0 ... 8), 1, m);",
-       "mask of shape [16] does not broadcast to the pointer shape [8]"},
+      {"atomic_add(n, 1);", "invalid argument of type 'int32' to 'atomic_add': the first argument must be a pointer"},
+      {"atomic_or(p, 1);", "invalid argument of type 'float*' to 'atomic_or': expects a pointer to integers"},
+      {"atomic_min(pb, true);", "invalid argument of type 'bool*' to 'atomic_min': expects a pointer to numbers"},
+      {"atomic_add(p, v);", "cannot convert 'float[16]' to 'float': shape [16] does not broadcast to []"},
+      {"atomic_add(p + off, 1, iv);", "mask must be bool, got 'int32[16]'; compare it, e.g. 'm != 0'"},
+      {"atomic_add(p + (0 ... 8), 1, m);", "mask of shape [16] does not broadcast to the pointer shape [8]"},
       {"atomic_cas(pi, 1);", "'atomic_cas' expects 3 or 4 arguments, got 2"},
       {"atomic_cas(pi, 1, 2, m, m);", "'atomic_cas' expects 3 or 4 arguments, got 5"},
       {"atomic_xchg(p);", "'atomic_xchg' expects 2 or 3 arguments, got 1"},
@@ -856,13 +820,13 @@ __global__ void k(float *p, half *ph, int8 *pi8, uint16 *pu16, bool *pb, bf16 *p
 )");
   ASSERT_TRUE(a->ok) << a->all();
   EXPECT_EQ(initOf(*a, "r0")->type, T(DType::F32));
-  EXPECT_EQ(initOf(*a, "r1")->type, T(DType::F16, {16})); // fp16 + keeps the input type
-  EXPECT_EQ(initOf(*a, "r2")->type, T(DType::I32, {16})); // narrow signed -> int32
-  EXPECT_EQ(initOf(*a, "r3")->type, T(DType::U32));       // narrow unsigned -> uint32
-  EXPECT_EQ(initOf(*a, "r4")->type, T(DType::U32));       // bool -> uint32
-  EXPECT_EQ(initOf(*a, "r5")->type, T(DType::I8, {16}));  // max keeps the type
-  EXPECT_EQ(initOf(*a, "r6")->type, T(DType::I32));       // argmax -> int32
-  EXPECT_EQ(initOf(*a, "r7")->type, T(DType::I32));       // every axis: a scalar
+  EXPECT_EQ(initOf(*a, "r1")->type, T(DType::F16, {16}));  // fp16 + keeps the input type
+  EXPECT_EQ(initOf(*a, "r2")->type, T(DType::I32, {16}));  // narrow signed -> int32
+  EXPECT_EQ(initOf(*a, "r3")->type, T(DType::U32));        // narrow unsigned -> uint32
+  EXPECT_EQ(initOf(*a, "r4")->type, T(DType::U32));        // bool -> uint32
+  EXPECT_EQ(initOf(*a, "r5")->type, T(DType::I8, {16}));   // max keeps the type
+  EXPECT_EQ(initOf(*a, "r6")->type, T(DType::I32));        // argmax -> int32
+  EXPECT_EQ(initOf(*a, "r7")->type, T(DType::I32));        // every axis: a scalar
   EXPECT_EQ(initOf(*a, "r8")->type, T(DType::Bool));
   EXPECT_EQ(initOf(*a, "r9")->type, T(DType::I8, {16}));
   EXPECT_EQ(initOf(*a, "r10")->type, T(DType::F16, {16, 1}));
@@ -892,8 +856,7 @@ __global__ void k(float *p, half *ph, int8 *pi8, uint16 *pu16, bool *pb, bf16 *p
 }
 
 TEST(SemaTiles, TransposeReversesAxes) {
-  auto a = analyzeBody(
-      "  float b[2, 4, 8] = 0;\n  float t[8, 4, 2] = ^b;\n  int *tp[16] = ^(pi + off);");
+  auto a = analyzeBody("  float b[2, 4, 8] = 0;\n  float t[8, 4, 2] = ^b;\n  int *tp[16] = ^(pi + off);");
   ASSERT_TRUE(a->ok) << a->all();
   EXPECT_EQ(initOf(*a, "t")->type, T(DType::F32, {8, 4, 2}));
   EXPECT_EQ(initOf(*a, "tp")->type, P(DType::I32, {16}));
@@ -1021,22 +984,17 @@ float row(float s) {
 
 // The contract: after a successful analysis every expression is typed.
 TEST(SemaAnnotations, EveryExpressionOfTheExamplesIsTyped) {
-  const char *files[] = {"vector_add.tc",       "vector_add_fixed.tc", "transpose.tc",
-                         "transpose_masked.tc", "matmul.tc",           "matmul_prefetch.tc",
-                         "matmul_remat.tc",     "matmul_trans.tc"};
+  const char *files[] = {"vector_add.tc",   "vector_add_fixed.tc", "transpose.tc",
+                         "transpose_masked.tc", "matmul.tc",       "matmul_prefetch.tc",
+                         "matmul_remat.tc", "matmul_trans.tc"};
   for (const char *name : files) {
     std::ifstream in(sourceRoot() + "/examples/" + name);
     if (!in)
       continue; // examples are optional here
     std::stringstream ss;
     ss << in.rdbuf();
-    auto a = analyzeSource(ss.str(), {{"TM", "32"},
-                                      {"TN", "64"},
-                                      {"TK", "16"},
-                                      {"TYPE", "half"},
-                                      {"SIZE", "128"},
-                                      {"AT", "1"},
-                                      {"BT", "1"}});
+    auto a = analyzeSource(ss.str(), {{"TM", "32"}, {"TN", "64"}, {"TK", "16"}, {"TYPE", "half"},
+                                      {"SIZE", "128"}, {"AT", "1"}, {"BT", "1"}});
     ASSERT_TRUE(a->ok) << name << "\n" << a->all();
     EXPECT_TRUE(a->warnings().empty()) << name << "\n" << a->all();
     int count = 0;
@@ -1061,8 +1019,7 @@ TEST(SemaNames, Errors) {
       {"__global__ void k(int a) { int a; }", "redefinition of 'a'"},
       {"__global__ void k(int a, float a) { }", "redefinition of 'a'"},
       {"__global__ void k() { { int a = 1; } a = 2; }", "use of undeclared identifier 'a'"},
-      {"__global__ void k() { for (int i = 0; i < 2; i++) {} i = 1; }",
-       "use of undeclared identifier 'i'"},
+      {"__global__ void k() { for (int i = 0; i < 2; i++) {} i = 1; }", "use of undeclared identifier 'i'"},
       {"__global__ void k() { f(); }", "call to undeclared function 'f'"},
       {"__global__ void k() {} __global__ void k() {}", "redefinition of 'k'"},
       {"float max(float a, float b) { return a; } __global__ void k() {}",
@@ -1074,16 +1031,12 @@ TEST(SemaNames, Errors) {
        "recursive calls are not supported (helpers are inlined)"},
       {"int f(int n) { return g(n); } int g(int n) { return h(n); } int h(int n) { return f(n); }",
        "recursive calls are not supported (helpers are inlined)"},
-      {"float f(float x) { return x; } __global__ void k() { f(1, 2); }",
-       "'f' expects 1 argument, got 2"},
+      {"float f(float x) { return x; } __global__ void k() { f(1, 2); }", "'f' expects 1 argument, got 2"},
       {"float f(float x[16]) { return x; } __global__ void k(float *p) { float s = f(p); }",
        "cannot convert 'float*' to 'float[16]'"},
-      {"__global__ void k(float x[16]) {}",
-       "kernel parameter 'x' cannot be a tile; pass a pointer"},
-      {"__global__ void k(void *p) {}",
-       "'p' cannot point to 'void'; pointers point to scalar element types"},
-      {"void f() {} __global__ void k() { int a = f(); }",
-       "'f' returns void; its value cannot be used"},
+      {"__global__ void k(float x[16]) {}", "kernel parameter 'x' cannot be a tile; pass a pointer"},
+      {"__global__ void k(void *p) {}", "'p' cannot point to 'void'; pointers point to scalar element types"},
+      {"void f() {} __global__ void k() { int a = f(); }", "'f' returns void; its value cannot be used"},
   };
   for (const Case &c : cases) {
     auto a = analyzeSource(c.src);
@@ -1152,8 +1105,7 @@ TEST(SemaControl, HelperReturns) {
       {"__global__ void k() {} void f(int n) { return n; }",
        "void function 'f' should not return a value"},
       {"int f(int n) { return; }", "non-void function 'f' should return a value"},
-      {"int f(int n) { n = 1; }",
-       "not supported yet: helper 'f' must end with a 'return' statement"},
+      {"int f(int n) { n = 1; }", "not supported yet: helper 'f' must end with a 'return' statement"},
       {"int f(int n) { if (n) return 1; return 2; }",
        "not supported yet: 'return' before the end of helper 'f' (helpers are inlined)"},
       {"int f(int n) { return 1; n = 2; }",
@@ -1173,8 +1125,7 @@ TEST(SemaControl, HelperReturns) {
   EXPECT_EQ(b->errors(), want);
   EXPECT_TRUE(b->has(DiagId::note_sema_previous_return));
   // A void helper may return early; a kernel too.
-  auto c = analyzeSource(
-      "void f(int n) { if (n) return; n = 1; } __global__ void k(int n) { if (n) return; f(n); }");
+  auto c = analyzeSource("void f(int n) { if (n) return; n = 1; } __global__ void k(int n) { if (n) return; f(n); }");
   EXPECT_TRUE(c->ok) << c->all();
 }
 
