@@ -485,6 +485,10 @@ Val Builder::unary(int depth) {
       features_.insert("op.fma");
       return {"fma(" + a.text + ", " + a.text + ", " + a.text + ")", a.type};
     }
+    if (coin(0.25)) { // C's float math name (sqrtf, fabsf, ...), an alias of the builtin
+      features_.insert("builtin.cmath");
+      f = f == "abs" ? "fabsf" : f + "f";
+    }
     return {f + "(" + a.text + ")", a.type};
   }
   if (choice == 2 && (isSignedInt(a.type) || isFloat(a.type))) {
