@@ -92,6 +92,12 @@ struct Result {
 /// Lowers `fn` (a verified kernel of `module`) to PTX for sm_`opts.sm`.
 Result compile(const ir::Module &module, const ir::Function &fn, const Options &opts);
 
+/// Compiles several kernels of `module` into one LLVM module and one PTX
+/// module (as nvcc puts every kernel of a file in one), for tools that print
+/// the code; the other fields of Compiled describe the first kernel.
+Result compileKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
+                      const Options &opts);
+
 /// "LLVM 19.1.7 nvptx64, libdevice <hash>": part of every cache key.
 std::string compilerVersion();
 

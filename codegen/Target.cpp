@@ -161,17 +161,48 @@ bool emitPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, std::st
 
 } // namespace
 
+namespace {
+
+/// Lowers each of `fns` and links them into the first one's LLVM module (the
+/// kernels share the extern `tc_smem`, as CUDA kernels share dynamic shared
+/// memory); `lk` describes the first kernel.
+bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
+                  const Options &opts, llvm::LLVMContext &ctx, LoweredKernel &lk,
+                  std::string &error) {
+  for (size_t i = 0; i < fns.size(); ++i) {
+    LoweredKernel one;
+    if (!lowerKernel(module, *fns[i], opts, ctx, i == 0 ? lk : one, error))
+      return false;
+    if (i > 0 && llvm::Linker::linkModules(*lk.module, std::move(one.module))) {
+      error = "linking the module's kernels failed";
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 Result compile(const ir::Module &module, const ir::Function &fn, const Options &opts) {
+  return compileKernels(module, {&fn}, opts);
+}
+
+Result compileKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
+                      const Options &opts) {
   Result r;
   if (opts.sm < 80) {
     r.error = "the GPU backend targets sm_80 and newer (got sm_" + std::to_string(opts.sm) + ")";
+    return r;
+  }
+  if (fns.empty()) {
+    r.error = "no kernel to compile";
     return r;
   }
   Compiled c;
   llvm::LLVMContext ctx;
   auto t0 = Clock::now();
   LoweredKernel lk;
-  if (!lowerKernel(module, fn, opts, ctx, lk, r.error))
+  if (!lowerKernels(module, fns, opts, ctx, lk, r.error))
     return r;
   c.times.push_back({"lower", msSince(t0)});
   t0 = Clock::now();

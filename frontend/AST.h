@@ -227,6 +227,7 @@ struct CastExpr : Expr {
 struct BitcastExpr : Expr {
   static constexpr ExprKind Kind = ExprKind::Bitcast;
   TypeSpec to;
+  std::vector<ExprPtr> shape; // bitcast<T[d0, d1]>(e); empty for bitcast<T>(e)
   ExprPtr operand;
   BitcastExpr(SourceLoc l) : Expr(Kind, l) {}
 };

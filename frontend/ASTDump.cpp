@@ -350,7 +350,10 @@ void Dumper::exprChildren(const Expr &e) {
     shape(e.as<CastExpr>()->shape);
     expr(e.as<CastExpr>()->operand.get());
     return;
-  case ExprKind::Bitcast: expr(e.as<BitcastExpr>()->operand.get()); return;
+  case ExprKind::Bitcast:
+    shape(e.as<BitcastExpr>()->shape);
+    expr(e.as<BitcastExpr>()->operand.get());
+    return;
   case ExprKind::Range:
     expr(e.as<RangeExpr>()->begin.get());
     expr(e.as<RangeExpr>()->end.get());

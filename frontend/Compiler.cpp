@@ -40,7 +40,7 @@ bool Compilation::run(Stage last) {
     ast_->mainFile = mainFile_;
   if (diags_.hasErrors() || last == Stage::Parse)
     return !diags_.hasErrors();
-  if (!analyze(*ast_, diags_) || diags_.hasErrors())
+  if (!analyze(*ast_, diags_, opts_.kernel) || diags_.hasErrors())
     return false;
   if (last == Stage::Sema)
     return true;

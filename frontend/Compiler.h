@@ -24,6 +24,9 @@ struct CompileOptions {
   std::vector<std::string> includeDirs;
   bool warningsAsErrors = false;
   bool ignoreWarnings = false;
+  // The kernel the tools will pick (--kernel); with no `__global__` function in
+  // the source, this `void` function (default: the first) is the kernel.
+  std::string kernel;
 };
 
 enum class Stage { Preprocess, Parse, Sema, Lower };

@@ -456,6 +456,14 @@ std::unique_ptr<ir::Module> lowerToIR(const TranslationUnit &tu, const SourceMan
                                       DiagEngine &diags) {
   auto module = std::make_unique<ir::Module>();
   unsigned errorsBefore = diags.numErrors();
+  bool anyKernel = false;
+  for (const auto &f : tu.functions)
+    anyKernel = anyKernel || (f && f->isKernel && f->body);
+  if (!anyKernel) {
+    diags.report(tu.functions.empty() ? DiagId::err_sema_no_function : DiagId::err_sema_no_kernel,
+                 SourceLoc{tu.mainFile, 1, 1, 0}, {}, 1);
+    return nullptr;
+  }
   for (const auto &f : tu.functions) {
     if (!f->isKernel || !f->body)
       continue;

@@ -42,7 +42,10 @@ template <typename F> void forEachChild(const Expr *e, F &&f) {
     for (const ExprPtr &d : e->as<CastExpr>()->shape)
       visit(d);
     return visit(e->as<CastExpr>()->operand);
-  case ExprKind::Bitcast: return visit(e->as<BitcastExpr>()->operand);
+  case ExprKind::Bitcast:
+    for (const ExprPtr &d : e->as<BitcastExpr>()->shape)
+      visit(d);
+    return visit(e->as<BitcastExpr>()->operand);
   case ExprKind::Range: visit(e->as<RangeExpr>()->begin); return visit(e->as<RangeExpr>()->end);
   case ExprKind::Subscript: return visit(e->as<SubscriptExpr>()->base);
   case ExprKind::Call:

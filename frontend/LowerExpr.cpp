@@ -158,12 +158,16 @@ Value *FunctionLowerer::lowerExprOrVoid(const Expr *e) {
   case ExprKind::Cast: return lowerAs(e->as<CastExpr>()->operand.get(), e->type);
   case ExprKind::Bitcast: {
     const Expr *op = e->as<BitcastExpr>()->operand.get();
-    // A constant operand is materialised as the integer of the target's width.
+    // An integer constant operand is materialised as the integer of the
+    // target's width (bitcast<float>(0x7F800000)); a float constant keeps its
+    // own type, so its bits are reinterpreted.
     unsigned bits = e->type.isPtr ? 64 : bitWidth(e->type.dtype);
     bool intWidth = bits == 8 || bits == 16 || bits == 32 || bits == 64;
-    Value *v = op->constant && intWidth
-                   ? lowerAs(op, op->type.withDType(intOfWidth(bits, true)))
-                   : lowerExpr(op);
+    bool intConst = op->constant && op->constant->kind == ConstValue::Kind::Int;
+    Value *v = intConst && intWidth ? lowerAs(op, op->type.withDType(intOfWidth(bits, true)))
+                                    : lowerExpr(op);
+    if (v && v->type().shape != e->type.shape) // bitcast<T[d0, ...]>: broadcast first
+      v = convert(v, v->type().withShape(e->type.shape));
     Type to{e->type.dtype, e->type.isPtr, v->type().shape};
     if (v->type() == to)
       return v;
@@ -376,13 +380,25 @@ Value *FunctionLowerer::lowerPointerArith(const BinaryExpr *e) {
   return emit(OpKind::AddPtr, e->type, {p, i});
 }
 
+// The IR's `dot` takes the batch axis first ([B, M, K] x [B, K, N]); the
+// language's trails ([M, K, B] @ [K, N, B] -> [M, N, B]), so a 3-D product
+// moves it to the front and the result's back with `trans`.
 Value *FunctionLowerer::lowerMatMul(const BinaryExpr *e, Value *acc) {
   DType t = e->operandType.dtype;
   Value *a = lowerAs(e->lhs.get(), Type{t, false, e->lhs->type.shape});
   Value *b = lowerAs(e->rhs.get(), Type{t, false, e->rhs->type.shape});
   if (!acc)
     acc = zeroOf(e->type);
-  return emit(OpKind::Dot, e->type, {a, b, acc});
+  if (e->type.rank() != 3)
+    return emit(OpKind::Dot, e->type, {a, b, acc});
+  auto permute = [&](Value *v, std::vector<int64_t> perm) {
+    const Shape &s = v->type().shape;
+    Shape to{s[perm[0]], s[perm[1]], s[perm[2]]};
+    return emit(OpKind::Trans, v->type().withShape(to), {v}, {{"perm", perm}});
+  };
+  Value *acc0 = permute(acc, {2, 0, 1});
+  Value *d = emit(OpKind::Dot, acc0->type(), {permute(a, {2, 0, 1}), permute(b, {2, 0, 1}), acc0});
+  return permute(d, {1, 2, 0});
 }
 
 Value *FunctionLowerer::lowerConditional(const ConditionalExpr *e) {

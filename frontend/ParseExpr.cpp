@@ -16,7 +16,7 @@
 //   postfix-expr    ::= primary-expr ('[' subscript-items ']' | '(' args? ')' | '++' | '--')*
 //   primary-expr    ::= identifier | number | char-constant | string-literal+
 //                     | 'true' | 'false' | '(' expression ')' | bitcast-expr
-//   bitcast-expr    ::= 'bitcast' '<' type-name '>' '(' expression ')'
+//   bitcast-expr    ::= 'bitcast' '<' type-name dims? '>' '(' expression ')'
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/ParserImpl.h"
@@ -153,7 +153,11 @@ ExprPtr Parser::finish(ExprPtr e) {
       see(dim);
     see(e->as<CastExpr>()->operand);
     break;
-  case ExprKind::Bitcast: see(e->as<BitcastExpr>()->operand); break;
+  case ExprKind::Bitcast:
+    for (const ExprPtr &dim : e->as<BitcastExpr>()->shape)
+      see(dim);
+    see(e->as<BitcastExpr>()->operand);
+    break;
   case ExprKind::Range:
     see(e->as<RangeExpr>()->begin);
     see(e->as<RangeExpr>()->end);
@@ -504,7 +508,7 @@ ExprPtr Parser::parseParenExpr() {
   return e;
 }
 
-// bitcast-expr ::= 'bitcast' '<' type-name '>' '(' expression ')'
+// bitcast-expr ::= 'bitcast' '<' type-name dims? '>' '(' expression ')'
 ExprPtr Parser::parseBitcast() {
   const Token &kw = advance();
   auto e = std::make_unique<BitcastExpr>(kw.loc);
@@ -512,7 +516,7 @@ ExprPtr Parser::parseBitcast() {
   if (!expect(TokKind::less, "'bitcast'"))
     return nullptr;
   std::optional<TypeSpec> to = parseTypeName();
-  if (!to || !expect(TokKind::greater))
+  if (!to || (at(TokKind::l_square) && !parseDims(e->shape)) || !expect(TokKind::greater))
     return nullptr;
   e->to = *to;
   if (!at(TokKind::l_paren)) {

@@ -24,6 +24,7 @@ constexpr const char *kBuiltinDefines = R"(#define __multipleof(N) __attribute__
 #define __noalias __attribute__((noalias))
 #define __readonly __attribute__((readonly))
 #define __writeonly __attribute__((writeonly))
+#define __retune __attribute__((retune))
 #define F32_INFINITY bitcast<float>(0x7F800000)
 #define F16_INFINITY bitcast<half>((int16)0x7C00)
 #define int8 char

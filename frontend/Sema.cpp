@@ -13,8 +13,8 @@
 
 namespace tc {
 
-bool analyze(ast::TranslationUnit &tu, DiagEngine &diags) {
-  sema::Sema s(tu, diags);
+bool analyze(ast::TranslationUnit &tu, DiagEngine &diags, const std::string &kernelName) {
+  sema::Sema s(tu, diags, kernelName);
   return s.run();
 }
 
@@ -35,6 +35,7 @@ void Sema::reportAt(DiagId id, const Expr *e, std::vector<std::string> args) {
 }
 
 bool Sema::run() {
+  chooseImplicitKernel();
   collectFunctions();
   for (auto &fn : tu_.functions) {
     if (!fn || !fn->body || lookupBuiltin(fn->name))
@@ -46,6 +47,35 @@ bool Sema::run() {
       analyzeFunction(fn.get());
   }
   return !hadError_;
+}
+
+// The original's 2019-2020 kernels are plain `void f(...)` functions, and its
+// runtime launched the first function of the source. When no function is
+// `__global__`, the `void` function the tools name (--kernel), else the first
+// `void` function with a body, becomes the kernel, with a note saying so.
+// (A source without any kernel is an error of lowering: sema still checks its
+// helpers.)
+void Sema::chooseImplicitKernel() {
+  FunctionDecl *first = nullptr, *named = nullptr;
+  for (auto &fn : tu_.functions) {
+    if (!fn)
+      continue;
+    if (fn->isKernel)
+      return;
+    if (!fn->body || !fn->returnType.isVoid || fn->returnType.isPtr || lookupBuiltin(fn->name))
+      continue;
+    if (!first)
+      first = fn.get();
+    if (!named && fn->name == kernelName_)
+      named = fn.get();
+  }
+  FunctionDecl *pick = named ? named : first;
+  if (!pick)
+    return;
+  pick->isKernel = true;
+  report(DiagId::note_sema_implicit_kernel, pick->loc,
+         {pick->name, named ? "--kernel names it" : "it is the first 'void' function"},
+         static_cast<uint32_t>(pick->name.size()));
 }
 
 // Registers every function by name: builtin names and redefinitions are errors;
@@ -256,12 +286,14 @@ std::string attrName(const std::string &raw) {
 
 // multipleof(N) / aligned(N): a positive constant (aligned: a power of two) on
 // an integer or pointer parameter (aligned: pointer); noalias, readonly,
-// writeonly: no argument, on pointer parameters. Elsewhere: a warning.
+// writeonly: no argument, on pointer parameters; retune (the original's
+// auto-tuning hint, `__retune`): no argument, accepted anywhere and ignored.
+// Elsewhere: a warning.
 void Sema::checkAttribute(Attribute &a, VarDecl *v) {
   std::string name = attrName(a.name);
   uint32_t len = static_cast<uint32_t>(a.name.size());
   bool takesValue = name == "multipleof" || name == "aligned";
-  bool isFlag = name == "noalias" || name == "readonly" || name == "writeonly";
+  bool isFlag = name == "noalias" || name == "readonly" || name == "writeonly" || name == "retune";
   bool argsOk = true;
   for (auto &arg : a.args)
     argsOk = checkValue(arg.get()) && argsOk;
@@ -273,6 +305,8 @@ void Sema::checkAttribute(Attribute &a, VarDecl *v) {
     report(DiagId::err_sema_attr_args, a.loc, {name, "no arguments"}, len);
     return;
   }
+  if (name == "retune")
+    return; // means nothing to the semantics or the code
   if (takesValue && !evalAttributeValue(a, name, argsOk))
     return;
   checkAttributeTarget(a, name, v);

@@ -59,6 +59,24 @@ constexpr BuiltinName kBuiltins[] = {
     {"__debug_barrier", Builtin::DebugBarrier},
     {"print", Builtin::Print},
     {"assert", Builtin::Assert},
+    // C's float math names (<math.h>), aliases of the builtins above.
+    {"expf", Builtin::Exp},
+    {"exp2f", Builtin::Exp2},
+    {"logf", Builtin::Log},
+    {"log2f", Builtin::Log2},
+    {"sqrtf", Builtin::Sqrt},
+    {"rsqrtf", Builtin::Rsqrt},
+    {"sinf", Builtin::Sin},
+    {"cosf", Builtin::Cos},
+    {"fabsf", Builtin::Abs},
+    {"fabs", Builtin::Abs},
+    {"floorf", Builtin::Floor},
+    {"ceilf", Builtin::Ceil},
+    {"fmaf", Builtin::Fma},
+    {"fminf", Builtin::Min},
+    {"fmaxf", Builtin::Max},
+    {"fmin", Builtin::Min},
+    {"fmax", Builtin::Max},
 };
 
 std::string plural(size_t n, const char *word) {

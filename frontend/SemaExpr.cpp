@@ -422,7 +422,8 @@ std::optional<BinaryTyping> Sema::typePointerBinary(BinaryOp op, Expr *l, Expr *
   return std::nullopt;
 }
 
-// a @ b (rule 11): [M, K] @ [K, N] -> [M, N], or batched [B, M, K] @ [B, K, N];
+// a @ b (rule 11): [M, K] @ [K, N] -> [M, N], or batched with the batch axis
+// trailing, as in the original (lib/lang/ast.cc): [M, K, B] @ [K, N, B] -> [M, N, B];
 // operands are cast to promote(a, b); the result is f32 for f16/bf16/f32,
 // i32 for i8, f64 for f64; other dtypes are errors.
 std::optional<BinaryTyping> Sema::typeMatMul(Expr *l, Expr *r, const Expr *at) {
@@ -436,13 +437,12 @@ std::optional<BinaryTyping> Sema::typeMatMul(Expr *l, Expr *r, const Expr *at) {
     reportAt(DiagId::err_sema_matmul_rank, at, {typeStr(l), typeStr(r)});
     return std::nullopt;
   }
-  if (a.shape[rank - 1] != b.shape[rank - 2]) {
+  if (a.shape[1] != b.shape[0]) {
     reportAt(DiagId::err_sema_matmul_inner, at,
-             {typeStr(l), typeStr(r), std::to_string(a.shape[rank - 1]),
-              std::to_string(b.shape[rank - 2])});
+             {typeStr(l), typeStr(r), std::to_string(a.shape[1]), std::to_string(b.shape[0])});
     return std::nullopt;
   }
-  if (rank == 3 && a.shape[0] != b.shape[0]) {
+  if (rank == 3 && a.shape[2] != b.shape[2]) {
     reportAt(DiagId::err_sema_matmul_batch, at, {typeStr(l), typeStr(r)});
     return std::nullopt;
   }
@@ -458,8 +458,8 @@ std::optional<BinaryTyping> Sema::typeMatMul(Expr *l, Expr *r, const Expr *at) {
     reportAt(DiagId::err_sema_matmul_dtype, at, {std::string(langName(d))});
     return std::nullopt;
   }
-  ir::Shape s = rank == 2 ? ir::Shape{a.shape[0], b.shape[1]}
-                          : ir::Shape{a.shape[0], a.shape[1], b.shape[2]};
+  ir::Shape s =
+      rank == 2 ? ir::Shape{a.shape[0], b.shape[1]} : ir::Shape{a.shape[0], b.shape[1], a.shape[2]};
   return BinaryTyping{ir::Type::tile(*res, s), ir::Type::tile(d, s)};
 }
 
@@ -591,10 +591,13 @@ bool Sema::checkCast(CastExpr *e) {
   return true;
 }
 
-// bitcast<T>(e): reinterprets the bits of a number of the same width.
+// bitcast<T>(e): reinterprets the bits of a number of the same width;
+// bitcast<T[d0, ...]>(e) (the original's tile-typed form) also broadcasts the
+// operand to that shape, as the cast (T[d0, ...])e does.
 bool Sema::checkBitcast(BitcastExpr *e) {
   Expr *o = e->operand.get();
-  if (!checkValue(o) || !checkMaterializable(o))
+  std::optional<ir::Shape> shape = evalShape(e->shape);
+  if (!checkValue(o) || !shape || !checkMaterializable(o))
     return false;
   if (e->to.isVoid || e->to.isPtr || o->type.isPtr) {
     std::string to = e->to.isVoid ? "void" : ir::Type{e->to.dtype, e->to.isPtr, {}}.langStr();
@@ -608,7 +611,10 @@ bool Sema::checkBitcast(BitcastExpr *e) {
               std::string(langName(e->to.dtype)), std::to_string(to)});
     return false;
   }
-  e->type = ir::Type::tile(e->to.dtype, o->type.shape);
+  ir::Shape dest = e->shape.empty() ? o->type.shape : *shape;
+  if (!checkTypeConvertible(o->type, ir::Type::tile(o->type.dtype, dest), o))
+    return false;
+  e->type = ir::Type::tile(e->to.dtype, dest);
   e->typed = true;
   return true;
 }

@@ -133,7 +133,8 @@ struct BinaryTyping {
 
 class Sema {
 public:
-  Sema(ast::TranslationUnit &tu, DiagEngine &diags) : tu_(tu), diags_(diags) {}
+  Sema(ast::TranslationUnit &tu, DiagEngine &diags, std::string kernelName)
+      : tu_(tu), diags_(diags), kernelName_(std::move(kernelName)) {}
   /// Analyses the whole unit; false if sema reported an error.
   bool run();
 
@@ -143,6 +144,7 @@ private:
   void reportAt(DiagId id, const ast::Expr *e, std::vector<std::string> args = {});
 
   // --- functions, scopes, declarations (Sema.cpp) ---
+  void chooseImplicitKernel();
   void collectFunctions();
   void analyzeFunction(ast::FunctionDecl *fn);
   void resolveHelperReturn(ast::FunctionDecl *fn);
@@ -244,6 +246,7 @@ private:
 
   ast::TranslationUnit &tu_;
   DiagEngine &diags_;
+  std::string kernelName_; // --kernel, for a source with no `__global__` function
   bool hadError_ = false;
   std::map<std::string, ast::FunctionDecl *> functions_;
   enum class FnState { NotStarted, InProgress, Done };

@@ -485,6 +485,10 @@ Val Builder::unary(int depth) {
       features_.insert("op.fma");
       return {"fma(" + a.text + ", " + a.text + ", " + a.text + ")", a.type};
     }
+    if (coin(0.25)) { // C's float math name (sqrtf, fabsf, ...), an alias of the builtin
+      features_.insert("builtin.cmath");
+      f = f == "abs" ? "fabsf" : f + "f";
+    }
     return {f + "(" + a.text + ")", a.type};
   }
   if (choice == 2 && (isSignedInt(a.type) || isFloat(a.type))) {
@@ -598,8 +602,9 @@ void Builder::dot() {
 }
 
 // `a @ b` with the tile `a` and a square `b` built from a reduction of
-// another tile, broadcast with `newaxis`: [TM, TN] @ [TN, TN], or batched
-// [TB, TM, TN] @ [TB, TN, TN]. The product is a full-shape tile.
+// another tile, broadcast with `newaxis`: [TM, TN] @ [TN, TN], or batched with
+// the batch axis trailing (as the original): [TB, TM, TN] @ [TM, TM, TN] is
+// M = TB, K = TM, N = TM over TN batches. The product is a full-shape tile.
 void Builder::fullDot(DType t, DType acc, const std::string &a) {
   std::string w = fresh("dw"), s = fresh("ds"), b = fresh("db"), d = fresh("dd");
   declare(w, castTo(*rc::gen::elementOf(tiles_), t));
@@ -610,9 +615,9 @@ void Builder::fullDot(DType t, DType acc, const std::string &a) {
   if (rank_ == 3) {
     features_.insert("dot.batched");
     features_.insert("broadcast.newaxis3d");
-    line(lang(t) + " " + s + "[TB, TN] = " + w + "[:, " + red + ", :];");
-    line(lang(t) + " " + b + "[TB, TN, TN] = " + s + "[:, newaxis, :]" +
-         (outer ? " + " + s + "[:, :, newaxis]" : "") + ";");
+    line(lang(t) + " " + s + "[TM, TN] = " + w + "[" + red + ", :, :];");
+    line(lang(t) + " " + b + "[TM, TM, TN] = " + s + "[newaxis, :, :]" +
+         (outer ? " + " + s + "[:, newaxis, :]" : "") + ";");
   } else {
     line(lang(t) + " " + s + "[TN] = " + w + "[" + red + ", :];");
     line(lang(t) + " " + b + "[TN, TN] = " + s + "[newaxis, :]" +

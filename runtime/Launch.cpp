@@ -135,6 +135,7 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   opts.undefines = req.undefines;
   opts.includeDirs = req.includeDirs;
   opts.warningsAsErrors = req.warningsAsErrors;
+  opts.kernel = req.kernelName;
   auto c = std::make_shared<Compilation>(opts);
   c->diags().setOutput(nullptr);
   bool loaded = true;

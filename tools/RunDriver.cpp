@@ -51,7 +51,9 @@ void addCommonOptions(CLI::App &app, DriverOptions &opt) {
   app.add_option("-U", opt.undefines, "undo a -D of this name")->allow_extra_args(false);
   app.add_option("-I", opt.includeDirs, "add a directory to the #include search path")
       ->allow_extra_args(false);
-  app.add_option("--kernel", opt.kernel, "the __global__ function to run (default: the only one)");
+  app.add_option("--kernel", opt.kernel,
+                 "the kernel to run (default: the only one; with no __global__ function, the first "
+                 "void function)");
   app.add_option("--grid", opt.grid,
                  "grid: 1-3 comma-separated expressions, e.g. 'cdiv(N, SIZE)' or 4,2");
   app.add_option("--arg", opt.args, "bind a parameter: NAME=SPEC (see below)")

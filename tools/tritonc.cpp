@@ -104,26 +104,24 @@ bool runPasses(tc::ir::Module &m, const Options &opt, std::ostream &out) {
   return tc::ir::runPipeline(m, po);
 }
 
-// The kernel --emit=llvm|ptx compiles: --kernel NAME, or the module's only one.
-const tc::ir::Function *pickKernel(const tc::ir::Module &m, const Options &opt) {
-  if (!opt.kernel.empty())
-    return m.lookup(opt.kernel);
-  if (m.functions.size() == 1)
-    return m.functions[0].get();
-  std::string names;
+// The kernels --emit=llvm|ptx compiles into one module: --kernel NAME, or
+// every kernel of the module (as nvcc does).
+std::vector<const tc::ir::Function *> pickKernels(const tc::ir::Module &m, const Options &opt) {
+  std::vector<const tc::ir::Function *> fns;
   for (const auto &f : m.functions)
-    names += (names.empty() ? "" : ", ") + f->name();
-  std::cerr << "tritonc: error: " << opt.input << " has " << m.functions.size() << " kernels ("
-            << (names.empty() ? "none" : names) << "); pick one with --kernel NAME\n";
-  return nullptr;
+    if (opt.kernel.empty() || f->name() == opt.kernel)
+      fns.push_back(f.get());
+  return fns;
 }
 
-// Lowers the (optimised) module's kernel to LLVM IR or PTX and prints it;
+// Lowers the (optimised) module's kernels to LLVM IR or PTX and prints them;
 // with --ptxas, checks the PTX with ptxas.
 int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
-  const tc::ir::Function *fn = pickKernel(m, opt);
-  if (!fn)
+  std::vector<const tc::ir::Function *> fns = pickKernels(m, opt);
+  if (fns.empty()) {
+    std::cerr << "tritonc: error: " << opt.input << " has no kernel\n";
     return kExitUsage;
+  }
   tc::codegen::Options co;
   co.numWarps = opt.numWarps;
   co.numStages = opt.numStages;
@@ -134,7 +132,7 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     std::cerr << "tritonc: error: --disable-opt: " << error << '\n';
     return kExitUsage;
   }
-  tc::codegen::Result r = tc::codegen::compile(m, *fn, co);
+  tc::codegen::Result r = tc::codegen::compileKernels(m, fns, co);
   if (!r.ok()) {
     std::cerr << "tritonc: error: " << r.error << '\n';
     return kExitCompileError;
@@ -152,8 +150,11 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     return kExitOk;
   std::string log;
   if (!tc::codegen::runPtxas(r.compiled->ptx, opt.sm, log)) {
-    std::cerr << "tritonc: error: ptxas -arch=sm_" << opt.sm << " rejected the PTX of kernel '"
-              << fn->name() << "':\n"
+    std::string names;
+    for (const tc::ir::Function *fn : fns)
+      names += (names.empty() ? "'" : ", '") + fn->name() + "'";
+    std::cerr << "tritonc: error: ptxas -arch=sm_" << opt.sm << " rejected the PTX of "
+              << (fns.size() == 1 ? "kernel " : "kernels ") << names << ":\n"
               << log << (log.ends_with('\n') ? "" : "\n");
     return kExitPtxas;
   }
@@ -163,6 +164,7 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
 // Compiles one variant of a .tc file and writes the requested output.
 int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostream &out) {
   tc::CompileOptions co;
+  co.kernel = opt.kernel;
   co.defines = defines;
   co.undefines = opt.undefines;
   co.includeDirs = opt.includeDirs;

@@ -319,7 +319,7 @@ D("err_sema_matmul_inner", "sema_matmul_inner_mismatch",
   kern(["float a[16, 8] = 0;", "float b[16, 8] = 0;", "float c[16, 8] = a @ b;"], "float *p"),
   "'@' inner dimensions differ", 4)
 D("err_sema_matmul_batch", "sema_matmul_batch_mismatch",
-  kern(["float a[2, 16, 8] = 0;", "float b[4, 8, 16] = 0;", "float c[2, 16, 16] = a @ b;"],
+  kern(["float a[16, 8, 2] = 0;", "float b[8, 16, 4] = 0;", "float c[16, 16, 2] = a @ b;"],
        "float *p"), "'@' batch dimensions differ", 4)
 D("err_sema_matmul_dtype", "sema_matmul_bool",
   kern(["bool a[16, 16] = 0;", "bool b[16, 16] = 0;", "bool c[16, 16] = a @ b;"], "float *p"),

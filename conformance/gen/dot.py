@@ -332,9 +332,10 @@ def special_cases():
   int rm[M] = 0 ... M;
   int rn[N] = 0 ... N;
   int rk[K] = 0 ... K;
-  %(T)s a[BT, M, K] = *(A + rb[:, newaxis, newaxis] * (M * K) + rm[newaxis, :, newaxis] * K + rk[newaxis, newaxis, :]);
-  %(T)s b[BT, K, N] = *(B + rb[:, newaxis, newaxis] * (K * N) + rk[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :]);
-  *(C + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :]) = a @ b;
+  // the batch axis trails: [M, K, BT] @ [K, N, BT] -> [M, N, BT]
+  %(T)s a[M, K, BT] = *(A + rb[newaxis, newaxis, :] * (M * K) + rm[:, newaxis, newaxis] * K + rk[newaxis, :, newaxis]);
+  %(T)s b[K, N, BT] = *(B + rb[newaxis, newaxis, :] * (K * N) + rk[:, newaxis, newaxis] * N + rn[newaxis, :, newaxis]);
+  *(C + rb[newaxis, newaxis, :] * (M * N) + rm[:, newaxis, newaxis] * N + rn[newaxis, :, newaxis]) = a @ b;
 }
 ''' % {'T': C_TYPE[dt], 'R': C_TYPE[rd]}
         a = exact_data(dt, Bt * M * K)

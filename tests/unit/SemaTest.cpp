@@ -3,9 +3,9 @@
 // Expected values come from DESIGN.md section 4, the seed's semantics page and
 // the sema brief, worked out by hand (e.g. 7 / -2 floors to -4 where C gives -3).
 // The full 13x13 promotion table is tested separately (PromotionTableTest).
+#include "frontend/Sema.h"
 #include "frontend/Parser.h"
 #include "frontend/Preprocessor.h"
-#include "frontend/Sema.h"
 #include "frontend/SemaInternal.h"
 #include "support/FloatBits.h"
 
@@ -608,9 +608,12 @@ TEST(SemaOperators, Errors) {
       {"p + (1 << 64);", "constant 18446744073709551616 does not fit in uint64"},
       {"v @ v;", "'@' needs 2-D tiles (or 3-D for a batched product), got 'float[16]' and 'float[16]'"},
       {"g @ g;", "'@' inner dimensions differ: 'float[16, 8]' @ 'float[16, 8]' (8 vs 16)"},
-      {"int a[16, 16] = 0; a @ a;", "'@' does not support 'int32' operands (allowed: int8, half, bf16, float, double)"},
-      {"uint8 a[16, 16] = 0; a @ a;", "'@' does not support 'uint8' operands (allowed: int8, half, bf16, float, double)"},
-      {"float a[2, 4, 4] = 0; float b[4, 4, 4] = 0; a @ b;", "'@' batch dimensions differ: 'float[2, 4, 4]' @ 'float[4, 4, 4]'"},
+      {"int a[16, 16] = 0; a @ a;",
+       "'@' does not support 'int32' operands (allowed: int8, half, bf16, float, double)"},
+      {"uint8 a[16, 16] = 0; a @ a;",
+       "'@' does not support 'uint8' operands (allowed: int8, half, bf16, float, double)"},
+      {"float a[4, 4, 2] = 0; float b[4, 4, 4] = 0; a @ b;",
+       "'@' batch dimensions differ: 'float[4, 4, 2]' @ 'float[4, 4, 4]'"},
       {"^n;", "'^' (transpose) needs a tile, got 'int32'"},
       {"*n;", "cannot dereference a value of non-pointer type 'int32'"},
       {"*?(m) v;", "cannot dereference a value of non-pointer type 'float[16]'"},
@@ -695,7 +698,8 @@ TEST(SemaBuiltins, Errors) {
       {"umulhi(v, 2);", "invalid argument of type 'float' to 'umulhi': expects 32- or 64-bit integers"},
       {"cdiv(x, 2);", "invalid argument of type 'float' to 'cdiv': expects integers"},
       {"cdiv(7, 0);", "division by zero in constant expression"},
-      {"select(m, p, 1);", "invalid argument of type 'int32' to 'select': both values must be numbers or pointers to the same type"},
+      {"select(m, p, 1);", "invalid argument of type 'int32' to 'select': both values must be "
+                           "numbers or pointers to the same type"},
       {"where(p, 1, 2);", "condition in 'where' must be a number or bool, got 'float*'"},
       {"select(m, v, 0 ... 8);", "incompatible shapes [16] and [8] (axis 0: 16 vs 8)"},
       {"atomic_add(n, 1);", "invalid argument of type 'int32' to 'atomic_add': the first argument must be a pointer"},
@@ -858,10 +862,12 @@ TEST(SemaTiles, TransposeReversesAxes) {
   EXPECT_EQ(initOf(*a, "tp")->type, P(DType::I32, {16}));
 }
 
+// The batch axis trails, as in the original: [M, K, B] @ [K, N, B] -> [M, N, B].
 TEST(SemaTiles, BatchedMatMul) {
-  auto a = analyzeBody("  half a3[2, 16, 32] = 0;\n  half b3[2, 32, 8] = 0;\n  float c3[2, 16, 8] = a3 @ b3;");
+  auto a = analyzeBody(
+      "  half a3[16, 32, 2] = 0;\n  half b3[32, 8, 2] = 0;\n  float c3[16, 8, 2] = a3 @ b3;");
   ASSERT_TRUE(a->ok) << a->all();
-  EXPECT_EQ(initOf(*a, "c3")->type, T(DType::F32, {2, 16, 8}));
+  EXPECT_EQ(initOf(*a, "c3")->type, T(DType::F32, {16, 8, 2}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -1094,7 +1100,10 @@ TEST(SemaControl, HelperReturns) {
   struct Case {
     const char *src, *message;
   } cases[] = {
-      {"void f(int n) { return n; }", "void function 'f' should not return a value"},
+      // (with no __global__ function, the first void function is the kernel)
+      {"void f(int n) { return n; }", "kernel 'f' cannot return a value"},
+      {"__global__ void k() {} void f(int n) { return n; }",
+       "void function 'f' should not return a value"},
       {"int f(int n) { return; }", "non-void function 'f' should return a value"},
       {"int f(int n) { n = 1; }", "not supported yet: helper 'f' must end with a 'return' statement"},
       {"int f(int n) { if (n) return 1; return 2; }",
