@@ -75,7 +75,7 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
 /// allows a few continuous operations after the call). 0 when there are none.
 double mathRelativeTolerance(const ir::Function &fn);
 
-/// docs/fuzz.md's "tolerance scaled by K for `@`": the tensor-core path
+/// The "tolerance scaled by K for `@`" of docs/fuzz.md: the tensor-core path
 /// sums the products of `@` in an order of its own, so a kernel with `@` is
 /// compared (in general mode) with the dtype's rtol times the sum of the K
 /// extents of its `@` ops (times 8 for one inside a loop, whose trips add up),
