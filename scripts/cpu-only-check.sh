@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build-cpu-only}
-# Cache hits across build directories (CI's ccache hashes the build dir otherwise).
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+# Cache hits across build directories (ccache hashes the build dir otherwise).
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 # Hide every ptxas: no $PTXAS, and no PATH entry that holds one.
 unset PTXAS
 path=""
