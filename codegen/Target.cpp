@@ -82,8 +82,8 @@ bool linkLibdevice(llvm::Module &m, std::string &error) {
   if (needed.empty())
     return true;
   if (std::string missing = libdeviceMissing(); !missing.empty()) {
-    error = "the kernel calls a GPU math function (" + needed + "), which needs libdevice; " +
-            missing;
+    error =
+        "the kernel calls a GPU math function (" + needed + "), which needs libdevice; " + missing;
     return false;
   }
   std::string_view bc = libdeviceBitcode();

@@ -304,7 +304,9 @@ bool compileToPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, st
   return true;
 }
 
-std::string ptxasPath() { return tc::codegen::findPtxas(); }
+std::string ptxasPath() {
+  return tc::codegen::findPtxas();
+}
 
 /// Runs ptxas on `ptx`; nullopt when ptxas is not installed.
 std::optional<bool> ptxasAccepts(const std::string &ptx, unsigned sm, std::string &log) {
