@@ -3,7 +3,7 @@
 # (the GPU test machine's CPU, where Triton is installed).
 #   bench/run-interp-bench.sh BIN_DIR [OUT_DIR]
 # BIN_DIR holds interp_bench (and ../lib/libtriton.so); triton_reference.py is looked
-# for beside it, in bench/, or in ../shared/bench/.
+# for beside it, in bench/, or beside the checkout (optional: without it only our side is timed).
 set -euo pipefail
 BIN=${1:?bin dir}
 OUT=${2:-.}

@@ -106,4 +106,12 @@ std::string compilerVersion();
 /// `log` gets its messages. Fails with a message when no ptxas is found.
 bool runPtxas(const std::string &ptx, unsigned sm, std::string &log, bool verbose = false);
 
+/// The ptxas that runPtxas uses: $PTXAS, else TC_CUDA_HOME/bin/ptxas (the
+/// toolkit the build was configured with), else the first on $PATH; empty
+/// when there is none.
+std::string findPtxas();
+
+/// Why there is no ptxas, and where it was looked for (a sentence).
+std::string ptxasMissing();
+
 } // namespace tc::codegen

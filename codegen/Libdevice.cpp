@@ -1,15 +1,13 @@
 // The libdevice bitcode is assembled into .rodata between two hidden symbols;
-// codegen/CMakeLists.txt defines TC_LIBDEVICE_PATH and rebuilds this file when
-// the bitcode changes (OBJECT_DEPENDS).
+// codegen/CMakeLists.txt defines TC_LIBDEVICE_PATH when the CUDA toolkit has
+// the file and rebuilds this file when the bitcode changes (OBJECT_DEPENDS).
+// Without it the library embeds nothing and libdeviceMissing() says why.
 #include "codegen/Libdevice.h"
 
 #include <cstdint>
 #include <cstdio>
 
-#ifndef TC_LIBDEVICE_PATH
-#error "TC_LIBDEVICE_PATH (the path of libdevice.10.bc) must be defined by the build"
-#endif
-
+#ifdef TC_LIBDEVICE_PATH
 // clang-format off
 asm(".pushsection .rodata.tc_libdevice,\"a\",@progbits\n"
     ".balign 16\n"
@@ -27,11 +25,27 @@ extern "C" {
 __attribute__((visibility("hidden"))) extern const char tc_libdevice_begin[];
 __attribute__((visibility("hidden"))) extern const char tc_libdevice_end[];
 }
+#endif
 
 namespace tc::codegen {
 
 std::string_view libdeviceBitcode() {
+#ifdef TC_LIBDEVICE_PATH
   return {tc_libdevice_begin, static_cast<size_t>(tc_libdevice_end - tc_libdevice_begin)};
+#else
+  return {};
+#endif
+}
+
+std::string libdeviceMissing() {
+#ifdef TC_LIBDEVICE_PATH
+  return "";
+#else
+  return "this build has no libdevice (libdevice.10.bc from the CUDA toolkit, which holds the GPU "
+         "math functions): it was not found at " TC_LIBDEVICE_LOOKED_AT
+         " when the build was configured; install the CUDA toolkit, or configure with "
+         "-DTC_CUDA_HOME=DIR or -DTC_LIBDEVICE=FILE, and rebuild";
+#endif
 }
 
 std::string libdeviceHash() {

@@ -1,6 +1,6 @@
 //===- Lower.h - Tile IR to an LLVM module for nvptx64 (internal) --------===//
 //
-// Internal to codegen/. The lowering model (DESIGN.md section 7, the "first
+// Internal to codegen/. The lowering model (docs/gpu.md, the "first
 // lowering that is simple and correct"):
 //
 // * A program is one CTA of T = 32 * num_warps threads. Scalars are computed

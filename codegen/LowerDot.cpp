@@ -119,7 +119,7 @@ void Lowerer::lowerDotFma(const ir::Op &op) {
 // The tensor cores sum in an order of their own, not k ascending: the result
 // is exact for integers, and for floats where every product and partial sum
 // is exact in fp32 (small integers); else within the K-scaled tolerance of
-// DESIGN.md section 8.
+// docs/fuzz.md.
 
 namespace {
 

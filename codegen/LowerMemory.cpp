@@ -508,7 +508,7 @@ bool Lowerer::lowerStoreFast(const ir::Op &op) {
 /// known to repeat one address (a splat or broadcast pointer), when the mask
 /// is the same over them too; empty when there are none. Of each block only
 /// the last lane in row-major order writes, the one that the interpreter's
-/// "last lane wins" keeps (docs/semantics.md section 15); collisions the axis
+/// "last lane wins" keeps (docs/semantics.md section 17); collisions the axis
 /// analysis does not see still race.
 std::vector<int64_t> Lowerer::repeatedAddresses(const ir::Op &store) {
   const ir::Type &pt = store.operand(0)->type();

@@ -75,12 +75,17 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(unsigned sm, unsigned opt
 
 /// Links the libdevice functions the module calls and internalises them.
 bool linkLibdevice(llvm::Module &m, std::string &error) {
-  bool needed = false;
+  std::string needed;
   for (const llvm::Function &f : m)
-    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
-      needed = true;
-  if (!needed)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_") && needed.empty())
+      needed = f.getName().str();
+  if (needed.empty())
     return true;
+  if (std::string missing = libdeviceMissing(); !missing.empty()) {
+    error =
+        "the kernel calls a GPU math function (" + needed + "), which needs libdevice; " + missing;
+    return false;
+  }
   std::string_view bc = libdeviceBitcode();
   auto lib = llvm::parseBitcodeFile(
       llvm::MemoryBufferRef(llvm::StringRef(bc.data(), bc.size()), "libdevice.10.bc"),
@@ -252,8 +257,6 @@ std::string compilerVersion() {
   return bug.empty() ? v : v + " planted:" + bug;
 }
 
-namespace {
-
 std::string findPtxas() {
   if (const char *p = std::getenv("PTXAS"); p && *p)
     return p;
@@ -277,12 +280,15 @@ std::string findPtxas() {
   return "";
 }
 
-} // namespace
+std::string ptxasMissing() {
+  return "ptxas (from the CUDA toolkit) not found: looked at $PTXAS, " TC_CUDA_HOME
+         "/bin/ptxas and $PATH; install the toolkit or set $PTXAS";
+}
 
 bool runPtxas(const std::string &ptx, unsigned sm, std::string &log, bool verbose) {
   std::string ptxas = findPtxas();
   if (ptxas.empty()) {
-    log = "ptxas not found (set $PTXAS or install the CUDA toolkit at " TC_CUDA_HOME ")";
+    log = ptxasMissing();
     return false;
   }
   char path[] = "/tmp/tc-ptxas-XXXXXX";

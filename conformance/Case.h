@@ -1,6 +1,6 @@
 //===- Case.h - Conformance suites: the loaded form and the loader -------===//
 //
-// A suite file (format "triton-conformance/1", /work/shared/CONFORMANCE.md)
+// A suite file (format "triton-conformance/1", conformance/FORMAT.md)
 // loaded and validated into plain structs that every tool can use:
 //
 //   tc::conf::LoadResult r = tc::conf::loadSuiteFile("cases/add.json");

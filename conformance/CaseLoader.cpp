@@ -1,4 +1,4 @@
-// Reading and validating suite files (the format of CONFORMANCE.md).
+// Reading and validating suite files (the format of conformance/FORMAT.md).
 #include "conformance/Case.h"
 #include "conformance/Json.h"
 #include "conformance/Value.h"

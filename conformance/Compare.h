@@ -1,6 +1,6 @@
 //===- Compare.h - Comparing a result buffer with its expected values ----===//
 //
-// The comparison rules of CONFORMANCE.md and DESIGN.md section 8:
+// The comparison rules of conformance/FORMAT.md and docs/fuzz.md:
 //   - integer and bool buffers: bit-exact, always;
 //   - "exact": bit-identical (so -0.0 differs from 0.0), except that any NaN
 //     matches any NaN (payload and sign ignored);

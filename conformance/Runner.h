@@ -7,7 +7,7 @@
 // one that hangs is killed after the timeout and becomes `timeout`, and the
 // run goes on; `jobs` workers run at once.
 //
-// Statuses (CONFORMANCE.md): pass, fail (ran, wrong result), error (unexpected
+// Statuses (conformance/FORMAT.md): pass, fail (ran, wrong result), error (unexpected
 // compile error or trap, or a case that does not load), crash, timeout,
 // skipped (backend not available, not listed in the case's `backends`, or a
 // trap case on a backend that cannot detect traps), xfail and xpass (the case

@@ -1,7 +1,7 @@
 //===- Value.h - Element values of suite files ----------------------------===//
 //
 // How a value written in a suite becomes the bits of an element, and how an
-// element is written back in reports. Accepted spellings (CONFORMANCE.md):
+// element is written back in reports. Accepted spellings (conformance/FORMAT.md):
 //   - a JSON number: rounded once to nearest even for float dtypes (from the
 //     decimal text, so no double rounding through binary64); for integer dtypes
 //     it must be an integer (1e3 is; 1.5 is not) that fits the dtype;

@@ -87,7 +87,7 @@ struct TypeSpec {
   SourceLoc loc;
 };
 
-/// A compile-time constant in the seed's "scalar" sense: arbitrary-width integer
+/// A compile-time constant in the "scalar" sense of Triton's semantics page: arbitrary-width integer
 /// (__int128 holds every value of every integer dtype, and overflow beyond it
 /// is a diagnostic), a double, or a bool.
 struct ConstValue {

@@ -1,8 +1,8 @@
 //===- ConstEval.cpp - Compile-time constants of Triton-C ----------------===//
 //
-// Constants are the seed's "scalars": untyped values (bool, arbitrary-width
+// Constants are the "scalars" of Triton's semantics page: untyped values (bool, arbitrary-width
 // integer held in 128 bits, double). Integer division and modulo of constants
-// follow Python (floor division, sign of the divisor), as the seed says for
+// follow Python (floor division, sign of the divisor), as Triton's semantics page says for
 // computations whose inputs are all scalars.
 //
 //===----------------------------------------------------------------------===//

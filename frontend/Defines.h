@@ -1,6 +1,6 @@
 //===- Defines.h - Command-line defines, incl. list-valued ones ---------===//
 //
-// `-DTM=64`, `-DTYPE=float`, `-DDEBUG` and the list form of the seeds,
+// `-DTM=64`, `-DTYPE=float`, `-DDEBUG` and the tutorial's list form,
 // `-DTM=[32, 64, 128]`, which the tools expand into one compilation per
 // combination (the Cartesian product of every list, the first list varying
 // slowest).

@@ -40,7 +40,7 @@ void collectAssigned(const ast::Expr *e, std::vector<const ast::VarDecl *> &out)
 /// True if `s` contains a return statement anywhere.
 bool containsReturn(const ast::Stmt *s);
 
-/// The dtype of `reduce <op>` applied to `in` (DESIGN.md section 4 rule 10).
+/// The dtype of `reduce <op>` applied to `in` (docs/semantics.md rule 10).
 DType reduceResultDType(ast::ReduceOp op, DType in);
 /// The attribute spelling of a reduction kind ("add", "argmax", ...).
 const char *reduceKindName(ast::ReduceOp op);

@@ -2,7 +2,7 @@
 //
 // The entry point (tc::analyze), the function table (helpers are analysed on
 // demand at their first call, which also finds recursion), C block scoping,
-// declarations with their tile shapes (DESIGN.md section 3: dims are constant
+// declarations with their tile shapes (docs/language.md: dims are constant
 // powers of two, at most 2^20 elements) and attributes.
 //
 //===----------------------------------------------------------------------===//

@@ -9,7 +9,7 @@
 namespace tc {
 
 /// Type-checks the translation unit and annotates it in place (see AST.h's
-/// "set by sema" fields): dtypes and shapes (DESIGN.md section 4 rules 1-3),
+/// "set by sema" fields): dtypes and shapes (docs/semantics.md rules 1-3),
 /// constant folding (floor division, Python modulo; a warning where that
 /// differs from C), tile-shape rules, name resolution, builtins, definite
 /// assignment. Returns false if any error was reported. With no `__global__`

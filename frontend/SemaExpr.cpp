@@ -1,6 +1,6 @@
 //===- SemaExpr.cpp - Types of expressions -------------------------------===//
 //
-// Operators (DESIGN.md section 4 rules 1-3, 10, 11), casts, ranges and
+// Operators (docs/semantics.md rules 1-3, 10, 11), casts, ranges and
 // subscripts. Operators whose operands are all constants are folded (see
 // ConstEval.cpp); otherwise constants take part in promotion by rule 2.
 //

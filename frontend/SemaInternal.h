@@ -49,7 +49,7 @@ double constToDouble(const ast::ConstValue &v);
 /// C truth value (x != 0; NaN is true).
 bool constTruth(const ast::ConstValue &v);
 
-/// Converts a constant to dtype `t` as an assignment would (DESIGN.md rule 13):
+/// Converts a constant to dtype `t` as an assignment would (docs/semantics.md rule 13):
 /// ints wrap, floats round to nearest even, float -> int truncates, to bool is
 /// `!= 0`. Returns nullopt for a float that is NaN or out of `t`'s range when
 /// converted to an integer type (a trap at run time, rule 7).
@@ -73,7 +73,7 @@ struct FoldResult {
 };
 
 /// Folds `a op b` for two constants: integers in 128 bits with floor division
-/// and Python modulo (the seed's rule for scalars), floats in double, bools as
+/// and Python modulo (Triton's rule for constants), floats in double, bools as
 /// 0/1 in arithmetic. Comparisons and && || give bool; & | ^ of two bools give
 /// bool. The caller has rejected operand kinds the operator does not accept
 /// (floats in bitwise operators and shifts) and MatMul.

@@ -1,6 +1,6 @@
 //===- SemaStmt.cpp - Statements and definite assignment -----------------===//
 //
-// Definite assignment (DESIGN.md rule 12, the seed's scoping rule): a variable
+// Definite assignment (docs/semantics.md rule 12, Triton's scoping rule): a variable
 // declared without initialiser must be assigned on every path before it is
 // read. The analysis walks statements once, carrying the set of variables not
 // yet definitely assigned (FlowState):
@@ -8,7 +8,7 @@
 //   a missing else is an empty branch.
 // - loops: the body and the step see the state at the loop's entry; after the
 //   loop, the state is the one before the body (assignments in the body do not
-//   count, even if the loop surely runs, as the seed says). A loop that cannot
+//   count, even if the loop surely runs, as Triton's semantics page says). A loop that cannot
 //   exit (no condition, or a constant true one) without a `break` makes what
 //   follows unreachable.
 // - break/continue/return make the rest of the block unreachable; reads in

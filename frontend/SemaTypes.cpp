@@ -1,6 +1,6 @@
 //===- SemaTypes.cpp - Promotion, broadcasting and conversions -----------===//
 //
-// DESIGN.md section 4:
+// docs/semantics.md:
 // - rule 1 (tile/tile): tc::promote on the dtypes of runtime operands (kernel
 //   arguments and variables are 0-d tiles);
 // - rule 2 (tile/constant): a constant of a kind <= the other side's kind takes

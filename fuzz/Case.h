@@ -1,7 +1,7 @@
 //===- Case.h - A fuzzer finding as a conformance case --------------------===//
 //
 // Writes a failing kernel as a suite file in the conformance format
-// (/work/shared/CONFORMANCE.md): the source, defines, grid, every argument
+// (conformance/FORMAT.md): the source, defines, grid, every argument
 // with its exact data, and the reference outputs (interp(ir), one thread) as
 // the expectation (exact, or the dtype's default tolerance for GPU findings
 // in general-value mode). The seed, the property, the first difference, the

@@ -1,6 +1,6 @@
 //===- Generator.h - Random well-typed, UB-free Triton-C kernels ---------===//
 //
-// The differential fuzzer's kernel generator (DESIGN.md section 8): a
+// The differential fuzzer's kernel generator (docs/fuzz.md): a
 // RapidCheck generator of kernels that compile and whose every launch is
 // defined (no out-of-bounds access, no poison reaching a store, no division by
 // zero or INT_MIN / -1, no shift out of range, no float -> int overflow), with

@@ -1,7 +1,7 @@
 //===- GpuOracle.h - The fuzzer's GPU property: interp == GPU ------------===//
 //
 // Checks one generated kernel on the GPU against the reference interpreter
-// (DESIGN.md section 8): the interpreter runs first (a trap is a discard, a
+// (docs/fuzz.md): the interpreter runs first (a trap is a discard, a
 // compile error a generator bug, as in fuzz/Oracle.h), then the GPU backend,
 // and every buffer is compared. Output buffers: bit-exact for kernels in
 // small-int mode (their arithmetic is exact), else the dtype's default
@@ -75,7 +75,7 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
 /// allows a few continuous operations after the call). 0 when there are none.
 double mathRelativeTolerance(const ir::Function &fn);
 
-/// DESIGN.md section 8's "tolerance scaled by K for `@`": the tensor-core path
+/// The "tolerance scaled by K for `@`" of docs/fuzz.md: the tensor-core path
 /// sums the products of `@` in an order of its own, so a kernel with `@` is
 /// compared (in general mode) with the dtype's rtol times the sum of the K
 /// extents of its `@` ops (times 8 for one inside a loop, whose trips add up),

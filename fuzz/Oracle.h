@@ -1,7 +1,7 @@
 //===- Oracle.h - The fuzzer's CPU-only properties ------------------------===//
 //
-// Runs one generated kernel through the checks that need no GPU (DESIGN.md
-// section 8): the kernel compiles (else the generator has a bug), its launch on
+// Runs one generated kernel through the checks that need no GPU (docs/fuzz.md
+//): the kernel compiles (else the generator has a bug), its launch on
 // the interpreter does not trap (else the kernel was not UB-free: a discard),
 // and then
 //   (a) its IR prints, parses back and prints identically;

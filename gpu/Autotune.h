@@ -1,6 +1,6 @@
 //===- Autotune.h - Pick the fastest variant of a kernel on the GPU ------===//
 //
-// The seeds' auto-tuning: list-valued defines (`-DTM=[32,64,128]`), a list
+// The tutorial's auto-tuning: list-valued defines (`-DTM=[32,64,128]`), a list
 // of num_warps and a list of num_stages give a set of variants. On the first
 // launch for a *key* (the kernel's source, the variant space, the device and
 // the values of the scalar arguments), every variant is compiled and timed

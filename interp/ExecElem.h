@@ -1,6 +1,6 @@
 //===- ExecElem.h - Typed scalar semantics shared by Numerics and the engine ===//
 //
-// The one implementation of every scalar rule of DESIGN.md section 4, written
+// The one implementation of every scalar rule of docs/semantics.md, written
 // as inline templates over the element dtype D so that the tile engine can run
 // them in tight loops (dtype dispatch once per op, never per element) and
 // interp/Numerics.cpp can expose them on raw bits.

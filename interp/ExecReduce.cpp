@@ -1,6 +1,6 @@
 // reduce and dot: the two ops whose result lanes combine many operand lanes.
 //
-// Reduction order (DESIGN.md rule 10), for `add`: a fixed pairwise tree over
+// Reduction order (docs/semantics.md rule 10), for `add`: a fixed pairwise tree over
 // the reduced axis, built bottom-up. Level 0 is the axis' elements x[0..n);
 // each level adds neighbours, y[p] = x[2p] + x[2p+1] (left operand first),
 // and an odd last element moves up unchanged; the root is the sum. For a

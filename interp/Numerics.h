@@ -1,6 +1,6 @@
 //===- Numerics.h - Scalar semantics of the reference interpreter -------===//
 //
-// Small pure functions, one per rule of DESIGN.md section 4, that the
+// Small pure functions, one per rule of docs/semantics.md, that the
 // interpreter lifts over tiles. Values travel as raw bits of their dtype
 // (zero-extended into uint64_t; bool is 0/1; fp16/bf16 their 16-bit patterns)
 // so every function is defined for every dtype without host-type shortcuts.

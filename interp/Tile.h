@@ -2,7 +2,7 @@
 //
 // A tile value is one contiguous buffer of elements in row-major order plus,
 // only when some lane may be undefined, a poison mask (one byte per lane, 1:
-// undefined; DESIGN.md rule 8). Its dtype and shape are not stored: they are
+// undefined; docs/semantics.md rule 8). Its dtype and shape are not stored: they are
 // the static IR type of the value that holds it. A scalar is a tile of one
 // element. Pointers are 64-bit addresses in the simulated address space.
 //

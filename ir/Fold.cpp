@@ -1,7 +1,7 @@
 //===- Fold.cpp - Constant folding ----------------------------------------===//
 //
 // Replaces ops whose operands are all `constant`s by a `constant`, computing
-// exactly what the interpreter computes (DESIGN.md section 4): integers wrap,
+// exactly what the interpreter computes (docs/semantics.md): integers wrap,
 // division truncates, `>>` is arithmetic for signed types, floats are computed
 // in double and rounded once to the dtype (exact for + - * / sqrt and fmod,
 // since double has more than 2p+2 bits for every narrower format).
@@ -285,7 +285,7 @@ template <typename Pred> std::optional<Scalar> foldCompare(const Op &op, Pred pr
   return Scalar{DType::Bool, r, 0};
 }
 
-/// C conversion of `a` to dtype `to` (DESIGN.md rule 13).
+/// C conversion of `a` to dtype `to` (docs/semantics.md rule 13).
 std::optional<Scalar> convert(const Scalar &a, DType to) {
   DType from = a.dtype;
   if (isBool(to))

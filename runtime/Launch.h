@@ -1,10 +1,10 @@
 //===- Launch.h - Compile, bind, launch: the public host API ------------===//
 //
-// What a host program uses to run a Triton-C kernel (the model is the seeds'
+// What a host program uses to run a Triton-C kernel (the model is PyTriton's
 // PyTriton API): compile a kernel from source with defines, bind arguments by
 // parameter name (buffers with dtype and shape, scalars), give the grid as
 // numbers or as expressions of defines and scalar arguments
-// (`cdiv(N, SIZE)`, as in the seeds' `grid = lambda opt: [cdiv(M, opt.d('TM'))]`),
+// (`cdiv(N, SIZE)`, as in PyTriton's `grid = lambda opt: [cdiv(M, opt.d('TM'))]`),
 // run it on a backend, and read the buffers back.
 //
 //   auto compiled = tc::compileKernel({.path = "vector_add.tc",

@@ -1,7 +1,7 @@
 //===- Trap.h - The closed set of run-time traps ----------------------===//
 //
-// A trap is a program error the reference semantics detect (DESIGN.md
-// section 4): the kernel did something undefined. It is a value, never an
+// A trap is a program error the reference semantics detect (docs/semantics.md
+//): the kernel did something undefined. It is a value, never an
 // exception or exit; tools turn it into exit code 1.
 //
 //===----------------------------------------------------------------------===//
@@ -31,7 +31,7 @@ enum class TrapKind : uint8_t {
 };
 inline constexpr int kNumTrapKinds = 10;
 
-/// "out_of_bounds", "misaligned", ... (the names of CONFORMANCE.md).
+/// "out_of_bounds", "misaligned", ... (the names of conformance/FORMAT.md).
 std::string_view trapKindName(TrapKind k);
 std::optional<TrapKind> parseTrapKind(std::string_view name);
 

@@ -1,7 +1,7 @@
 //===- DType.h - Element types of Triton-C ---------------------------------===//
 //
 // The 13 scalar element types of the language and the promotion rule between
-// them (DESIGN.md section 4 rule 1). Every library uses this one enum.
+// them (docs/semantics.md rule 1). Every library uses this one enum.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -53,11 +53,11 @@ std::string_view irName(DType t);
 std::optional<DType> parseIrName(std::string_view s);
 /// Spelling in diagnostics (the language's names): bool int8 .. uint64 half bf16 float double.
 std::string_view langName(DType t);
-/// Spelling of CONFORMANCE.md: bool int8 .. uint64 float16 bfloat16 float32 float64.
+/// Spelling of conformance/FORMAT.md: bool int8 .. uint64 float16 bfloat16 float32 float64.
 std::string_view conformanceName(DType t);
 std::optional<DType> parseConformanceName(std::string_view s);
 
-/// Rule 1 of DESIGN.md section 4 (tile/tile promotion): higher kind wins; same kind:
+/// Rule 1 of docs/semantics.md (tile/tile promotion): higher kind wins; same kind:
 /// wider wins; same width, both float, different formats: fp16; same width, different
 /// signedness: unsigned.
 DType promote(DType a, DType b);

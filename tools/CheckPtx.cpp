@@ -285,6 +285,10 @@ int checkPtxCommand(const std::vector<LoadResult> &suites, const CheckPtxFlags &
     std::cerr << "triton-conformance: error: --disable-opt: " << error << '\n';
     return 3;
   }
+  if (codegen::findPtxas().empty()) {
+    std::cout << "check-ptx skipped: " << codegen::ptxasMissing() << std::endl;
+    return kCheckPtxSkipped;
+  }
   size_t unloaded = 0;
   for (const LoadResult &lr : suites)
     unloaded += lr.suite ? lr.suite->invalid.size() : 1;

@@ -1,6 +1,6 @@
 //===- CheckPtx.h - `triton-conformance check-ptx`: every kernel through ptxas ===//
 //
-// The offline GPU check of CI (DESIGN.md section 7): every distinct kernel
+// The offline GPU check of CI: every distinct kernel
 // (source, defines, kernel name, num_warps) of the suites' cases that are not
 // compile_error cases is compiled with codegen::compile, as the gpu backend
 // does, and its PTX is checked with `ptxas -arch=sm_<sm>`. Each kernel is
@@ -18,6 +18,9 @@
 
 namespace tc::conf {
 
+/// Exit status of check-ptx when it cannot run: no ptxas (ctest's skip code).
+constexpr int kCheckPtxSkipped = 77;
+
 struct CheckPtxFlags {
   std::vector<std::string> paths;
   unsigned jobs = 0; // kernels at once; 0: the number of cores
@@ -34,7 +37,8 @@ struct CheckPtxFlags {
 /// Checks every kernel of `suites`; prints the failures and the summary line
 /// "N kernels, N accepted by ptxas, N rejected, N not supported by the GPU
 /// backend". Returns 0, or 1 when a kernel is rejected (or unsupported without
-/// --allow-unsupported).
+/// --allow-unsupported), or kCheckPtxSkipped when there is no ptxas (the
+/// CUDA toolkit is not installed), after a line saying so.
 int checkPtxCommand(const std::vector<LoadResult> &suites, const CheckPtxFlags &flags);
 
 } // namespace tc::conf

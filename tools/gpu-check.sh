@@ -9,7 +9,7 @@
 #
 # DIR holds bin/ (triton-run, triton-conformance, unit_tests if built), lib/,
 # the repository's conformance/ and examples/ (and bench/kernels/softmax.tc),
-# and optionally triton_reference.py (from shared/bench/) next to bin/.
+# and optionally triton_reference.py (the Triton reference script, when the developers' copy is found; optional) next to bin/.
 # Logs and reports go to ${OUT:-./gpu-check-out}.
 #
 # Options:

@@ -16,7 +16,8 @@
 // timeout or xpass), a suite is invalid (check), a regression (diff);
 // check-ptx: ptxas rejected a kernel (or codegen failed other than "not
 // supported", which fails only without --allow-unsupported);
-// 3 usage error (bad options, unreadable inputs).
+// 3 usage error (bad options, unreadable inputs); 77 check-ptx found no
+// ptxas (no CUDA toolkit) and checked nothing.
 //
 // The gpu backend runs when a CUDA device is present (`--num-warps` sets its
 // warps per program unless a case gives num_warps, `--num-stages` its

@@ -12,7 +12,7 @@
 // (seed, I) alone, so `--seed N --replay I` finds it again, and a campaign
 // killed at any point resumes from its journal in DIR (fuzz/Campaign.h). Each
 // failure is shrunk and reduced, and stored as a conformance suite file
-// (/work/shared/CONFORMANCE.md) under DIR/cases; DIR/report.html sums up.
+// (conformance/FORMAT.md) under DIR/cases; DIR/report.html sums up.
 //
 // Exit codes: 0 no failure; 1 a property failed or the generator has a bug;
 // 3 usage error; 4 no CUDA device (GPU mode).

@@ -2,7 +2,7 @@
 //
 //   triton-interp examples/vector_add.tc -DSIZE=1024 -DTYPE=float
 //       --grid 'cdiv(N, SIZE)' --arg N=5000 --arg a=randn:f32[5000]:seed=1
-//       --arg b=@b.npy --arg c=zeros:f32[5000] --print c --out c=c.npy
+//       --arg b=@b.npy --arg c=zeros:f32[5000] --print c --out c=c.npy --force
 //
 // List-valued defines (-DSIZE=[64,128]) run every variant and check that all
 // buffers agree bit for bit. Exit codes: 0 ok, 1 trap or disagreement between
@@ -69,11 +69,13 @@ const char *kFooter = R"(Argument specs (--arg NAME=SPEC):
 Examples:
   triton-interp examples/vector_add.tc -DSIZE=1024 -DTYPE=float --grid 'cdiv(N, SIZE)' \
       --arg N=5000 --arg a=randn:f32[5000]:seed=1 --arg b=arange:f32[N] \
-      --arg c=zeros:f32[N] --print c --out c=c.npy
+      --arg c=zeros:f32[N] --print c --out c=c.npy --force
   triton-interp examples/vector_add.tc -DSIZE=[64,128,256] -DTYPE=float --grid 'cdiv(N, SIZE)' \
       --arg N=1000 --arg a=rand:f32[N] --arg b=rand:f32[N] --arg c=zeros:f32[N]
-  triton-interp kernel.tc --grid 4,2 --program 3,1 --trace ...
-  triton-interp --launch conformance/cases/promotion.json --case int8_plus_uint8
+  triton-interp examples/transpose_masked.tc -DTM=16 -DTN=16 -DTYPE=float --grid 2,2 \
+      --arg M=20 --arg N=20 --arg ldx=20 --arg ldy=20 --arg X=arange:f32[20,20] \
+      --arg Y=zeros:f32[20,20] --program 1,1 --trace
+  triton-interp --launch conformance/cases/promotion.json --case bool_add_i8_to_i8
 
 Exit codes: 0 ok, 1 trap or disagreement between variants, 2 compile error, 3 usage error.)";
 

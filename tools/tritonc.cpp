@@ -148,6 +148,10 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
   }
   if (!opt.ptxas)
     return kExitOk;
+  if (tc::codegen::findPtxas().empty()) {
+    std::cerr << "tritonc: error: --ptxas: " << tc::codegen::ptxasMissing() << '\n';
+    return kExitPtxas;
+  }
   std::string log;
   if (!tc::codegen::runPtxas(r.compiled->ptx, opt.sm, log)) {
     std::string names;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates conformance/cases/atomics.json: atomic_add / max / min / xchg / and / or / xor /
 cas on scalar and tile pointers, masked, returning old values; contention between programs;
-locks built from atomic_cas / atomic_xchg guarding plain loads and stores (DESIGN.md section 4
+locks built from atomic_cas / atomic_xchg guarding plain loads and stores (docs/semantics.md
 rules 13 and 14; docs/semantics.md 14).
 
 Rules used: the value converts to the pointee type (rule 13); lanes of one atomic apply in

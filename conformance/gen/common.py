@@ -1,7 +1,7 @@
 """Shared model of Triton-C numerics for the conformance case generators.
 
 Python 3 standard library only. Every expected value in the generated suites is
-computed here, independently of the C++ implementation, from DESIGN.md section 4:
+computed here, independently of the C++ implementation, from docs/semantics.md:
 
 * integers are Python ints, wrapped explicitly to the type's width;
 * floating-point values are Python floats (every float16, bfloat16, float32 and
@@ -95,7 +95,7 @@ def wrap(v, t):
 
 
 def promote(a, b):
-    """DESIGN.md section 4 rule 1 (tile/tile promotion)."""
+    """docs/semantics.md rule 1 (tile/tile promotion)."""
     ka, kb = kind_of(a), kind_of(b)
     if ka != kb:
         return a if ka > kb else b
@@ -514,7 +514,7 @@ def binop_in(op, x, tx, y, ty, p):
 # ----------------------------------------------------------------------------
 
 def jvalue(v, t):
-    """A value of dtype t as CONFORMANCE.md spells it."""
+    """A value of dtype t as conformance/FORMAT.md spells it."""
     if is_float(t):
         v = float(v)
         if math.isnan(v):

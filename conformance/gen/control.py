@@ -2,7 +2,7 @@
 """Generates conformance/cases/control.json: loops with runtime bounds, while / do-while,
 break / continue, early return in kernels, if/else merging, inlined helpers, nested loops with
 carried tiles, definite assignment (rule 12), tile conditions, the preprocessor and list-valued
-defines (DESIGN.md sections 3 and 4; docs/language.md; docs/semantics.md 12).
+defines (docs/language.md; docs/semantics.md rule 12).
 Run: python3 conformance/gen/control.py
 """
 

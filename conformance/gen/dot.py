@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates conformance/cases/dot.json: the matrix product `a @ b` (DESIGN.md section 4 rule 11,
+"""Generates conformance/cases/dot.json: the matrix product `a @ b` (docs/semantics.md rule 11,
 docs/semantics.md 11).
 
 Result dtypes: fp16, bf16 -> fp32; fp32 -> fp32; fp64 -> fp64; int8 -> int32. Mixed operand
@@ -11,7 +11,7 @@ Two kinds of inputs:
   comparison is exact (any accumulation order, no tf32, no fp16 accumulator passes).
 - "general": uniform values; expected = the exact product (fractions) rounded to the result
   type; tolerance atol = 2 * K * u * max_ij sum_k |a_ik b_kj| (u: the accumulator's unit
-  roundoff), the K-scaled bound of DESIGN.md 8.
+  roundoff), the K-scaled bound of docs/fuzz.md.
 Run: python3 conformance/gen/dot.py
 """
 

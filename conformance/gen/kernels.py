@@ -4,7 +4,7 @@ classic kernels written in Triton-C (row softmax, layer norm, cross-entropy, spl
 locks, conv2d as an implicit GEMM), on random inputs written out as data, with expected outputs
 computed here in exact or double precision.
 
-Tolerances (DESIGN.md 8): float32 IEEE operations are correctly rounded, so element-wise kernels
+Tolerances (docs/fuzz.md): float32 IEEE operations are correctly rounded, so element-wise kernels
 compare exactly; products/sums use atol = 2 * (K + 1) * 2^-24 * max sum |terms| (a bound for any
 summation order); kernels with exp/log/rsqrt use a relative tolerance scaled by the row length.
 Run: python3 conformance/gen/kernels.py

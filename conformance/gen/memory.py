@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates conformance/cases/memory.json: loads and stores, masks, fallbacks, poison,
-bounds and alignment traps (DESIGN.md section 4 rules 8, 9 and 13; docs/semantics.md 8, 9).
+bounds and alignment traps (docs/semantics.md rules 8, 9 and 13).
 
 Every expected value is computed here from the rules, independently of the implementation.
 Run: python3 conformance/gen/memory.py

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates conformance/cases/reductions.json: x[+], x[max], x[min], x[argmax], x[argmin],
 x[&], x[|], x[^] over every dtype each allows, every axis of 1-D/2-D/3-D tiles, sizes 1 to 4096
-(DESIGN.md section 4 rule 10; docs/semantics.md 10).
+(docs/semantics.md rule 10).
 
 Result dtypes (rule 10): + on int8/int16 -> int32, on uint8/uint16/bool -> uint32, others keep
 the type (fp16/bf16 accumulate in fp32 and round once); max/min keep the type; argmax/argmin
@@ -575,7 +575,7 @@ def special_cases():
 ''', args=[buf('X', 'int32', 16, [5, 9, 1, 12, 3, 0, 7, 12, 2, 2, 8, 4, 6, 11, 10, 1]), buf('Y', 'int32', 1)],
                expect={'outputs': {'Y': out([max(2 * v - i for i, v in enumerate([5, 9, 1, 12, 3, 0, 7, 12, 2, 2, 8, 4, 6, 11, 10, 1]))], 'int32')}}))
 
-    # general (non-grid) fp32 values: a tolerance scaled by the axis length (DESIGN.md 8)
+    # general (non-grid) fp32 values: a tolerance scaled by the axis length (docs/fuzz.md)
     for n in (64, 1024, 4096):
         xs = [util.f32(rng.uniform(-1, 1)) for _ in range(n)]
         exact = float(sum(Fraction(v) for v in xs))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generates conformance/cases/tiles.json: transposes (^x of 2-D and 3-D tiles), ranges
 `a ... b` with any start, newaxis in each position, broadcasting, 3-D tiles, 3-D grids
-(get_program_id / get_num_programs), tile casts `(T[shape])x`, bitcast<T> (DESIGN.md section 3;
+(get_program_id / get_num_programs), tile casts `(T[shape])x`, bitcast<T> (docs/language.md;
 section 4 rules 3 and 13; docs/language.md, docs/semantics.md 3 and 13).
 Run: python3 conformance/gen/tiles.py
 """

@@ -5,7 +5,7 @@ Numerics are computed independently of the implementation:
   float16 / bfloat16 / float32 / float64, with overflow to infinity and subnormals kept
   (written from the IEEE rules; checked against struct.pack('<e') / ('<f') in self_test()).
 - wrap(v, dtype): two's-complement wrapping of integers.
-- json_value(x, dtype): the CONFORMANCE.md spelling of one value ("nan", "inf", "-0.0",
+- json_value(x, dtype): the conformance/FORMAT.md spelling of one value ("nan", "inf", "-0.0",
   or the shortest decimal that converts back to the same value of that dtype).
 - Suite: collects cases and writes one suite file with a stable layout.
 """

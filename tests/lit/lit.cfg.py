@@ -14,3 +14,7 @@ config.substitutions.append(("%examples", os.path.join(config.tc_src_root, "exam
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("not ", os.path.join(os.path.dirname(config.filecheck), "not") + " "))
 config.environment["PATH"] = config.tc_bin_dir + os.pathsep + config.environment.get("PATH", "")
+# `REQUIRES: libdevice`: the build embedded the CUDA toolkit's libdevice, so
+# kernels that call math functions compile to PTX.
+if config.tc_have_libdevice:
+    config.available_features.add("libdevice")

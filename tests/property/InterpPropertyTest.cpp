@@ -1,4 +1,4 @@
-// Properties of the reference interpreter (DESIGN.md section 4 rule 14 and
+// Properties of the reference interpreter (docs/semantics.md rule 14 and
 // section 8, "Properties that need no GPU"), on random instances of the
 // tutorial's kernels (examples/*.tc: random shapes, defines and inputs):
 //  - results are bit-identical for 1, 2, 4 and 7 threads;

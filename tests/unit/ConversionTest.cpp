@@ -1,4 +1,4 @@
-// Conversions of the reference semantics (DESIGN.md section 4, rules 6, 7 and
+// Conversions of the reference semantics (docs/semantics.md rules 6, 7 and
 // 13) through interp/Numerics.h: every pair of the 13 dtypes on a table of
 // edge values, hand-derived named cases, and exhaustive / large-sample sweeps
 // of the 16-bit float formats.

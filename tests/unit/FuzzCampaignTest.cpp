@@ -325,7 +325,7 @@ TEST(FuzzGpuOracle, InterpReferenceRunsTheKernel) {
 
 } // namespace
 
-// DESIGN.md section 8: kernels with `@` are compared with a tolerance scaled by K.
+// docs/fuzz.md: kernels with `@` are compared with a tolerance scaled by K.
 TEST(FuzzGpuOracle, DotKernelsGetAToleranceScaledByK) {
   CompileRequest req;
   req.sourceName = "dot.tc";

@@ -1,5 +1,5 @@
 // The IR passes: before/after modules written by hand, and the semantics of
-// constant folding (DESIGN.md section 4) checked value by value.
+// constant folding (docs/semantics.md) checked value by value.
 #include "ir/IRParser.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"

@@ -1,5 +1,5 @@
 // The verifier: one bad module per rule, checking the message; expected
-// messages follow the rules of the brief and DESIGN.md (rules 10 and 11).
+// messages follow the rules of the brief and docs/semantics.md (rules 10 and 11).
 #include "ir/IRParser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"

@@ -1,7 +1,7 @@
 // Engine tests of the reference interpreter: every op family and dtype
 // family through small kernels (tile IR text, or Triton-C source), run with
 // createInterpreterBackend(). Expected values are worked out by hand in the
-// comments next to them (DESIGN.md section 4 and ir/IR.h give the rules).
+// comments next to them (docs/semantics.md and ir/IR.h give the rules).
 #include "interp/InterpreterBackend.h"
 #include "ir/IRParser.h"
 #include "runtime/Launch.h"

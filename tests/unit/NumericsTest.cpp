@@ -1,4 +1,4 @@
-// Scalar arithmetic of the reference semantics (DESIGN.md section 4, rules 4,
+// Scalar arithmetic of the reference semantics (docs/semantics.md rule 4,
 // 5 and 6) through interp/Numerics.h: integer wrap-around, truncating division
 // and its traps, shifts, umulhi, comparisons; IEEE float arithmetic at every
 // float width, fmod, fma, maxNum/minNum, negation and the math functions;

@@ -1,7 +1,7 @@
 // Unit tests of the parser (frontend/Parse*.cpp) and the AST dump.
 //
 // Expressions are checked through a compact S-expression spelling of the tree
-// (written by hand from the precedence table of DESIGN.md section 3 and the
+// (written by hand from the precedence table of docs/language.md and the
 // brief), diagnostics by their kind, message and line:col.
 #include "frontend/Parser.h"
 #include "frontend/ASTDump.h"

@@ -1,7 +1,7 @@
-//===- PromotionTableTest.cpp - Rules 1 and 2 of DESIGN.md section 4 ------===//
+//===- PromotionTableTest.cpp - Rules 1 and 2 of docs/semantics.md ------===//
 //
 // Independent tests of type promotion. Every expected value below was worked
-// out by hand from the spec (seeds/001 "Type Promotion" and DESIGN.md section 4
+// out by hand from the spec (Triton's semantics page "Type Promotion" and docs/semantics.md
 // rules 1-2, which win where they differ), never taken from the implementation:
 //
 //   Rule 1 (tile/tile, and runtime scalars = 0-d tiles): the higher kind wins
@@ -280,7 +280,7 @@ TEST(PromotionTable, DiagonalIsIdentity) {
 }
 
 TEST(PromotionTable, SpecExamples) {
-  // seeds/001 and DESIGN.md rule 1.
+  // Triton's semantics page and docs/semantics.md rule 1.
   EXPECT_EQ(promote(i32, bf), bf);
   EXPECT_EQ(promote(f32, f16), f32);
   EXPECT_EQ(promote(f16, bf), f16);
@@ -390,7 +390,7 @@ TEST(PromotionFrontend, TileAndRuntimeScalar) {
 }
 
 // `where`/`select` and `?:` with a tile condition promote their last two
-// operands (seeds/001: "the ternary function tl.where on its last two arguments").
+// operands (Triton's semantics page: "the ternary function tl.where on its last two arguments").
 TEST(PromotionFrontend, WhereAndConditional) {
   for (int i = 0; i < kN; ++i)
     for (int j = 0; j < kN; ++j) {
@@ -407,8 +407,8 @@ TEST(PromotionFrontend, WhereAndConditional) {
     }
 }
 
-// The C spellings of the integer types name the same dtypes (DESIGN.md
-// section 3: char/short/int/long are int8..int64).
+// The C spellings of the integer types name the same dtypes (docs/language.md
+//: char/short/int/long are int8..int64).
 TEST(PromotionFrontend, CSpellings) {
   struct Case {
     const char *t1, *t2;

@@ -95,6 +95,7 @@ TEST(ScalarEmit, NeedsLLVMInTheTestBinary) {
 
 #else // TC_TEST_LLVM
 
+#include "codegen/Codegen.h"
 #include "codegen/ScalarEmit.h"
 
 #include <llvm/Analysis/ConstantFolding.h>
@@ -304,15 +305,13 @@ bool compileToPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, st
 }
 
 std::string ptxasPath() {
-  if (const char *p = std::getenv("PTXAS"))
-    return p;
-  return "/usr/local/cuda/bin/ptxas";
+  return tc::codegen::findPtxas();
 }
 
 /// Runs ptxas on `ptx`; nullopt when ptxas is not installed.
 std::optional<bool> ptxasAccepts(const std::string &ptx, unsigned sm, std::string &log) {
   std::string exe = ptxasPath();
-  if (access(exe.c_str(), X_OK) != 0)
+  if (exe.empty() || access(exe.c_str(), X_OK) != 0)
     return std::nullopt;
   namespace fs = std::filesystem;
   static int counter = 0;
@@ -369,7 +368,7 @@ public:
     std::string log;
     std::optional<bool> ok = ptxasAccepts(ptx, sm, log);
     if (!ok)
-      std::fprintf(stderr, "note: no ptxas at %s; PTX not assembled\n", ptxasPath().c_str());
+      std::fprintf(stderr, "note: PTX not assembled: %s\n", tc::codegen::ptxasMissing().c_str());
     else
       EXPECT_TRUE(*ok) << "ptxas -arch=sm_" << sm << " rejected the PTX:\n" << log;
     return ptx;

@@ -4,7 +4,7 @@
 // multiples of the tiles), matmul plain / prefetch / remat over several tile
 // sizes, matmul_trans for all four AT/BT combinations. Inputs are small
 // integers stored in floats, so every result is exact, and general values
-// compared with a K-scaled tolerance (DESIGN.md section 8). Buffers are sized
+// compared with a K-scaled tolerance (docs/fuzz.md). Buffers are sized
 // exactly, so any wrongly masked access traps, and padding between rows
 // (leading dimensions) is filled with a sentinel that must survive.
 #include "interp/InterpreterBackend.h"

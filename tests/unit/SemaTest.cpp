@@ -1,6 +1,6 @@
 // Unit tests of semantic analysis (frontend/Sema*.cpp, ConstEval.cpp).
 //
-// Expected values come from DESIGN.md section 4, the seed's semantics page and
+// Expected values come from docs/semantics.md, Triton's semantics page and
 // the sema brief, worked out by hand (e.g. 7 / -2 floors to -4 where C gives -3).
 // The full 13x13 promotion table is tested separately (PromotionTableTest).
 #include "frontend/Sema.h"
@@ -1130,7 +1130,7 @@ TEST(SemaControl, HelperReturns) {
 }
 
 //===----------------------------------------------------------------------===//
-// Rule 8: definite assignment (DESIGN.md rule 12)
+// Rule 8: definite assignment (docs/semantics.md rule 12)
 //===----------------------------------------------------------------------===//
 
 TEST(SemaDefiniteAssignment, MayBeUsedBeforeAssigned) {

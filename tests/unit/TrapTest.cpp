@@ -1,4 +1,4 @@
-// Every trap kind of runtime/Trap.h (DESIGN.md section 4, "Traps are a closed
+// Every trap kind of runtime/Trap.h (docs/semantics.md, "Traps are a closed
 // set"), triggered by a real kernel through the public host API
 // (compileKernel + LaunchArgs + createInterpreterBackend()->launch): the kind,
 // the message's values, the kernel, the program id, the source line, column
@@ -849,7 +849,7 @@ TEST(Trap, InvalidLaunchGridDimensionZeroOrNegative) {
   }
 }
 
-// Every trap kind has a name and parses back (the closed set of CONFORMANCE.md).
+// Every trap kind has a name and parses back (the closed set of conformance/FORMAT.md).
 TEST(Trap, KindNamesRoundTrip) {
   const char *names[] = {"out_of_bounds",   "misaligned",      "division_by_zero",
                          "division_overflow", "shift_out_of_range", "float_to_int_out_of_range",
