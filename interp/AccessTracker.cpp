@@ -4,6 +4,7 @@
 #include "interp/Launch.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace tc::interp {
 
@@ -81,15 +82,18 @@ std::string elementText(const Region &r, int64_t e) {
   return s + "] (element " + std::to_string(e) + ")";
 }
 
-AccessTracker::AccessTracker(const Memory &mem, bool races, bool locked)
-    : mem_(mem), races_(races), locked_(locked) {
+AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool locked)
+    : mem_(mem), races_(races), full_(full || races), locked_(locked) {
   for (const auto &r : mem.regions()) {
     RegionShadow s;
     s.region = r.get();
     s.elemSize = byteSize(r->array->dtype);
     while ((1u << s.shift) < s.elemSize)
       ++s.shift;
-    s.pages.resize(static_cast<size_t>(((r->size >> s.shift) >> kPageBits) + 1));
+    if (full_)
+      s.pages.resize(static_cast<size_t>(((r->size >> s.shift) >> kPageBits) + 1));
+    else
+      s.stored.assign(static_cast<size_t>(r->size >> s.shift), 0);
     shadows_.push_back(std::move(s));
   }
 }
@@ -98,6 +102,8 @@ void AccessTracker::reset() {
   for (RegionShadow &s : shadows_)
     for (auto &p : s.pages)
       p.reset();
+  for (RegionShadow &s : shadows_)
+    std::fill(s.stored.begin(), s.stored.end(), 0);
   sync_.clear();
   oob_.clear();
 }
@@ -138,8 +144,34 @@ void AccessTracker::release(Frame &f, uint64_t addr) {
   raise(s, static_cast<int32_t>(f.index), f.clock);
 }
 
+void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n,
+                                 unsigned size) {
+  RegionShadow *s = nullptr;
+  uint64_t lo = 0, hi = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    uint64_t a = addr[i];
+    if (!s || a < lo || a - lo >= hi - lo) {
+      s = shadowOf(a);
+      if (!s)
+        continue;
+      lo = s->region->base;
+      hi = lo + s->region->size;
+    }
+    uint64_t first = (a - lo) >> s->shift, last = (a - lo + size - 1) >> s->shift;
+    for (uint64_t e = first; e <= last && e < s->stored.size(); ++e)
+      std::atomic_ref<uint8_t>(s->stored[e]).store(1, std::memory_order_relaxed);
+  }
+}
+
 bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask,
                            int64_t n, unsigned size, Access kind) {
+  if (!full_) { // coverage only: which elements were stored (bytes: no lock needed)
+    if (kind == Access::Store)
+      recordStores(addr, mask, n, size);
+    return true;
+  }
   std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
   if (locked_)
     lock.lock();
@@ -246,8 +278,8 @@ AccessTracker::Coverage AccessTracker::coverage(const Region &r) const {
     c.elements = static_cast<int64_t>(r.size >> s.shift);
     int64_t start = -1;
     for (int64_t e = 0; e < c.elements; ++e) {
-      const ShadowCell *cell = cellIfAny(s, e);
-      bool stored = cell && cell->w.prog >= 0;
+      const ShadowCell *cell = full_ ? cellIfAny(s, e) : nullptr;
+      bool stored = full_ ? cell && cell->w.prog >= 0 : s.stored[static_cast<size_t>(e)] != 0;
       if (stored) {
         ++c.stored;
         if (start >= 0)

@@ -57,9 +57,10 @@ enum class Access : uint8_t { Load, Store, Atomic };
 
 class AccessTracker {
 public:
-  /// `races`: check for races (else only record, for coverage and maps);
+  /// `races`: check for races; `full`: keep every cell (races, access maps),
+  /// else only which elements were stored (coverage: one byte per element);
   /// `locked`: several threads run programs (every call takes a lock).
-  AccessTracker(const Memory &mem, bool races, bool locked);
+  AccessTracker(const Memory &mem, bool races, bool full, bool locked);
 
   /// The memory ops of the kernel; Instr::site indexes this table.
   std::vector<const Instr *> sites;
@@ -103,7 +104,9 @@ private:
     const Region *region = nullptr;
     unsigned elemSize = 1, shift = 0;
     std::vector<std::unique_ptr<ShadowCell[]>> pages;
+    std::vector<uint8_t> stored; // without `full`: 1 where an element was stored
   };
+  void recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n, unsigned size);
   RegionShadow *shadowOf(uint64_t addr);
   ShadowCell &cell(RegionShadow &s, int64_t e);
   const ShadowCell *cellIfAny(const RegionShadow &s, int64_t e) const;
@@ -115,7 +118,7 @@ private:
   void release(Frame &f, uint64_t addr);
 
   const Memory &mem_;
-  bool races_, locked_;
+  bool races_, full_, locked_;
   std::vector<RegionShadow> shadows_;              // one per region, in the Memory's order
   std::unordered_map<uint64_t, VectorClock> sync_; // per atomic address; under the atomic lock
   std::vector<OutOfBounds> oob_;

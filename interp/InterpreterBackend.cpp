@@ -356,7 +356,7 @@ void Launcher::startTracking(unsigned threads) {
   bool races = opts_.raceCheck && !opts_.onlyProgram && total_ > 1;
   if (!races && !opts_.coverage && !opts_.accessMap)
     return;
-  tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, threads > 1);
+  tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1);
   numberSites(prepared_.body);
   ctx_.tracker = tracker_.get();
   if (races && threads > 1)

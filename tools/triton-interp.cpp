@@ -23,7 +23,7 @@ using namespace tc::tools;
 
 /// The debugger's own flags (not shared with triton-run).
 struct DebugOptions {
-  bool strict = false, noRaceCheck = false;
+  bool strict = false, raceCheck = false;
   std::string accessMap; // FILE.html
 };
 
@@ -97,7 +97,7 @@ int runAll(const RunDriver &d, const DebugOptions &dbg) {
     int rc = d.bind(plan, run);
     if (rc == kExitOk) {
       tc::RunOptions ro = d.runOptions(plan);
-      ro.raceCheck = !dbg.noRaceCheck;
+      ro.raceCheck = dbg.raceCheck;
       ro.accessMap = !dbg.accessMap.empty();
       tc::RunResult r = backend->launch(*run.kernel, run.grid, run.bound->args, ro);
       std::cout.flush();
@@ -157,8 +157,9 @@ int main(int argc, char **argv) {
   DebugOptions dbg;
   app.add_flag("--strict", dbg.strict,
                "a buffer some program stored to but not everywhere is an error, not a warning");
-  app.add_flag("--no-race-check", dbg.noRaceCheck,
-               "do not check for data races between programs (they trap data_race by default)");
+  app.add_flag("--race-check", dbg.raceCheck,
+               "trap data_race when two programs touch one element, one with a plain store, "
+               "and no atomic orders them (costs 4-10x)");
   app.add_option("--access-map", dbg.accessMap,
                  "write an HTML page of which program loaded and stored each element of each "
                  "buffer (FILE.html; FILE.N.html per variant with list-valued defines)");

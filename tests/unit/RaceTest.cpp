@@ -19,6 +19,8 @@ using tc::HostArray;
 using tc::RunResult;
 using tc::TrapKind;
 
+tc::RunOptions checked();
+
 struct Launch {
   std::shared_ptr<tc::CompiledKernel> kernel;
   std::map<std::string, HostArray> arrays;
@@ -42,12 +44,18 @@ struct Launch {
   void scalar(const std::string &name, int64_t v) {
     args.setScalar(name, tc::ScalarValue::ofInt(DType::I32, v));
   }
-  RunResult run(std::array<int64_t, 3> grid, tc::RunOptions opts = {}) {
+  RunResult run(std::array<int64_t, 3> grid, tc::RunOptions opts = checked()) {
     if (!kernel)
       return RunResult{RunResult::Status::Error, std::nullopt, "did not compile", 0, 0, {}};
     return tc::createInterpreterBackend()->launch(*kernel, grid, args, opts);
   }
 };
+
+tc::RunOptions checked() {
+  tc::RunOptions o;
+  o.raceCheck = true;
+  return o;
+}
 
 bool has(const std::string &hay, const std::string &needle) {
   return hay.find(needle) != std::string::npos;
@@ -97,7 +105,7 @@ TEST(Race, SameReportForAnyThreadCount) {
     l.buffer("X", DType::F32, {256});
     l.buffer("Y", DType::F32, {256});
     l.scalar("N", 256);
-    tc::RunOptions o;
+    tc::RunOptions o = checked();
     o.threads = threads;
     RunResult r = l.run({8, 1, 1}, o);
     ASSERT_EQ(r.status, RunResult::Status::Trapped);
@@ -114,14 +122,13 @@ TEST(Race, SameReportForAnyThreadCount) {
   }
 }
 
-TEST(Race, OffByDefaultFlagAndSingleProgram) {
+TEST(Race, OffUnlessAskedAndForASingleProgram) {
   Launch l(kOverlap);
   l.buffer("X", DType::F32, {256});
   l.buffer("Y", DType::F32, {256});
   l.scalar("N", 256);
-  tc::RunOptions o;
-  o.raceCheck = false;
-  EXPECT_EQ(l.run({8, 1, 1}, o).status, RunResult::Status::Ok);
+  EXPECT_EQ(l.run({8, 1, 1}, tc::RunOptions{}).status, RunResult::Status::Ok); // off by default
+  tc::RunOptions o = checked();
   o.raceCheck = true;
   o.onlyProgram = std::array<int64_t, 3>{1, 0, 0};
   EXPECT_EQ(l.run({8, 1, 1}, o).status, RunResult::Status::Ok);
@@ -180,7 +187,7 @@ TEST(Race, CollidingAtomicsAreNotRaces) {
   for (int i = 0; i < 4; ++i)
     h.setDouble(i, 0);
   for (unsigned threads : {1u, 4u}) {
-    tc::RunOptions o;
+    tc::RunOptions o = checked();
     o.threads = threads;
     RunResult r = l.run({8, 1, 1}, o);
     EXPECT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
@@ -207,7 +214,7 @@ TEST(Race, LockedReadModifyWriteIsNotARace) {
     s.setDouble(0, 0);
     HostArray &lock = l.buffer("lock", DType::I32, {1});
     lock.setDouble(0, 0);
-    tc::RunOptions o;
+    tc::RunOptions o = checked();
     o.threads = threads;
     RunResult r = l.run({16, 1, 1}, o);
     ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
@@ -281,6 +288,11 @@ TEST(Coverage, TooSmallGridLeavesATail) {
   EXPECT_EQ(y.unwritten[0], (std::pair<int64_t, int64_t>{96, 99}));
   EXPECT_EQ(tc::describeUnwritten(y), "Y: 4 of 100 elements never written (96..99)");
   EXPECT_EQ(tc::describeUnwritten(r.buffers[0]), ""); // X: only loaded
+  // The same from the cheap coverage (no race check, no access map).
+  RunResult light = l.run({12, 1, 1}, tc::RunOptions{});
+  ASSERT_EQ(light.buffers.size(), 2u);
+  EXPECT_EQ(light.buffers[1].stored, 96);
+  EXPECT_EQ(light.buffers[1].unwritten, y.unwritten);
   // The full grid covers everything.
   RunResult full = l.run({13, 1, 1});
   EXPECT_EQ(full.buffers[1].stored, 100);
@@ -302,7 +314,7 @@ TEST(AccessMap, PageHoldsEveryBufferAndItsPrograms) {
   l.buffer("X", DType::F32, {20});
   l.buffer("Y", DType::F32, {20});
   l.scalar("N", 20);
-  tc::RunOptions o;
+  tc::RunOptions o = checked();
   o.accessMap = true;
   RunResult r = l.run({2, 1, 1}, o);
   ASSERT_EQ(r.status, RunResult::Status::Ok);
@@ -339,7 +351,7 @@ TEST(AccessMap, OutOfBoundsAttemptIsMarked) {
 )");
   l.buffer("X", DType::F32, {24});
   l.buffer("Y", DType::F32, {20});
-  tc::RunOptions o;
+  tc::RunOptions o = checked();
   o.accessMap = true;
   RunResult r = l.run({3, 1, 1}, o);
   ASSERT_EQ(r.status, RunResult::Status::Trapped);
