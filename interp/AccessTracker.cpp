@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 
 namespace tc::interp {
 
@@ -146,6 +147,22 @@ void AccessTracker::release(Frame &f, uint64_t addr) {
 
 void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n,
                                  unsigned size) {
+  // The common store: consecutive elements of one buffer, in one pass.
+  if (n > 0 && !locked_ && addr[n - 1] == addr[0] + static_cast<uint64_t>(n - 1) * size) {
+    uint64_t d = 0;
+    for (int64_t i = 0; i < n; ++i)
+      d |= addr[i] ^ (addr[0] + static_cast<uint64_t>(i) * size);
+    RegionShadow *s = d == 0 ? shadowOf(addr[0]) : nullptr;
+    if (s && s->elemSize == size && addr[n - 1] + size <= s->region->base + s->region->size) {
+      uint8_t *w = s->stored.data() + ((addr[0] - s->region->base) >> s->shift);
+      if (mask)
+        for (int64_t i = 0; i < n; ++i)
+          w[i] |= mask[i];
+      else
+        std::memset(w, 1, static_cast<size_t>(n));
+      return;
+    }
+  }
   RegionShadow *s = nullptr;
   uint64_t lo = 0, hi = 0;
   for (int64_t i = 0; i < n; ++i) {
