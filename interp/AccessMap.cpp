@@ -66,7 +66,7 @@ const D = JSON.parse(document.getElementById('access-data').textContent);
 const G = D.grid;
 function pid(i){ if(i<0) return 'none'; const z=i%G[2], y=Math.floor(i/G[2])%G[1],
   x=Math.floor(i/(G[1]*G[2])); return '('+x+', '+y+', '+z+')'; }
-function colour(p){ const h=(p*137.508)%360, l=45+(p%3)*10; return 'hsl('+h+',70%,'+l+'%)'; }
+function colour(p){ const h=30+(p*137.508)%300, l=45+(p%3)*10; return 'hsl('+h+',70%,'+l+'%)'; }
 function unrle(r,n){ const a=new Int32Array(n); let k=0;
   for(let i=0;i<r.length;i+=2) for(let j=0;j<r[i+1];j++) a[k++]=r[i]; return a; }
 function idx(shape,e){ if(shape.length<2) return '['+e+']'; const r=[]; let t=e;
@@ -78,7 +78,7 @@ D.buffers.forEach((b,bi)=>{
   const before=b.oob.filter(o=>o[1]<0).length?1:0;
   let maxOob=n-1; b.oob.forEach(o=>{ if(o[1]>maxOob) maxOob=Math.min(o[1],n+cols*4-1); });
   const rows=Math.ceil((maxOob+1)/cols)+before;
-  const cell=Math.max(2,Math.min(14,Math.floor(640/cols)));
+  const cell=Math.max(2,Math.min(14,Math.floor(440/cols)));
   const views={writer:unrle(b.writer,n),reader:unrle(b.reader,n)};
   ['writer','reader'].forEach(kind=>{
     const c=document.getElementById('c'+bi+kind); c.width=cols*cell; c.height=rows*cell;
