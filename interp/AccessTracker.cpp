@@ -1,7 +1,7 @@
 #include "interp/AccessTracker.h"
 
 #include "interp/Interpreter.h"
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <algorithm>
 #include <atomic>

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "interp/AccessMap.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
 #include "tools/RunDriver.h"
 

@@ -3,7 +3,8 @@
 // through the public host API. Expected programs, elements and lines are
 // worked out from the kernel text: which program's tile covers which element.
 #include "interp/AccessMap.h"
-#include "interp/Launch.h"
+#include "interp/InterpreterBackend.h"
+#include "runtime/Launch.h"
 
 #include <gtest/gtest.h>
 
