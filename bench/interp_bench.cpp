@@ -7,7 +7,11 @@
 // 5 whole launches (argument copy-in/out included, compilation excluded).
 //
 //   interp_bench [--threads N] [--repeat 5] [--triton triton_interp.json] [--json out.json]
-//                [--src REPO_ROOT]
+//                [--src REPO_ROOT] [--no-checks] [--checks-cost]
+//
+// --no-checks times launches without the shadow memory (no coverage);
+// --checks-cost times each kernel with none, the default coverage and the
+// race check (RunOptions::raceCheck) and prints the ratios to none.
 //
 // With --triton (the JSON of `TRITON_INTERPRET=1 triton_reference.py interp
 // --json`), prints the ratio Triton time / our time.
@@ -62,18 +66,22 @@ struct Bench {
   std::vector<std::string> grid;
   std::function<void(tc::LaunchArgs &, std::vector<tc::HostArray> &)> bind;
   std::function<void(std::vector<tc::HostArray> &)> plainLoop; // writes the reference output
-  size_t outIndex;                                          // which array is the output
+  size_t outIndex;                                             // which array is the output
   double tolerance;
 };
 
 std::string gSourceDir = TC_SOURCE_DIR;
-std::string srcDir() { return gSourceDir; }
+std::string srcDir() {
+  return gSourceDir;
+}
 
 std::vector<Bench> benches() {
   std::vector<Bench> b;
   const int64_t n = 1 << 20;
-  b.push_back({"vector add f32, n = 2^20, 1024-element programs", "interp_add_f32_2^20_s",
-               srcDir() + "/examples/vector_add.tc", {{"SIZE", "1024"}, {"TYPE", "float"}},
+  b.push_back({"vector add f32, n = 2^20, 1024-element programs",
+               "interp_add_f32_2^20_s",
+               srcDir() + "/examples/vector_add.tc",
+               {{"SIZE", "1024"}, {"TYPE", "float"}},
                {"cdiv(N, SIZE)"},
                [n](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
                  a = {tc::HostArray::zeros(tc::DType::F32, {n}),
@@ -93,10 +101,14 @@ std::vector<Bench> benches() {
                  for (int64_t i = 0; i < n; ++i)
                    z[i] = x[i] + y[i];
                },
-               2, 0});
+               2,
+               0});
   const int64_t rows = 4096, cols = 1024;
-  b.push_back({"row softmax f32, 4096 x 1024", "interp_softmax_f32_4096x1024_s",
-               srcDir() + "/bench/kernels/softmax.tc", {{"BLOCK", "1024"}}, {"4096"},
+  b.push_back({"row softmax f32, 4096 x 1024",
+               "interp_softmax_f32_4096x1024_s",
+               srcDir() + "/bench/kernels/softmax.tc",
+               {{"BLOCK", "1024"}},
+               {"4096"},
                [=](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
                  a = {tc::HostArray::zeros(tc::DType::F32, {rows, cols}),
                       tc::HostArray::zeros(tc::DType::F32, {rows, cols})};
@@ -118,11 +130,14 @@ std::vector<Bench> benches() {
                      y[r * cols + c] /= s;
                  }
                },
-               0, 1e-5});
+               0,
+               1e-5});
   const int64_t S = 512;
-  b.push_back({"matmul f16 -> f32 acc, 512^3, 64 x 64 x 32 tiles", "interp_matmul_f16_512^3_s",
+  b.push_back({"matmul f16 -> f32 acc, 512^3, 64 x 64 x 32 tiles",
+               "interp_matmul_f16_512^3_s",
                srcDir() + "/examples/matmul.tc",
-               {{"TM", "64"}, {"TN", "64"}, {"TK", "32"}, {"TYPE", "half"}}, {"8", "8"},
+               {{"TM", "64"}, {"TN", "64"}, {"TK", "32"}, {"TYPE", "half"}},
+               {"8", "8"},
                [=](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
                  a = {tc::HostArray::zeros(tc::DType::F16, {S, S}),
                       tc::HostArray::zeros(tc::DType::F16, {S, S}),
@@ -149,11 +164,14 @@ std::vector<Bench> benches() {
                  for (int64_t i = 0; i < S * S; ++i)
                    a[2].setDouble(i, C[i]);
                },
-               2, 2e-3});
+               2,
+               2e-3});
   const int64_t T = 4096;
-  b.push_back({"transpose f32, 4096^2, 64 x 64 tiles", "",
+  b.push_back({"transpose f32, 4096^2, 64 x 64 tiles",
+               "",
                srcDir() + "/examples/transpose.tc",
-               {{"TM", "64"}, {"TN", "64"}, {"TYPE", "float"}}, {"64", "64"},
+               {{"TM", "64"}, {"TN", "64"}, {"TYPE", "float"}},
+               {"64", "64"},
                [=](tc::LaunchArgs &args, std::vector<tc::HostArray> &a) {
                  a = {tc::HostArray::zeros(tc::DType::F32, {T, T}),
                       tc::HostArray::zeros(tc::DType::F32, {T, T})};
@@ -170,7 +188,8 @@ std::vector<Bench> benches() {
                    for (int64_t j = 0; j < T; ++j)
                      y[j * T + i] = x[i * T + j];
                },
-               1, 0});
+               1,
+               0});
   return b;
 }
 
@@ -199,6 +218,10 @@ int main(int argc, char **argv) {
   app.add_option("--triton", tritonJson, "JSON of triton_reference.py interp");
   app.add_option("--json", outJson, "write the figures as JSON");
   app.add_option("--src", gSourceDir, "the repository root (for examples/ and bench/kernels/)");
+  bool noChecks = false, checksCost = false;
+  app.add_flag("--no-checks", noChecks, "launch without the shadow memory (no coverage)");
+  app.add_flag("--checks-cost", checksCost,
+               "time every kernel without shadow memory, with coverage, with the race check");
   CLI11_PARSE(app, argc, argv);
 
   nlohmann::json anchors = nlohmann::json::object();
@@ -212,8 +235,8 @@ int main(int argc, char **argv) {
   }
   auto backend = tc::createInterpreterBackend();
   nlohmann::json out = nlohmann::json::array();
-  std::printf("%-50s %10s %10s %10s %10s %12s %12s\n", "kernel", "1 thread", "threads",
-              "plain C++", "Triton", "ratio(1t)", "ratio(all)");
+  std::printf("%-50s %10s %10s %10s %10s %12s %12s\n", "kernel", "1 thread", "threads", "plain C++",
+              "Triton", "ratio(1t)", "ratio(all)");
   int status = 0;
   for (Bench &b : benches()) {
     tc::CompileRequest req;
@@ -234,9 +257,12 @@ int main(int argc, char **argv) {
     }
     std::vector<tc::HostArray> ref = arrays;
     double plain = timeIt(repeat, [&] { b.plainLoop(ref); });
-    auto run = [&](unsigned t) {
+    // mode 0: no shadow memory; 1: the default (coverage: stores mark bytes); 2: race check.
+    auto run = [&](unsigned t, int mode = 1) {
       tc::RunOptions opts;
       opts.threads = t;
+      opts.coverage = mode >= 1 && !noChecks;
+      opts.raceCheck = mode == 2 && !noChecks;
       return timeIt(repeat, [&] {
         tc::RunResult r = backend->launch(*compiled.kernel, *grid.dims, args, opts);
         if (r.status != tc::RunResult::Status::Ok) {
@@ -245,6 +271,24 @@ int main(int argc, char **argv) {
         }
       });
     };
+    if (checksCost) {
+      double off1 = run(1, 0), cov1 = run(1, 1), race1 = run(1, 2);
+      double offN = run(threads, 0), covN = run(threads, 1), raceN = run(threads, 2);
+      std::printf("%-50s 1 thread: none %.4fs, coverage %.4fs (%.2fx), race check %.4fs "
+                  "(%.2fx); %u threads: none %.4fs, coverage %.4fs (%.2fx), race check %.4fs "
+                  "(%.2fx)\n",
+                  b.name.c_str(), off1, cov1, cov1 / off1, race1, race1 / off1, threads, offN, covN,
+                  covN / offN, raceN, raceN / offN);
+      out.push_back({{"kernel", b.name},
+                     {"none_1t_s", off1},
+                     {"coverage_1t_s", cov1},
+                     {"race_1t_s", race1},
+                     {"none_all_s", offN},
+                     {"coverage_all_s", covN},
+                     {"race_all_s", raceN},
+                     {"threads", threads}});
+      continue;
+    }
     double one = run(1);
     double diff = maxRelDiff(arrays[b.outIndex], ref[b.outIndex]);
     if (diff > b.tolerance) {
@@ -256,8 +300,12 @@ int main(int argc, char **argv) {
     double anchor = anchors.contains(b.anchorKey) ? anchors[b.anchorKey].get<double>() : 0;
     std::printf("%-50s %9.4fs %9.4fs %9.4fs %9.3fs %11.0fx %11.0fx\n", b.name.c_str(), one, all,
                 plain, anchor, anchor > 0 ? anchor / one : 0, anchor > 0 ? anchor / all : 0);
-    out.push_back({{"kernel", b.name}, {"one_thread_s", one}, {"all_threads_s", all},
-                   {"threads", threads}, {"plain_cpp_s", plain}, {"triton_interp_s", anchor}});
+    out.push_back({{"kernel", b.name},
+                   {"one_thread_s", one},
+                   {"all_threads_s", all},
+                   {"threads", threads},
+                   {"plain_cpp_s", plain},
+                   {"triton_interp_s", anchor}});
   }
   if (!outJson.empty())
     std::ofstream(outJson) << out.dump(1) << '\n';

@@ -170,6 +170,7 @@ CaseRecord runItem(const WorkItem &item, const RunnerOptions &opts, double maxSe
     std::ostringstream sink; // print() output is not part of a record
     ro.out = &sink;
     ro.maxSeconds = maxSeconds;
+    ro.raceCheck = true; // a race between programs is a trap like any other (data_race)
     return runCase(*item.suite, *item.kase, *backend, ro);
   } catch (const std::exception &e) {
     CaseRecord r = baseRecord(*item.suite, *item.kase, opts.backend);

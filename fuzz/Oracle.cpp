@@ -83,6 +83,7 @@ Run launch(const CompiledKernel &kernel, const FuzzKernel &k, unsigned threads, 
   RunOptions opts;
   opts.threads = threads;
   opts.maxSeconds = seconds;
+  opts.raceCheck = true; // a kernel whose programs race is discarded like any trapping one
   run.result = createInterpreterBackend()->launch(kernel, k.grid, args, opts);
   return run;
 }

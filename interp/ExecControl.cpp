@@ -12,8 +12,10 @@ namespace {
 bool checkDefined(Frame &f, const Instr &in, uint32_t slot, const char *what) {
   if (!f.get(slot)->isPoison(0))
     return true;
-  return f.fail(TrapKind::UndefinedValue, in, -1,
-                std::string(what) + " is undefined (it comes from a masked-off lane of a load)");
+  unsigned k = 0;
+  while (k < in.in.size() && in.in[k] != slot)
+    ++k;
+  return failUndefined(f, in, -1, std::string(what) + " is undefined", k);
 }
 
 /// Assigns the values in `from` (slots) to the slots `to`, through a copy so
@@ -89,16 +91,22 @@ bool runWhile(Frame &f, const Instr &in) {
 }
 
 /// print <label> (values...): one line `[program (x, y, z)] label: v0, v1`.
+/// Undefined lanes (masked off) print as `--`, followed by how many there are:
+/// printing is how people look at a masked tile, so it never traps.
 bool runPrint(Frame &f, const Instr &in) {
   std::string s = programPrefix(f) + in.label;
   for (size_t i = 0; i < in.in.size(); ++i) {
     const TileData &t = *f.get(in.in[i]);
     const ir::Type &type = in.op->operand(static_cast<unsigned>(i))->type();
-    if (int64_t lane = t.firstPoison(); lane >= 0)
-      return f.fail(TrapKind::UndefinedValue, in, type.isScalar() ? -1 : lane,
-                    "print of an undefined value (operand " + std::to_string(i) +
-                        " comes from a masked-off lane of a load)");
     s += (i ? ", " : ": ") + formatValue(t, type);
+    if (t.hasPoison()) {
+      int64_t k = 0;
+      for (int64_t j = 0; j < t.size(); ++j)
+        k += t.isPoison(j);
+      s += type.isScalar() ? " (undefined: masked off)"
+                           : " (" + std::to_string(k) + " of " + std::to_string(t.size()) +
+                                 " lanes undefined: masked off)";
+    }
   }
   f.write(s + "\n");
   return true;
@@ -111,9 +119,10 @@ bool runAssert(Frame &f, const Instr &in) {
   const uint8_t *v = c.as<uint8_t>();
   for (int64_t i = 0; i < c.size(); ++i) {
     if (c.isPoison(i))
-      return f.fail(TrapKind::UndefinedValue, in, i,
-                    "the condition of an assert is undefined" +
-                        (in.scalar ? std::string() : " at lane " + std::to_string(i)));
+      return failUndefined(f, in, i,
+                           "the condition of an assert is undefined" +
+                               (in.scalar ? std::string() : " at lane " + std::to_string(i)),
+                           0);
     if (!v[i])
       return f.fail(TrapKind::AssertionFailed, in, i,
                     in.label +

@@ -26,7 +26,13 @@ std::string atLane(const Instr &in, int64_t lane) {
   return in.scalar ? std::string() : " at lane " + std::to_string(lane);
 }
 
-const char *kFromMaskedOff = " (it comes from a masked-off lane of a load)";
+/// The operand of `in` holding tile `t`.
+unsigned operandOf(const Frame &f, const Instr &in, const TileData *t) {
+  for (unsigned k = 0; k < in.in.size(); ++k)
+    if (f.get(in.in[k]).get() == t)
+      return k;
+  return 0;
+}
 
 /// Resolves addresses of one op, caching the last buffer hit.
 class Accessor {
@@ -47,6 +53,8 @@ private:
   uint8_t *slowAt(uint64_t addr, int64_t lane) {
     const Region *r = mem_.find(addr, size_);
     if (!r) {
+      if (f_.launch.tracker)
+        f_.launch.tracker->noteOutOfBounds(static_cast<int32_t>(f_.index), addr, in_.site);
       f_.fail(TrapKind::OutOfBounds, in_, lane,
               mem_.describeOutOfBounds(what_, addr, size_, in_.scalar ? -1 : lane));
       return nullptr;
@@ -73,6 +81,13 @@ private:
   uint8_t *host_ = nullptr;
 };
 
+/// Records the access in the launch's shadow memory, if any (false: a race).
+bool track(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *m, unsigned size,
+           Access kind) {
+  AccessTracker *t = f.launch.tracker;
+  return !t || t->record(f, in, addr, m, in.n, size, kind);
+}
+
 /// The optional mask operand at `index` (nullptr when absent).
 const TileData *optional(Frame &f, const Instr &in, size_t index) {
   return in.in.size() > index ? f.get(in.in[index]).get() : nullptr;
@@ -88,20 +103,19 @@ bool checkLanes(Frame &f, const Instr &in, const TileData &ptr, const TileData *
   const uint8_t *mp = mask ? mask->poison() : nullptr, *pp = ptr.poison();
   for (int64_t i = 0; i < in.n; ++i) {
     if (mp && mp[i])
-      return f.fail(TrapKind::UndefinedValue, in, i,
-                    std::string("the mask of a ") + what + " is undefined" + atLane(in, i) +
-                        kFromMaskedOff);
+      return failUndefined(f, in, i,
+                           std::string("the mask of a ") + what + " is undefined" + atLane(in, i),
+                           operandOf(f, in, mask));
     if (m && !m[i])
       continue;
     if (pp && pp[i])
-      return f.fail(TrapKind::UndefinedValue, in, i,
-                    std::string("the address of a ") + what + " is undefined" + atLane(in, i) +
-                        kFromMaskedOff);
+      return failUndefined(
+          f, in, i, std::string("the address of a ") + what + " is undefined" + atLane(in, i), 0);
     for (const TileData *v : values)
       if (v->isPoison(i))
-        return f.fail(TrapKind::UndefinedValue, in, i,
-                      std::string("the value of a ") + what + " is undefined" + atLane(in, i) +
-                          kFromMaskedOff);
+        return failUndefined(
+            f, in, i, std::string("the value of a ") + what + " is undefined" + atLane(in, i),
+            operandOf(f, in, v));
     if (!acc.at(addr[i], i))
       return false;
   }
@@ -294,6 +308,8 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   TilePtr r = makeTile(in.n, sizeof(T));
   T *o = r->as<T>();
   if (!mp && !pp && fastLoad<T, IsBool>(f.launch.memory, addr, m, other, in.g0, *r)) {
+    if (!track(f, in, addr, m, sizeof(T), Access::Load))
+      return false;
     f.set(in.out[0], std::move(r));
     return true;
   }
@@ -301,8 +317,7 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   Accessor acc(f, in, "load", sizeof(T));
   for (int64_t i = 0; i < in.n; ++i) {
     if (mp && mp[i])
-      return f.fail(TrapKind::UndefinedValue, in, i,
-                    "the mask of a load is undefined" + atLane(in, i) + kFromMaskedOff);
+      return failUndefined(f, in, i, "the mask of a load is undefined" + atLane(in, i), 1);
     if (m && !m[i]) {
       bool poison = !ov || other->isPoison(i);
       o[i] = ov ? ov[i] : T(0);
@@ -314,8 +329,7 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
       continue;
     }
     if (pp && pp[i])
-      return f.fail(TrapKind::UndefinedValue, in, i,
-                    "the address of a load is undefined" + atLane(in, i) + kFromMaskedOff);
+      return failUndefined(f, in, i, "the address of a load is undefined" + atLane(in, i), 0);
     const uint8_t *h = acc.at(addr[i], i);
     if (!h)
       return false;
@@ -323,6 +337,8 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
     if constexpr (IsBool)
       o[i] = o[i] != 0;
   }
+  if (!track(f, in, addr, m, sizeof(T), Access::Load))
+    return false;
   f.set(in.out[0], std::move(r));
   return true;
 }
@@ -336,6 +352,8 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
   bool clean = !ptr.hasPoison() && !val.hasPoison() && !(mask && mask->hasPoison());
   uintptr_t hb = 0;
   if (uint8_t *h = clean ? contiguousRange<T>(f.launch.memory, addr, in.n) : nullptr) {
+    if (!track(f, in, addr, m, sizeof(T), Access::Store))
+      return false;
     if (!m)
       std::memcpy(h, v, static_cast<size_t>(in.n) * sizeof(T));
     else
@@ -345,12 +363,15 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
     return true;
   }
   if (clean && oneBuffer(f.launch.memory, addr, m, in.n, sizeof(T), hb)) {
+    if (!track(f, in, addr, m, sizeof(T), Access::Store))
+      return false;
     for (int64_t i = 0; i < in.n; ++i)
       if (!m || m[i])
         std::memcpy(reinterpret_cast<void *>(hb + addr[i]), &v[i], sizeof(T));
     return true;
   }
-  if (!checkLanes(f, in, ptr, mask, {&val}, "store", sizeof(T)))
+  if (!checkLanes(f, in, ptr, mask, {&val}, "store", sizeof(T)) ||
+      !track(f, in, addr, m, sizeof(T), Access::Store))
     return false;
   Accessor acc(f, in, "store", sizeof(T));
   for (int64_t i = 0; i < in.n; ++i)
@@ -395,6 +416,8 @@ template <DType D, bool Cas> bool runAtomic(Frame &f, const Instr &in) {
   const uint64_t *addr = ptr.as<uint64_t>();
   const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
   const T *c = cmp.as<T>(), *v = val.as<T>();
+  if (!track(f, in, addr, m, sizeof(T), Access::Atomic))
+    return false;
   TilePtr r = makeTile(in.n, sizeof(T));
   T *o = r->as<T>();
   uint8_t *rp = nullptr;

@@ -26,6 +26,7 @@ public:
     if (!prepareOps(body, out.body))
       return false;
     out.numSlots = static_cast<uint32_t>(slots_.size());
+    out.slotOf = slots_;
     return true;
   }
 
@@ -245,6 +246,16 @@ bool Frame::fail(TrapKind kind, const Instr &in, int64_t lane, std::string messa
   t.message = std::move(message);
   trap = std::move(t);
   return false;
+}
+
+void Frame::restart(int64_t programIndex) {
+  index = programIndex;
+  steps = 0;
+  trap.reset();
+  stopped = false;
+  buffered.clear();
+  vc.clear();
+  clock = 1;
 }
 
 void Frame::write(const std::string &s) {

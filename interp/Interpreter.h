@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "interp/AccessTracker.h"
 #include "interp/Memory.h"
 #include "interp/Numerics.h"
 #include "interp/Tile.h"
@@ -28,6 +29,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tc::interp {
@@ -62,12 +64,14 @@ struct Instr {
   Tile constant;                  // constant, range: the value
   std::string label;              // print label, assert message
   std::vector<std::string> names; // result names for --trace (%3, %N)
+  uint32_t site = 0;              // memory ops: index in AccessTracker::sites
 };
 
 /// A kernel ready to run: its body, with parameters in body.args.
 struct PreparedFunction {
   PBlock body;
   uint32_t numSlots = 0;
+  std::unordered_map<const ir::Value *, uint32_t> slotOf; // every value's slot
 };
 
 /// Prepares `fn`; on failure (an op the engine cannot run) returns false and sets `error`.
@@ -84,9 +88,11 @@ struct LaunchContext {
   uint64_t maxSteps = UINT64_MAX;
   bool hasDeadline = false;
   std::chrono::steady_clock::time_point deadline;
-  std::mutex atomicMutex;                    // serialises atomics across programs
-  std::atomic<int64_t> stopAbove{INT64_MAX}; // programs with a larger index stop early
-  std::vector<Tile> params;                  // parameter values, in order
+  std::mutex atomicMutex;                     // serialises atomics across programs
+  std::atomic<int64_t> stopAbove{INT64_MAX};  // programs with a larger index stop early
+  std::vector<Tile> params;                   // parameter values, in order
+  AccessTracker *tracker = nullptr;           // the shadow memory, when on
+  const PreparedFunction *prepared = nullptr; // the kernel being run
 };
 
 /// One program's execution state.
@@ -112,6 +118,10 @@ public:
   bool stopped = false;           // ended early by the launch (another program trapped)
   std::ostream *direct = nullptr; // output goes straight here when set, else into `buffered`
   std::string buffered;
+  VectorClock vc;     // what this program has acquired from others (AccessTracker)
+  uint32_t clock = 1; // this program's own clock: ticks at each atomic
+  /// Readies the frame for program `index` (pid set by the caller).
+  void restart(int64_t programIndex);
 };
 
 /// Runs a block's ops, the terminator included (the parent reads its operands).
@@ -141,6 +151,14 @@ void mergePoison(TileData &r, const TileData &a, const TileData &b, const TileDa
 
 /// The value of a defined scalar integer or bool tile of dtype t.
 __int128 scalarInt(const TileData &t, DType dtype);
+/// Adds notes to f.trap saying where the undefined `lane` (-1: any) of `v`
+/// came from: the ops that carried it back to the masked load (Provenance.cpp).
+void explainUndefined(Frame &f, const ir::Value *v, int64_t lane);
+/// Traps undefined_value at `lane` of `in` and explains operand `operand`.
+bool failUndefined(Frame &f, const Instr &in, int64_t lane, std::string message, unsigned operand);
+/// "[1, 5]": the index of flat lane `flat` of a tile of `shape`.
+std::string tileIndexText(const ir::Shape &shape, int64_t flat);
+
 /// A 0-d tile of integer dtype t holding v (wrapped).
 Tile makeScalarInt(DType t, __int128 v);
 

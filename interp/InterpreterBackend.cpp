@@ -24,6 +24,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <tuple>
 
 namespace tc {
 
@@ -101,7 +102,8 @@ std::string scalarText(const ScalarValue &v) {
 }
 
 /// Every parameter bound exactly once by name, with a matching kind and dtype.
-std::optional<Trap> checkLaunchArgumentsImpl(const CompiledKernel &kernel_, const LaunchArgs &args_) {
+std::optional<Trap> checkLaunchArgumentsImpl(const CompiledKernel &kernel_,
+                                             const LaunchArgs &args_) {
   const ir::Function &fn_ = kernel_.function();
   auto bad = [&](std::string msg) { return launchTrap(kernel_, TrapKind::InvalidLaunch, msg); };
   std::set<std::string> names;
@@ -163,7 +165,10 @@ private:
   std::optional<Trap> checkArguments();
   std::optional<Trap> checkGrid();
   std::optional<Trap> placeArguments();
-  void runSequential();
+  void startTracking(unsigned threads);
+  void numberSites(interp::PBlock &b);
+  void collectBuffers();
+  void runSequential(int64_t quietBelow = 0);
   void runParallel(unsigned threads);
   void runWorker(Frame &f);
   void setPid(Frame &f, int64_t index) const;
@@ -180,6 +185,8 @@ private:
   std::ostream *out_ = nullptr;
   RunResult result_;
   std::atomic<uint64_t> steps_{0};
+  std::unique_ptr<interp::AccessTracker> tracker_;
+  std::vector<std::vector<uint8_t>> snapshot_; // buffers before a parallel run with race checks
   // Parallel bookkeeping, guarded by mutex_.
   std::mutex mutex_;
   int64_t next_ = 0;
@@ -205,11 +212,29 @@ RunResult Launcher::run() {
     return result_;
   }
   setLimits(start);
+  ctx_.prepared = &prepared_;
   unsigned threads = threadCount();
-  if (threads <= 1)
+  startTracking(threads);
+  if (threads <= 1) {
     runSequential();
-  else
+  } else {
     runParallel(threads);
+    if (trap_ && trap_->kind == TrapKind::DataRace && !snapshot_.empty()) {
+      // Which race is found first depends on how the threads interleaved: run
+      // again in program order from the buffers as they were, so that the
+      // report is the one every thread count gives.
+      const auto &regions = memory_.regions();
+      for (size_t i = 0; i < regions.size(); ++i)
+        std::memcpy(regions[i]->host, snapshot_[i].data(), snapshot_[i].size());
+      tracker_->reset();
+      tracker_->setLocked(false);
+      trap_.reset();
+      steps_ = 0;
+      ctx_.stopAbove.store(INT64_MAX);
+      runSequential(trapIndex_ + 1); // (the output up to the trap is written)
+    }
+  }
+  collectBuffers();
   if (trap_) {
     result_.status = RunResult::Status::Trapped;
     result_.trap = std::move(trap_);
@@ -251,7 +276,9 @@ unsigned Launcher::threadCount() const {
       std::min<int64_t>({int64_t(std::max(1u, opts_.threads)), total_, kMaxThreads}));
 }
 
-std::optional<Trap> Launcher::checkArguments() { return checkLaunchArguments(kernel_, args_); }
+std::optional<Trap> Launcher::checkArguments() {
+  return checkLaunchArguments(kernel_, args_);
+}
 
 std::optional<Trap> Launcher::checkGrid() {
   const auto &g = ctx_.grid;
@@ -312,12 +339,81 @@ void Launcher::setPid(Frame &f, int64_t index) const {
   f.pid = {index / (g[1] * g[2]), (index / g[2]) % g[1], index % g[2]};
 }
 
-void Launcher::runSequential() {
+void Launcher::numberSites(interp::PBlock &b) {
+  for (interp::Instr &in : b.ops) {
+    ir::OpKind k = in.op->kind();
+    if (k == ir::OpKind::Load || k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW ||
+        k == ir::OpKind::AtomicCas) {
+      in.site = static_cast<uint32_t>(tracker_->sites.size());
+      tracker_->sites.push_back(&in);
+    }
+    for (interp::PBlock &r : in.regions)
+      numberSites(r);
+  }
+}
+
+/// The shadow memory, when races are checked or coverage / access maps asked
+/// for (not for a single program: --program).
+void Launcher::startTracking(unsigned threads) {
+  bool races = opts_.raceCheck && !opts_.onlyProgram && total_ > 1;
+  if (!races && !opts_.coverage && !opts_.accessMap)
+    return;
+  tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1);
+  numberSites(prepared_.body);
+  ctx_.tracker = tracker_.get();
+  if (races && threads > 1)
+    for (const auto &r : memory_.regions())
+      snapshot_.emplace_back(r->host, r->host + r->size);
+}
+
+/// RunResult::buffers from the shadow memory.
+void Launcher::collectBuffers() {
+  if (!tracker_ || opts_.onlyProgram)
+    return;
+  for (const auto &r : memory_.regions()) {
+    BufferAccess b;
+    b.name = r->names.empty() ? "?" : r->names[0];
+    b.shape = r->array->shape;
+    interp::AccessTracker::Coverage c = tracker_->coverage(*r);
+    b.elements = c.elements;
+    b.stored = c.stored;
+    b.unwritten = std::move(c.unwritten);
+    if (opts_.accessMap) {
+      b.writer.resize(static_cast<size_t>(b.elements));
+      b.reader.resize(static_cast<size_t>(b.elements));
+      for (int64_t e = 0; e < b.elements; ++e)
+        std::tie(b.writer[static_cast<size_t>(e)], b.reader[static_cast<size_t>(e)]) =
+            tracker_->touch(*r, e);
+    }
+    result_.buffers.push_back(std::move(b));
+  }
+  if (!opts_.accessMap || result_.buffers.empty())
+    return;
+  const auto &regions = memory_.regions();
+  for (const auto &o : tracker_->outOfBounds()) {
+    // The nearest buffer: the last one starting at or below the address, or the first.
+    size_t best = 0;
+    for (size_t i = 0; i < regions.size(); ++i)
+      if (regions[i]->base <= o.addr)
+        best = i;
+    const interp::Region &r = *regions[best];
+    unsigned es = byteSize(r.array->dtype);
+    int64_t diff = static_cast<int64_t>(o.addr - r.base);
+    BufferAccess::Attempt a;
+    a.program = o.prog;
+    a.element = diff >= 0 ? diff / es : -((-diff + es - 1) / es);
+    ir::Location loc = tracker_->sites[o.site]->op->loc();
+    a.line = loc.line;
+    result_.buffers[best].outOfBounds.push_back(a);
+  }
+}
+
+void Launcher::runSequential(int64_t quietBelow) {
   Frame f(ctx_, prepared_.numSlots);
-  f.direct = out_;
   for (int64_t i = 0; i < total_; ++i) {
     setPid(f, i);
-    f.steps = 0;
+    f.restart(i);
+    f.direct = i < quietBelow ? nullptr : out_;
     bool ok = interp::runProgram(f, prepared_);
     steps_ += f.steps;
     if (!ok) {
@@ -359,10 +455,7 @@ void Launcher::runWorker(Frame &f) {
       running_.insert(index);
     }
     setPid(f, index);
-    f.steps = 0;
-    f.trap.reset();
-    f.stopped = false;
-    f.buffered.clear();
+    f.restart(index);
     interp::runProgram(f, prepared_);
     steps_ += f.steps;
     finishProgram(f, index);

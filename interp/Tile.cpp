@@ -289,7 +289,7 @@ private:
 
   std::string item(int64_t flat) const {
     if (t_.isPoison(flat))
-      return "poison";
+      return "--";
     const char *p = static_cast<const char *>(t_.raw()) + flat * t_.elemSize();
     return formatElement(elem_, p);
   }
@@ -412,7 +412,7 @@ std::string summarizeT(const TileData &t, const ir::Type &type, Less less, IsNan
 
 std::string summarizeValue(const TileData &t, const ir::Type &type) {
   if (type.shape.empty())
-    return t.isPoison(0) ? "poison" : formatElement(type.element(), t.raw());
+    return t.isPoison(0) ? "--" : formatElement(type.element(), t.raw());
   if (type.isPtr)
     return summarizeT<uint64_t>(
         t, type, [](uint64_t a, uint64_t b) { return a < b; }, [](uint64_t) { return false; });

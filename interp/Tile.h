@@ -94,7 +94,7 @@ std::string formatElement(const ir::Type &elemType, const void *p);
 /// dtype (`2.`, `0.1`, `nan`, `-inf`), bools `True`/`False`, pointers hex.
 /// More than 1000 elements are summarised with `...` (3 items at each end of
 /// each long axis) and then the shape is shown: `array([0, 1, 2, ..., 2047],
-/// shape=(2048,), dtype=int32)`. Poison lanes print as `poison`.
+/// shape=(2048,), dtype=int32)`. Poison (undefined) lanes print as `--`.
 std::string formatValue(const TileData &t, const ir::Type &type);
 
 /// A one-line summary for --trace: `min=... max=... first=[...]` (defined lanes

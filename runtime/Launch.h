@@ -101,7 +101,7 @@ struct CompileRequest {
   std::string path;       // a file to read, or
   std::string sourceName; // with sourceText: an in-memory source
   std::string sourceText;
-  DefineList defines;     // one variant
+  DefineList defines;                 // one variant
   std::vector<std::string> undefines; // -U NAME, applied after the defines (also to built-ins)
   std::vector<std::string> includeDirs;
   std::string kernelName; // which __global__ function; empty: the only one
@@ -153,21 +153,50 @@ struct GridOutcome {
 GridOutcome evalGrid(const GridSpec &spec, const CompiledKernel &kernel, const LaunchArgs &args);
 
 struct RunOptions {
-  unsigned threads = 1;           // programs run in parallel; results identical for any count
-  uint64_t maxSteps = 0;          // executed ops per program before step_limit; 0: no limit
-  double maxSeconds = 0;          // wall-clock limit for the launch; 0: none
+  unsigned threads = 1;  // programs run in parallel; results identical for any count
+  uint64_t maxSteps = 0; // executed ops per program before step_limit; 0: no limit
+  double maxSeconds = 0; // wall-clock limit for the launch; 0: none
   std::optional<std::array<int64_t, 3>> onlyProgram; // run just this program
-  bool trace = false;             // write each op's value summary to `out`
-  std::ostream *out = nullptr;    // print() and --trace output (default: std::cout)
+  bool trace = false;                                // write each op's value summary to `out`
+  /// The interpreter's shadow memory (DESIGN.md rule 15): trap data_race on
+  /// unsynchronised accesses of different programs to one element. Off by
+  /// default: it costs 4-10x (bench/RESULTS.md); triton-interp --race-check,
+  /// the conformance runner and the fuzzer's reference runs turn it on.
+  bool raceCheck = false;
+  /// Fill RunResult::buffers (which elements no program stored; cheap: one
+  /// byte per element, set by stores).
+  bool coverage = true;
+  /// Also fill BufferAccess::writer/reader/outOfBounds (--access-map).
+  bool accessMap = false;
+  std::ostream *out = nullptr; // print() and --trace output (default: std::cout)
+};
+
+/// What a launch did to one buffer (the interpreter's shadow memory).
+struct BufferAccess {
+  std::string name;           // its parameter (the first, when several share the array)
+  std::vector<int64_t> shape; // the host array's
+  int64_t elements = 0, stored = 0;
+  std::vector<std::pair<int64_t, int64_t>> unwritten; // [first, last] ranges never stored
+  // With RunOptions::accessMap: per element the row-major index of the program
+  // that stored it last / loaded it last (-1: none), and the active lanes that
+  // tried an address outside every buffer, this one the nearest.
+  std::vector<int32_t> writer, reader;
+  struct Attempt {
+    int64_t program = 0;
+    int64_t element = 0; // relative to the buffer's start: < 0 or >= elements
+    uint32_t line = 0;
+  };
+  std::vector<Attempt> outOfBounds;
 };
 
 struct RunResult {
   enum class Status { Ok, Trapped, Error };
   Status status = Status::Ok;
-  std::optional<Trap> trap;       // when Trapped
-  std::string error;              // when Error (the backend failed, not the kernel)
-  uint64_t steps = 0;             // ops executed, all programs
+  std::optional<Trap> trap; // when Trapped
+  std::string error;        // when Error (the backend failed, not the kernel)
+  uint64_t steps = 0;       // ops executed, all programs
   double seconds = 0;
+  std::vector<BufferAccess> buffers; // with RunOptions::coverage (interpreter only)
 };
 
 /// Something that runs compiled kernels: the interpreter, or a GPU.

@@ -6,13 +6,15 @@ namespace tc {
 
 namespace {
 constexpr std::string_view kTrapNames[kNumTrapKinds] = {
-    "out_of_bounds",   "misaligned",      "division_by_zero",
+    "out_of_bounds",     "misaligned",         "division_by_zero",
     "division_overflow", "shift_out_of_range", "float_to_int_out_of_range",
-    "undefined_value", "assertion_failed", "step_limit",
-    "invalid_launch"};
+    "undefined_value",   "data_race",          "assertion_failed",
+    "step_limit",        "invalid_launch"};
 } // namespace
 
-std::string_view trapKindName(TrapKind k) { return kTrapNames[static_cast<int>(k)]; }
+std::string_view trapKindName(TrapKind k) {
+  return kTrapNames[static_cast<int>(k)];
+}
 
 std::optional<TrapKind> parseTrapKind(std::string_view name) {
   for (int i = 0; i < kNumTrapKinds; ++i)
@@ -21,18 +23,25 @@ std::optional<TrapKind> parseTrapKind(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+void renderSource(std::ostringstream &os, const std::string &sourceLine, uint32_t line,
+                  uint32_t col) {
+  if (sourceLine.empty() || !line)
+    return;
+  os << sourceLine << '\n';
+  std::string caret;
+  for (uint32_t i = 1; i < col && i - 1 < sourceLine.size(); ++i)
+    caret += sourceLine[i - 1] == '\t' ? '\t' : ' ';
+  os << caret << "^\n";
+}
+} // namespace
+
 std::string Trap::render() const {
   std::ostringstream os;
   if (!file.empty() && line)
     os << file << ':' << line << ':' << col << ": ";
   os << "trap: " << trapKindName(kind) << ": " << message << '\n';
-  if (!sourceLine.empty() && line) {
-    os << sourceLine << '\n';
-    std::string caret;
-    for (uint32_t i = 1; i < col && i - 1 < sourceLine.size(); ++i)
-      caret += sourceLine[i - 1] == '\t' ? '\t' : ' ';
-    os << caret << "^\n";
-  }
+  renderSource(os, sourceLine, line, col);
   if (!kernel.empty()) {
     os << "note: in kernel '" << kernel << "'";
     if (hasProgram)
@@ -40,6 +49,12 @@ std::string Trap::render() const {
     if (lane >= 0)
       os << ", lane " << lane;
     os << '\n';
+  }
+  for (const Note &n : notes) {
+    if (!n.file.empty() && n.line)
+      os << n.file << ':' << n.line << ':' << n.col << ": ";
+    os << "note: " << n.text << '\n';
+    renderSource(os, n.sourceLine, n.line, n.col);
   }
   return os.str();
 }

@@ -9,19 +9,58 @@
 // variants, 2 compile error, 3 usage error.
 //
 //===----------------------------------------------------------------------===//
+#include "interp/AccessMap.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
 #include "tools/RunDriver.h"
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace {
 
 using namespace tc::tools;
 
+/// The debugger's own flags (not shared with triton-run).
+struct DebugOptions {
+  bool strict = false, raceCheck = false;
+  std::string accessMap; // FILE.html
+};
+
+/// The access-map file of variant `v` of `n`: FILE itself for one launch,
+/// FILE with ".v" before its extension for several.
+std::string accessMapPath(const std::string &file, size_t v, size_t n) {
+  if (n <= 1)
+    return file;
+  std::filesystem::path p(file);
+  std::filesystem::path ext = p.extension();
+  return (p.parent_path() / (p.stem().string() + "." + std::to_string(v + 1) + ext.string()))
+      .string();
+}
+
+/// Warns about buffers that were stored to but not everywhere; with --strict
+/// that is an error (exit 1).
+int checkCoverage(const RunDriver &d, const DebugOptions &dbg, const tc::RunResult &r,
+                  std::array<int64_t, 3> grid) {
+  int rc = kExitOk;
+  for (const tc::BufferAccess &b : r.buffers) {
+    std::string u = tc::describeUnwritten(b);
+    if (u.empty())
+      continue;
+    std::cerr << "triton-interp: " << (dbg.strict ? "error: " : "warning: ") << u
+              << "; is the grid (" << grid[0] << ", " << grid[1] << ", " << grid[2]
+              << ") large enough?\n";
+    if (dbg.strict)
+      rc = kExitTrap;
+  }
+  (void)d;
+  return rc;
+}
+
 /// Compiles every variant, runs each on the interpreter, checks that all
 /// variants agree, then prints and writes the first one's buffers.
-int runAll(const RunDriver &d) {
+int runAll(const RunDriver &d, const DebugOptions &dbg) {
   const DriverOptions &opt = d.options();
   std::unique_ptr<tc::Backend> backend = tc::createInterpreterBackend();
   if (!opt.launch.empty())
@@ -29,6 +68,19 @@ int runAll(const RunDriver &d) {
   Plan plan;
   if (int rc = d.makePlan(plan))
     return rc;
+  if (!dbg.accessMap.empty()) {
+    std::error_code ec;
+    std::filesystem::path parent = std::filesystem::path(dbg.accessMap).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+      return d.usageError("--access-map " + dbg.accessMap + ": the directory '" + parent.string() +
+                          "' does not exist");
+    for (size_t v = 0; v < plan.variants.size(); ++v) {
+      std::string path = accessMapPath(dbg.accessMap, v, plan.variants.size());
+      if (!opt.force && std::filesystem::exists(path, ec))
+        return d.usageError("--access-map: refusing to overwrite the existing file '" + path +
+                            "'; use --force to overwrite it");
+    }
+  }
   std::string why;
   if (!backend->available(&why))
     return d.usageError("the interpreter is not available: " + why);
@@ -37,16 +89,34 @@ int runAll(const RunDriver &d) {
   if (int rc = d.compileVariants(plan, runs))
     return rc;
   bool many = runs.size() > 1;
-  for (VariantRun &run : runs) {
+  for (size_t v = 0; v < runs.size(); ++v) {
+    VariantRun &run = runs[v];
     if (many)
       std::cout << "// ----- variant: " << run.name << '\n';
     if (opt.dumpIR)
       tc::ir::printModule(run.kernel->module(), std::cout);
     int rc = d.bind(plan, run);
     if (rc == kExitOk) {
-      tc::RunResult r = backend->launch(*run.kernel, run.grid, run.bound->args, d.runOptions(plan));
+      tc::RunOptions ro = d.runOptions(plan);
+      ro.raceCheck = dbg.raceCheck;
+      ro.accessMap = !dbg.accessMap.empty();
+      tc::RunResult r = backend->launch(*run.kernel, run.grid, run.bound->args, ro);
       std::cout.flush();
+      if (ro.accessMap && !plan.program) {
+        tc::AccessMapLaunch m;
+        m.kernel = run.kernel->name();
+        m.title = opt.input + (run.name.empty() ? "" : " " + run.name);
+        m.grid = run.grid;
+        m.buffers = r.buffers;
+        std::string path = accessMapPath(dbg.accessMap, v, runs.size());
+        std::ofstream f(path, std::ios::binary);
+        if (!(f << tc::renderAccessMap(m)) || !f.flush())
+          return d.usageError("--access-map: cannot write '" + path + "'");
+        std::cerr << "triton-interp: access map written to " << path << '\n';
+      }
       rc = d.reportResult(r);
+      if (rc == kExitOk)
+        rc = checkCoverage(d, dbg, r, run.grid);
     }
     if (rc != kExitOk) {
       if (many)
@@ -87,8 +157,17 @@ int main(int argc, char **argv) {
                "triton-interp"};
   app.footer(kFooter);
   addCommonOptions(app, opt);
+  DebugOptions dbg;
+  app.add_flag("--strict", dbg.strict,
+               "a buffer some program stored to but not everywhere is an error, not a warning");
+  app.add_flag("--race-check", dbg.raceCheck,
+               "trap data_race when two programs touch one element, one with a plain store, "
+               "and no atomic orders them (costs 4-10x)");
+  app.add_option("--access-map", dbg.accessMap,
+                 "write an HTML page of which program loaded and stored each element of each "
+                 "buffer (FILE.html; FILE.N.html per variant with list-valued defines)");
   app.set_version_flag("--version", "triton-interp 0.1.0");
   if (int rc = parseCommandLine(app, argc, argv); rc >= 0)
     return rc;
-  return runAll(RunDriver("triton-interp", opt));
+  return runAll(RunDriver("triton-interp", opt), dbg);
 }

@@ -1,0 +1,369 @@
+// Races between programs (DESIGN.md section 4 rule 15, trap data_race), the
+// elements no program stored (RunResult::buffers) and the access map page,
+// through the public host API. Expected programs, elements and lines are
+// worked out from the kernel text: which program's tile covers which element.
+#include "interp/AccessMap.h"
+#include "interp/InterpreterBackend.h"
+#include "runtime/Launch.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tc::DType;
+using tc::HostArray;
+using tc::RunResult;
+using tc::TrapKind;
+
+tc::RunOptions checked();
+
+struct Launch {
+  std::shared_ptr<tc::CompiledKernel> kernel;
+  std::map<std::string, HostArray> arrays;
+  tc::LaunchArgs args;
+
+  explicit Launch(const std::string &text) {
+    tc::CompileRequest req;
+    req.sourceName = "race.tc";
+    req.sourceText = text;
+    tc::CompileOutcome out = tc::compileKernel(req);
+    EXPECT_TRUE(out.ok()) << out.diagnostics;
+    kernel = out.kernel;
+  }
+  HostArray &buffer(const std::string &name, DType t, std::vector<int64_t> shape) {
+    HostArray &a = arrays[name] = HostArray::zeros(t, std::move(shape));
+    for (int64_t i = 0; i < a.numElements(); ++i)
+      a.setDouble(i, static_cast<double>(i % 17));
+    args.setBuffer(name, &a);
+    return a;
+  }
+  void scalar(const std::string &name, int64_t v) {
+    args.setScalar(name, tc::ScalarValue::ofInt(DType::I32, v));
+  }
+  RunResult run(std::array<int64_t, 3> grid, tc::RunOptions opts = checked()) {
+    if (!kernel)
+      return RunResult{RunResult::Status::Error, std::nullopt, "did not compile", 0, 0, {}};
+    return tc::createInterpreterBackend()->launch(*kernel, grid, args, opts);
+  }
+};
+
+tc::RunOptions checked() {
+  tc::RunOptions o;
+  o.raceCheck = true;
+  return o;
+}
+
+bool has(const std::string &hay, const std::string &needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+// Overlapping output tiles: the stride is BLOCK / 2, so program 1's tile
+// starts at element 32, which program 0 stored (its tile is 0..63).
+const char *kOverlap = R"(__global__ void scale(float *X, float *Y, int N) {
+  int off[64] = get_program_id(0) * 32 + (0 ... 64);
+  bool m[64] = off < N;
+  float x[64] = *?(m)(X + off);
+  *?(m)(Y + off) = x * 2;
+}
+)";
+
+TEST(Race, OverlappingOutputTilesTrap) {
+  Launch l(kOverlap);
+  l.buffer("X", DType::F32, {256});
+  l.buffer("Y", DType::F32, {256});
+  l.scalar("N", 256);
+  RunResult r = l.run({8, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+  const tc::Trap &t = *r.trap;
+  EXPECT_EQ(t.programId, (std::array<int64_t, 3>{1, 0, 0}));
+  EXPECT_EQ(t.line, 5u); // the store
+  EXPECT_EQ(t.lane, 0);  // lane 0 of program 1 is element 32
+  EXPECT_TRUE(has(t.message, "store to Y[32] by program (1, 0, 0)")) << t.message;
+  EXPECT_TRUE(has(t.message, "a store by program (0, 0, 0)")) << t.message;
+  ASSERT_EQ(t.notes.size(), 1u);
+  EXPECT_EQ(t.notes[0].line, 5u);
+  EXPECT_TRUE(has(t.notes[0].text, "program (0, 0, 0) stored Y[32]")) << t.notes[0].text;
+  std::string text = t.render();
+  EXPECT_TRUE(has(text, "trap: data_race:")) << text;
+  EXPECT_TRUE(has(text, "race.tc:5:")) << text;
+  // A trapping store writes nothing: program 1's Y is untouched, program 0's done.
+  EXPECT_EQ(l.arrays["Y"].getDouble(0), 0.0);
+  EXPECT_EQ(l.arrays["Y"].getDouble(32), 2.0 * (32 % 17));
+  EXPECT_EQ(l.arrays["Y"].getDouble(64), 64 % 17); // never stored
+}
+
+TEST(Race, SameReportForAnyThreadCount) {
+  std::string first;
+  std::vector<double> firstY;
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    Launch l(kOverlap);
+    l.buffer("X", DType::F32, {256});
+    l.buffer("Y", DType::F32, {256});
+    l.scalar("N", 256);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({8, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped);
+    std::vector<double> y;
+    for (int64_t i = 0; i < 256; ++i)
+      y.push_back(l.arrays["Y"].getDouble(i));
+    if (threads == 1) {
+      first = r.trap->render();
+      firstY = y;
+    } else {
+      EXPECT_EQ(r.trap->render(), first) << threads << " threads";
+      EXPECT_EQ(y, firstY) << threads << " threads";
+    }
+  }
+}
+
+TEST(Race, OffUnlessAskedAndForASingleProgram) {
+  Launch l(kOverlap);
+  l.buffer("X", DType::F32, {256});
+  l.buffer("Y", DType::F32, {256});
+  l.scalar("N", 256);
+  EXPECT_EQ(l.run({8, 1, 1}, tc::RunOptions{}).status, RunResult::Status::Ok); // off by default
+  tc::RunOptions o = checked();
+  o.raceCheck = true;
+  o.onlyProgram = std::array<int64_t, 3>{1, 0, 0};
+  EXPECT_EQ(l.run({8, 1, 1}, o).status, RunResult::Status::Ok);
+}
+
+// Program i reads element (i + 1) * 16, the first element of program i + 1's
+// tile, which program i + 1 stores: a load and a store of different programs.
+const char *kReadNeighbour = R"(__global__ void smooth(float *Y) {
+  int i[16] = get_program_id(0) * 16 + (0 ... 16);
+  float next = *(Y + get_program_id(0) * 16 + 16);
+  *(Y + i) = *(Y + i) + next;
+}
+)";
+
+TEST(Race, LoadOfWhatAnotherProgramStores) {
+  Launch l(kReadNeighbour);
+  l.buffer("Y", DType::F32, {64});
+  RunResult r = l.run({3, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+  // Program 0 loaded Y[16]; program 1 then stores it (line 4, lane 0).
+  EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{1, 0, 0}));
+  EXPECT_EQ(r.trap->line, 4u);
+  EXPECT_TRUE(has(r.trap->message, "store to Y[16] by program (1, 0, 0) races with a load by "
+                                   "program (0, 0, 0)"))
+      << r.trap->message;
+  ASSERT_EQ(r.trap->notes.size(), 1u);
+  EXPECT_EQ(r.trap->notes[0].line, 3u);
+}
+
+// 2-d buffer: the element is named by its indices and its flat index.
+TEST(Race, ElementOfA2dBufferByIndices) {
+  Launch l(R"(__global__ void rows(float *Y) {
+  int r[2] = get_program_id(0) + (0 ... 2);
+  int c[8] = 0 ... 8;
+  *(Y + r[:, newaxis] * 8 + c[newaxis, :]) = 1.0;
+}
+)");
+  l.buffer("Y", DType::F32, {4, 8});
+  RunResult r = l.run({3, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  // Program 1 stores rows 1 and 2; row 1 is program 0's too.
+  EXPECT_TRUE(has(r.trap->message, "Y[1, 0] (element 8)")) << r.trap->message;
+}
+
+// Colliding atomics: every program adds into the same 4 bins; no plain store.
+TEST(Race, CollidingAtomicsAreNotRaces) {
+  Launch l(R"(__global__ void hist(int *X, int *H) {
+  int i[32] = get_program_id(0) * 32 + (0 ... 32);
+  int x[32] = *(X + i);
+  atomic_add(H + x % 4, 1);
+}
+)");
+  l.buffer("X", DType::I32, {256});
+  HostArray &h = l.buffer("H", DType::I32, {4});
+  for (int i = 0; i < 4; ++i)
+    h.setDouble(i, 0);
+  for (unsigned threads : {1u, 4u}) {
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({8, 1, 1}, o);
+    EXPECT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+  }
+}
+
+// A lock around a read-modify-write of one shared sum: ordered by the lock's
+// acquire (atomic_cas) and release (atomic_xchg), so no race, for any thread
+// count; without the lock the same accesses race.
+const char *kLocked = R"(__global__ void total(float *X, float *S, int *lock) {
+  float x = *(X + get_program_id(0));
+  for (int spin = 1; spin == 1; spin = atomic_cas(lock, 0, 1))
+    ;
+  *S = *S + x;
+  atomic_xchg(lock, 0);
+}
+)";
+
+TEST(Race, LockedReadModifyWriteIsNotARace) {
+  for (unsigned threads : {1u, 2u, 4u}) {
+    Launch l(kLocked);
+    l.buffer("X", DType::F32, {16});
+    HostArray &s = l.buffer("S", DType::F32, {1});
+    s.setDouble(0, 0);
+    HostArray &lock = l.buffer("lock", DType::I32, {1});
+    lock.setDouble(0, 0);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({16, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+    double want = 0;
+    for (int i = 0; i < 16; ++i)
+      want += i % 17;
+    EXPECT_EQ(l.arrays["S"].getDouble(0), want);
+  }
+}
+
+TEST(Race, UnlockedReadModifyWriteRaces) {
+  Launch l(R"(__global__ void total(float *X, float *S) {
+  float x = *(X + get_program_id(0));
+  *S = *S + x;
+}
+)");
+  l.buffer("X", DType::F32, {16});
+  l.buffer("S", DType::F32, {1});
+  RunResult r = l.run({16, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+  // Program 1 loads S[0], which program 0 stored.
+  EXPECT_TRUE(has(r.trap->message, "load of S[0] by program (1, 0, 0) races with a store by "
+                                   "program (0, 0, 0)"))
+      << r.trap->message;
+}
+
+// A plain store after the lock is released is not covered by it.
+TEST(Race, StoreOutsideTheLockRaces) {
+  Launch l(R"(__global__ void total(float *X, float *S, int *lock) {
+  float x = *(X + get_program_id(0));
+  for (int spin = 1; spin == 1; spin = atomic_cas(lock, 0, 1))
+    ;
+  float s = *S;
+  atomic_xchg(lock, 0);
+  *S = s + x;
+}
+)");
+  l.buffer("X", DType::F32, {4});
+  l.buffer("S", DType::F32, {1});
+  HostArray &lock = l.buffer("lock", DType::I32, {1});
+  lock.setDouble(0, 0);
+  RunResult r = l.run({4, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_EQ(r.trap->line, 5u); // program 1's load of S under the lock vs program 0's store
+}
+
+//===-- coverage and the access map -------------------------------------------------===//
+
+const char *kCopy = R"(__global__ void copy(float *X, float *Y, int N) {
+  int off[8] = get_program_id(0) * 8 + (0 ... 8);
+  bool m[8] = off < N;
+  *?(m)(Y + off) = *?(m)(X + off);
+}
+)";
+
+TEST(Coverage, TooSmallGridLeavesATail) {
+  Launch l(kCopy);
+  l.buffer("X", DType::F32, {100});
+  l.buffer("Y", DType::F32, {100});
+  l.scalar("N", 100);
+  RunResult r = l.run({12, 1, 1}); // 96 elements: 96..99 never stored
+  ASSERT_EQ(r.status, RunResult::Status::Ok);
+  ASSERT_EQ(r.buffers.size(), 2u);
+  const tc::BufferAccess &y = r.buffers[1];
+  EXPECT_EQ(y.name, "Y");
+  EXPECT_EQ(y.elements, 100);
+  EXPECT_EQ(y.stored, 96);
+  ASSERT_EQ(y.unwritten.size(), 1u);
+  EXPECT_EQ(y.unwritten[0], (std::pair<int64_t, int64_t>{96, 99}));
+  EXPECT_EQ(tc::describeUnwritten(y), "Y: 4 of 100 elements never written (96..99)");
+  EXPECT_EQ(tc::describeUnwritten(r.buffers[0]), ""); // X: only loaded
+  // The same from the cheap coverage (no race check, no access map).
+  RunResult light = l.run({12, 1, 1}, tc::RunOptions{});
+  ASSERT_EQ(light.buffers.size(), 2u);
+  EXPECT_EQ(light.buffers[1].stored, 96);
+  EXPECT_EQ(light.buffers[1].unwritten, y.unwritten);
+  // The full grid covers everything.
+  RunResult full = l.run({13, 1, 1});
+  EXPECT_EQ(full.buffers[1].stored, 100);
+  EXPECT_EQ(tc::describeUnwritten(full.buffers[1]), "");
+}
+
+TEST(Coverage, SeveralGapsAreListed) {
+  tc::BufferAccess b;
+  b.name = "Z";
+  b.elements = 20;
+  b.stored = 14;
+  b.unwritten = {{0, 0}, {5, 6}, {10, 10}, {12, 12}, {18, 19}};
+  EXPECT_EQ(tc::describeUnwritten(b, 4),
+            "Z: 6 of 20 elements never written (0, 5..6, 10, 12, ...)");
+}
+
+TEST(AccessMap, PageHoldsEveryBufferAndItsPrograms) {
+  Launch l(kCopy);
+  l.buffer("X", DType::F32, {20});
+  l.buffer("Y", DType::F32, {20});
+  l.scalar("N", 20);
+  tc::RunOptions o = checked();
+  o.accessMap = true;
+  RunResult r = l.run({2, 1, 1}, o);
+  ASSERT_EQ(r.status, RunResult::Status::Ok);
+  const tc::BufferAccess &y = r.buffers[1];
+  ASSERT_EQ(y.writer.size(), 20u);
+  for (int e = 0; e < 20; ++e)
+    EXPECT_EQ(y.writer[static_cast<size_t>(e)], e < 8 ? 0 : e < 16 ? 1 : -1) << e;
+  EXPECT_EQ(r.buffers[0].reader[9], 1);
+  tc::AccessMapLaunch m{"copy", "copy.tc <with <tags>>", {2, 1, 1}, r.buffers};
+  std::string page = tc::renderAccessMap(m);
+  EXPECT_TRUE(page.starts_with("<!DOCTYPE html>"));
+  EXPECT_TRUE(has(page, "</html>"));
+  // Self-contained: no external resources.
+  EXPECT_FALSE(has(page, "src=")) << "no external scripts";
+  EXPECT_FALSE(has(page, "href=")) << "no external styles";
+  EXPECT_TRUE(has(page, "&lt;with &lt;tags&gt;&gt;"));
+  // One section and two canvases per buffer.
+  EXPECT_TRUE(has(page, "<section class=\"buffer\" id=\"buffer-X\">"));
+  EXPECT_TRUE(has(page, "<section class=\"buffer\" id=\"buffer-Y\">"));
+  for (const char *c : {"c0writer", "c0reader", "c1writer", "c1reader"})
+    EXPECT_TRUE(has(page, std::string("<canvas id=\"") + c + "\">")) << c;
+  // The data: Y stored by program 0 (8 elements), 1 (8), none (4), as runs.
+  EXPECT_TRUE(has(page, "\"name\":\"Y\",\"shape\":[20],\"elements\":20,\"stored\":16,"
+                        "\"unwritten\":[[16,19]],\"writer\":[0,8,1,8,-1,4]"))
+      << page;
+  EXPECT_TRUE(has(page, "Y: 4 of 20 elements never written (16..19)"));
+}
+
+TEST(AccessMap, OutOfBoundsAttemptIsMarked) {
+  Launch l(R"(__global__ void copy(float *X, float *Y) {
+  int off[8] = get_program_id(0) * 8 + (0 ... 8);
+  *(Y + off) = *(X + off);
+}
+)");
+  l.buffer("X", DType::F32, {24});
+  l.buffer("Y", DType::F32, {20});
+  tc::RunOptions o = checked();
+  o.accessMap = true;
+  RunResult r = l.run({3, 1, 1}, o);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::OutOfBounds);
+  const tc::BufferAccess &y = r.buffers[1];
+  ASSERT_EQ(y.outOfBounds.size(), 1u);
+  EXPECT_EQ(y.outOfBounds[0].program, 2);
+  EXPECT_EQ(y.outOfBounds[0].element, 20); // lane 4 of program 2: the first past the end
+  EXPECT_EQ(y.outOfBounds[0].line, 3u);
+  tc::AccessMapLaunch m{"copy", "", {3, 1, 1}, r.buffers};
+  EXPECT_TRUE(has(tc::renderAccessMap(m), "\"oob\":[[2,20,3]]"));
+}
+
+} // namespace
