@@ -1,7 +1,7 @@
 //===- Culprit.cpp - Which optimisation makes a GPU failure go away ------===//
 #include "fuzz/Culprit.h"
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <chrono>
 #include <climits>

@@ -13,7 +13,7 @@
 #include "fuzz/Culprit.h"
 
 #include "codegen/Codegen.h"
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <gtest/gtest.h>
 
@@ -103,13 +103,12 @@ TEST(Culprit, SaysWhenNothingHelps) {
   fuzz::FuzzKernel k = kernel();
   fuzz::CulpritOptions copts;
   copts.checkPtxas = false;
-  fuzz::Culprit c = fuzz::findCulprit(k, base(), [](const codegen::Options &) { return true; },
-                                      copts);
+  fuzz::Culprit c = fuzz::findCulprit(
+      k, base(), [](const codegen::Options &) { return true; }, copts);
   EXPECT_TRUE(c.reproduced);
-  EXPECT_NE(c.summary().find("no optimisation makes it go away"), std::string::npos)
-      << c.summary();
-  fuzz::Culprit gone =
-      fuzz::findCulprit(k, base(), [](const codegen::Options &) { return false; }, copts);
+  EXPECT_NE(c.summary().find("no optimisation makes it go away"), std::string::npos) << c.summary();
+  fuzz::Culprit gone = fuzz::findCulprit(
+      k, base(), [](const codegen::Options &) { return false; }, copts);
   EXPECT_FALSE(gone.reproduced);
 }
 
