@@ -48,6 +48,15 @@ struct Options {
   // the GPU backend sets it, since each pointer it passes is the start of a
   // device allocation (Triton specialises on 16-byte alignment the same way).
   bool alignedPointers = false;
+
+  // Bisection (fuzz/Culprit.h), both off by default and no part of the code
+  // users get. optBisectLimit >= 0 runs only the first N optional LLVM passes
+  // of the optimiser and the NVPTX code generator together, in their order (as
+  // `-opt-bisect-limit=N` does) and lists every one seen in
+  // Compiled::gatedPasses. jitOptLevel >= 0 asks the driver's JIT for that
+  // optimisation level of ptxas (CU_JIT_OPTIMIZATION_LEVEL 0..4; default 4).
+  int optBisectLimit = -1;
+  int jitOptLevel = -1;
 };
 
 /// The optimisation names `--disable-opt` accepts, in a fixed order.
@@ -74,13 +83,16 @@ struct StageTime {
 };
 
 struct Compiled {
-  std::string entry;      // the kernel's symbol in the PTX
-  std::string llvmIR;     // optimised LLVM IR (when Options::wantLLVM)
-  std::string ptx;        // NUL-free PTX text
+  std::string entry;  // the kernel's symbol in the PTX
+  std::string llvmIR; // optimised LLVM IR (when Options::wantLLVM)
+  std::string ptx;    // NUL-free PTX text
   unsigned numThreads = 128;
   size_t sharedBytes = 0; // dynamic shared memory per program
   std::vector<KernelParam> params;
   std::vector<StageTime> times;
+  // With Options::optBisectLimit >= 0: the optional LLVM passes in the order
+  // they were offered ("InstCombinePass on fuzz"), run or skipped.
+  std::vector<std::string> gatedPasses;
 };
 
 struct Result {

@@ -73,6 +73,7 @@ constexpr CUjit_option kJitInfoLogBuffer = 3;
 constexpr CUjit_option kJitInfoLogBufferSize = 4;
 constexpr CUjit_option kJitErrorLogBuffer = 5;
 constexpr CUjit_option kJitErrorLogBufferSize = 6;
+constexpr CUjit_option kJitOptimizationLevel = 7;
 constexpr size_t kJitLogBytes = 16 * 1024;
 
 //===----------------------------------------------------------------------===//
@@ -420,16 +421,18 @@ int Context::multiprocessorCount() const {
 }
 
 /// JIT-compiles `ptx`; on failure the Error carries the driver's logs.
-std::unique_ptr<Module> Context::load(const std::string &ptx) {
+std::unique_ptr<Module> Context::load(const std::string &ptx, int optLevel) {
   makeCurrent(ctx_);
   std::vector<char> errorLog(kJitLogBytes, '\0');
   std::vector<char> infoLog(kJitLogBytes, '\0');
   CUjit_option options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize, kJitInfoLogBuffer,
-                            kJitInfoLogBufferSize};
+                            kJitInfoLogBufferSize, kJitOptimizationLevel};
   void *values[] = {errorLog.data(), reinterpret_cast<void *>(kJitLogBytes - 1), infoLog.data(),
-                    reinterpret_cast<void *>(kJitLogBytes - 1)};
+                    reinterpret_cast<void *>(kJitLogBytes - 1),
+                    reinterpret_cast<void *>(static_cast<uintptr_t>(optLevel < 0 ? 0 : optLevel))};
   std::unique_ptr<Module> m(new Module());
-  CUresult r = loadedDriver().cuModuleLoadDataEx(&m->mod_, ptx.c_str(), 4, options, values);
+  CUresult r = loadedDriver().cuModuleLoadDataEx(&m->mod_, ptx.c_str(), optLevel < 0 ? 4 : 5,
+                                                 options, values);
   if (r != kSuccess) {
     m->mod_ = nullptr;
     fail("cuModuleLoadData", r, jitLogs(errorLog, infoLog));

@@ -102,7 +102,8 @@ public:
   int multiprocessorCount() const;
 
   /// PTX -> module; JIT errors are in the Error message (the driver's log).
-  std::unique_ptr<Module> load(const std::string &ptx);
+  /// `optLevel` 0..4 is ptxas's optimisation level (-1: the driver's default).
+  std::unique_ptr<Module> load(const std::string &ptx, int optLevel = -1);
 
   Buffer alloc(size_t bytes);         // bytes == 0 gives a 256-byte buffer
   void upload(const Buffer &dst, const void *src, size_t bytes);

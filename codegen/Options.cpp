@@ -61,6 +61,10 @@ std::string describeOptions(const Options &opts) {
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";
+  if (opts.optBisectLimit >= 0)
+    s += " opt-bisect-limit=" + std::to_string(opts.optBisectLimit);
+  if (opts.jitOptLevel >= 0)
+    s += " jit-O" + std::to_string(opts.jitOptLevel);
   return s;
 }
 

@@ -527,11 +527,12 @@ void Campaign::finishReduction(const Json &j) {
   f.message = paragraph(j.at("message").get<std::string>());
   f.reproduce = reproduceCommand(o_, r.index);
   f.features = j.at("features").get<std::vector<std::string>>();
+  f.culprit = j.value("culprit", "");
   std::string caseText = j.at("case").get<std::string>();
   std::cout << "triton-fuzz: kernel " << r.index << " (signature " << f.signature << ")"
             << (job.reduce ? ", reduced in " + std::to_string(j.value("steps", 0)) + " steps to:\n"
                            : ":\n")
-            << j.value("kernel", "");
+            << j.value("kernel", "") << (f.culprit.empty() ? "" : f.culprit + "\n");
   if (!caseText.empty() && casesPerSig_[f.signature] < kMaxCasesPerSignature) {
     std::string name = "seed" + std::to_string(o_.check.seed) + "_kernel" +
                        std::to_string(r.index) + "_" + r.property + ".json";
@@ -574,6 +575,8 @@ void Campaign::stopWorkers() {
 void Campaign::printFirstFailure(const Finding &f, double elapsed, int64_t kernels) {
   std::cout << "first-failure-seconds: " << fixed1(elapsed) << " kernels: " << kernels
             << " property: " << f.property << " signature: " << f.signature << std::endl;
+  if (!f.culprit.empty())
+    std::cout << "first-failure-" << f.culprit << std::endl; // "first-failure-culprit: ..."
 }
 
 int Campaign::finish() {

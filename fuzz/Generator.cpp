@@ -428,7 +428,9 @@ Val Builder::binary(int depth) {
 Val Builder::helperCall(int depth) {
   Val a = expr(depth - 1), b = expr(depth - 1);
   std::string name = fresh("h");
-  std::vector<Val> tiles = {{"p0", a.type}, {"p1", b.type}};
+  // The parameters carry their arguments' inexactness into the body, and the
+  // call carries the body's out (see Val::inexact).
+  std::vector<Val> tiles = {{"p0", a.type, a.inexact}, {"p1", b.type, b.inexact}};
   std::swap(tiles, tiles_);
   bool recording = recording_;
   recording_ = false;
@@ -438,7 +440,7 @@ Val Builder::helperCall(int depth) {
     features_.insert("helper.statements");
     Val t = expr(depth - 1);
     local = "  " + lang(t.type) + " t" + shape() + " = " + t.text + ";\n";
-    tiles_.push_back({"t", t.type});
+    tiles_.push_back({"t", t.type, t.inexact});
   }
   Val body = expr(depth - 1);
   inHelper_ = false;
@@ -448,7 +450,7 @@ Val Builder::helperCall(int depth) {
   helpers_.push_back(lang(body.type) + " " + name + "(" + lang(a.type) + " p0" + shape() + ", " +
                      lang(b.type) + " p1" + shape() + ") {\n" + local + "  return " + body.text +
                      ";\n}\n");
-  return {name + "(" + a.text + ", " + b.text + ")", body.type};
+  return {name + "(" + a.text + ", " + b.text + ")", body.type, body.inexact};
 }
 
 Val Builder::unary(int depth) {
@@ -533,8 +535,9 @@ void Builder::reduction() {
   std::string name = fresh("r");
   if (rank_ == 1) {
     line(lang(rt) + " " + name + " = " + v.text + "[" + op + "];");
-    leaves_.push_back({name, rt});
-    reducedScalars_.push_back(name);
+    leaves_.push_back({name, rt, v.inexact});
+    if (!v.inexact) // `if (r > 0)` is discontinuous
+      reducedScalars_.push_back(name);
     return;
   }
   int axis = range(0, rank_ - 1);
@@ -544,7 +547,8 @@ void Builder::reduction() {
   dims.erase(dims.begin() + axis);
   line(lang(rt) + " " + name + "[" + join(dims, ", ") + "] = " + v.text + "[" +
        join(subscript(axis, op, ":"), ", ") + "];");
-  leaves_.push_back({name + "[" + join(subscript(axis, "newaxis", ":"), ", ") + "]", rt});
+  leaves_.push_back(
+      {name + "[" + join(subscript(axis, "newaxis", ":"), ", ") + "]", rt, v.inexact});
 }
 
 // `T name[dims] = prod;`, or (dotAcc) with an accumulator: a constant or
@@ -710,7 +714,8 @@ void Builder::loop() {
   line(form == 3 ? "} while (" + i + " < K);" : "}");
   if (nested)
     line("}");
-  tiles_.push_back({acc, init.type});
+  // The accumulator carries what every trip adds (see Val::inexact).
+  tiles_.push_back({acc, init.type, init.inexact || step.inexact});
 }
 
 // `if (C > t) w = e1; else w = e2;` on the scalar argument C.
@@ -728,13 +733,15 @@ void Builder::ifStatement() {
   }
   line("if (" + cond + ") {");
   line("  " + w + " = " + then.text + ";");
+  bool inexact = init.inexact || then.inexact;
   if (coin(0.5)) {
     Val other = castTo(expr(p_.maxDepth - 1), init.type);
+    inexact = inexact || other.inexact;
     line("} else {");
     line("  " + w + " = " + other.text + ";");
   }
   line("}");
-  tiles_.push_back({w, init.type});
+  tiles_.push_back({w, init.type, inexact});
 }
 
 // A problem size for `tile`: usually not a multiple of it (masked kernels).

@@ -26,7 +26,7 @@ const char *const kStateFile = "campaign-args.json";
 Json findingToJson(const Finding &f) {
   return {{"signature", f.signature}, {"property", f.property}, {"seed", f.campaignSeed},
           {"index", f.index},         {"message", f.message},   {"case", f.caseFile},
-          {"reproduce", f.reproduce}, {"features", f.features}};
+          {"reproduce", f.reproduce}, {"features", f.features},   {"culprit", f.culprit}};
 }
 
 Finding findingFromJson(const Json &j) {
@@ -39,6 +39,7 @@ Finding findingFromJson(const Json &j) {
   f.caseFile = j.at("case").get<std::string>();
   f.reproduce = j.at("reproduce").get<std::string>();
   f.features = j.at("features").get<std::vector<std::string>>();
+  f.culprit = j.value("culprit", "");
   return f;
 }
 

@@ -30,7 +30,8 @@ Json findingToJson(const Finding &f) {
   return Json{{"signature", f.signature},   {"property", f.property},
               {"campaign_seed", f.campaignSeed}, {"index", f.index},
               {"message", f.message},       {"case_file", f.caseFile},
-              {"reproduce", f.reproduce},   {"features", f.features}};
+              {"reproduce", f.reproduce},   {"features", f.features},
+              {"culprit", f.culprit}};
 }
 
 Json partToJson(const PartSummary &p) {
@@ -162,6 +163,7 @@ void readFinding(const Json &, FieldReader r, Finding &f) {
   r.get("case_file", f.caseFile);
   r.get("reproduce", f.reproduce);
   r.get("features", f.features);
+  r.get("culprit", f.culprit);
 }
 
 void readPart(const Json &, FieldReader r, PartSummary &p) {
@@ -579,6 +581,8 @@ void writeGroup(const SignatureGroup &g, Renderer &r) {
     f.push_back({"case file", "(none stored)"});
   if (!first.reproduce.empty())
     f.push_back({"reproduce", first.reproduce, true});
+  for (const std::string &c : distinct(g, &Finding::culprit))
+    f.push_back({"culprit", c});
   r.fields(f);
   if (!first.message.empty())
     r.preformatted(truncated(first.message, kMessageLimit));

@@ -34,6 +34,8 @@ struct Finding {
                                      // folder ("" when not stored: over 3 per signature)
   std::string reproduce;             // the command that finds it again
   std::vector<std::string> features; // of the (reduced) kernel
+  std::string culprit;               // GPU findings: what makes it go away (fuzz/Culprit.h
+                                     // Culprit::summary), "" when not searched
 };
 
 /// One merged campaign's own figures (CampaignSummary::partStats), for the

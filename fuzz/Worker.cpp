@@ -2,6 +2,7 @@
 #include "fuzz/Worker.h"
 
 #include "fuzz/Case.h"
+#include "fuzz/Culprit.h"
 #include "fuzz/Reducer.h"
 
 #include <algorithm>
@@ -27,6 +28,7 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kTailBytes = 4096;
 constexpr size_t kMessageBytes = 4000;
 constexpr double kReducerLaunchSeconds = 2; // per launch of a candidate
+constexpr double kCulpritSeconds = 30;      // the culprit search of one finding (fuzz/Culprit.h)
 
 double msSince(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -160,6 +162,27 @@ FuzzKernel reduce(const CheckConfig &cfg, int64_t index, bool fromIndex, const F
   return best;
 }
 
+// DESIGN.md section 8, "Finding the culprit": the reduced kernel again with
+// each optimisation off, LLVM's passes bisected and ptxas at -O0, each run in
+// a fresh GPU oracle with those options.
+Culprit culpritOf(const CheckConfig &cfg, const FuzzKernel &k, const std::string &property) {
+  bool poisoned = false;
+  auto fails = [&](const codegen::Options &o) {
+    if (poisoned)
+      return true; // CUDA is gone in this process: say nothing went away
+    GpuOracleOptions g = cfg.gpu;
+    g.codegen = o;
+    g.maxSeconds = std::min(g.maxSeconds, kReducerLaunchSeconds);
+    GpuOracle oracle(g);
+    OracleResult r = oracle.check(k);
+    poisoned = oracle.poisoned();
+    return r.status == OracleResult::Status::Fail && r.property == property;
+  };
+  CulpritOptions copts;
+  copts.seconds = kCulpritSeconds;
+  return findCulprit(k, cfg.gpu.codegen, fails, copts);
+}
+
 void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int out) {
   int64_t index = req.at("index").get<int64_t>();
   bool fromIndex = !req.contains("kernel");
@@ -208,7 +231,14 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   info.note = note;
   if (!cfg.cpuOnly)
     info.expected = "the reference interpreter's (interp(ir), one thread); the GPU's differ";
+  std::string culprit;
+  if (!cfg.cpuOnly && cfg.plantFeature.empty() && req.value("culprit", true) &&
+      (property == "gpu-mismatch" || property == "gpu-compile") && !checker.mustExit()) {
+    culprit = culpritOf(cfg, best, property).summary();
+    info.note += (info.note.empty() ? "" : " ") + culprit + ".";
+  }
   reply(out, {{"op", "reduced"},
+              {"culprit", culprit},
               {"signature", info.signature},
               {"case", r.reference.empty() ? "" : conformanceCase(best, r, info)},
               {"features", best.features},

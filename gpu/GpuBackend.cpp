@@ -172,7 +172,7 @@ private:
       disk_.put(key, serialize(l.compiled));
     }
     auto t1 = Clock::now();
-    l.module = ctx_->load(l.compiled.ptx);
+    l.module = ctx_->load(l.compiled.ptx, opts_.codegen.jitOptLevel);
     l.function = l.module->function(l.compiled.entry);
     if (info) {
       info->times = l.compiled.times;

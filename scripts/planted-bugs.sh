@@ -163,7 +163,7 @@ failureIsTheBugs() {
 # One table row from a campaign log: sets rowText and found (yes/no/confounded/error).
 row() {
   local name=$1 w=$2 log="$out/$1.log"
-  local rc line secs kernels prop sig
+  local rc line secs kernels prop sig culprit
   rc=$(sed -n 's/^exit: //p' "$log" | tail -1)
   line=$(grep -E '^first-failure-seconds: ' "$log" | tail -1)
   if [ -n "$line" ]; then
@@ -172,6 +172,7 @@ row() {
     kernels=$(sed -E 's/.* kernels: ([^ ]+).*/\1/' <<<"$line")
     prop=$(sed -E 's/.* property: ([^ ]+).*/\1/' <<<"$line")
     sig=$(sed -E 's/.* signature: //' <<<"$line")
+    culprit=$(sed -n 's/^first-failure-culprit: //p' "$log" | tail -1)
     [[ "$name" == control-* ]] || failureIsTheBugs "$name" "$w" || found=confounded
   elif [ "$rc" = 0 ]; then
     found=no secs=- prop=- sig=-
@@ -180,12 +181,12 @@ row() {
     found=error secs=- prop=- kernels=-
     sig="exit $rc: $(grep -v '^exit: ' "$log" | tail -1)"
   fi
-  rowText="| $name | $w | $found | $secs | ${kernels:--} | $prop | \`${sig//|/\\|}\` |"
+  rowText="| $name | $w | $found | $secs | ${kernels:--} | $prop | \`${sig//|/\\|}\` | ${culprit:--} |"
 }
 
 {
-  echo "| bug | where | found | seconds to first failure | kernels | property | signature |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| bug | where | found | seconds to first failure | kernels | property | signature | culprit (GPU) |"
+  echo "|---|---|---|---|---|---|---|---|"
   declare -A total=() hits=()
   ok=1
   for i in "${!names[@]}"; do
