@@ -70,7 +70,8 @@ public:
     if (di_)
       di_->finalize();
     if (pipeBase_) {
-      size_t base = alignUp(sharedBytes_);
+      // wgmma's swizzled operands need 1024-byte-aligned stages.
+      size_t base = (sharedBytes_ + pipeAlign_ - 1) / pipeAlign_ * pipeAlign_;
       pipeBase_->replaceAllUsesWith(b_.getInt32(static_cast<uint32_t>(base)));
       pipeBase_->eraseFromParent();
       sharedBytes_ = base + pipeBytes_;
@@ -81,11 +82,12 @@ public:
                         std::to_string(kMaxSharedBytes) + "); use smaller tiles");
     if (smem_) {
       // Size the declared array for readers of the IR; the launch passes the real size.
-      smem_->setAlignment(llvm::Align(16));
+      smem_->setAlignment(llvm::Align(pipeAlign_));
     }
     out.entry = fn_.name();
     out.numThreads = T_;
     out.sharedBytes = sharedBytes_;
+    out.archSpecific = archSpecific_;
     out.params = params_;
     out.module = std::move(mod_);
   }
@@ -671,6 +673,12 @@ private:
   void issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off, llvm::Value *stage);
   llvm::Value *offsetAhead(const MmaLoop &L, size_t which, llvm::Value *off, int64_t ahead);
   Slots mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
+  bool planWgmma(MmaLoop &L);
+  llvm::Value *swizzledChunk(const MmaLoop &L, size_t which, llvm::Value *row,
+                             llvm::Value *colBytes);
+  Slots wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
+  Slots wgmmaWait(int64_t pending, const Slots &acc);
+  void asmStatement(const std::string &text);
   Slots stagedLoopStep(const MmaLoop &L, const Slots &acc);
   Slots pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c, const std::vector<Slots> &state,
                           llvm::Value *iv, const Slots &loopState, Slots &nextState);
@@ -1181,6 +1189,8 @@ private:
   // known (pipeBase_ is a placeholder for its byte offset until then).
   llvm::Instruction *pipeBase_ = nullptr;
   size_t pipeBytes_ = 0;
+  size_t pipeAlign_ = 16;     // of pipeBase_ and of the shared array (wgmma: 1024)
+  bool archSpecific_ = false; // sm_90a instructions were emitted (wgmma)
   llvm::Value *stagingBase_ = nullptr; // a byte offset stagedAddr adds (null: none)
   std::vector<KernelParam> params_;
   std::unordered_map<const ir::Value *, Slots> values_;
