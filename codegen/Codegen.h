@@ -46,8 +46,10 @@ struct Options {
   // memory (docs/gpu-perf.md, "wgmma"); off, or elsewhere, mma.sync.
   bool wgmma = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
-  // 2 measured fastest for 128x128x64 tiles on 4 warps (docs/gpu-perf.md).
-  unsigned numStages = 2;
+  // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
+  // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2
+  // (337 against 321) (docs/gpu-perf.md).
+  unsigned numStages = 3;
   // Every pointer parameter is 16-byte aligned, as if declared __aligned(16):
   // the GPU backend sets it, since each pointer it passes is the start of a
   // device allocation (Triton specialises on 16-byte alignment the same way).

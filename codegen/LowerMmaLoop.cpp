@@ -492,14 +492,24 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
   fill = b_.CreateSelect(wraps, b_.CreateSub(fill, b_.getInt32(static_cast<uint32_t>(L.stages))),
                          fill);
   Slots offAhead = {offsetAhead(L, 0, loopState[0], ahead), offsetAhead(L, 1, loopState[1], ahead)};
+  llvm::Value *stageOff = b_.CreateMul(stage, stageBytes);
+  Slots acc;
+  if (L.wgmma && L.wgmmaPending) {
+    // The products first: the refill below overlaps them. It goes into the
+    // stage of the trip before, whose products every thread has waited for
+    // (wgmma.wait_group 1) before this second barrier.
+    acc = wgmmaLoopStep(L, stageOff, get(L.dot->operand(2)));
+    barrier();
+  }
   emitGuarded(runs, [&]() -> llvm::Value * {
     issueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes));
     return nullptr;
   });
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
-  llvm::Value *stageOff = b_.CreateMul(stage, stageBytes);
-  Slots acc = L.wgmma ? wgmmaLoopStep(L, stageOff, get(L.dot->operand(2)))
-                      : mmaLoopStep(L, stageOff, get(L.dot->operand(2)));
+  if (!L.wgmma)
+    acc = mmaLoopStep(L, stageOff, get(L.dot->operand(2)));
+  else if (!L.wgmmaPending) // two stages: the products wait for themselves
+    acc = wgmmaLoopStep(L, stageOff, get(L.dot->operand(2)));
   llvm::Value *nextStage = b_.CreateAdd(stage, b_.getInt32(1));
   nextStage =
       b_.CreateSelect(b_.CreateICmpEQ(nextStage, b_.getInt32(static_cast<uint32_t>(L.stages))),

@@ -23,13 +23,17 @@
 //   so the warp tiles of the loop are 16 x n (warp w of warpgroup g, its
 //   j-th tile: rows 64 (g + j G) + 16 (w mod 4) for G warpgroups), and the
 //   fragments go to and from shared memory as the mma.sync loop's do.
-// * Order in a trip: cp.async.wait_group, fence.proxy.async (the copies are
-//   generic-proxy writes the tensor cores read through the async proxy),
-//   barrier, next copies, wgmma.fence, one wgmma per warp tile and k step,
-//   wgmma.commit_group, wgmma.wait_group P. With S >= 3 stages P = 1: a
-//   trip's products run while the next trip's start; copies then go S - 2
-//   trips ahead, into the stage read two trips before (its products are done
-//   in every thread: each waited for them before this trip's barrier).
+// * Order in a trip i (S stages): cp.async.wait_group S - 2, fence.proxy.async
+//   (the copies are generic-proxy writes that the tensor cores read through
+//   the async proxy), barrier, wgmma.fence, one wgmma per warp tile and k
+//   step, wgmma.commit_group, wgmma.wait_group 1 (trip i - 1's products are
+//   done, trip i's run on), barrier (so in every thread), then the copies of
+//   trip i + S - 1 into the stage trip i - 1 read. The loop's result waits
+//   for the last trip's products (wgmma.wait_group 0). With 2 stages the
+//   copies come first (into the stage trip i - 1 read) and each trip waits
+//   for its own products (wait_group 0): with one group left in flight the
+//   copies could only start after the products (measured 359 against 548
+//   TFLOP/s at 4096^3 on an H200; 3 stages: 669).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/LowerMma.h"
@@ -92,8 +96,8 @@ bool Lowerer::planWgmma(MmaLoop &L) {
   L.stageBytes = stageBytes;
   L.wgmma = true;
   L.wgmmaPending = stages >= 3 ? 1 : 0;
-  L.ahead = stages - 1 - L.wgmmaPending;
-  if (plantedBug("wgmma-stage") && L.wgmmaPending) // one trip further: a stage still read
+  L.ahead = stages - 1;
+  if (plantedBug("wgmma-stage")) // one trip further: into the stage being read
     ++L.ahead;
   p.tileM = 16;
   p.tileN = p.n;
