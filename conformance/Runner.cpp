@@ -2,8 +2,9 @@
 // process-isolated parallel driver is Worker.cpp.
 #include "conformance/Runner.h"
 
-#include "conformance/Json.h"
 #include "codegen/Ulp.h"
+#include "conformance/Json.h"
+#include "interp/InterpreterBackend.h"
 
 #include <algorithm>
 #include <chrono>

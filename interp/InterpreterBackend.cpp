@@ -13,6 +13,7 @@
 #include "interp/Interpreter.h"
 
 #include "interp/ExecElem.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/Verifier.h"
 
 #include <algorithm>
