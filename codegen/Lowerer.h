@@ -640,6 +640,8 @@ private:
   llvm::Value *paddedIndex(llvm::Value *e, int64_t rowLen, int64_t pitch, bool transposed);
   void stageRows(const Slots &v, const ir::Type &t, size_t off, int64_t pitch, bool transposed);
   Slots readRows(const ir::Type &t, size_t off, int64_t pitch);
+  llvm::Value *rowSlotIndex(int64_t n, int64_t k, int64_t rowLen, int64_t pitch, bool transposed,
+                            llvm::Value *&run);
   void mmaWarpTile(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane);
   Slots mmaLoadAcc(const MmaPlan &p, const MmaTile &t);
   void mmaStoreAcc(const MmaPlan &p, const MmaTile &t, const Slots &acc);
