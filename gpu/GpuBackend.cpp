@@ -127,6 +127,8 @@ private:
   Loaded *load(const CompiledKernel &kernel, std::string &error, CompileInfo *info) {
     auto t0 = Clock::now();
     opts_.codegen.sm = static_cast<unsigned>(std::min(ctx_->computeCapability(), 90));
+    if (ctx_->computeCapability() != 90) // sm_90a code (wgmma) runs on sm_90 devices only
+      opts_.codegen.wgmma = false;
     opts_.codegen.alignedPointers = true; // execute() passes whole allocations only
     std::string key = cacheKey(kernel);
     if (auto it = loaded_.find(key); it != loaded_.end()) {
