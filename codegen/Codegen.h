@@ -41,9 +41,15 @@ struct Options {
   bool vectorize = true;   // "vectorize": wider per-thread runs, 8/16-byte accesses where proven
   bool remat = true;       // "remat": broadcasts of index arithmetic recomputed, not staged
   bool tensorCores = true; // "mma": `@` of fp16/bf16 tiles through mma.sync
+  // "wgmma": on sm_90, matmul loops whose operands stream through cp.async
+  // stages run on wgmma.mma_async (sm_90a) from 128-byte-swizzled shared
+  // memory (docs/gpu-perf.md, "wgmma"); off, or elsewhere, mma.sync.
+  bool wgmma = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
-  // 2 measured fastest for 128x128x64 tiles on 4 warps (docs/gpu-perf.md).
-  unsigned numStages = 2;
+  // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
+  // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2
+  // (337 against 321) (docs/gpu-perf.md).
+  unsigned numStages = 3;
   // Every pointer parameter is 16-byte aligned, as if declared __aligned(16):
   // the GPU backend sets it, since each pointer it passes is the start of a
   // device allocation (Triton specialises on 16-byte alignment the same way).
@@ -88,6 +94,8 @@ struct Compiled {
   std::string ptx;    // NUL-free PTX text
   unsigned numThreads = 128;
   size_t sharedBytes = 0; // dynamic shared memory per program
+  unsigned sm = 90;       // the PTX's target, as ptxas -arch wants it
+  bool archSpecific = false; // `.target sm_90a` (wgmma): ptxas -arch=sm_90a
   std::vector<KernelParam> params;
   std::vector<StageTime> times;
   // With Options::optBisectLimit >= 0: the optional LLVM passes in the order
@@ -114,7 +122,8 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
 std::string compilerVersion();
 
 /// Runs `ptxas -arch=sm_<sm>` on `ptx` (the ptxas found as $PTXAS, in
-/// /usr/local/cuda/bin, or on PATH). Returns true when it accepts the text;
+/// /usr/local/cuda/bin, or on PATH); `sm_<sm>a` when the PTX targets the
+/// architecture-specific `sm_<sm>a` (wgmma). Returns true when it accepts the text;
 /// `log` gets its messages. Fails with a message when no ptxas is found.
 bool runPtxas(const std::string &ptx, unsigned sm, std::string &log, bool verbose = false);
 

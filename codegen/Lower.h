@@ -40,6 +40,7 @@ struct LoweredKernel {
   std::string entry;
   unsigned numThreads = 128;
   size_t sharedBytes = 0;
+  bool archSpecific = false; // uses sm_90a instructions (wgmma)
   std::vector<KernelParam> params;
 };
 

@@ -36,9 +36,9 @@ void Lowerer::lowerDotFma(const ir::Op &op) {
     llvm::Value *e = elemIndex(total, k);
     llvm::Value *batch = b_.CreateUDiv(e, b_.getInt32(static_cast<uint32_t>(m * n)));
     llvm::Value *i = axisIndex(e, out.shape, r - 2), *j = axisIndex(e, out.shape, r - 1);
-    rowA.push_back(b_.CreateMul(
-        b_.CreateAdd(b_.CreateMul(batch, b_.getInt32(static_cast<uint32_t>(m))), i),
-        b_.getInt32(static_cast<uint32_t>(kd))));
+    rowA.push_back(
+        b_.CreateMul(b_.CreateAdd(b_.CreateMul(batch, b_.getInt32(static_cast<uint32_t>(m))), i),
+                     b_.getInt32(static_cast<uint32_t>(kd))));
     colB.push_back(
         b_.CreateAdd(b_.CreateMul(batch, b_.getInt32(static_cast<uint32_t>(kd * n))), j));
     init.push_back(slot(acs, static_cast<size_t>(k)));
@@ -53,9 +53,11 @@ void Lowerer::lowerDotFma(const ir::Op &op) {
   auto step = [&](llvm::Value *c, int64_t k, llvm::Value *q, llvm::Value *qn) {
     llvm::Value *av = readStaged(a, 0, b_.CreateAdd(rowA[k], q));
     llvm::Value *bv = readStaged(bt, offB, b_.CreateAdd(colB[k], qn));
-    llvm::Value *p = se_.binary(ir::OpKind::Mul, acc, se_.cast(av, a.dtype, acc),
-                                se_.cast(bv, bt.dtype, acc));
-    if (plantedBug("dot-acc-type")) p = se_.cast(se_.binary(ir::OpKind::Mul, a.dtype, av, se_.cast(bv, bt.dtype, a.dtype)), a.dtype, acc);
+    llvm::Value *p =
+        se_.binary(ir::OpKind::Mul, acc, se_.cast(av, a.dtype, acc), se_.cast(bv, bt.dtype, acc));
+    if (plantedBug("dot-acc-type"))
+      p = se_.cast(se_.binary(ir::OpKind::Mul, a.dtype, av, se_.cast(bv, bt.dtype, a.dtype)),
+                   a.dtype, acc);
     return se_.binary(ir::OpKind::Add, acc, c, p);
   };
   if (unroll == kd) { // straight-line code: per slot, k = 0, 1, ..., kd - 1
@@ -173,7 +175,6 @@ int64_t mmaK(DType in, DType acc) {
 
 } // namespace
 
-
 /// Fills p for acc + a @ b on mma.sync with one staging of a, b and acc
 /// from offset 0; false where the operands have no tensor-core form.
 bool Lowerer::planMma(const ir::Op &op, MmaPlan &p) {
@@ -225,7 +226,9 @@ bool Lowerer::lowerDotMma(const ir::Op &op) {
 /// Marks the kernel `.minnctapersm 1`: without a hint, ptxas gives a kernel
 /// whose demand is far above what fits (128x128 tiles on 4 warps) 32
 /// registers and spills the rest; with it, up to 255.
-void Lowerer::allowAllRegisters() { setMinCtasPerSm(1); }
+void Lowerer::allowAllRegisters() {
+  setMinCtasPerSm(1);
+}
 
 /// Asks ptxas for registers such that `ctas` programs fit on an SM
 /// (`.minnctapersm`); with several requests the smallest count wins.
@@ -275,8 +278,9 @@ void Lowerer::stageRows(const Slots &v, const ir::Type &t, size_t off, int64_t p
                         bool transposed) {
   int64_t n = t.numElements(), rowLen = t.shape.back();
   emitGuarded(ownerOf(n), [&]() -> llvm::Value * {
+    llvm::Value *run = nullptr;
     for (int64_t k = 0; k < slotsOf(n); ++k) {
-      llvm::Value *idx = paddedIndex(elemIndex(n, k), rowLen, pitch, transposed);
+      llvm::Value *idx = rowSlotIndex(n, k, rowLen, pitch, transposed, run);
       b_.CreateStore(se_.toMemory(slot(v, static_cast<size_t>(k)), t.dtype),
                      stagedAddr(t, off, idx));
     }
@@ -288,9 +292,25 @@ void Lowerer::stageRows(const Slots &v, const ir::Type &t, size_t off, int64_t p
 Slots Lowerer::readRows(const ir::Type &t, size_t off, int64_t pitch) {
   int64_t n = t.numElements(), rowLen = t.shape.back();
   Slots s;
+  llvm::Value *run = nullptr;
   for (int64_t k = 0; k < slotsOf(n); ++k)
-    s.push_back(readStaged(t, off, paddedIndex(elemIndex(n, k), rowLen, pitch, false)));
+    s.push_back(readStaged(t, off, rowSlotIndex(n, k, rowLen, pitch, false, run)));
   return s;
+}
+
+/// paddedIndex of slot k's element. The slots of a run of the blocked layout
+/// are consecutive elements, and a run never crosses a row when rowLen is a
+/// multiple of its length (runs start at multiples of it): slot k is then the
+/// run's first index (kept in `run`) plus k's place in the run, which also
+/// lets LLVM see the run as one vector access (and find it fast).
+llvm::Value *Lowerer::rowSlotIndex(int64_t n, int64_t k, int64_t rowLen, int64_t pitch,
+                                   bool transposed, llvm::Value *&run) {
+  int64_t v = std::min<int64_t>(vec_, slotsOf(n));
+  if (transposed || n < T_ || v < 2 || rowLen % v)
+    return paddedIndex(elemIndex(n, k), rowLen, pitch, transposed);
+  if (k % v == 0 || !run)
+    run = paddedIndex(elemIndex(n, k - k % v), rowLen, pitch, false);
+  return k % v ? b_.CreateAdd(run, b_.getInt32(static_cast<uint32_t>(k % v))) : run;
 }
 
 /// One warp tile: its accumulators in, the k steps, its accumulators out.

@@ -62,9 +62,16 @@ struct Lowerer::MmaLoop {
     const ir::Type *tile = nullptr;
     int64_t rows = 0, cols = 0, pitch = 0;
     size_t off = 0; // bytes from the start of a stage
+    // wgmma: rows of `swizzle` bytes (32, 64 or 128; a wider row is cut into
+    // column blocks of that width, one after the other), 16-byte chunks
+    // XOR-swizzled as the hardware reads them; 0: rows `pitch` elements apart.
+    int64_t swizzle = 0;
   };
   std::array<Stream, 2> streams;
   bool pipelined = false;
+  bool wgmma = false;       // the k steps on wgmma.mma_async (a warpgroup per 64 rows)
+  int64_t ahead = 1;        // trips whose copies are in flight ahead of the current one
+  int64_t wgmmaPending = 0; // wgmma groups left in flight at the end of a trip
   int64_t stages = 1;
   size_t stageBytes = 0;
   size_t bytes = 0; // shared memory: the stages, or acc staged before and after the loop

@@ -149,6 +149,10 @@ bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
   L.p.offC = 0;            // acc is staged alone (before and after the loop)
   L.p.zeroAcc = false;
   matchStreams(L);
+  if (L.pipelined && planWgmma(L)) {
+    archSpecific_ = true;
+    pipeAlign_ = 1024;
+  }
   size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
   L.bytes = std::max(accBytes, static_cast<size_t>(L.stages) * L.stageBytes);
   return L.bytes <= kMaxPipeBytes;
@@ -171,6 +175,7 @@ void Lowerer::matchStreams(MmaLoop &L) {
     return;
   }
   L.pipelined = true;
+  L.ahead = L.stages - 1;
   for (const MmaLoop::Stream &s : L.streams) {
     L.skipped.insert(s.load);
     L.skipped.insert(s.step);
@@ -294,7 +299,8 @@ std::vector<Slots> Lowerer::predictedState(const MmaLoop &L, const std::vector<S
     DType dt = L.body->arg(static_cast<unsigned>(a.pos))->type().dtype;
     llvm::Value *inc = get(a.inc)[0];
     llvm::Value *total = b_.CreateMul(inc, llvm::ConstantInt::get(inc->getType(), ahead));
-    out[a.pos] = {se_.binary(a.sub ? ir::OpKind::Sub : ir::OpKind::Add, dt, state[a.pos][0], total)};
+    out[a.pos] = {
+        se_.binary(a.sub ? ir::OpKind::Sub : ir::OpKind::Add, dt, state[a.pos][0], total)};
   }
   return out;
 }
@@ -341,8 +347,8 @@ Slots Lowerer::accToFragments(const MmaLoop &L, const ir::Value *init) {
   Slots frags(per * static_cast<size_t>(L.tilesPerWarp));
   const ir::Op *def = init->definingOp();
   if (def && def->kind() == ir::OpKind::Constant) {
-    frags.assign(frags.size(), se_.toMemory(se_.constant(L.p.c->dtype, *def->attr("value")),
-                                            L.p.c->dtype));
+    frags.assign(frags.size(),
+                 se_.toMemory(se_.constant(L.p.c->dtype, *def->attr("value")), L.p.c->dtype));
     return frags;
   }
   withStagingBase(pipeBase(), [&] {
@@ -419,7 +425,13 @@ Lowerer::StreamChunks Lowerer::streamSources(const MmaLoop &L) {
       llvm::Value *col = b_.CreateMul(b_.CreateURem(q, b_.getInt32(static_cast<uint32_t>(perRow))),
                                       b_.getInt32(static_cast<uint32_t>(chunk)));
       c.src[w].push_back(rematAt(init, {row, col}, memo));
-      llvm::Value *elem = b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(s.pitch))), col);
+      if (s.swizzle) {
+        c.dst[w].push_back(
+            swizzledChunk(L, w, row, b_.CreateMul(col, b_.getInt32(static_cast<uint32_t>(in)))));
+        continue;
+      }
+      llvm::Value *elem =
+          b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(s.pitch))), col);
       c.dst[w].push_back(b_.CreateAdd(b_.CreateMul(elem, b_.getInt32(static_cast<uint32_t>(in))),
                                       b_.getInt32(static_cast<uint32_t>(s.off))));
     }
@@ -450,7 +462,8 @@ void Lowerer::issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &
           left < T_ ? b_.CreateICmpULT(tid_, b_.getInt32(static_cast<uint32_t>(left))) : nullptr;
       emitGuarded(valid, [&]() -> llvm::Value * {
         llvm::Value *src = b_.CreateAddrSpaceCast(b_.CreateGEP(et, c.src[w][j], off[w]), global);
-        llvm::Value *dst = b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, c.dst[w][j]));
+        llvm::Value *dst =
+            b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, c.dst[w][j]));
         b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {}, {dst, src});
         return nullptr;
       });
@@ -463,10 +476,12 @@ void Lowerer::issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &
 Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
                                  const std::vector<Slots> &state, llvm::Value *iv,
                                  const Slots &loopState, Slots &nextState) {
-  int64_t ahead = L.stages - 1;
+  int64_t ahead = L.ahead;
   auto stageBytes = b_.getInt32(static_cast<uint32_t>(L.stageBytes));
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
-                     {b_.getInt32(static_cast<uint32_t>(ahead - 1))});
+                     {b_.getInt32(static_cast<uint32_t>(std::max<int64_t>(0, ahead - 1)))});
+  if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
+    asmStatement("fence.proxy.async.shared::cta;");
   barrier();
   llvm::Value *ivAhead = nullptr;
   std::vector<Slots> later = predictedState(L, state, iv, ahead, ivAhead);
@@ -474,18 +489,31 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
   llvm::Value *stage = loopState[3];
   llvm::Value *fill = b_.CreateAdd(stage, b_.getInt32(static_cast<uint32_t>(ahead)));
   llvm::Value *wraps = b_.CreateICmpUGE(fill, b_.getInt32(static_cast<uint32_t>(L.stages)));
-  fill = b_.CreateSelect(wraps, b_.CreateSub(fill, b_.getInt32(static_cast<uint32_t>(L.stages))), fill);
+  fill = b_.CreateSelect(wraps, b_.CreateSub(fill, b_.getInt32(static_cast<uint32_t>(L.stages))),
+                         fill);
   Slots offAhead = {offsetAhead(L, 0, loopState[0], ahead), offsetAhead(L, 1, loopState[1], ahead)};
+  llvm::Value *stageOff = b_.CreateMul(stage, stageBytes);
+  Slots acc;
+  if (L.wgmma && L.wgmmaPending) {
+    // The products first: the refill below overlaps them. It goes into the
+    // stage of the trip before, whose products every thread has waited for
+    // (wgmma.wait_group 1) before this second barrier.
+    acc = wgmmaLoopStep(L, stageOff, get(L.dot->operand(2)));
+    barrier();
+  }
   emitGuarded(runs, [&]() -> llvm::Value * {
     issueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes));
     return nullptr;
   });
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
-  Slots acc = mmaLoopStep(L, b_.CreateMul(stage, stageBytes), get(L.dot->operand(2)));
+  if (!L.wgmma)
+    acc = mmaLoopStep(L, stageOff, get(L.dot->operand(2)));
+  else if (!L.wgmmaPending) // two stages: the products wait for themselves
+    acc = wgmmaLoopStep(L, stageOff, get(L.dot->operand(2)));
   llvm::Value *nextStage = b_.CreateAdd(stage, b_.getInt32(1));
-  nextStage = b_.CreateSelect(
-      b_.CreateICmpEQ(nextStage, b_.getInt32(static_cast<uint32_t>(L.stages))), b_.getInt32(0),
-      nextStage);
+  nextStage =
+      b_.CreateSelect(b_.CreateICmpEQ(nextStage, b_.getInt32(static_cast<uint32_t>(L.stages))),
+                      b_.getInt32(0), nextStage);
   nextState = {offsetAhead(L, 0, loopState[0], 1), offsetAhead(L, 1, loopState[1], 1), runs,
                nextStage};
   return acc;
@@ -501,11 +529,12 @@ unsigned Lowerer::mmaLoopCtas(const MmaLoop &L) const {
   if (!L.pipelined) // the operands' slots are in registers too: all of them
     return 1;
   int64_t frags = L.tilesPerWarp * L.p.fragsM() * L.p.fragsN() * 4;
-  int64_t operands = L.p.fragsM() * 4 + L.p.fragsN() * 2;
+  int64_t operands = L.wgmma ? 0 : L.p.fragsM() * 4 + L.p.fragsN() * 2; // wgmma: from shared
   int64_t chunks = 0;
   for (const MmaLoop::Stream &s : L.streams)
-      chunks += (s.rows * s.cols / (16 / static_cast<int64_t>(byteSize(s.tile->dtype))) + T_ - 1) / T_;
-  int64_t demand = frags + operands + 3 * chunks + 16;
+    chunks +=
+        (s.rows * s.cols / (16 / static_cast<int64_t>(byteSize(s.tile->dtype))) + T_ - 1) / T_;
+  int64_t demand = frags + operands + 3 * chunks + (L.wgmma ? 32 : 16);
   return static_cast<unsigned>(std::max<int64_t>(1, 65536 / (T_ * demand)));
 }
 
@@ -533,14 +562,15 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
     chunks = streamSources(L);
     barrier(); // earlier readers of the stages are done
     llvm::Value *runs = nullptr;
-    for (int64_t j = 0; j + 1 < L.stages; ++j) {
+    for (int64_t j = 0; j < L.ahead; ++j) {
       llvm::Value *ivJ = nullptr;
       std::vector<Slots> sj = predictedState(L, carriedInit, lb, j, ivJ);
       llvm::Value *c = predictedCond(L, sj, ivJ);
       runs = runs ? b_.CreateAnd(runs, c) : c;
       Slots off = {offsetAhead(L, 0, b_.getInt64(0), j), offsetAhead(L, 1, b_.getInt64(0), j)};
       emitGuarded(runs, [&]() -> llvm::Value * {
-        issueCopies(L, chunks, off, b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))));
+        issueCopies(L, chunks, off,
+                    b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))));
         return nullptr;
       });
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
@@ -600,7 +630,9 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   for (size_t pos = 0; pos < L.carried; ++pos) {
     const ir::Value *result = loop.result(static_cast<unsigned>(pos));
     if (pos == L.accPos) {
-      values_[result] = fragmentsToRows(L, own[0]);
+      // The last trip's products may still be in flight.
+      bool wait = L.wgmma && L.wgmmaPending && !plantedBug("wgmma-wait");
+      values_[result] = fragmentsToRows(L, wait ? wgmmaWait(0, own[0]) : own[0]);
     } else if (L.special(pos)) { // a stream's pointer tile: its start + the offset
       size_t w = L.streams[0].pos == pos ? 0 : 1;
       Slots p;

@@ -70,7 +70,8 @@ public:
     if (di_)
       di_->finalize();
     if (pipeBase_) {
-      size_t base = alignUp(sharedBytes_);
+      // wgmma's swizzled operands need 1024-byte-aligned stages.
+      size_t base = (sharedBytes_ + pipeAlign_ - 1) / pipeAlign_ * pipeAlign_;
       pipeBase_->replaceAllUsesWith(b_.getInt32(static_cast<uint32_t>(base)));
       pipeBase_->eraseFromParent();
       sharedBytes_ = base + pipeBytes_;
@@ -81,11 +82,12 @@ public:
                         std::to_string(kMaxSharedBytes) + "); use smaller tiles");
     if (smem_) {
       // Size the declared array for readers of the IR; the launch passes the real size.
-      smem_->setAlignment(llvm::Align(16));
+      smem_->setAlignment(llvm::Align(pipeAlign_));
     }
     out.entry = fn_.name();
     out.numThreads = T_;
     out.sharedBytes = sharedBytes_;
+    out.archSpecific = archSpecific_;
     out.params = params_;
     out.module = std::move(mod_);
   }
@@ -638,6 +640,8 @@ private:
   llvm::Value *paddedIndex(llvm::Value *e, int64_t rowLen, int64_t pitch, bool transposed);
   void stageRows(const Slots &v, const ir::Type &t, size_t off, int64_t pitch, bool transposed);
   Slots readRows(const ir::Type &t, size_t off, int64_t pitch);
+  llvm::Value *rowSlotIndex(int64_t n, int64_t k, int64_t rowLen, int64_t pitch, bool transposed,
+                            llvm::Value *&run);
   void mmaWarpTile(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane);
   Slots mmaLoadAcc(const MmaPlan &p, const MmaTile &t);
   void mmaStoreAcc(const MmaPlan &p, const MmaTile &t, const Slots &acc);
@@ -671,6 +675,12 @@ private:
   void issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off, llvm::Value *stage);
   llvm::Value *offsetAhead(const MmaLoop &L, size_t which, llvm::Value *off, int64_t ahead);
   Slots mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
+  bool planWgmma(MmaLoop &L);
+  llvm::Value *swizzledChunk(const MmaLoop &L, size_t which, llvm::Value *row,
+                             llvm::Value *colBytes);
+  Slots wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
+  Slots wgmmaWait(int64_t pending, const Slots &acc);
+  void asmStatement(const std::string &text);
   Slots stagedLoopStep(const MmaLoop &L, const Slots &acc);
   Slots pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c, const std::vector<Slots> &state,
                           llvm::Value *iv, const Slots &loopState, Slots &nextState);
@@ -1181,6 +1191,8 @@ private:
   // known (pipeBase_ is a placeholder for its byte offset until then).
   llvm::Instruction *pipeBase_ = nullptr;
   size_t pipeBytes_ = 0;
+  size_t pipeAlign_ = 16;     // of pipeBase_ and of the shared array (wgmma: 1024)
+  bool archSpecific_ = false; // sm_90a instructions were emitted (wgmma)
   llvm::Value *stagingBase_ = nullptr; // a byte offset stagedAddr adds (null: none)
   std::vector<KernelParam> params_;
   std::unordered_map<const ir::Value *, Slots> values_;

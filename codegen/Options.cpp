@@ -14,13 +14,15 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.remat;
   if (name == "mma")
     return &opts.tensorCores;
+  if (name == "wgmma")
+    return &opts.wgmma;
   return nullptr;
 }
 
 } // namespace
 
 const std::vector<std::string> &optimizationNames() {
-  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "pipeline"};
+  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "pipeline", "wgmma"};
   return names;
 }
 
@@ -31,7 +33,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     if (name.empty())
       continue;
     if (name == "all") {
-      opts.vectorize = opts.remat = opts.tensorCores = false;
+      opts.vectorize = opts.remat = opts.tensorCores = opts.wgmma = false;
       opts.numStages = 1;
       continue;
     }
@@ -41,7 +43,8 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     }
     bool *flag = flagOf(opts, name);
     if (!flag) {
-      error = "unknown optimisation '" + name + "' (known: vectorize, remat, mma, pipeline, all)";
+      error = "unknown optimisation '" + name +
+              "' (known: vectorize, remat, mma, pipeline, wgmma, all)";
       return false;
     }
     *flag = false;
@@ -58,6 +61,8 @@ std::string describeOptions(const Options &opts) {
     s += " remat";
   if (opts.tensorCores)
     s += " mma";
+  if (opts.wgmma)
+    s += " wgmma";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

@@ -59,8 +59,10 @@ void initTarget() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> makeTargetMachine(unsigned sm, unsigned optLevel,
-                                                       std::string &error) {
+/// sm_<sm>, or the architecture-specific sm_<sm>a (wgmma, setmaxnreg) when
+/// archSpecific: LLVM then writes `.target sm_90a` and PTX ISA 8.0.
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(unsigned sm, bool archSpecific,
+                                                       unsigned optLevel, std::string &error) {
   initTarget();
   const std::string triple = "nvptx64-nvidia-cuda";
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
@@ -74,8 +76,9 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(unsigned sm, unsigned opt
   auto level = optLevel >= 2   ? llvm::CodeGenOptLevel::Default
                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
                                : llvm::CodeGenOptLevel::None;
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, "sm_" + std::to_string(sm), "", to, llvm::Reloc::PIC_, std::nullopt, level));
+  return std::unique_ptr<llvm::TargetMachine>(
+      target->createTargetMachine(triple, "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""),
+                                  "", to, llvm::Reloc::PIC_, std::nullopt, level));
 }
 
 /// Links the libdevice functions the module calls and internalises them.
@@ -313,7 +316,8 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   if (!linkLibdevice(*lk.module, r.error))
     return r;
   c.times.push_back({"link-libdevice", msSince(t0)});
-  std::unique_ptr<llvm::TargetMachine> tm = makeTargetMachine(opts.sm, opts.optLevel, r.error);
+  std::unique_ptr<llvm::TargetMachine> tm =
+      makeTargetMachine(opts.sm, lk.archSpecific, opts.optLevel, r.error);
   if (!tm)
     return r;
   lk.module->setDataLayout(tm->createDataLayout());
@@ -343,6 +347,8 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   c.entry = lk.entry;
   c.numThreads = lk.numThreads;
   c.sharedBytes = lk.sharedBytes;
+  c.sm = opts.sm;
+  c.archSpecific = lk.archSpecific;
   c.params = lk.params;
   r.compiled = std::move(c);
   return r;
@@ -414,8 +420,9 @@ bool runPtxas(const std::string &ptx, unsigned sm, std::string &log, bool verbos
     log = "cannot write a temporary file for ptxas";
     return false;
   }
-  std::string cmd = "'" + ptxas + "' -arch=sm_" + std::to_string(sm) + (verbose ? " -v" : "") +
-                    " -o /dev/null " + path + " 2>&1";
+  bool archSpecific = ptx.find(".target sm_" + std::to_string(sm) + "a") != std::string::npos;
+  std::string cmd = "'" + ptxas + "' -arch=sm_" + std::to_string(sm) + (archSpecific ? "a" : "") +
+                    (verbose ? " -v" : "") + " -o /dev/null " + path + " 2>&1";
   log.clear();
   FILE *p = ::popen(cmd.c_str(), "r");
   if (!p) {

@@ -33,9 +33,15 @@ struct SetOnExit {
   ~SetOnExit() { slot = value; }
 };
 
-std::string lang(DType t) { return std::string(langName(t)); }
-std::string conf(DType t) { return std::string(conformanceName(t)); }
-bool isIntegral(DType t) { return isInt(t); }
+std::string lang(DType t) {
+  return std::string(langName(t));
+}
+std::string conf(DType t) {
+  return std::string(conformanceName(t));
+}
+bool isIntegral(DType t) {
+  return isInt(t);
+}
 
 std::string join(const std::vector<std::string> &parts, const std::string &sep) {
   std::string out;
@@ -61,8 +67,8 @@ double randomValue(DType t, bool smallInts, std::mt19937_64 &rng) {
 // IEEE edge values for general-mode float inputs: NaN, +inf, -inf, -0.0 and
 // two subnormals of `t` (a quarter and three quarters of the smallest normal).
 constexpr int kEdgeKinds = 6;
-const char *const kEdgeNames[kEdgeKinds] = {"nan", "inf", "inf", "neg_zero", "subnormal",
-                                            "subnormal"};
+const char *const kEdgeNames[kEdgeKinds] = {"nan",      "inf",       "inf",
+                                            "neg_zero", "subnormal", "subnormal"};
 double edgeValue(DType t, int which) {
   switch (which) {
   case 0: return std::numeric_limits<double>::quiet_NaN();
@@ -117,19 +123,19 @@ private:
   int rank_ = 1;
   bool poison_ = false, unmasked_ = false, smallInts_ = false, edges_ = false;
   AtomicKind atomic_ = AtomicKind::None;
-  bool storeOld_ = false;    // atomics: the old values go to the output Z
+  bool storeOld_ = false; // atomics: the old values go to the output Z
   std::vector<std::string> tileNames_, sizeNames_, rangeNames_; // per axis
-  std::vector<int64_t> tile_, size_;                             // per axis
+  std::vector<int64_t> tile_, size_;                            // per axis
   std::vector<std::string> params_;
-  std::vector<Val> tiles_;   // full-shape variables
-  std::vector<Val> leaves_;  // scalars and broadcast reductions
-  std::vector<Val> exprs_;   // earlier expressions, repeated verbatim (CSE)
-  std::vector<Val> loads_;   // each input's load, repeated inside loops
-  std::vector<Val> inputs_;  // each input's name and dtype
+  std::vector<Val> tiles_;                  // full-shape variables
+  std::vector<Val> leaves_;                 // scalars and broadcast reductions
+  std::vector<Val> exprs_;                  // earlier expressions, repeated verbatim (CSE)
+  std::vector<Val> loads_;                  // each input's load, repeated inside loops
+  std::vector<Val> inputs_;                 // each input's name and dtype
   std::vector<std::string> reducedScalars_; // 1-D reductions (for data-dependent `if`)
-  bool recording_ = true;    // whether expr() remembers its results in exprs_
-  bool lastInexact_ = false; // Val::inexact of the last binary()/unary() result
-  bool inHelper_ = false;    // generating a helper's body: only its parameters are in scope
+  bool recording_ = true;                   // whether expr() remembers its results in exprs_
+  bool lastInexact_ = false;                // Val::inexact of the last binary()/unary() result
+  bool inHelper_ = false;            // generating a helper's body: only its parameters are in scope
   std::vector<std::string> helpers_; // helper functions, emitted before the kernel
   std::vector<std::string> body_;
   std::set<std::string> features_;
@@ -149,7 +155,8 @@ private:
   std::string offsets(const std::vector<std::string> &indices) const;
   std::string boundsMask(const std::vector<std::string> &indices) const;
   std::vector<std::string> indices(const std::string &suffix = "") const;
-  std::vector<std::string> subscript(int axis, const std::string &at, const std::string &rest) const;
+  std::vector<std::string> subscript(int axis, const std::string &at,
+                                     const std::string &rest) const;
 
   Val castTo(const Val &v, DType to);
   /// Whether a product of `@` into `acc` is only within a tolerance of the
@@ -176,8 +183,8 @@ private:
   void collidingAtomic(const Val &result, DType outType, const std::string &maskArg);
   void reduction();
   void dot();
-  void product(DType acc, const std::string &name, const std::string &dims,
-               const std::string &prod, const std::string &rangeInit);
+  void product(DType acc, const std::string &name, const std::string &dims, const std::string &prod,
+               const std::string &rangeInit);
   void fullDot(DType t, DType acc, const std::string &a);
   void loop();
   Val walkingPointer(std::vector<std::string> &after);
@@ -196,10 +203,9 @@ bool Builder::coin(double prob) {
 
 DType Builder::pickType() {
   // float first: RapidCheck shrinks toward the first element.
-  static const std::vector<DType> types = {DType::F32, DType::I32, DType::F16, DType::BF16,
-                                           DType::F64, DType::I8,  DType::I16, DType::I64,
-                                           DType::U8,  DType::U16, DType::U32, DType::U64,
-                                           DType::Bool};
+  static const std::vector<DType> types = {
+      DType::F32, DType::I32, DType::F16, DType::BF16, DType::F64, DType::I8,  DType::I16,
+      DType::I64, DType::U8,  DType::U16, DType::U32,  DType::U64, DType::Bool};
   DType t = *rc::gen::elementOf(types);
   useType(t);
   return t;
@@ -348,12 +354,13 @@ Val Builder::expr(int depth) {
 }
 
 Val Builder::binary(int depth) {
-  static const std::vector<std::string> ops = {"+", "-", "*", "/", "%", "cmp", "min", "bit",
-                                               "shift", "select"};
+  static const std::vector<std::string> ops = {"+",   "-",   "*",   "/",     "%",
+                                               "cmp", "min", "bit", "shift", "select"};
   std::string op = *rc::gen::elementOf(ops);
   Val a = expr(depth - 1);
-  bool constant = (op == "+" || op == "-" || op == "*" || op == "/" || op == "%" ||
-                   op == "bit" || op == "shift") && coin(0.25);
+  bool constant = (op == "+" || op == "-" || op == "*" || op == "/" || op == "%" || op == "bit" ||
+                   op == "shift") &&
+                  coin(0.25);
   Val b = constant ? constantFor(a) : expr(depth - 1);
   bool inexact = a.inexact || b.inexact;
   if (inexact && (op == "%" || op == "cmp" || op == "bit" || op == "shift" || op == "select"))
@@ -364,14 +371,17 @@ Val Builder::binary(int depth) {
     features_.insert("op." + name);
     return Val{"(" + a.text + " " + o + " " + b.text + ")", rt};
   };
-  if (op == "+") return plain("+", "add");
-  if (op == "-") return plain("-", "sub");
+  if (op == "+")
+    return plain("+", "add");
+  if (op == "-")
+    return plain("-", "sub");
   if (op == "*" && !constant && isIntegral(a.type) && isIntegral(b.type) && bitWidth(rt) >= 32 &&
       coin(0.2)) {
     features_.insert("op.umulhi");
     return {"umulhi(" + a.text + ", " + b.text + ")", rt};
   }
-  if (op == "*") return plain("*", "mul");
+  if (op == "*")
+    return plain("*", "mul");
   if (op == "/" || op == "%") {
     std::string name = op == "/" ? "div" : "mod";
     if (isFloat(rt))
@@ -475,13 +485,13 @@ Val Builder::unary(int depth) {
     }
   }
   if (choice == 1 && isFloat(a.type)) {
-    static const std::vector<std::string> fns = {"sqrt", "abs",  "floor", "ceil", "exp",  "fma",
-                                                 "exp2", "log",  "log2",  "sin",  "cos", "rsqrt"};
+    static const std::vector<std::string> fns = {"sqrt", "abs", "floor", "ceil", "exp", "fma",
+                                                 "exp2", "log", "log2",  "sin",  "cos", "rsqrt"};
     std::string f = *rc::gen::elementOf(fns);
     if (a.inexact && (f == "floor" || f == "ceil"))
       f = "abs";
-    mark.value = a.inexact || !(f == "sqrt" || f == "abs" || f == "floor" || f == "ceil" ||
-                                f == "fma");
+    mark.value =
+        a.inexact || !(f == "sqrt" || f == "abs" || f == "floor" || f == "ceil" || f == "fma");
     features_.insert("op.math");
     if (f == "fma") {
       features_.insert("op.fma");
@@ -529,8 +539,11 @@ void Builder::reduction() {
   else if (op == "+" && (isBool(v.type) || (isIntegral(v.type) && bitWidth(v.type) < 32)))
     rt = isSignedInt(v.type) ? DType::I32 : DType::U32;
   features_.insert("reduce");
-  features_.insert(std::string("reduce.") + (op == "+" ? "sum" : op == "&" ? "and"
-                                             : op == "|" ? "or" : op == "^" ? "xor" : op));
+  features_.insert(std::string("reduce.") + (op == "+"   ? "sum"
+                                             : op == "&" ? "and"
+                                             : op == "|" ? "or"
+                                             : op == "^" ? "xor"
+                                                         : op));
   useType(rt);
   std::string name = fresh("r");
   if (rank_ == 1) {
@@ -682,7 +695,8 @@ void Builder::loop() {
   recording_ = true;
   leaves_.resize(leaves);
   std::string op = isBool(init.type) || coin(0.5) ? "+" : (coin(0.5) ? "max" : "min");
-  std::string update = op == "+" ? acc + " + " + step.text : op + "(" + acc + ", " + step.text + ")";
+  std::string update =
+      op == "+" ? acc + " + " + step.text : op + "(" + acc + ", " + step.text + ")";
   bool nested = coin(0.2);
   std::string outer = nested ? fresh("j") : "";
   if (nested) {
@@ -704,7 +718,8 @@ void Builder::loop() {
   if (coin(0.25)) {
     bool brk = coin(0.5);
     features_.insert(brk ? "loop.break" : "loop.continue");
-    line("  if (" + i + " == " + std::to_string(range(0, 2)) + ") " + (brk ? "break;" : "continue;"));
+    line("  if (" + i + " == " + std::to_string(range(0, 2)) + ") " +
+         (brk ? "break;" : "continue;"));
   }
   if (!walk.empty())
     line("  " + walk.front());
@@ -819,8 +834,8 @@ void Builder::addBuffers(FuzzKernel &k, DType outType) {
   for (int64_t s : size_)
     elements *= s;
   for (int i = 0; i < inputs; ++i) {
-    BufferDesc b{"X" + std::to_string(i), inTypes[static_cast<size_t>(i)], size_, {}, false,
-                 sizeNames_};
+    BufferDesc b{
+        "X" + std::to_string(i), inTypes[static_cast<size_t>(i)], size_, {}, false, sizeNames_};
     fillInput(b, rng);
     params_.push_back(lang(b.dtype) + " *" + b.name);
     inputs_.push_back({b.name, b.dtype});
@@ -846,9 +861,10 @@ void Builder::addScalars(FuzzKernel &k, bool hasLoop, bool hasIf, bool hasScalar
   if (hasScalar) {
     DType t = pickType();
     features_.insert("scalar.param");
-    double v = isBool(t) ? range(0, 1)
-               : isFloat(t) ? range(-16, 16) / 4.0
-               : isUnsignedInt(t) ? range(0, 4) : range(-4, 4);
+    double v = isBool(t)          ? range(0, 1)
+               : isFloat(t)       ? range(-16, 16) / 4.0
+               : isUnsignedInt(t) ? range(0, 4)
+                                  : range(-4, 4);
     k.scalars.push_back({"S", t, exactValues(t, {v})[0]});
     leaves_.push_back({"S", t});
   }
@@ -876,8 +892,9 @@ void Builder::prologue(const FuzzKernel &k) {
       continue;
     // The fallback is sometimes not 0, so that a dropped fallback shows.
     std::string other = !isBool(b.dtype) && coin(0.4) ? std::to_string(range(1, 3)) : "0";
-    std::string load =
-        unmasked_ ? "*" + p : poison_ ? "*?(mask) " + p : "mask ? *" + p + " : " + other;
+    std::string load = unmasked_ ? "*" + p
+                       : poison_ ? "*?(mask) " + p
+                                 : "mask ? *" + p + " : " + other;
     features_.insert(unmasked_ ? "load.plain" : poison_ ? "load.poison" : "load.masked");
     if (other != "0" && !unmasked_ && !poison_)
       features_.insert("load.masked_fallback");
@@ -998,8 +1015,8 @@ void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, boo
         return static_cast<int64_t>(d.value);
     return int64_t{1};
   };
-  std::vector<std::string> dims = transposed ? std::vector<std::string>{cols, rows}
-                                             : std::vector<std::string>{rows, cols};
+  std::vector<std::string> dims =
+      transposed ? std::vector<std::string>{cols, rows} : std::vector<std::string>{rows, cols};
   BufferDesc b{name, t, {sizeOf(dims[0]), sizeOf(dims[1])}, {}, false, dims};
   int64_t dataSeed = *rc::gen::inRange<int64_t>(0, 1 << 30);
   std::mt19937_64 rng(static_cast<uint64_t>(dataSeed));
@@ -1059,7 +1076,8 @@ void Builder::matmulKernel(FuzzKernel &k) {
   size_ = plain ? std::vector<int64_t>{tile_[0] * range(1, 2), tile_[1] * range(1, 2)}
                 : std::vector<int64_t>{extent(tile_[0]), extent(tile_[1])};
   int64_t depth = plain ? tk * range(1, 4) : range(1, static_cast<int>(2 * tk + 1));
-  k.defines = {{"TM", std::to_string(tile_[0])}, {"TN", std::to_string(tile_[1])},
+  k.defines = {{"TM", std::to_string(tile_[0])},
+               {"TN", std::to_string(tile_[1])},
                {"TK", std::to_string(tk)}};
   if (plain) // no extra (fully masked) programs: the loads are not masked
     k.grid = {size_[0] / tile_[0], size_[1] / tile_[1], 1};
@@ -1086,6 +1104,18 @@ void Builder::matmulKernel(FuzzKernel &k) {
   for (DType t : {ta, tb, acc})
     useType(t);
   bool transA = coin(0.3), transB = coin(0.3);
+  // Mostly, plain fp16/bf16 products get 64 rows per program: the shape that
+  // Hopper's wgmma takes (one warpgroup per 64 rows; docs/gpu-perf.md, "wgmma").
+  if (plain && ta == tb && (ta == DType::F16 || ta == DType::BF16) && !transA && !transB &&
+      coin(0.7)) {
+    tile_[0] = 64;
+    size_[0] = 64 * range(1, 2);
+    k.defines[0].second = "64";
+    k.grid[0] = size_[0] / 64;
+    if (k.grid[0] * k.grid[1] > 1)
+      features_.insert("grid.2d");
+    features_.insert("matmul.wgmma");
+  }
   DType outType = coin(0.5) ? acc : pickType();
   // With general float inputs the product's sum is only within a tolerance of
   // the reference's (tensor cores add in an order of their own): it must not
@@ -1097,10 +1127,10 @@ void Builder::matmulKernel(FuzzKernel &k) {
                {"K", DType::I32, static_cast<double>(depth)}};
   matmulOperand(k, "A", ta, transA, "M", "K");
   matmulOperand(k, "B", tb, transB, "K", "N");
-  k.buffers.push_back({"Y", outType, size_,
-                       std::vector<double>(static_cast<size_t>(size_[0] * size_[1]),
-                                           isBool(outType) ? 1 : 3),
-                       true, sizeNames_});
+  k.buffers.push_back(
+      {"Y", outType, size_,
+       std::vector<double>(static_cast<size_t>(size_[0] * size_[1]), isBool(outType) ? 1 : 3), true,
+       sizeNames_});
   params_.push_back(lang(outType) + " *Y");
   for (const ScalarDesc &s : k.scalars) {
     auto v = static_cast<int64_t>(s.value);
@@ -1205,8 +1235,8 @@ FuzzKernel generateKernel(const GenPolicy &policy, uint64_t seed, int size) {
 }
 
 FuzzKernel shrinkKernel(const GenPolicy &policy, uint64_t seed, int size,
-                        const std::function<bool(const FuzzKernel &)> &stillFails,
-                        double seconds, int *steps) {
+                        const std::function<bool(const FuzzKernel &)> &stillFails, double seconds,
+                        int *steps) {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

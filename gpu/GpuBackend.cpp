@@ -146,6 +146,8 @@ private:
     if (!sm_)
       sm_ = static_cast<unsigned>(std::min(ctx_->computeCapability(), 90));
     opts_.codegen.sm = sm_;
+    if (ctx_->computeCapability() != 90) // sm_90a code (wgmma) runs on sm_90 devices only
+      opts_.codegen.wgmma = false;
     // Buffers copied by execute() are whole allocations (16-byte aligned);
     // device arrays may be views at any element offset.
     opts_.codegen.alignedPointers = aligned;

@@ -37,6 +37,13 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"dot-acc-type", "gpu",
        "`@` multiplies in the input type (e.g. fp16, int8) and only adds in the accumulator "
        "type"},
+      // codegen/LowerWgmma.cpp, LowerMmaLoop.cpp
+      {"wgmma-swizzle", "gpu",
+       "the cp.async copies of a wgmma loop swizzle 16-byte chunks by the wrong row bits"},
+      {"wgmma-wait", "gpu",
+       "no wgmma.wait_group after a wgmma loop: the last trip's products are read in flight"},
+      {"wgmma-stage", "gpu",
+       "a wgmma loop issues its copies one trip further ahead, into a stage still being read"},
       // codegen/ScalarEmit.cpp
       {"bf16-truncate", "gpu", "fp32 -> bf16 truncates instead of rounding to nearest even"},
       {"float-to-int-round", "gpu",

@@ -24,7 +24,7 @@
 #   --no-compare                benchmarks without the interpreter check first
 #   --tune                      also auto-tune the 4096^3 matmul (tiles x num_warps)
 #   --disable-opt LIST          switch GPU optimisations off in the conformance runs
-#                               and benchmarks (vectorize,remat,mma,pipeline,all)
+#                               and benchmarks (vectorize,remat,mma,pipeline,wgmma,all)
 #   --fuzz-time T               also run a differential fuzz campaign of T (e.g. 10m)
 #                               on every device (bin/triton-fuzz; seed $FUZZ_SEED,
 #                               default 20261121); report in $OUT/fuzz/report.md
@@ -266,12 +266,18 @@ else
       --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] --arg C=zeros:f16[M,N] \
       --flops '2*M*N*K'
   done
+  # bf16 (wgmma on Hopper as fp16; triton_reference.py has no bf16 row: Triton "-").
+  bench "matmul bf16 4096^3" "triton_matmul_bf16_4096^3_TFLOPs" "TF:$((2 * 4096 * 4096 * 4096))" 0 \
+    "$EX/matmul.tc" -DTM=128 -DTN=128 -DTK=64 -DTYPE=bf16 --num-warps 4 --grid 'M/TM, N/TN' \
+    --arg M=4096 --arg N=4096 --arg K=4096 --arg lda=4096 --arg ldb=4096 --arg ldc=4096 \
+    --arg A=randint:-2:2:bf16[M,K] --arg B=randint:-2:2:bf16[K,N] --arg C=zeros:bf16[M,N] \
+    --flops '2*M*N*K'
   if [ $TUNE = 1 ]; then
     # Tiles, warps and stages auto-tuned (the winner is printed in the log).
     for S in 1024 4096; do
       bench "matmul f16 ${S}^3 tuned" "triton_matmul_f16_${S}^3_TFLOPs" "TF:$((2 * S * S * S))" 0 \
         "$EX/matmul.tc" -DTM=[64,128] -DTN=[64,128] -DTK=[32,64] -DTYPE=half \
-        --num-warps 4,8 --num-stages 2,3 --autotune-report --grid 'M/TM, N/TN' --arg M=$S \
+        --num-warps 4,8 --num-stages 2,3,4 --autotune-report --grid 'M/TM, N/TN' --arg M=$S \
         --arg N=$S --arg K=$S --arg lda=$S --arg ldb=$S --arg ldc=$S \
         --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] --arg C=zeros:f16[M,N] \
         --flops '2*M*N*K'

@@ -275,7 +275,7 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   addNumStages(*run, rf.numStages, "gpu backend: ");
   run->add_option("--disable-opt", rf.disableOpt,
-                  "gpu backend: switch off optimisations (vectorize,remat,mma,pipeline,all)");
+                  "gpu backend: switch off optimisations (vectorize,remat,mma,pipeline,wgmma,all)");
 
   CheckPtxFlags pf;
   CLI::App *checkPtx = app.add_subcommand(
@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   addNumStages(*checkPtx, pf.numStages, "");
   checkPtx->add_option("--disable-opt", pf.disableOpt,
-                       "switch off optimisations (vectorize,remat,mma,pipeline,all)");
+                       "switch off optimisations (vectorize,remat,mma,pipeline,wgmma,all)");
   checkPtx->add_option("--timeout", pf.timeout, "seconds per kernel, then it is rejected (0: none)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -550,7 +550,7 @@ int main(int argc, char **argv) {
                      g.numStages + "); a list such as 2,3,4 is auto-tuned (not with "
                      "--disable-opt pipeline, which means 1)");
   app.add_option("--disable-opt", g.disableOpt,
-                 "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,pipeline,all");
+                 "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,pipeline,wgmma,all");
   app.add_flag("--compare", g.compare,
                "also run on the interpreter and compare every buffer (default tolerances)");
   app.add_flag("--bench", g.bench, "time launches: median and min ms, GB/s (and TFLOP/s)");

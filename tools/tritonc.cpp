@@ -307,7 +307,7 @@ int main(int argc, char **argv) {
   app.add_option("--sm", opt.sm, "with --emit=llvm|ptx: target compute capability (default 90)")
       ->check(CLI::Range(80u, 120u));
   app.add_option("--disable-opt", opt.disableOpt,
-                 "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,all)");
+                 "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,wgmma,all)");
   app.add_flag("--assume-aligned", opt.assumeAligned,
                "with --emit=llvm|ptx: take every pointer parameter as 16-byte aligned, as the "
                "GPU backend does (it passes whole allocations)");

@@ -176,6 +176,26 @@ __global__ void k(half *A, half *B, float *C, int *Ix, half *S) {
 }
 )";
 
+/// A matmul loop that takes the wgmma path on sm_90 (aligned operands, 64
+/// rows per program, 3 stages by default).
+const char *kWgmmaKernel = R"(
+__global__ void mm(half *A __aligned(16), half *B __aligned(16), float *C __aligned(16),
+                   int K __multipleof(64)) {
+  int rm[64] = 0 ... 64;
+  int rn[64] = 0 ... 64;
+  int rk[32] = 0 ... 32;
+  float c[64, 64] = 0;
+  half *pa[64, 32] = A + rm[:, newaxis] * K + rk[newaxis, :];
+  half *pb[32, 64] = B + rk[:, newaxis] * 64 + rn[newaxis, :];
+  for (int k = 0; k < K; k += 32) {
+    c += *pa @ *pb;
+    pa += 32;
+    pb += 32 * 64;
+  }
+  *(C + rm[:, newaxis] * 64 + rn[newaxis, :]) = c;
+}
+)";
+
 /// The kernel that shows each bug.
 std::string kernelFor(const std::string &name) {
   static const std::map<std::string, std::string> kernels = {
@@ -194,6 +214,9 @@ std::string kernelFor(const std::string &name) {
       {"argmax-tie", kGpuTileKernel},
       {"reduce-acc-type", kGpuTileKernel},
       {"dot-acc-type", kGpuTileKernel},
+      {"wgmma-swizzle", kWgmmaKernel},
+      {"wgmma-wait", kWgmmaKernel},
+      {"wgmma-stage", kWgmmaKernel},
   };
   auto it = kernels.find(name);
   return it != kernels.end() ? it->second : kIrKernel;

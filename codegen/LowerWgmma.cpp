@@ -1,0 +1,229 @@
+//===- LowerWgmma.cpp - Matmul loops on wgmma.mma_async (sm_90a) ----------===//
+//
+// A pipelined matmul loop (LowerMmaLoop.cpp) whose operands are fp16 or bf16
+// with an fp32 accumulator runs its k steps on Hopper's asynchronous
+// warpgroup mma instead of mma.sync (docs/gpu-perf.md, "wgmma"):
+//
+// * Operands. The cp.async copies write each stream's tile in the canonical
+//   layouts of the PTX ISA's matrix descriptors: rows of W = 32, 64 or 128
+//   bytes (a wider row is cut into column blocks of 128 bytes, stored one
+//   after the other), and in every group of 8 rows the 16-byte chunk c of row
+//   r at chunk c ^ (r mod 8) (for W = 128; W = 64 and 32 XOR fewer bits):
+//   the hardware applies the same XOR to the address bits 4-6 with bits 7-9,
+//   so stages are 1024-byte aligned. a (m x k, k contiguous) is "K-major",
+//   b (k x n, n contiguous) "N-major" (imm-trans-b = 1).
+// * Descriptors (PTX ISA, "Matrix Descriptor Format"): start address >> 4 in
+//   bits 0-13, leading byte offset >> 4 in 16-29, stride byte offset >> 4 in
+//   32-45, swizzle mode in 62-63 (1: 128 B, 2: 64 B, 3: 32 B). K-major a:
+//   stride = 8 rows; a k step of 16 moves the start 32 bytes along the row
+//   (into the next column block past W). N-major b: leading = one column
+//   block (k rows of W bytes), stride = 8 rows; a k step moves 16 rows.
+// * Accumulators. wgmma.m64nNk16 gives each warp of the warpgroup 16 rows of
+//   the 64 with, per 8 columns, the registers of an m16n8 mma.sync fragment:
+//   so the warp tiles of the loop are 16 x n (warp w of warpgroup g, its
+//   j-th tile: rows 64 (g + j G) + 16 (w mod 4) for G warpgroups), and the
+//   fragments go to and from shared memory as the mma.sync loop's do.
+// * Order in a trip i (S stages): cp.async.wait_group S - 2, fence.proxy.async
+//   (the copies are generic-proxy writes that the tensor cores read through
+//   the async proxy), barrier, wgmma.fence, one wgmma per warp tile and k
+//   step, wgmma.commit_group, wgmma.wait_group 1 (trip i - 1's products are
+//   done, trip i's run on), barrier (so in every thread), then the copies of
+//   trip i + S - 1 into the stage trip i - 1 read. The loop's result waits
+//   for the last trip's products (wgmma.wait_group 0). With 2 stages the
+//   copies come first (into the stage trip i - 1 read) and each trip waits
+//   for its own products (wait_group 0): with one group left in flight the
+//   copies could only start after the products (measured 359 against 548
+//   TFLOP/s at 4096^3 on an H200; 3 stages: 669).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/LowerMma.h"
+
+namespace tc::codegen::lower {
+
+namespace {
+
+/// Accumulator registers per thread at most.
+constexpr int64_t kMaxWgmmaAcc = 128;
+/// Shared memory of the stages at most (as for mma.sync loops).
+constexpr size_t kMaxWgmmaPipeBytes = 160 * 1024;
+/// Swizzle atoms are 8 rows of 128 bytes.
+constexpr size_t kSwizzleAlign = 1024;
+
+size_t alignTo(size_t x, size_t a) {
+  return (x + a - 1) / a * a;
+}
+
+/// The swizzled row width for rows of `bytes` (0: none fits).
+int64_t swizzleWidth(int64_t bytes) {
+  if (bytes == 32 || bytes == 64)
+    return bytes;
+  return bytes % 128 == 0 ? 128 : 0;
+}
+
+/// The descriptor's swizzle mode for rows of w bytes.
+uint64_t swizzleMode(int64_t w) {
+  return w == 128 ? 1 : w == 64 ? 2 : 3;
+}
+
+} // namespace
+
+/// Switches a pipelined loop to wgmma where the target, types and shapes
+/// allow it (else it stays on mma.sync).
+bool Lowerer::planWgmma(MmaLoop &L) {
+  MmaPlan &p = L.p;
+  int64_t warpgroups = opts_.numWarps / 4;
+  if (!opts_.wgmma || opts_.sm != 90 || !L.pipelined || opts_.numWarps % 4 ||
+      !(p.a->dtype == DType::F16 || p.a->dtype == DType::BF16) || p.c->dtype != DType::F32 ||
+      p.m % 64 || (p.m / 64) % warpgroups || p.n % 8 || p.n > 256)
+    return false;
+  int64_t in = static_cast<int64_t>(byteSize(p.a->dtype));
+  int64_t wa = swizzleWidth(p.k * in), wb = swizzleWidth(p.n * in);
+  int64_t perWarp = (p.m / 16) / opts_.numWarps;
+  if (!wa || !wb || perWarp * p.n / 2 > kMaxWgmmaAcc)
+    return false;
+  MmaLoop::Stream &a = L.streams[0], &b = L.streams[1];
+  a.swizzle = wa;
+  b.swizzle = wb;
+  a.off = 0;
+  b.off = alignTo(static_cast<size_t>(p.m * p.k * in), kSwizzleAlign);
+  size_t stageBytes = alignTo(b.off + static_cast<size_t>(p.k * p.n * in), kSwizzleAlign);
+  int64_t stages = L.stages;
+  while (stages > 2 && static_cast<size_t>(stages) * stageBytes > kMaxWgmmaPipeBytes)
+    --stages;
+  if (static_cast<size_t>(stages) * stageBytes > kMaxWgmmaPipeBytes)
+    return false;
+  L.stages = stages;
+  L.stageBytes = stageBytes;
+  L.wgmma = true;
+  L.wgmmaPending = stages >= 3 ? 1 : 0;
+  L.ahead = stages - 1;
+  if (plantedBug("wgmma-stage")) // one trip further: into the stage being read
+    ++L.ahead;
+  p.tileM = 16;
+  p.tileN = p.n;
+  p.tilesN = 1;
+  p.tiles = p.m / 16;
+  L.tilesPerWarp = perWarp;
+  return true;
+}
+
+/// The byte offset in a stage of the 16-byte chunk at (row, byte col) of a
+/// stream's tile in its swizzled layout (i32 values).
+llvm::Value *Lowerer::swizzledChunk(const MmaLoop &L, size_t which, llvm::Value *row,
+                                    llvm::Value *colBytes) {
+  const MmaLoop::Stream &s = L.streams[which];
+  auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+  int64_t w = s.swizzle;
+  llvm::Value *block = b_.CreateUDiv(colBytes, i32(w));
+  llvm::Value *within = b_.CreateURem(colBytes, i32(w));
+  llvm::Value *lin = b_.CreateAdd(b_.CreateMul(block, i32(s.rows * w)),
+                                  b_.CreateAdd(b_.CreateMul(row, i32(w)), within));
+  // Swizzle<log2(w / 16), 4, 3>: address bits 4.. XOR bits 7..
+  llvm::Value *bits = b_.CreateAnd(b_.CreateLShr(lin, i32(7)), i32(w / 16 - 1));
+  if (plantedBug("wgmma-swizzle")) // the XOR taken from the wrong row bits
+    bits = b_.CreateAnd(b_.CreateLShr(lin, i32(8)), i32(w / 16 - 1));
+  return b_.CreateAdd(b_.CreateXor(lin, b_.CreateShl(bits, i32(4))),
+                      i32(static_cast<int64_t>(s.off)));
+}
+
+/// An inline PTX statement without operands that orders memory.
+void Lowerer::asmStatement(const std::string &text) {
+  auto *fty = llvm::FunctionType::get(b_.getVoidTy(), false);
+  b_.CreateCall(llvm::InlineAsm::get(fty, text, "~{memory}", true), {});
+}
+
+/// wgmma.wait_group `pending`: the accumulators pass through the statement,
+/// so nothing reads them before the products that write them are done.
+Slots Lowerer::wgmmaWait(int64_t pending, const Slots &acc) {
+  std::vector<llvm::Type *> types(acc.size(), b_.getFloatTy());
+  auto *sty = llvm::StructType::get(ctx_, types);
+  std::string constraints;
+  for (size_t i = 0; i < acc.size(); ++i)
+    constraints += "=f,";
+  for (size_t i = 0; i < acc.size(); ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "~{memory}";
+  auto *fty = llvm::FunctionType::get(sty, types, false);
+  llvm::Value *r = b_.CreateCall(
+      llvm::InlineAsm::get(fty, "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+                           constraints, true),
+      acc);
+  Slots out;
+  for (unsigned i = 0; i < acc.size(); ++i)
+    out.push_back(b_.CreateExtractValue(r, i));
+  return out;
+}
+
+/// One trip's products on the stage at byte offset stageOff: per warp tile
+/// (64 rows for the warpgroup) and k step of 16, one wgmma.m64nNk16.
+Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc) {
+  const MmaPlan &p = L.p;
+  const MmaLoop::Stream &sa = L.streams[0], &sb = L.streams[1];
+  auto i64 = [&](int64_t x) { return b_.getInt64(static_cast<uint64_t>(x)); };
+  int64_t in = static_cast<int64_t>(byteSize(p.a->dtype));
+  int64_t n = p.n, per = n / 2, warpgroups = opts_.numWarps / 4;
+  const char *ty = p.a->dtype == DType::F16 ? "f16" : "bf16";
+  // The stage's shared-memory address, then each operand's descriptor at
+  // its start (fields other than the address are constants).
+  llvm::Value *addr =
+      b_.CreateAdd(b_.CreatePtrToInt(smem(), b_.getInt64Ty()),
+                   b_.CreateZExt(b_.CreateAdd(pipeBase(), stageOff), b_.getInt64Ty()));
+  llvm::Value *field = b_.CreateLShr(b_.CreateAnd(addr, i64(0x3FFFF)), i64(4));
+  auto desc = [&](int64_t leading, int64_t stride, int64_t w) {
+    uint64_t bits = (static_cast<uint64_t>(leading >> 4) << 16) |
+                    (static_cast<uint64_t>(stride >> 4) << 32) | (swizzleMode(w) << 62);
+    return b_.CreateOr(field, b_.getInt64(bits));
+  };
+  llvm::Value *descA = desc(16, 8 * sa.swizzle, sa.swizzle);
+  llvm::Value *descB = desc(p.k * sb.swizzle, 8 * sb.swizzle, sb.swizzle);
+  // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, a-desc, b-desc, scale-d, 1, 1, 0, 1
+  // Operands: the outputs, the tied inputs, then the descriptors and scale-d.
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * per + 2) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." +
+                     ty + "." + ty + " {";
+  for (int64_t i = 0; i < per; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += "}, $" + std::to_string(2 * per) + ", $" + std::to_string(2 * per + 1) +
+          ", p, 1, 1, 0, 1;\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < per; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < per; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "l,l,r";
+  std::vector<llvm::Type *> accTypes(static_cast<size_t>(per), b_.getFloatTy());
+  std::vector<llvm::Type *> argTypes = accTypes;
+  argTypes.push_back(b_.getInt64Ty());
+  argTypes.push_back(b_.getInt64Ty());
+  argTypes.push_back(b_.getInt32Ty());
+  auto *fty = llvm::FunctionType::get(llvm::StructType::get(ctx_, accTypes), argTypes, false);
+  llvm::InlineAsm *mma = llvm::InlineAsm::get(fty, text, constraints, true);
+
+  asmStatement("wgmma.fence.sync.aligned;");
+  llvm::Value *warpgroup = b_.CreateLShr(tid_, b_.getInt32(7));
+  Slots out = acc;
+  for (int64_t j = 0; j < L.tilesPerWarp; ++j) {
+    // The warpgroup's 64 rows: block g + j G of the tile.
+    llvm::Value *block =
+        b_.CreateZExt(b_.CreateAdd(warpgroup, b_.getInt32(static_cast<uint32_t>(j * warpgroups))),
+                      b_.getInt64Ty());
+    llvm::Value *rowsA = b_.CreateMul(block, i64((64 * sa.swizzle) >> 4));
+    for (int64_t k0 = 0; k0 < p.k; k0 += 16) {
+      int64_t kb = k0 * in; // byte column of a
+      int64_t offA =
+          static_cast<int64_t>(sa.off) + (kb / sa.swizzle) * p.m * sa.swizzle + kb % sa.swizzle;
+      int64_t offB = static_cast<int64_t>(sb.off) + k0 * sb.swizzle;
+      std::vector<llvm::Value *> args(out.begin() + j * per, out.begin() + (j + 1) * per);
+      args.push_back(b_.CreateAdd(descA, b_.CreateAdd(rowsA, i64(offA >> 4))));
+      args.push_back(b_.CreateAdd(descB, i64(offB >> 4)));
+      args.push_back(b_.getInt32(1));
+      llvm::Value *d = b_.CreateCall(mma, args);
+      for (int64_t i = 0; i < per; ++i)
+        out[static_cast<size_t>(j * per + i)] = b_.CreateExtractValue(d, static_cast<unsigned>(i));
+    }
+  }
+  asmStatement("wgmma.commit_group.sync.aligned;");
+  return wgmmaWait(L.wgmmaPending, out);
+}
+
+} // namespace tc::codegen::lower
