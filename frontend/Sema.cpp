@@ -77,6 +77,7 @@ void Sema::collectFunctions() {
 // reached by a call) save and restore the caller's context.
 void Sema::analyzeFunction(FunctionDecl *fn) {
   fnState_[fn] = FnState::InProgress;
+  ++analysing_;
   FunctionContext ctx;
   ctx.fn = fn;
   FunctionContext *saved = fn_;
@@ -93,7 +94,9 @@ void Sema::analyzeFunction(FunctionDecl *fn) {
   if (!fn->isKernel && !fn->returnType.isVoid)
     resolveHelperReturn(fn);
   popScope();
+  callDepth_[fn] = ctx.calleeDepth + 1;
   fn_ = saved;
+  --analysing_;
   fnState_[fn] = FnState::Done;
 }
 

@@ -6,6 +6,12 @@
 
 namespace tc {
 
+/// How deeply helper calls may nest (a kernel calling a helper calling a helper
+/// ...: the functions on the longest chain, the kernel included). Helpers are
+/// inlined, and sema and lowering recurse along the chain: a deeper one is an
+/// error, not a stack overflow.
+inline constexpr unsigned kMaxCallDepth = 64;
+
 /// Type-checks the translation unit and annotates it in place (see AST.h's
 /// "set by sema" fields): dtypes and shapes (DESIGN.md section 4 rules 1-3),
 /// constant folding (floor division, Python modulo; a warning where that
