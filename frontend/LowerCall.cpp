@@ -278,7 +278,8 @@ Value *FunctionLowerer::inlineHelper(const CallExpr *e) {
     diags_.report(DiagId::err_lower_recursive_call, e->loc, {f->name});
     return fail();
   }
-  if (inlining_.size() + 1 >= kMaxCallDepth) { // sema reports this first; the stack stays bounded
+  if (inlining_.size() + 1 >= kMaxCallDepth ||
+      (stackBase_ && stackUsedSince(stackBase_) > kMaxCallStackBytes)) {
     diags_.report(DiagId::err_sema_calls_too_deep, e->loc, {std::to_string(kMaxCallDepth)});
     return fail();
   }

@@ -35,6 +35,8 @@ void Sema::reportAt(DiagId id, const Expr *e, std::vector<std::string> args) {
 }
 
 bool Sema::run() {
+  char base;
+  stackBase_ = &base;
   collectFunctions();
   for (auto &fn : tu_.functions) {
     if (!fn || !fn->body || lookupBuiltin(fn->name))

@@ -12,6 +12,17 @@ namespace tc {
 /// error, not a stack overflow.
 inline constexpr unsigned kMaxCallDepth = 64;
 
+/// Stack the nested helper analyses and inlinings of one kernel may use: a
+/// chain of helpers with deep expressions at each call is stopped by this
+/// before the thread's stack (8 MiB) runs out.
+inline constexpr size_t kMaxCallStackBytes = size_t(2) << 20;
+
+/// The bytes of stack used since `base` (the address of a local in an outer frame).
+inline size_t stackUsedSince(const char *base) {
+  char here;
+  return base > &here ? static_cast<size_t>(base - &here) : 0;
+}
+
 /// Type-checks the translation unit and annotates it in place (see AST.h's
 /// "set by sema" fields): dtypes and shapes (DESIGN.md section 4 rules 1-3),
 /// constant folding (floor division, Python modulo; a warning where that

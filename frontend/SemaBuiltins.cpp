@@ -404,7 +404,9 @@ bool Sema::checkHelperCall(CallExpr *e) {
   uint32_t len = static_cast<uint32_t>(e->callee.size());
   // Analysed on demand, so a chain of calls is a chain of nested analyses: stop
   // it at the limit (a chain that deep is an error anyway).
-  if (fnState_[f] == FnState::NotStarted && analysing_ >= kMaxCallDepth) {
+  if (fnState_[f] == FnState::NotStarted &&
+      (analysing_ >= kMaxCallDepth ||
+       (stackBase_ && stackUsedSince(stackBase_) > kMaxCallStackBytes))) {
     report(DiagId::err_sema_calls_too_deep, e->calleeLoc, {std::to_string(kMaxCallDepth)}, len);
     return false;
   }

@@ -252,6 +252,7 @@ private:
   std::map<const ast::FunctionDecl *, FnState> fnState_;
   std::map<const ast::FunctionDecl *, unsigned> callDepth_; // functions on its longest call chain
   unsigned analysing_ = 0; // analyzeFunction calls in progress (helpers analysed on demand)
+  const char *stackBase_ = nullptr; // a local of run(): see kMaxCallStackBytes
   std::set<const ast::FunctionDecl *> badReturn_; // helpers whose return type is unknown
   FunctionContext *fn_ = nullptr;
   std::set<const ast::VarDecl *> invalidDecls_;

@@ -234,8 +234,8 @@ int RunDriver::makePlan(Plan &plan) const {
   if (opt_.grid.empty())
     return usageError("missing --grid (e.g. --grid 'cdiv(N, SIZE)' or --grid 4,2)");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(opt_.input, ec))
-    return usageError("cannot open the kernel file '" + opt_.input + "'");
+  if (std::string why = regularFileProblem(opt_.input); !why.empty())
+    return usageError("cannot open the kernel file '" + opt_.input + "': " + why);
   std::string error;
   if (!parseDefines(plan, error))
     return usageError(error);
