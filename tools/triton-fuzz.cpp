@@ -272,6 +272,10 @@ int merge(const MergeFlags &m) {
   for (const std::string &dir : m.dirs) {
     fs::path file = fs::path(dir) / "campaign.json";
     std::string text, error;
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+      return usage("merge: " + file.string() + " is missing (is " + dir +
+                   " a finished campaign's --out folder?)");
     if (!readFileCapped(file.string(), kMaxJsonFileBytes, text, error))
       return usage("merge: " + error + " (is " + dir + " a finished campaign's --out folder?)");
     CampaignSummary s;
