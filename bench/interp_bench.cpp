@@ -13,7 +13,8 @@
 // --json`), prints the ratio Triton time / our time.
 //
 //===----------------------------------------------------------------------===//
-#include "interp/Launch.h"
+#include "interp/InterpreterBackend.h"
+#include "runtime/Launch.h"
 #include "support/FloatBits.h"
 
 #include <CLI/CLI.hpp>

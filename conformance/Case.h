@@ -33,8 +33,8 @@
 #include "conformance/Compare.h"
 #include "conformance/Random.h"
 #include "frontend/Defines.h"
-#include "interp/Launch.h"
-#include "interp/Trap.h"
+#include "runtime/Launch.h"
+#include "runtime/Trap.h"
 
 #include <cstdint>
 #include <memory>

@@ -19,7 +19,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <cstdint>
 #include <optional>

@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <cstdint>
 

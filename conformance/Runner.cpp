@@ -3,8 +3,9 @@
 #include "conformance/Runner.h"
 #include "support/FileIO.h"
 
-#include "conformance/Json.h"
 #include "codegen/Ulp.h"
+#include "conformance/Json.h"
+#include "interp/InterpreterBackend.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-//===- host_api.cpp - Running a kernel from C++ with interp/Launch.h ------===//
+//===- host_api.cpp - Running a kernel from C++ with runtime/Launch.h ------===//
 //
 // Compiles examples/vector_add.tc with SIZE=1024 and TYPE=float, runs it on
 // 5000 elements (5 programs: cdiv(5000, 1024)) on the reference interpreter,
@@ -9,7 +9,8 @@
 // Exit status 0 when every element matches.
 //
 //===----------------------------------------------------------------------===//
-#include "interp/Launch.h"
+#include "interp/InterpreterBackend.h"
+#include "runtime/Launch.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,7 +1,7 @@
 //===- Generator.cpp - Random well-typed, UB-free Triton-C kernels -------===//
 #include "fuzz/Generator.h"
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,9 +1,10 @@
 //===- GpuOracle.cpp - The fuzzer's GPU property: interp == GPU ----------===//
 #include "fuzz/GpuOracle.h"
 
+#include "codegen/Ulp.h"
 #include "conformance/Compare.h"
 #include "conformance/Runner.h"
-#include "codegen/Ulp.h"
+#include "interp/InterpreterBackend.h"
 
 #include <cmath>
 

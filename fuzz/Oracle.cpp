@@ -2,10 +2,11 @@
 #include "fuzz/Oracle.h"
 
 #include "frontend/Compiler.h"
-#include "interp/Trap.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/IRParser.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "runtime/Trap.h"
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 

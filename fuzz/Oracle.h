@@ -16,7 +16,7 @@
 #pragma once
 
 #include "fuzz/Generator.h"
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <map>
 #include <optional>

@@ -11,7 +11,7 @@
 #include "gpu/Autotune.h"
 
 #include "codegen/Codegen.h"
-#include "gpu/DiskCache.h"
+#include "runtime/DiskCache.h"
 #include "support/DType.h"
 
 #include <nlohmann/json.hpp>

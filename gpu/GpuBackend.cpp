@@ -2,8 +2,8 @@
 #include "gpu/GpuBackend.h"
 
 #include "codegen/Cuda.h"
-#include "gpu/DiskCache.h"
 #include "ir/Printer.h"
+#include "runtime/DiskCache.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 //===- GpuBackend.h - Running compiled kernels on an NVIDIA GPU ----------===//
 //
-// The GPU implementation of tc::Backend (interp/Launch.h): compiles the
+// The GPU implementation of tc::Backend (runtime/Launch.h): compiles the
 // kernel's IR through codegen/ (cached in memory and on disk), copies the
 // argument buffers to the device, launches, copies them back. It checks the
 // launch arguments exactly as the interpreter does (invalid_launch,
@@ -18,7 +18,7 @@
 #pragma once
 
 #include "codegen/Codegen.h"
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <memory>
 #include <string>

@@ -14,11 +14,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "interp/Launch.h"
 #include "interp/Memory.h"
 #include "interp/Numerics.h"
 #include "interp/Tile.h"
 #include "ir/IR.h"
+#include "runtime/Launch.h"
 
 #include <array>
 #include <atomic>

@@ -14,6 +14,7 @@
 #include "support/TimeLimit.h"
 
 #include "interp/ExecElem.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/Verifier.h"
 
 #include <algorithm>

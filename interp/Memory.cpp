@@ -1,6 +1,6 @@
 #include "interp/Memory.h"
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <algorithm>
 #include <charconv>

@@ -15,43 +15,6 @@ using interp::toRaw;
 
 template <DType D> using DC = std::integral_constant<DType, D>;
 
-__int128 intValue(DType t, uint64_t bits) {
-  unsigned w = bitWidth(t);
-  uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
-  bits &= mask;
-  if (isSignedInt(t) && w < 64 && (bits >> (w - 1)) & 1)
-    return static_cast<__int128>(bits) - (static_cast<__int128>(1) << w);
-  if (isSignedInt(t))
-    return static_cast<__int128>(static_cast<int64_t>(bits));
-  return static_cast<__int128>(bits);
-}
-
-uint64_t wrapInt(DType t, __int128 v) {
-  unsigned w = bitWidth(t);
-  uint64_t bits = static_cast<uint64_t>(static_cast<unsigned __int128>(v));
-  return w >= 64 ? bits : bits & ((uint64_t(1) << w) - 1);
-}
-
-double floatValue(DType t, uint64_t bits) {
-  return dispatchDType(t, [&](auto d) -> double {
-    constexpr DType D = decltype(d)::value;
-    if constexpr (interp::kIsFloat<D>)
-      return interp::toDouble<D>(fromRaw<D>(bits));
-    assert(false && "floatValue of a non-float dtype");
-    return 0;
-  });
-}
-
-uint64_t floatBits(DType t, double v) {
-  return dispatchDType(t, [&](auto d) -> uint64_t {
-    constexpr DType D = decltype(d)::value;
-    if constexpr (interp::kIsFloat<D>)
-      return toRaw<D>(interp::fromDouble<D>(v));
-    assert(false && "floatBits of a non-float dtype");
-    return 0;
-  });
-}
-
 Status convert(DType from, uint64_t bits, DType to, uint64_t &out) {
   return dispatchDType(from, [&](auto f) {
     constexpr DType F = decltype(f)::value;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "support/DType.h"
+#include "support/ValueBits.h"
 
 #include <cstdint>
 
@@ -17,17 +18,6 @@ namespace tc::num {
 
 /// Outcome of an operation that may trap.
 enum class Status : uint8_t { Ok, DivisionByZero, DivisionOverflow, ShiftOutOfRange, FloatToIntOutOfRange };
-
-/// Sign-extends (signed dtypes) or zero-extends (unsigned, bool) `bits` of dtype `t` to int64 /
-/// uint64 semantics: the mathematical value of an integer as __int128.
-__int128 intValue(DType t, uint64_t bits);
-/// The bits of `v` wrapped to integer dtype `t` (two's complement truncation).
-uint64_t wrapInt(DType t, __int128 v);
-
-/// Float bits of dtype `t` decoded exactly to a double.
-double floatValue(DType t, uint64_t bits);
-/// `v` rounded to nearest even into float dtype `t` (no flush-to-zero; NaN stays NaN).
-uint64_t floatBits(DType t, double v);
 
 /// Converts `bits` of dtype `from` to dtype `to` as C does (rule 13): ints wrap
 /// or extend by the source's signedness; to float: round to nearest even; float

@@ -1,9 +1,9 @@
 //===- RunDriver.cpp - The command line shared by triton-interp and triton-run ===//
 #include "tools/RunDriver.h"
 
-#include "interp/ArrayPrint.h"
-#include "interp/GridExpr.h"
 #include "ir/Printer.h"
+#include "runtime/ArrayPrint.h"
+#include "runtime/GridExpr.h"
 #include "support/FileIO.h"
 #include "support/TimeLimit.h"
 

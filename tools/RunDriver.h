@@ -15,8 +15,8 @@
 
 #include "conformance/Case.h"
 #include "conformance/Runner.h"
-#include "interp/ArgSpec.h"
-#include "interp/Launch.h"
+#include "runtime/ArgSpec.h"
+#include "runtime/Launch.h"
 #include "support/Npy.h"
 
 #include <CLI/CLI.hpp>

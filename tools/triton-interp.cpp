@@ -9,6 +9,7 @@
 // variants, 2 compile error, 3 usage error.
 //
 //===----------------------------------------------------------------------===//
+#include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
 #include "support/ToolMain.h"
 #include "tools/RunDriver.h"

@@ -15,9 +15,10 @@
 #include "conformance/Compare.h"
 #include "gpu/Autotune.h"
 #include "gpu/GpuBackend.h"
-#include "interp/ArrayPrint.h"
-#include "interp/GridExpr.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
+#include "runtime/ArrayPrint.h"
+#include "runtime/GridExpr.h"
 #include "support/ToolMain.h"
 #include "tools/RunDriver.h"
 

@@ -9,8 +9,9 @@
 //    after ir::runPipeline (the default pipeline, or a random sequence of
 //    passes) give bit-identical buffers.
 #include "frontend/Compiler.h"
-#include "interp/Launch.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/Passes.h"
+#include "runtime/Launch.h"
 #include "support/SourceManager.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-// `--arg NAME=SPEC` (interp/ArgSpec.h): parsing, values, generators (exact
+// `--arg NAME=SPEC` (runtime/ArgSpec.h): parsing, values, generators (exact
 // values of arange/full, determinism and ranges of the random kinds), .npy
 // inputs and binding to a kernel's parameters.
-#include "interp/ArgSpec.h"
+#include "runtime/ArgSpec.h"
 
 #include "conformance/Random.h"
 

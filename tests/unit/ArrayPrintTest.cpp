@@ -1,6 +1,6 @@
-// `--print` formatting (interp/ArrayPrint.h). Expected strings are what
+// `--print` formatting (runtime/ArrayPrint.h). Expected strings are what
 // NumPy's str() prints for the same arrays (default print options).
-#include "interp/ArrayPrint.h"
+#include "runtime/ArrayPrint.h"
 
 #include <gtest/gtest.h>
 

@@ -4,6 +4,7 @@
 // on a fake GpuBackend that runs the interpreter and reports timings the test
 // chooses. With a GPU (else skipped): a real tune of vector add.
 #include "gpu/Autotune.h"
+#include "interp/InterpreterBackend.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,7 @@
 // The runner: verdicts, variants, argument checks, isolation (crash and
 // timeout), skipping, filters and expectations files.
 #include "conformance/Runner.h"
+#include "interp/InterpreterBackend.h"
 
 #include <gtest/gtest.h>
 

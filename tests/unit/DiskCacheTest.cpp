@@ -1,7 +1,7 @@
-// gpu/DiskCache: round trips, misses, entries that must not be returned
+// runtime/DiskCache: round trips, misses, entries that must not be returned
 // (truncated, corrupted, stored for another key), the key hash, and the cases
 // where caching is off or cannot write (never an exception).
-#include "gpu/DiskCache.h"
+#include "runtime/DiskCache.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-using tc::gpu::DiskCache;
+using tc::DiskCache;
 
 /// A fresh directory under the system temp dir, removed afterwards.
 class CacheDir {
@@ -249,23 +249,23 @@ TEST(DiskCacheTest, DefaultCacheDir) {
   {
     ScopedEnv xdg("XDG_CACHE_HOME", "/xdg/cache");
     ScopedEnv home("HOME", "/home/someone");
-    EXPECT_EQ(tc::gpu::defaultCacheDir(), "/xdg/cache/triton-c");
+    EXPECT_EQ(tc::defaultCacheDir(), "/xdg/cache/triton-c");
   }
   {
     ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
     ScopedEnv home("HOME", "/home/someone");
-    EXPECT_EQ(tc::gpu::defaultCacheDir(), "/home/someone/.cache/triton-c");
+    EXPECT_EQ(tc::defaultCacheDir(), "/home/someone/.cache/triton-c");
   }
   {
     // The XDG spec says a relative XDG_CACHE_HOME is to be ignored.
     ScopedEnv xdg("XDG_CACHE_HOME", "relative");
     ScopedEnv home("HOME", "/home/someone");
-    EXPECT_EQ(tc::gpu::defaultCacheDir(), "/home/someone/.cache/triton-c");
+    EXPECT_EQ(tc::defaultCacheDir(), "/home/someone/.cache/triton-c");
   }
   {
     ScopedEnv xdg("XDG_CACHE_HOME", nullptr);
     ScopedEnv home("HOME", nullptr);
-    EXPECT_EQ(tc::gpu::defaultCacheDir(), "");
+    EXPECT_EQ(tc::defaultCacheDir(), "");
   }
 }
 

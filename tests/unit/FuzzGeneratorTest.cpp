@@ -7,6 +7,7 @@
 #include "fuzz/Case.h"
 #include "fuzz/Generator.h"
 #include "fuzz/Oracle.h"
+#include "interp/InterpreterBackend.h"
 
 #include <gtest/gtest.h>
 

@@ -4,6 +4,7 @@
 // address is an error naming the kernel and the launch, and the backend keeps
 // working afterwards. Without a CUDA device every test skips with the reason.
 #include "gpu/GpuBackend.h"
+#include "interp/InterpreterBackend.h"
 
 #include <gtest/gtest.h>
 

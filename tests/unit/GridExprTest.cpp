@@ -1,6 +1,6 @@
-// Grid and shape expressions (interp/GridExpr.h) and evalGrid (interp/Launch.h).
+// Grid and shape expressions (runtime/GridExpr.h) and evalGrid (runtime/Launch.h).
 // Expected values are C's int64 arithmetic worked out by hand.
-#include "interp/GridExpr.h"
+#include "runtime/GridExpr.h"
 
 #include <gtest/gtest.h>
 

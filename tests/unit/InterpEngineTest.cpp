@@ -2,8 +2,9 @@
 // family through small kernels (tile IR text, or Triton-C source), run with
 // createInterpreterBackend(). Expected values are worked out by hand in the
 // comments next to them (DESIGN.md section 4 and ir/IR.h give the rules).
-#include "interp/Launch.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/IRParser.h"
+#include "runtime/Launch.h"
 #include "support/Diagnostics.h"
 #include "support/FloatBits.h"
 #include "support/SourceManager.h"

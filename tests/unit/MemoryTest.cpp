@@ -4,7 +4,7 @@
 // the previous end + 4096 rounded up to a multiple of 256.
 #include "interp/Memory.h"
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <gtest/gtest.h>
 

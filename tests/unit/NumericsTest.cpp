@@ -8,8 +8,9 @@
 // independently: integers exactly in __int128, f32/f64 with the host's IEEE
 // arithmetic, f16 in host float then GCC's soft-fp float -> _Float16, bf16 in
 // double then rounded by a local round-to-nearest-even (refRound).
-#include "interp/Launch.h"
+#include "interp/InterpreterBackend.h"
 #include "interp/Numerics.h"
+#include "runtime/Launch.h"
 
 #include <gtest/gtest.h>
 

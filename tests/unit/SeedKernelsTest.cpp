@@ -7,7 +7,8 @@
 // compared with a K-scaled tolerance (DESIGN.md section 8). Buffers are sized
 // exactly, so any wrongly masked access traps, and padding between rows
 // (leading dimensions) is filled with a sentinel that must survive.
-#include "interp/Launch.h"
+#include "interp/InterpreterBackend.h"
+#include "runtime/Launch.h"
 
 #include <gtest/gtest.h>
 

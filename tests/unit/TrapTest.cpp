@@ -1,4 +1,4 @@
-// Every trap kind of interp/Trap.h (DESIGN.md section 4, "Traps are a closed
+// Every trap kind of runtime/Trap.h (DESIGN.md section 4, "Traps are a closed
 // set"), triggered by a real kernel through the public host API
 // (compileKernel + LaunchArgs + createInterpreterBackend()->launch): the kind,
 // the message's values, the kernel, the program id, the source line, column
@@ -9,9 +9,10 @@
 // operator, `*` for loads, `=` for stores) and cross-checked against the IR
 // op's location; expected addresses follow Memory.h's documented layout (the
 // first buffer at 0x10000).
-#include "interp/Launch.h"
-#include "interp/Trap.h"
+#include "interp/InterpreterBackend.h"
 #include "ir/IR.h"
+#include "runtime/Launch.h"
+#include "runtime/Trap.h"
 
 #include <gtest/gtest.h>
 

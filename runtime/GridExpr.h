@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <cstdint>
 #include <map>

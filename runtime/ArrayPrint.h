@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include <string>
 

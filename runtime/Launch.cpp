@@ -1,10 +1,10 @@
 // The data types of the public launch API (HostArray, ScalarValue, LaunchArgs,
 // CompiledKernel) and compileKernel. Grid expressions: GridExpr.cpp.
-#include "interp/Launch.h"
+#include "runtime/Launch.h"
 
 #include "frontend/Compiler.h"
-#include "interp/Numerics.h"
 #include "support/SourceManager.h"
+#include "support/ValueBits.h"
 
 #include <cassert>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "interp/Trap.h"
+#include "runtime/Trap.h"
 
 #include <sstream>
 

@@ -44,8 +44,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "interp/GridExpr.h"
-#include "interp/Launch.h"
+#include "runtime/GridExpr.h"
+#include "runtime/Launch.h"
 #include "support/FileIO.h"
 #include "support/Npy.h"
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gpu/DiskCache.h"
+#include "runtime/DiskCache.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/SHA256.h>
@@ -21,7 +21,7 @@
 #include <iterator>
 #include <sstream>
 
-namespace tc::gpu {
+namespace tc {
 namespace {
 
 namespace fs = std::filesystem;
@@ -183,4 +183,4 @@ void DiskCache::put(const std::string &key, const std::string &blob) const {
   }
 }
 
-} // namespace tc::gpu
+} // namespace tc

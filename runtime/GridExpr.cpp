@@ -1,5 +1,5 @@
 // Integer expressions of launch grids and buffer shapes, and evalGrid (Launch.h).
-#include "interp/GridExpr.h"
+#include "runtime/GridExpr.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 // Kernel arguments from `--arg NAME=SPEC`: parsing, values, generators, binding (ArgSpec.h).
-#include "interp/ArgSpec.h"
+#include "runtime/ArgSpec.h"
 
-#include "interp/Numerics.h"
+#include "support/ValueBits.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,7 +1,7 @@
 // NumPy-like text of a host array (ArrayPrint.h).
-#include "interp/ArrayPrint.h"
+#include "runtime/ArrayPrint.h"
 
-#include "interp/Numerics.h"
+#include "support/ValueBits.h"
 
 #include <algorithm>
 #include <cmath>

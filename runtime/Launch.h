@@ -14,7 +14,7 @@
 //   args.setScalar("N", tc::ScalarValue::ofInt(tc::DType::I32, 5000));
 //   args.setBuffer("a", &a); args.setBuffer("b", &b); args.setBuffer("c", &c);
 //   auto grid = tc::evalGrid({{"cdiv(N, SIZE)"}}, *compiled.kernel, args);
-//   auto backend = tc::createInterpreterBackend();
+//   auto backend = tc::createInterpreterBackend(); // interp/InterpreterBackend.h
 //   tc::RunResult r = backend->launch(*compiled.kernel, *grid.dims, args, {});
 //   // r.status == RunResult::Status::Ok, c.data holds the sums
 //
@@ -22,8 +22,8 @@
 #pragma once
 
 #include "frontend/Defines.h"
-#include "interp/Trap.h"
 #include "ir/IR.h"
+#include "runtime/Trap.h"
 #include "support/DType.h"
 
 #include <array>
@@ -194,8 +194,5 @@ std::optional<Trap> checkLaunchGrid(const CompiledKernel &kernel, std::array<int
 std::optional<uint64_t> scalarArgumentBits(const ScalarValue &v, DType param);
 /// A trap raised before any program runs, located at the kernel's declaration.
 Trap makeLaunchTrap(const CompiledKernel &kernel, TrapKind kind, std::string message);
-
-/// The CPU reference interpreter.
-std::unique_ptr<Backend> createInterpreterBackend();
 
 } // namespace tc

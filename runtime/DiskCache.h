@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace tc::gpu {
+namespace tc {
 
 /// $XDG_CACHE_HOME/triton-c, else $HOME/.cache/triton-c, else "" (no cache).
 std::string defaultCacheDir();
@@ -44,4 +44,4 @@ private:
   std::string dir_;
 };
 
-} // namespace tc::gpu
+} // namespace tc
