@@ -3,6 +3,7 @@
 #include "conformance/Json.h"
 #include "conformance/Value.h"
 #include "interp/Numerics.h"
+#include "support/FileIO.h"
 #include "support/Npy.h"
 
 #include <algorithm>
@@ -19,8 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kMaxElements = int64_t(1) << 30;
-constexpr size_t kMaxVariants = 4096;
+// No more than one buffer's byte limit (support/FileIO.h, as for --arg), counted in
+// elements of the buffer's dtype in loadShape.
+int64_t kMaxElementsOf(DType t) {
+  return static_cast<int64_t>(kMaxBufferBytes / byteSize(t));
+}
 
 std::string join(const std::string &path, const std::string &key) {
   return path.empty() ? key : path + "." + key;
@@ -43,16 +47,6 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
-}
-
-bool readFile(const std::string &path, std::string &text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return !in.bad();
 }
 
 const Json *get(const Json &obj, const char *key) {
@@ -343,13 +337,16 @@ void SuiteLoader::loadSource(const Json &j, const std::string &path, Case &c) {
     c.sourceName = file_ + "#sources." + *value;
   } else {
     fs::path p = fs::path(dir_) / *value;
-    if (!readFile(p.string(), c.source)) {
-      error(join(path, "source_file"), "cannot read '" + p.string() + "'");
+    if (std::string why; !readFileCapped(p.string(), kMaxSourceFileBytes, c.source, why)) {
+      error(join(path, "source_file"), why);
       return;
     }
     c.sourceFile = p.string();
     c.sourceName = p.string();
   }
+  if (c.source.size() > kMaxSourceFileBytes) // as for a .tc file
+    error(join(path, key), "the source is larger than the limit of " +
+                               std::to_string(kMaxSourceFileBytes) + " bytes");
 }
 
 void SuiteLoader::loadDefines(const Json &j, const std::string &path, Case &c) {
@@ -503,13 +500,14 @@ bool SuiteLoader::loadShape(const Json &j, const std::string &path, ArgSpec &a) 
     return false;
   }
   int64_t total = 1;
+  const int64_t kMaxElements = kMaxElementsOf(a.dtype);
   for (size_t i = 0; i < s.size(); ++i) {
     std::optional<int64_t> d = intField(s[i], at(sp, i), 0);
     if (!d)
       return false;
     a.shape.push_back(*d);
     if (*d != 0 && total > kMaxElements / *d) {
-      error(sp, "more than 2^30 elements");
+      error(sp, "the buffer is too large (limit " + std::to_string(kMaxBufferBytes) + " bytes)");
       return false;
     }
     total *= *d;
@@ -569,7 +567,7 @@ std::optional<HostArray> SuiteLoader::loadData(const Json &v, const std::string 
   }
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d; // loadShape keeps this below 2^30
+    n *= d; // loadShape keeps this below 2^32
   if (static_cast<int64_t>(v.size()) != n) {
     error(path, std::to_string(v.size()) + " values for shape " + shapeText(shape));
     return std::nullopt;
@@ -862,9 +860,9 @@ LoadResult loadSuiteText(const std::string &text, const std::string &file,
 
 LoadResult loadSuiteFile(const std::string &path) {
   std::string text;
-  if (!readFile(path, text) || fs::is_directory(path)) {
+  if (std::string why; !readFileCapped(path, kMaxJsonFileBytes, text, why)) {
     LoadResult out;
-    out.errors.push_back(path + ": cannot read the file");
+    out.errors.push_back(path + ": cannot read the file: " + why);
     return out;
   }
   std::string dir = fs::path(path).parent_path().string();

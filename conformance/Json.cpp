@@ -259,7 +259,8 @@ void dumpInto(const Json &j, std::string &out, size_t limit) {
     out += '{';
     bool first = true;
     for (const auto &[k, v] : j.items()) {
-      out += (first ? "" : ", ") + Json(k).dump() + ": ";
+      out +=
+          (first ? "" : ", ") + Json(k).dump(-1, ' ', false, Json::error_handler_t::replace) + ": ";
       first = false;
       dumpInto(v, out, limit);
       if (out.size() > limit)
@@ -269,7 +270,7 @@ void dumpInto(const Json &j, std::string &out, size_t limit) {
   } else if (j.is_binary()) {
     out += "<binary>";
   } else {
-    out += j.dump();
+    out += j.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
 }
 } // namespace

@@ -1,6 +1,7 @@
 // Reports as JSON (write and read), the summary line, and the diff of two
 // reports. Markdown and HTML: ReportRender.cpp.
 #include "conformance/Report.h"
+#include "support/FileIO.h"
 
 #include "conformance/Json.h"
 
@@ -164,7 +165,9 @@ bool runSucceeded(const StatusCounts &c) {
   return true;
 }
 
-std::string recordToJsonText(const CaseRecord &r) { return recordJson(r).dump(); }
+std::string recordToJsonText(const CaseRecord &r) {
+  return recordJson(r).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 std::optional<CaseRecord> recordFromJsonText(const std::string &text, std::string &error) {
   std::optional<Json> j = parseJson(text, error);
@@ -184,7 +187,7 @@ std::string reportToJson(const Report &r) {
   for (const CaseRecord &rec : r.records)
     results.push_back(recordJson(rec));
   j["results"] = std::move(results);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::optional<Report> reportFromJson(const std::string &text, const std::string &file,
@@ -222,14 +225,12 @@ std::optional<Report> reportFromJson(const std::string &text, const std::string 
 }
 
 std::optional<Report> readReport(const std::string &path, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot read the file";
+  std::string text;
+  if (std::string why; !readFileCapped(path, kMaxJsonFileBytes, text, why)) {
+    error = path + ": cannot read the file: " + why;
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return reportFromJson(ss.str(), path, error);
+  return reportFromJson(text, path, error);
 }
 
 ReportDiff diffReports(const Report &before, const Report &after) {

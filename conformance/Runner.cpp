@@ -1,6 +1,7 @@
 // Running one case in this process: compile, bind, launch, check. The
 // process-isolated parallel driver is Worker.cpp.
 #include "conformance/Runner.h"
+#include "support/FileIO.h"
 
 #include "codegen/Ulp.h"
 #include "conformance/Json.h"
@@ -315,15 +316,13 @@ const KnownFailure *KnownFailures::match(const std::string &suite, const std::st
 }
 
 std::optional<KnownFailures> loadKnownFailures(const std::string &path, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot read the file";
+  std::string text;
+  if (std::string why; !readFileCapped(path, kMaxJsonFileBytes, text, why)) {
+    error = path + ": cannot read the file: " + why;
     return std::nullopt;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
   std::string perr;
-  std::optional<Json> j = parseJson(ss.str(), perr);
+  std::optional<Json> j = parseJson(text, perr);
   if (!j) {
     error = path + ":" + perr;
     return std::nullopt;

@@ -13,6 +13,7 @@
 // left the backend unusable in its process (see mayPoison).
 #include "conformance/Report.h"
 #include "conformance/Runner.h"
+#include "support/TimeLimit.h"
 
 #include <algorithm>
 #include <charconv>
@@ -221,10 +222,9 @@ struct Worker {
 };
 
 Clock::time_point deadlineFrom(Clock::time_point t, const RunnerOptions &opts) {
-  if (opts.timeout <= 0)
+  if (!(opts.timeout > 0))
     return Clock::time_point::max();
-  return t + std::chrono::duration_cast<Clock::duration>(
-                 std::chrono::duration<double>(opts.timeout));
+  return deadlineAfter(t, opts.timeout);
 }
 
 void writeAll(int fd, std::string_view s) {

@@ -31,7 +31,8 @@ while IFS= read -r dir; do
 done < <(find "$out" -mindepth 1 -maxdepth 1 -type d -name 'shard*' | sort -V)
 ((${#parts[@]} > 0)) || die "no finished shard (shard*/campaign.json) under $out"
 
-args=(merge "${parts[@]}" --out "$out/report.html")
+# --force: the merged report of this campaign folder is replaced on a re-run (more shards done).
+args=(merge "${parts[@]}" --out "$out/report.html" --force)
 [[ -n "${FUZZ_KNOWN:-}" ]] && args+=(--known "$FUZZ_KNOWN")
 [[ -n "${FUZZ_CASES_DIR:-}" ]] && args+=(--cases-dir "$FUZZ_CASES_DIR")
 echo "merge: $binary ${args[*]}" >&2

@@ -1,5 +1,6 @@
 #include "frontend/Defines.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace tc {
@@ -73,6 +74,17 @@ std::optional<DefineSpec> parseDefine(std::string_view text, std::string &error)
   }
   spec.values = {std::string(text.substr(eq + 1))};
   return spec;
+}
+
+std::string variantCountProblem(const std::vector<DefineSpec> &specs) {
+  size_t variants = 1;
+  for (const DefineSpec &spec : specs) {
+    variants *= std::max<size_t>(spec.values.size(), 1);
+    if (variants > kMaxVariants)
+      return "the list-valued defines give more than " + std::to_string(kMaxVariants) +
+             " variants (the product of the list lengths)";
+  }
+  return "";
 }
 
 std::vector<DefineList> expandDefines(const std::vector<DefineSpec> &specs) {

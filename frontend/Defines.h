@@ -29,7 +29,15 @@ using DefineList = std::vector<std::pair<std::string, std::string>>;
 /// brackets, empty list, empty list element).
 std::optional<DefineSpec> parseDefine(std::string_view text, std::string &error);
 
-/// The Cartesian product of all list values, in command-line order.
+/// The most variants one command line or conformance case may expand to.
+inline constexpr size_t kMaxVariants = 4096;
+
+/// "" when the product of the list lengths of `specs` is at most kMaxVariants,
+/// else the message ("-D lists give more than 4096 variants ...").
+std::string variantCountProblem(const std::vector<DefineSpec> &specs);
+
+/// The Cartesian product of all list values, in command-line order (check
+/// variantCountProblem first: the product is not bounded here).
 std::vector<DefineList> expandDefines(const std::vector<DefineSpec> &specs);
 
 /// "TM=32 TN=64" for the list-valued names of `specs` in `variant` (for headers and notes).

@@ -70,6 +70,8 @@ ir::Location FunctionLowerer::location(SourceLoc loc) {
 }
 
 void FunctionLowerer::lowerKernel(const FunctionDecl &kernel) {
+  char base;
+  stackBase_ = &base;
   kernel_ = &kernel;
   builder_.setInsertionPointToEnd(&fn_.body());
   LocScope ls(*this, kernel.loc);

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/LowerImpl.h"
+#include "frontend/Sema.h"
 
 #include <algorithm>
 
@@ -275,6 +276,11 @@ Value *FunctionLowerer::inlineHelper(const CallExpr *e) {
   }
   if (std::find(inlining_.begin(), inlining_.end(), f) != inlining_.end()) {
     diags_.report(DiagId::err_lower_recursive_call, e->loc, {f->name});
+    return fail();
+  }
+  if (inlining_.size() + 1 >= kMaxCallDepth ||
+      (stackBase_ && stackUsedSince(stackBase_) > kMaxCallStackBytes)) {
+    diags_.report(DiagId::err_sema_calls_too_deep, e->loc, {std::to_string(kMaxCallDepth)});
     return fail();
   }
   if (e->args.size() != f->params.size()) {

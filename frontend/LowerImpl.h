@@ -248,6 +248,7 @@ private:
   const ast::VarDecl *returned_ = nullptr;
   const ast::VarDecl *result_ = nullptr;
   std::vector<const ast::FunctionDecl *> inlining_; // helpers being inlined (recursion check)
+  const char *stackBase_ = nullptr; // a local of lowerKernel: see kMaxCallStackBytes
   size_t numOps_ = 0;                               // ops created so far (inlining can blow up)
   bool tooLarge_ = false; // the op budget ran out: stop lowering statements
 };

@@ -8,6 +8,7 @@
 #include "frontend/Preprocessor.h"
 #include "frontend/PPInternal.h"
 #include "frontend/PPLexer.h"
+#include "support/FileIO.h"
 
 #include <cctype>
 #include <filesystem>
@@ -270,7 +271,11 @@ void PPState::handleInclude(const std::vector<Token> &line) {
   std::string name = nameTok.text.substr(1, nameTok.text.size() - 2);
   std::string path;
   if (name.empty() || !findIncludeFile(name, path)) {
-    diags_.report(DiagId::err_pp_file_not_found, nameTok.loc, {name}, nameTok.length());
+    if (!path.empty()) // found, but not a regular file (a directory, /dev/zero, a FIFO)
+      diags_.report(DiagId::err_cannot_open_file, nameTok.loc,
+                    {"cannot include " + regularFileProblem(path)}, nameTok.length());
+    else
+      diags_.report(DiagId::err_pp_file_not_found, nameTok.loc, {name}, nameTok.length());
     return;
   }
   if (files_.size() >= kMaxIncludeDepth) {
@@ -302,6 +307,16 @@ bool PPState::findIncludeFile(const std::string &name, std::string &path) const 
     if (fs::is_regular_file(candidate, ec)) {
       path = candidate;
       return true;
+    }
+  }
+  // Not found as a regular file: name the first non-regular one (it is
+  // reported as such, not as "file not found").
+  for (const std::string &dir : dirs) {
+    std::string candidate = dir.empty() ? name : (fs::path(dir) / name).string();
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) {
+      path = candidate;
+      return false;
     }
   }
   return false;

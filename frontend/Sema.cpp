@@ -36,6 +36,8 @@ void Sema::reportAt(DiagId id, const Expr *e, std::vector<std::string> args) {
 
 bool Sema::run() {
   chooseImplicitKernel();
+  char base;
+  stackBase_ = &base;
   collectFunctions();
   for (auto &fn : tu_.functions) {
     if (!fn || !fn->body || lookupBuiltin(fn->name))
@@ -107,6 +109,7 @@ void Sema::collectFunctions() {
 // reached by a call) save and restore the caller's context.
 void Sema::analyzeFunction(FunctionDecl *fn) {
   fnState_[fn] = FnState::InProgress;
+  ++analysing_;
   FunctionContext ctx;
   ctx.fn = fn;
   FunctionContext *saved = fn_;
@@ -123,7 +126,9 @@ void Sema::analyzeFunction(FunctionDecl *fn) {
   if (!fn->isKernel && !fn->returnType.isVoid)
     resolveHelperReturn(fn);
   popScope();
+  callDepth_[fn] = ctx.calleeDepth + 1;
   fn_ = saved;
+  --analysing_;
   fnState_[fn] = FnState::Done;
 }
 

@@ -8,6 +8,23 @@
 
 namespace tc {
 
+/// How deeply helper calls may nest (a kernel calling a helper calling a helper
+/// ...: the functions on the longest chain, the kernel included). Helpers are
+/// inlined, and sema and lowering recurse along the chain: a deeper one is an
+/// error, not a stack overflow.
+inline constexpr unsigned kMaxCallDepth = 64;
+
+/// Stack the nested helper analyses and inlinings of one kernel may use: a
+/// chain of helpers with deep expressions at each call is stopped by this
+/// before the thread's stack (8 MiB) runs out.
+inline constexpr size_t kMaxCallStackBytes = size_t(2) << 20;
+
+/// The bytes of stack used since `base` (the address of a local in an outer frame).
+inline size_t stackUsedSince(const char *base) {
+  char here;
+  return base > &here ? static_cast<size_t>(base - &here) : 0;
+}
+
 /// Type-checks the translation unit and annotates it in place (see AST.h's
 /// "set by sema" fields): dtypes and shapes (docs/semantics.md rules 1-3),
 /// constant folding (floor division, Python modulo; a warning where that

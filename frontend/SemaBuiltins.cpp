@@ -419,8 +419,25 @@ bool Sema::checkHelperCall(CallExpr *e) {
     checkAllArgs(e);
     return false;
   }
+  uint32_t len = static_cast<uint32_t>(e->callee.size());
+  // Analysed on demand, so a chain of calls is a chain of nested analyses: stop
+  // it at the limit (a chain that deep is an error anyway).
+  if (fnState_[f] == FnState::NotStarted &&
+      (analysing_ >= kMaxCallDepth ||
+       (stackBase_ && stackUsedSince(stackBase_) > kMaxCallStackBytes))) {
+    report(DiagId::err_sema_calls_too_deep, e->calleeLoc, {std::to_string(kMaxCallDepth)}, len);
+    return false;
+  }
   if (fnState_[f] == FnState::NotStarted)
     analyzeFunction(f);
+  unsigned depth = callDepth_[f];
+  if (depth + 1 > kMaxCallDepth) {
+    if (depth <= kMaxCallDepth) // once, at the call that first goes over
+      report(DiagId::err_sema_calls_too_deep, e->calleeLoc, {std::to_string(kMaxCallDepth)}, len);
+    fn_->calleeDepth = kMaxCallDepth + 1; // its callers are over too: no second error
+    return false;
+  }
+  fn_->calleeDepth = std::max(fn_->calleeDepth, depth);
   e->function = f;
   if (!checkArgCount(e, f->params.size(), f->params.size()))
     return false;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "frontend/AST.h"
+#include "frontend/Sema.h"
 #include "support/Diagnostics.h"
 
 #include <map>
@@ -120,6 +121,7 @@ struct FunctionContext {
     bool hasBreak = false;
   };
   std::vector<Loop> loops;
+  unsigned calleeDepth = 0;             // the deepest chain of helper calls below this function
   std::optional<ir::Shape> returnShape; // shape of the first `return expr`
   SourceLoc firstReturnLoc;
   bool returnTypeValid = true;
@@ -251,6 +253,9 @@ private:
   std::map<std::string, ast::FunctionDecl *> functions_;
   enum class FnState { NotStarted, InProgress, Done };
   std::map<const ast::FunctionDecl *, FnState> fnState_;
+  std::map<const ast::FunctionDecl *, unsigned> callDepth_; // functions on its longest call chain
+  unsigned analysing_ = 0; // analyzeFunction calls in progress (helpers analysed on demand)
+  const char *stackBase_ = nullptr; // a local of run(): see kMaxCallStackBytes
   std::set<const ast::FunctionDecl *> badReturn_; // helpers whose return type is unknown
   FunctionContext *fn_ = nullptr;
   std::set<const ast::VarDecl *> invalidDecls_;

@@ -1,5 +1,6 @@
 //===- Campaign.cpp - A fuzz campaign: workers, journal, shards, reports -===//
 #include "fuzz/Campaign.h"
+#include "support/FileIO.h"
 
 #include <algorithm>
 #include <chrono>
@@ -39,11 +40,17 @@ std::string fixed1(double v) {
   return os.str();
 }
 
-void writeFile(const fs::path &path, const std::string &text) {
+// Writes a file of the campaign folder (atomically); false after a message.
+bool writeFile(const fs::path &path, const std::string &text) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  std::ofstream(path) << text;
+  std::string error;
+  if (!writeFileAtomic(path.string(), text, error)) {
+    std::cerr << "triton-fuzz: error: " << error << "\n";
+    return false;
+  }
   std::cout << "triton-fuzz: wrote " << path.string() << "\n";
+  return true;
 }
 
 // The first paragraph of a message, at most 1000 characters (for findings).
@@ -600,10 +607,10 @@ int Campaign::finish() {
   printSummary(s);
   std::set<std::string> known = knownSignatures(o_.casesDir, o_.knownFile);
   fs::path dir(o_.out);
-  writeFile(dir / "campaign.json", summaryToJson(s));
-  writeFile(dir / "report.md", markdownReport(s, known));
-  writeFile(dir / "report.html", htmlReport(s, known));
-  return s.failures || s.generatorBugs ? 1 : 0;
+  bool written = writeFile(dir / "campaign.json", summaryToJson(s));
+  written = writeFile(dir / "report.md", markdownReport(s, known)) && written;
+  written = writeFile(dir / "report.html", htmlReport(s, known)) && written;
+  return s.failures || s.generatorBugs || !written ? 1 : 0;
 }
 
 void Campaign::printSummary(const CampaignSummary &s) const {

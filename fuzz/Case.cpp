@@ -74,7 +74,7 @@ std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const Ca
                          info.expected + "." + (info.note.empty() ? "" : "\n" + info.note) +
                          (info.signature.empty() ? "" : "\nfuzz-signature: " + info.signature);
   suite["cases"] = Json::array({c});
-  return suite.dump(2) + "\n";
+  return suite.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 } // namespace tc::fuzz

@@ -1,5 +1,6 @@
 //===- Journal.cpp - A campaign's state on disk: arguments and journal ---===//
 #include "fuzz/Journal.h"
+#include "support/FileIO.h"
 
 #include <nlohmann/json.hpp>
 
@@ -74,8 +75,9 @@ std::string differences(const CampaignArgs &was, const CampaignArgs &now) {
   std::string out;
   for (auto it = a.begin(); it != a.end(); ++it)
     if (b[it.key()] != it.value())
-      out += (out.empty() ? "" : ", ") + it.key() + " " + it.value().dump() + " (now " +
-             b[it.key()].dump() + ")";
+      out += (out.empty() ? "" : ", ") + it.key() + " " +
+             it.value().dump(-1, ' ', false, Json::error_handler_t::replace) + " (now " +
+             b[it.key()].dump(-1, ' ', false, Json::error_handler_t::replace) + ")";
   return out;
 }
 
@@ -179,18 +181,19 @@ bool Journal::append(const KernelRecord &r, std::string &error) {
 }
 
 std::string argsToJson(const CampaignArgs &a) {
-  return argsJson(a).dump();
+  return argsJson(a).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 bool loadState(const std::string &dir, CampaignState &state, bool &exists, std::string &error) {
   fs::path path = fs::path(dir) / kStateFile;
-  exists = fs::exists(path);
+  std::error_code ec;
+  exists = fs::exists(fs::symlink_status(path, ec));
   if (!exists)
     return true;
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  Json j = Json::parse(text.str(), nullptr, false);
+  std::string text;
+  if (!readFileCapped(path.string(), kMaxJsonFileBytes, text, error))
+    return false;
+  Json j = Json::parse(text, nullptr, false);
   try {
     if (j.is_discarded())
       throw std::runtime_error("not JSON");
@@ -210,7 +213,7 @@ bool saveState(const std::string &dir, const CampaignState &state, std::string &
   Json j = {{"args", argsJson(state.args)}, {"started", state.started}, {"device", state.device}};
   {
     std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
+    out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
     if (!out) {
       error = "cannot write " + tmp.string();
       return false;
@@ -231,9 +234,26 @@ bool openCampaign(const std::string &dir, const CampaignArgs &args, CampaignStat
     error = "cannot create " + dir + ": " + ec.message();
     return false;
   }
+  // Only regular files where the campaign keeps its state, journal and reports
+  // (a FIFO or a directory there would block or break it).
+  const char *own[] = {kStateFile, "journal.jsonl", "campaign.json", "report.md", "report.html"};
+  for (const char *name : own) {
+    fs::path p = fs::path(dir) / name;
+    if (fs::exists(fs::symlink_status(p, ec)) && !fs::is_regular_file(p, ec)) {
+      error = "cannot use " + dir + " as the campaign folder: " + regularFileProblem(p.string());
+      return false;
+    }
+  }
   bool exists = false;
   if (!loadState(dir, state, exists, error))
     return false;
+  if (!exists) // a new campaign: never over files that some other run left there
+    for (const char *name : own)
+      if (fs::exists(fs::path(dir) / name, ec)) {
+        error = dir + " already holds " + name + " but no campaign state (" + kStateFile +
+                "): it is not a triton-fuzz campaign folder; use another --out";
+        return false;
+      }
   if (exists) {
     if (state.args == args)
       return true;

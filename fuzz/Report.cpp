@@ -1,6 +1,7 @@
 // Campaign summaries as JSON, the known signatures, merging, and the
 // Markdown / HTML reports (fuzz/Report.h).
 #include "fuzz/Report.h"
+#include "support/FileIO.h"
 
 #include <nlohmann/json.hpp>
 
@@ -211,13 +212,8 @@ void readSummary(const Json &j, CampaignSummary &s, std::string &error) {
 // --- Known signatures -------------------------------------------------------
 
 bool readText(const fs::path &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return static_cast<bool>(in) || in.eof();
+  std::string error;
+  return readFileCapped(path.string(), kMaxJsonFileBytes, out, error);
 }
 
 std::string trim(const std::string &s) {
@@ -248,7 +244,10 @@ void addSuiteSignatures(const fs::path &file, std::set<std::string> &out) {
 }
 
 void addListSignatures(const std::string &listFile, std::set<std::string> &out) {
-  std::ifstream in(listFile);
+  std::string text, error;
+  if (!readFileCapped(listFile, kMaxJsonFileBytes, text, error))
+    return;
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     line = trim(line);
     if (!line.empty() && line[0] != '#')

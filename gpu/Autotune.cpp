@@ -256,12 +256,13 @@ std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::s
       {"compiler", codegen::compilerVersion()},
       {"args", argsJson(args)},
   };
-  return DiskCache::hashKey({"autotune-v2", key.dump()});
+  return DiskCache::hashKey(
+      {"autotune-v2", key.dump(-1, ' ', false, Json::error_handler_t::replace)});
 }
 
 std::string serializeVariant(const TuneVariant &v) {
   Json j = {{"defines", v.defines}, {"num_warps", v.numWarps}, {"num_stages", v.numStages}};
-  return j.dump();
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 std::optional<TuneVariant> parseVariant(const std::string &text) {

@@ -270,7 +270,10 @@ bool Frame::tick(const Instr &in) {
     return fail(TrapKind::StepLimit, in, -1,
                 "the program executed more than " + std::to_string(launch.maxSteps) +
                     " ops (the step limit)");
-  if ((++steps & 1023) == 0) {
+  ++steps;
+  // Every 1024 ops of this thread, counted across programs (not per program):
+  // a grid of many short programs must stop at the deadline too.
+  if ((++ticks & 1023) == 0) {
     if (index > launch.stopAbove.load(std::memory_order_relaxed)) {
       stopped = true;
       return false;

@@ -113,7 +113,8 @@ public:
   std::array<int64_t, 3> pid{0, 0, 0};
   int64_t index = 0; // row-major program index
   std::vector<Tile> slots;
-  uint64_t steps = 0;
+  uint64_t steps = 0; // ops of this program (the step limit)
+  uint64_t ticks = 0; // ops of this frame over all its programs (deadline checks)
   std::optional<Trap> trap;
   bool stopped = false;           // ended early by the launch (another program trapped)
   std::ostream *direct = nullptr; // output goes straight here when set, else into `buffered`

@@ -11,6 +11,7 @@
 // output of programs up to it is written. Buffers are the caller's arrays
 // (interp/Memory.h), so partial results can be inspected after a trap.
 #include "interp/Interpreter.h"
+#include "support/TimeLimit.h"
 
 #include "interp/ExecElem.h"
 #include "interp/InterpreterBackend.h"
@@ -262,18 +263,35 @@ bool Launcher::prepare() {
 
 void Launcher::setLimits(std::chrono::steady_clock::time_point start) {
   ctx_.maxSteps = opts_.maxSteps ? opts_.maxSteps : UINT64_MAX;
-  if (opts_.maxSeconds > 0) {
-    ctx_.hasDeadline = true;
-    ctx_.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                std::chrono::duration<double>(opts_.maxSeconds));
+  if (opts_.maxSeconds > 0) { // saturating: a huge limit is no limit, never an overflow
+    ctx_.deadline = deadlineAfter(start, opts_.maxSeconds);
+    ctx_.hasDeadline = ctx_.deadline != std::chrono::steady_clock::time_point::max();
   }
 }
 
-/// Threads to use: as asked, but no more than programs (nor 1024).
+/// An upper bound of the tile memory one program holds: the tile of every op
+/// result (8 bytes a lane for pointers), as if all were live at once.
+uint64_t frameBytes(const ir::Function &fn) {
+  uint64_t total = 0;
+  ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned) {
+    for (unsigned i = 0; i < op.numResults(); ++i) {
+      const ir::Type &t = op.result(i)->type();
+      uint64_t lane = t.isPtr ? 8 : byteSize(t.dtype);
+      total += uint64_t(std::max<int64_t>(t.numElements(), 1)) * lane;
+    }
+  });
+  return total;
+}
+
+/// Threads to use: as asked, but no more than programs (nor 1024), nor more
+/// than kMaxThreadTileBytes of tiles allow (programs' results do not depend on
+/// the thread count, so fewer threads only take longer).
 unsigned Launcher::threadCount() const {
   constexpr int64_t kMaxThreads = 1024;
+  int64_t byMemory = static_cast<int64_t>(
+      std::max<uint64_t>(1, kMaxThreadTileBytes / std::max<uint64_t>(1, frameBytes(fn_))));
   return static_cast<unsigned>(
-      std::min<int64_t>({int64_t(std::max(1u, opts_.threads)), total_, kMaxThreads}));
+      std::min<int64_t>({int64_t(std::max(1u, opts_.threads)), total_, kMaxThreads, byMemory}));
 }
 
 std::optional<Trap> Launcher::checkArguments() {

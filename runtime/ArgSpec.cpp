@@ -503,6 +503,52 @@ std::string describeParams(const ir::Function &f) {
   return s;
 }
 
+namespace {
+
+/// Before any buffer is made: the bytes of all of them together (shapes with
+/// the scalars bound so far, .npy files by their size) within opts.maxTotalBytes.
+bool checkTotalBytes(const ir::Function &f, std::map<std::string, const ArgSpec *> &byName,
+                     const CompiledKernel &kernel, const BufferOptions &opts, const BoundArgs &out,
+                     std::string &error) {
+  uint64_t total = 0;
+  for (unsigned i = 0; i < f.numParams(); ++i) {
+    const ir::Type &type = f.param(i)->type();
+    const ArgSpec &s = *byName[f.paramName(i)];
+    if (!type.isPtr || !s.isBuffer())
+      continue;
+    uint64_t bytes = 0;
+    std::error_code ec;
+    if (s.kind == ArgSpec::Kind::File) {
+      std::filesystem::path p(s.path);
+      if (p.is_relative() && !opts.baseDir.empty())
+        p = std::filesystem::path(opts.baseDir) / p;
+      if (std::filesystem::is_regular_file(p, ec))
+        bytes = std::filesystem::file_size(p, ec);
+    } else {
+      std::string ignored; // a bad shape is reported when the buffer is made
+      ExprEnv env = makeExprEnv(kernel.defines(), out.args);
+      if (auto shape = evalShape(s, s.dtype.value_or(type.dtype), env, opts.maxBytes, ignored)) {
+        bytes = byteSize(s.dtype.value_or(type.dtype));
+        for (int64_t d : *shape)
+          bytes *= static_cast<uint64_t>(d); // evalShape keeps this within maxBytes
+      }
+    }
+    total += bytes;
+  }
+  if (total <= opts.maxTotalBytes)
+    return true;
+  error = "--arg: the buffers need " + std::to_string(total) +
+          " bytes together, more than the limit of " + std::to_string(opts.maxTotalBytes) +
+          " bytes for all buffers of a launch" +
+          (opts.maxTotalBytes < kMaxLaunchBufferBytes
+               ? " (half of " + std::to_string(kMaxLaunchBufferBytes) +
+                     ": with several variants, the first variant's buffers are kept to compare)"
+               : std::string());
+  return false;
+}
+
+} // namespace
+
 bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
               const BufferOptions &opts, BoundArgs &out, std::string &error) {
   const ir::Function &f = kernel.function();
@@ -532,7 +578,9 @@ bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
     error += params;
     return false;
   }
-  for (int pass = 0; pass < 2; ++pass) // scalars, then buffers
+  for (int pass = 0; pass < 2; ++pass) { // scalars, then buffers
+    if (pass == 1 && !checkTotalBytes(f, byName, kernel, opts, out, error))
+      return false;
     for (unsigned i = 0; i < f.numParams(); ++i) {
       const ir::Type &type = f.param(i)->type();
       const ArgSpec &s = *byName[f.paramName(i)];
@@ -566,6 +614,7 @@ bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
       HostArray &slot = out.arrays[s.name] = std::move(*a);
       out.args.setBuffer(s.name, &slot);
     }
+  }
   return true;
 }
 

@@ -46,6 +46,7 @@
 
 #include "runtime/GridExpr.h"
 #include "runtime/Launch.h"
+#include "support/FileIO.h"
 #include "support/Npy.h"
 
 #include <map>
@@ -89,7 +90,8 @@ struct BufferOptions {
   uint64_t defaultSeed = 0;              // the tools' --seed
   bool bf16FromU2 = false;               // --bf16-as-u2: read u2/V2 .npy files as bf16
   std::string baseDir;                   // relative @file paths are taken from here ("" = cwd)
-  uint64_t maxBytes = uint64_t(1) << 32; // largest buffer made
+  uint64_t maxBytes = kMaxBufferBytes;   // largest buffer made
+  uint64_t maxTotalBytes = kMaxLaunchBufferBytes; // all buffers of one bindArgs together
 };
 
 /// Makes the buffer of a buffer spec for a parameter pointing to `pointee`;

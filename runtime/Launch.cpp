@@ -160,8 +160,11 @@ CompileOutcome compileKernel(const CompileRequest &req) {
       std::string names;
       for (const auto &f : module->functions)
         names += (names.empty() ? "" : ", ") + f->name();
-      out.errors.push_back({"several kernels in the source (" + names + "); pick one by name", 0});
-      out.diagnostics += "error: several kernels in the source (" + names + "); pick one by name\n";
+      std::string msg = names.empty()
+                            ? "no kernel in the source (a kernel is a __global__ void function)"
+                            : "several kernels in the source (" + names + "); pick one by name";
+      out.errors.push_back({msg, 0});
+      out.diagnostics += "error: " + msg + "\n";
       return out;
     }
   } else {

@@ -152,10 +152,15 @@ struct GridOutcome {
 };
 GridOutcome evalGrid(const GridSpec &spec, const CompiledKernel &kernel, const LaunchArgs &args);
 
+/// The interpreter runs no more threads than leave every thread's tiles (an
+/// upper bound: every op result of the kernel at once) within this many bytes.
+inline constexpr uint64_t kMaxThreadTileBytes = uint64_t(1) << 30;
+
 struct RunOptions {
-  unsigned threads = 1;  // programs run in parallel; results identical for any count
-  uint64_t maxSteps = 0; // executed ops per program before step_limit; 0: no limit
-  double maxSeconds = 0; // wall-clock limit for the launch; 0: none
+  unsigned threads = 1;           // programs run in parallel; results identical for any count
+                                  // (fewer when their tiles would pass kMaxThreadTileBytes)
+  uint64_t maxSteps = 0;          // executed ops per program before step_limit; 0: no limit
+  double maxSeconds = 0;          // wall-clock limit for the launch; 0: none
   std::optional<std::array<int64_t, 3>> onlyProgram; // run just this program
   bool trace = false;                                // write each op's value summary to `out`
   /// The interpreter's shadow memory (DESIGN.md rule 15): trap data_race on

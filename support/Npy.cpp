@@ -1,5 +1,6 @@
 // Reading and writing NumPy .npy files (format versions 1.0-3.0), see Npy.h.
 #include "support/Npy.h"
+#include "support/FileIO.h"
 
 #include <algorithm>
 #include <bit>
@@ -356,28 +357,15 @@ std::optional<NpyArray> parseNpy(std::string_view bytes, const std::string &name
 
 std::optional<NpyArray> readNpy(const std::string &path, const NpyReadOptions &opts,
                                 std::string &error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    error = path + ": is a directory";
+  std::string bytes;
+  uint64_t limit = opts.maxBytes > UINT64_MAX - (uint64_t(1) << 20)
+                       ? UINT64_MAX
+                       : opts.maxBytes + (uint64_t(1) << 20);
+  if (!readFileCapped(path, limit, bytes, error)) {
+    error = path + ": " + error;
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open the file (" + std::strerror(errno) + ")";
-    return std::nullopt;
-  }
-  uint64_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > opts.maxBytes + (uint64_t(1) << 20)) {
-    error = path + ": the file is too large (" + std::to_string(size) + " bytes)";
-    return std::nullopt;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    error = path + ": read error";
-    return std::nullopt;
-  }
-  return parseNpy(ss.str(), path, opts, error);
+  return parseNpy(bytes, path, opts, error);
 }
 
 std::string npyDescr(DType dtype, const NpyWriteOptions &opts) {
@@ -423,19 +411,7 @@ std::string encodeNpy(DType dtype, const std::vector<int64_t> &shape,
 
 bool writeNpy(const std::string &path, DType dtype, const std::vector<int64_t> &shape,
               const std::vector<uint8_t> &data, const NpyWriteOptions &opts, std::string &error) {
-  std::string bytes = encodeNpy(dtype, shape, data, opts);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    error = path + ": cannot write the file (" + std::strerror(errno) + ")";
-    return false;
-  }
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) {
-    error = path + ": write error";
-    return false;
-  }
-  return true;
+  return writeFileAtomic(path, encodeNpy(dtype, shape, data, opts), error);
 }
 
 } // namespace tc

@@ -31,6 +31,7 @@
 #pragma once
 
 #include "support/DType.h"
+#include "support/FileIO.h"
 
 #include <cstdint>
 #include <optional>
@@ -53,7 +54,7 @@ struct NpyReadOptions {
   /// as bfloat16 bit patterns.
   bool bf16FromU2 = false;
   /// Largest data size accepted, in bytes (a guard against absurd headers).
-  uint64_t maxBytes = uint64_t(1) << 34;
+  uint64_t maxBytes = kMaxBufferBytes;
 };
 
 /// How bfloat16 arrays are described in written files.

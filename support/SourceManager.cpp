@@ -1,7 +1,5 @@
 #include "support/SourceManager.h"
-
-#include <fstream>
-#include <sstream>
+#include "support/FileIO.h"
 
 namespace tc {
 
@@ -20,18 +18,10 @@ uint32_t SourceManager::addBuffer(std::string name, std::string text) {
 }
 
 std::optional<uint32_t> SourceManager::loadFile(const std::string &path, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open file '" + path + "'";
+  std::string text;
+  if (!readFileCapped(path, kMaxSourceFileBytes, text, error))
     return std::nullopt;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read file '" + path + "'";
-    return std::nullopt;
-  }
-  return addBuffer(path, ss.str());
+  return addBuffer(path, std::move(text));
 }
 
 std::string_view SourceManager::lineText(uint32_t file, uint32_t line) const {

@@ -4,8 +4,11 @@
 #include "ir/Printer.h"
 #include "runtime/ArrayPrint.h"
 #include "runtime/GridExpr.h"
+#include "support/FileIO.h"
+#include "support/TimeLimit.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -44,6 +47,22 @@ std::string indexStr(const std::vector<int64_t> &shape, int64_t flat) {
 
 } // namespace
 
+CLI::Validator timeLimitValidator() {
+  return CLI::Validator([](std::string &s) { return timeLimitProblem(s); }, "SECONDS");
+}
+
+CLI::Validator uint64Validator() {
+  return CLI::Validator(
+      [](std::string &s) -> std::string {
+        uint64_t v = 0;
+        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+          return "'" + s + "' is not an integer from 0 to 18446744073709551615";
+        return "";
+      },
+      "UINT64");
+}
+
 void addCommonOptions(CLI::App &app, DriverOptions &opt) {
   app.add_option("input", opt.input, "Triton-C source (.tc)");
   app.add_option("-D", opt.defines, "define a macro: NAME, NAME=VALUE or NAME=[v1,v2,...]")
@@ -67,11 +86,14 @@ void addCommonOptions(CLI::App &app, DriverOptions &opt) {
   app.add_flag("--trace", opt.trace, "print each op's value summary per program");
   app.add_option("--threads", opt.threads, "run programs on this many threads (same results)")
       ->check(CLI::Range(1u, 1024u));
-  app.add_option("--max-steps", opt.maxSteps, "trap (step_limit) after this many ops per program");
-  app.add_option("--timeout", opt.timeout, "trap (step_limit) after this many seconds")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-steps", opt.maxSteps, "trap (step_limit) after this many ops per program")
+      ->check(uint64Validator());
+  app.add_option("--timeout", opt.timeout,
+                 "trap (step_limit) after this many seconds (0: none; 1e9 or more: none)")
+      ->check(timeLimitValidator());
   app.add_flag("--dump-ir", opt.dumpIR, "print the tile IR before running");
-  app.add_option("--seed", opt.seed, "seed of random arguments without :seed= (default 0)");
+  app.add_option("--seed", opt.seed, "seed of random arguments without :seed= (default 0)")
+      ->check(uint64Validator());
   app.add_flag("--bf16-as-u2", opt.bf16AsU2,
                "read uint16 / 2-byte void .npy files as bfloat16 for bf16 parameters");
   app.add_option("--bf16-descr", opt.bf16Descr,
@@ -151,6 +173,9 @@ bool RunDriver::parseDefines(Plan &plan, std::string &error) const {
     auto &specs = plan.defineSpecs;
     std::erase_if(specs, [&](const DefineSpec &s) { return s.name == u; });
   }
+  error = variantCountProblem(plan.defineSpecs);
+  if (!error.empty())
+    return false;
   plan.variants = expandDefines(plan.defineSpecs);
   return true;
 }
@@ -175,9 +200,13 @@ bool RunDriver::parseProgram(Plan &plan, std::string &error) const {
   return true;
 }
 
-/// Checks --out: NAME=PATH, no duplicates, no overwriting without --force.
+/// Checks --out: NAME=PATH, no two to the same file, never over an input (the
+/// kernel, an --arg file), no overwriting an existing file without --force.
 bool RunDriver::parseOuts(Plan &plan, std::string &error) const {
-  std::set<std::string> paths;
+  std::vector<std::string> inputs = {opt_.input};
+  for (const ArgSpec &a : plan.args)
+    if (a.kind == ArgSpec::Kind::File)
+      inputs.push_back(a.path);
   for (const std::string &o : opt_.outs) {
     size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == o.size()) {
@@ -185,29 +214,18 @@ bool RunDriver::parseOuts(Plan &plan, std::string &error) const {
       return false;
     }
     std::string name = o.substr(0, eq), path = o.substr(eq + 1);
-    std::error_code ec;
-    std::string canon = std::filesystem::weakly_canonical(path, ec).string();
-    if (!paths.insert(canon).second) {
-      error = "--out " + o + ": two outputs would be written to '" + path + "'";
-      return false;
-    }
-    plan.outs.emplace_back(name, path);
-    std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-      error = "--out " + o + ": the directory '" + parent.string() + "' does not exist";
-      return false;
-    }
-    if (opt_.force || !std::filesystem::exists(path))
-      continue;
-    for (const ArgSpec &a : plan.args)
-      if (a.kind == ArgSpec::Kind::File && std::filesystem::equivalent(a.path, path, ec)) {
-        error = "--out " + o + ": refusing to overwrite the input file '" + path +
-                "' (read by --arg " + a.name + "); use --force to overwrite it";
+    for (const auto &[otherName, otherPath] : plan.outs)
+      if (sameFile(otherPath, path)) {
+        error = "--out " + o + ": two outputs would be written to '" + path + "' (--out " +
+                otherName + "=" + otherPath + ")";
         return false;
       }
-    error = "--out " + o + ": refusing to overwrite the existing file '" + path +
-            "'; use --force to overwrite it";
-    return false;
+    plan.outs.emplace_back(name, path);
+    std::string why = checkOutputPath(path, inputs, opt_.force);
+    if (!why.empty()) {
+      error = "--out " + o + ": " + why;
+      return false;
+    }
   }
   return true;
 }
@@ -218,8 +236,8 @@ int RunDriver::makePlan(Plan &plan) const {
   if (opt_.grid.empty())
     return usageError("missing --grid (e.g. --grid 'cdiv(N, SIZE)' or --grid 4,2)");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(opt_.input, ec))
-    return usageError("cannot open the kernel file '" + opt_.input + "'");
+  if (std::string why = regularFileProblem(opt_.input); !why.empty())
+    return usageError("cannot open the kernel file '" + opt_.input + "': " + why);
   std::string error;
   if (!parseDefines(plan, error))
     return usageError(error);
@@ -235,6 +253,9 @@ int RunDriver::makePlan(Plan &plan) const {
   if (!opt_.program.empty() && !parseProgram(plan, error))
     return usageError(error);
   plan.bufferOpts.defaultSeed = opt_.seed;
+  // With several variants, the first one's buffers stay while each other
+  // variant runs (to compare them): the buffer budget is shared by the two.
+  plan.bufferOpts.maxTotalBytes = kMaxLaunchBufferBytes / (plan.variants.size() > 1 ? 2 : 1);
   plan.bufferOpts.bf16FromU2 = opt_.bf16AsU2;
   plan.npyOpts.bf16 = opt_.bf16Descr == "bfloat16" ? NpyBf16Descr::Name : NpyBf16Descr::U2;
   return kExitOk;
@@ -351,12 +372,12 @@ std::string RunDriver::firstDifference(const std::string &name, const HostArray 
   return "";
 }
 
-int RunDriver::compareVariants(const std::vector<VariantRun> &runs) const {
+int RunDriver::compareVariants(const std::vector<const VariantRun *> &runs) const {
   int rc = kExitOk;
   for (size_t v = 1; v < runs.size(); ++v)
-    for (const auto &[name, array] : runs[0].bound->arrays) {
-      std::string diff =
-          firstDifference(name, array, runs[v].bound->arrays.at(name), runs[0].name, runs[v].name);
+    for (const auto &[name, array] : runs[0]->bound->arrays) {
+      std::string diff = firstDifference(name, array, runs[v]->bound->arrays.at(name),
+                                         runs[0]->name, runs[v]->name);
       if (diff.empty())
         continue;
       error("variants disagree: " + diff, kExitTrap);
@@ -448,11 +469,12 @@ int RunDriver::reportVerdict(const conf::Case &c, const conf::Variant &v,
 
 int RunDriver::runLaunch(Backend &backend, const CaseHook &hook) const {
   if (!opt_.input.empty() || !opt_.grid.empty() || !opt_.args.empty() || !opt_.defines.empty() ||
+      !opt_.undefines.empty() || !opt_.includeDirs.empty() || !opt_.kernel.empty() ||
       !opt_.prints.empty() || !opt_.outs.empty() || !opt_.program.empty())
     return usageError(
         "--launch takes the kernel, defines, grid and arguments from the case; "
-        "it cannot be combined with a kernel file, -D, --grid, --arg, --program, --print or "
-        "--out (not supported yet)");
+        "it cannot be combined with a kernel file, -D, -U, -I, --kernel, --grid, --arg, "
+        "--program, --print or --out (not supported yet)");
   conf::LoadResult loaded = conf::loadSuiteFile(opt_.launch);
   if (!loaded.suite) {
     std::string errors;

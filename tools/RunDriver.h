@@ -63,6 +63,11 @@ struct VariantRun {
   std::array<int64_t, 3> grid{1, 1, 1};
 };
 
+/// --timeout SECONDS: a finite number >= 0 (large values saturate).
+CLI::Validator timeLimitValidator();
+/// A decimal integer that fits uint64 (no sign, no wrap-around: --seed, --max-steps).
+CLI::Validator uint64Validator();
+
 /// Adds the shared flags (input, -D/-U/-I, --kernel, --grid, --arg, --print,
 /// --out, --program, --trace, --threads, --max-steps, --timeout, ...) to `app`.
 void addCommonOptions(CLI::App &app, DriverOptions &opt);
@@ -108,7 +113,7 @@ public:
   /// Maps a launch result to an exit code, printing the trap or error.
   int reportResult(const RunResult &r) const;
   /// Compares every buffer of every variant with the first variant's, bit for bit.
-  int compareVariants(const std::vector<VariantRun> &runs) const;
+  int compareVariants(const std::vector<const VariantRun *> &runs) const;
   /// --print and --out of the buffers `bound`.
   int printAndWrite(const Plan &plan, const BoundArgs &bound) const;
 

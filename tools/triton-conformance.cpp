@@ -28,6 +28,9 @@
 #include "conformance/Report.h"
 #include "conformance/Runner.h"
 #include "gpu/GpuBackend.h"
+#include "support/FileIO.h"
+#include "support/TimeLimit.h"
+#include "support/ToolMain.h"
 #include "tools/CheckPtx.h"
 
 #include <CLI/CLI.hpp>
@@ -52,7 +55,7 @@ struct RunFlags {
   unsigned numStages = tc::codegen::Options{}.numStages;
   double timeout = 60;
   std::string disableOpt; // --disable-opt LIST (gpu backend)
-  bool noIsolation = false, quiet = false;
+  bool noIsolation = false, quiet = false, force = false;
 };
 
 // Suite files named by the paths: files as given, directories expanded to
@@ -67,6 +70,10 @@ bool expandPaths(const std::vector<std::string> &paths, std::vector<std::string>
         if (it->is_regular_file() && it->path().extension() == ".json")
           found.push_back(it->path().string());
       std::sort(found.begin(), found.end());
+      if (found.empty()) {
+        std::cerr << "triton-conformance: error: no suite files (*.json) under " << p << "\n";
+        return false;
+      }
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::exists(p, ec)) {
       files.push_back(p);
@@ -89,11 +96,31 @@ std::vector<LoadResult> loadAll(const std::vector<std::string> &files) {
 }
 
 bool writeText(const std::string &path, const std::string &text) {
-  std::ofstream os(path, std::ios::binary);
-  os << text;
-  if (!os) {
-    std::cerr << "triton-conformance: error: cannot write " << path << "\n";
+  std::string error;
+  if (!tc::writeFileAtomic(path, text, error)) {
+    std::cerr << "triton-conformance: error: " << error << "\n";
     return false;
+  }
+  return true;
+}
+
+/// Checks the report outputs before anything runs: none is an input, none is
+/// named twice, none exists unless `force`.
+bool checkOutputs(const std::vector<std::pair<std::string, std::string>> &outs,
+                  const std::vector<std::string> &inputs, bool force) {
+  std::vector<std::string> seen;
+  for (const auto &[flag, path] : outs) {
+    if (path.empty())
+      continue;
+    std::string why = tc::checkOutputPath(path, inputs, force);
+    for (const std::string &other : seen)
+      if (why.empty() && tc::sameFile(other, path))
+        why = "two outputs would be written to '" + path + "'";
+    if (!why.empty()) {
+      std::cerr << "triton-conformance: error: " << flag << " " << path << ": " << why << "\n";
+      return false;
+    }
+    seen.push_back(path);
   }
   return true;
 }
@@ -135,6 +162,11 @@ int runCommand(const RunFlags &f) {
   registerGpuBackend(codegen);
   std::vector<std::string> files;
   if (!expandPaths(f.paths, files))
+    return kExitUsage;
+  std::vector<std::string> inputs = files;
+  if (!f.expectations.empty())
+    inputs.push_back(f.expectations);
+  if (!checkOutputs({{"--out", f.out}, {"--html", f.html}, {"--md", f.md}}, inputs, f.force))
     return kExitUsage;
   std::optional<KnownFailures> known;
   if (!f.expectations.empty()) {
@@ -212,7 +244,9 @@ int diffCommand(const std::string &oldPath, const std::string &newPath) {
 }
 
 int reportCommand(const std::vector<std::string> &inputs, const std::string &out,
-                  const std::string &html, const std::string &md) {
+                  const std::string &html, const std::string &md, bool force) {
+  if (!checkOutputs({{"--out", out}, {"--html", html}, {"--md", md}}, inputs, force))
+    return kExitUsage;
   Report merged;
   for (const std::string &in : inputs) {
     std::string error;
@@ -244,10 +278,11 @@ void addNumStages(CLI::App &cmd, unsigned &numStages, const std::string &prefix)
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   CLI::App app{"Run, check and compare Triton-C conformance suites"};
   app.require_subcommand(1);
 
+  CLI::Validator timeLimit([](std::string &s) { return tc::timeLimitProblem(s); }, "SECONDS");
   RunFlags rf;
   CLI::App *run = app.add_subcommand("run", "run suites on a backend and write a report");
   run->add_option("paths", rf.paths, "suite files or directories")->required();
@@ -260,7 +295,7 @@ int main(int argc, char **argv) {
   run->add_option("-j,--jobs", rf.jobs, "workers at once (default: the number of cores)");
   run->add_option("--timeout", rf.timeout, "seconds per case, all variants (0: none)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(timeLimit);
   run->add_option("--suite", rf.suites, "only suites whose name matches GLOB");
   run->add_option("--feature", rf.features, "only cases with a feature matching GLOB");
   run->add_option("--case", rf.cases, "only cases whose name matches GLOB");
@@ -269,6 +304,7 @@ int main(int argc, char **argv) {
                   "cases per worker process, run in turn (1: a process per case)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000000u));
+  run->add_flag("--force", rf.force, "replace existing report files (never an input)");
   run->add_flag("--no-isolation", rf.noIsolation, "run cases in this process (debugging)");
   run->add_flag("-q,--quiet", rf.quiet, "no progress on stderr");
   run->add_option("--num-warps", rf.numWarps, "gpu backend: warps per program (default 4)")
@@ -291,7 +327,7 @@ int main(int argc, char **argv) {
                        "switch off optimisations (vectorize,remat,mma,pipeline,wgmma,all)");
   checkPtx->add_option("--timeout", pf.timeout, "seconds per kernel, then it is rejected (0: none)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(timeLimit);
   checkPtx->add_flag("--allow-unsupported", pf.allowUnsupported,
                      "kernels the GPU backend does not support yet do not fail the check");
   checkPtx->add_flag("-q,--quiet", pf.quiet, "no progress on stderr");
@@ -312,6 +348,8 @@ int main(int argc, char **argv) {
   report->add_option("--out", repOut, "write the merged JSON report here");
   report->add_option("--html", repHtml, "write the HTML report here");
   report->add_option("--md", repMd, "write the Markdown report here");
+  bool repForce = false;
+  report->add_flag("--force", repForce, "replace existing report files (never an input)");
 
   try {
     app.parse(argc, argv);
@@ -331,5 +369,9 @@ int main(int argc, char **argv) {
   }
   if (*diff)
     return diffCommand(oldPath, newPath);
-  return reportCommand(reportInputs, repOut, repHtml, repMd);
+  return reportCommand(reportInputs, repOut, repHtml, repMd, repForce);
+}
+
+int main(int argc, char **argv) {
+  return tc::guardedMain("triton-conformance", [&] { return toolMain(argc, argv); });
 }

@@ -20,11 +20,15 @@
 //===----------------------------------------------------------------------===//
 #include "fuzz/Campaign.h"
 #include "gpu/GpuBackend.h"
+#include "support/FileIO.h"
 #include "support/PlantedBugs.h"
+#include "support/ToolMain.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +62,7 @@ struct Flags {
 struct MergeFlags {
   std::vector<std::string> dirs;
   std::string out, knownFile, casesDir;
+  bool force = false;
 };
 
 // "90", "30s", "2m", "1h" -> seconds.
@@ -80,7 +85,8 @@ std::optional<double> parseDuration(const std::string &text) {
   try {
     size_t used = 0;
     double v = std::stod(num, &used);
-    if (used != num.size() || v < 0)
+    // nan, inf, negative and absurd values (more than a year) are errors.
+    if (used != num.size() || !std::isfinite(v) || v < 0 || v * scale > 366.0 * 24 * 3600)
       return std::nullopt;
     return v * scale;
   } catch (...) {
@@ -262,35 +268,40 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
 
 int merge(const MergeFlags &m) {
   std::vector<CampaignSummary> parts;
-  std::set<fs::path> inputs;
+  std::vector<std::string> inputs;
   for (const std::string &dir : m.dirs) {
     fs::path file = fs::path(dir) / "campaign.json";
-    std::ifstream in(file);
-    if (!in)
+    std::string text, error;
+    std::error_code ec;
+    if (!fs::exists(file, ec))
       return usage("merge: " + file.string() + " is missing (is " + dir +
                    " a finished campaign's --out folder?)");
-    std::stringstream text;
-    text << in.rdbuf();
+    if (!readFileCapped(file.string(), kMaxJsonFileBytes, text, error))
+      return usage("merge: " + error + " (is " + dir + " a finished campaign's --out folder?)");
     CampaignSummary s;
-    std::string error;
-    if (!summaryFromJson(text.str(), s, error))
+    if (!summaryFromJson(text, s, error))
       return usage("merge: " + file.string() + ": " + error);
     parts.push_back(std::move(s));
-    inputs.insert(fs::weakly_canonical(file));
+    inputs.push_back(file.string());
   }
   fs::path html(m.out), md = fs::path(m.out).replace_extension(".md"),
                         json = html.parent_path() / "merged.json";
-  for (const fs::path &p : {html, md, json})
-    if (inputs.count(fs::weakly_canonical(p)))
-      return usage("merge: refusing to overwrite the input " + p.string());
-  CampaignSummary merged = mergeSummaries(parts);
-  std::set<std::string> known = knownSignatures(m.casesDir, m.knownFile);
+  if (html.extension() == ".md" || html.filename() == "merged.json")
+    return usage("merge: --out names the HTML report (FILE.html); FILE.md and merged.json go "
+                 "beside it");
   std::error_code ec;
   if (!html.parent_path().empty())
     fs::create_directories(html.parent_path(), ec);
-  std::ofstream(json) << summaryToJson(merged);
-  std::ofstream(md) << markdownReport(merged, known);
-  std::ofstream(html) << htmlReport(merged, known);
+  for (const fs::path &p : {html, md, json})
+    if (std::string why = checkOutputPath(p.string(), inputs, m.force); !why.empty())
+      return usage("merge: " + why);
+  CampaignSummary merged = mergeSummaries(parts);
+  std::set<std::string> known = knownSignatures(m.casesDir, m.knownFile);
+  std::string error;
+  if (!writeFileAtomic(json.string(), summaryToJson(merged), error) ||
+      !writeFileAtomic(md.string(), markdownReport(merged, known), error) ||
+      !writeFileAtomic(html.string(), htmlReport(merged, known), error))
+    return usage("merge: " + error);
   std::cout << "merged " << parts.size() << " campaigns: kernels " << merged.kernels << ", passed "
             << merged.passed << ", discards " << merged.discards << ", failures " << merged.failures
             << " (" << signatureCount(merged) << " signatures), generator bugs "
@@ -317,7 +328,16 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_flag("--cpu-only", f.cpuOnly, "Check only the properties that need no GPU");
   app.add_option("--time", f.time,
                  "Campaign length over all restarts: 90, 30s, 2m, 8h (default 2m)");
-  app.add_option("--seed", f.seed, "Campaign seed (default 1)");
+  app.add_option("--seed", f.seed, "Campaign seed (default 1)")
+      ->check(CLI::Validator(
+          [](std::string &v) -> std::string {
+            uint64_t x = 0;
+            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+            return v.empty() || ec != std::errc() || end != v.data() + v.size()
+                       ? "'" + v + "' is not an integer from 0 to 18446744073709551615"
+                       : "";
+          },
+          "UINT64"));
   app.add_option("--out", f.out, "Campaign folder: journal, cases, reports (resumable)");
   app.add_option("--max-kernels", f.maxKernels, "Only kernel indices below N (0: no limit)");
   app.add_option("--shrink-time", f.shrinkTime, "Time budget for reducing one failure (60s)");
@@ -352,7 +372,7 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   Flags f;
   MergeFlags m;
   CLI::App app("triton-fuzz: the differential fuzzer (interpreter vs GPU; --cpu-only: the "
@@ -362,6 +382,7 @@ int main(int argc, char **argv) {
   mergeCmd->add_option("dirs", m.dirs, "Campaign folders (each with campaign.json)")->required();
   mergeCmd->add_option("--out", m.out, "The merged HTML report (.md and merged.json beside it)")
       ->required();
+  mergeCmd->add_flag("--force", m.force, "Replace existing report files");
   mergeCmd->add_option("--known", m.knownFile, "A file of known signatures, one per line")
       ->check(CLI::ExistingFile);
   mergeCmd->add_option("--cases-dir", m.casesDir,
@@ -391,4 +412,8 @@ int main(int argc, char **argv) {
   if (f.replay)
     return replay(f, *cfg);
   return campaign(f, *cfg, *seconds, *shrink, *hang);
+}
+
+int main(int argc, char **argv) {
+  return tc::guardedMain("triton-fuzz", [&] { return toolMain(argc, argv); });
 }

@@ -12,10 +12,12 @@
 #include "interp/AccessMap.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
+#include "support/ToolMain.h"
 #include "tools/RunDriver.h"
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <iostream>
 
 namespace {
@@ -89,6 +91,7 @@ int runAll(const RunDriver &d, const DebugOptions &dbg) {
   if (int rc = d.compileVariants(plan, runs))
     return rc;
   bool many = runs.size() > 1;
+  int disagree = kExitOk;
   for (size_t v = 0; v < runs.size(); ++v) {
     VariantRun &run = runs[v];
     if (many)
@@ -123,9 +126,15 @@ int runAll(const RunDriver &d, const DebugOptions &dbg) {
         std::cerr << "note: in variant " << run.name << '\n';
       return rc;
     }
+    // Compared with the first variant at once and then released: no more than
+    // two variants' buffers are alive at a time.
+    if (v > 0) {
+      disagree = std::max(disagree, d.compareVariants({&runs[0], &run}));
+      run.bound.reset();
+    }
   }
-  if (int rc = d.compareVariants(runs))
-    return rc;
+  if (disagree != kExitOk)
+    return disagree;
   return d.printAndWrite(plan, *runs[0].bound);
 }
 
@@ -151,7 +160,7 @@ Exit codes: 0 ok, 1 trap or disagreement between variants, 2 compile error, 3 us
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   DriverOptions opt;
   CLI::App app{"triton-interp: run a Triton-C kernel on the CPU reference interpreter",
                "triton-interp"};
@@ -170,4 +179,8 @@ int main(int argc, char **argv) {
   if (int rc = parseCommandLine(app, argc, argv); rc >= 0)
     return rc;
   return runAll(RunDriver("triton-interp", opt), dbg);
+}
+
+int main(int argc, char **argv) {
+  return tc::guardedMain("triton-interp", [&] { return toolMain(argc, argv); });
 }

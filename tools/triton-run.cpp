@@ -19,6 +19,7 @@
 #include "ir/Printer.h"
 #include "runtime/ArrayPrint.h"
 #include "runtime/GridExpr.h"
+#include "support/ToolMain.h"
 #include "tools/RunDriver.h"
 
 #include <algorithm>
@@ -529,7 +530,7 @@ Exit codes: 0 ok, 1 trap, GPU failure or --compare mismatch, 2 compile error, 3 
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   DriverOptions opt;
   GpuFlags g;
   CLI::App app{"triton-run: run a Triton-C kernel on an NVIDIA GPU", "triton-run"};
@@ -575,4 +576,8 @@ int main(int argc, char **argv) {
   g.itersGiven = app.count("--bench-iters") > 0;
   g.warmupGiven = app.count("--bench-warmup") > 0;
   return runAll(RunDriver("triton-run", opt), g);
+}
+
+int main(int argc, char **argv) {
+  return tc::guardedMain("triton-run", [&] { return toolMain(argc, argv); });
 }

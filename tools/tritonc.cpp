@@ -20,6 +20,8 @@
 #include "ir/Passes.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
+#include "support/FileIO.h"
+#include "support/ToolMain.h"
 
 #include <CLI/CLI.hpp>
 
@@ -165,6 +167,15 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
   return kExitOk;
 }
 
+// Every file a compilation read (the source and its #include files): -o never
+// replaces one of them.
+std::vector<std::string> filesRead;
+
+void noteFilesRead(const tc::SourceManager &sm) {
+  for (uint32_t i = 0; i < sm.numFiles(); ++i)
+    filesRead.push_back(sm.name(i));
+}
+
 // Compiles one variant of a .tc file and writes the requested output.
 int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostream &out) {
   tc::CompileOptions co;
@@ -188,6 +199,7 @@ int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostre
                    : opt.emit == "ast"                       ? tc::Stage::Sema
                                                              : tc::Stage::Lower;
   bool ok = c.run(last);
+  noteFilesRead(c.sourceManager());
   if (opt.verify) {
     bool matched = c.diags().verify(std::cerr);
     return matched ? kExitOk : kExitCompileError;
@@ -233,6 +245,7 @@ int processIR(const Options &opt, std::ostream &out) {
     return kExitCompileError;
   }
   auto m = tc::ir::parseModule(*file, sm, diags);
+  noteFilesRead(sm);
   if (opt.verify)
     return diags.verify(std::cerr) ? kExitOk : kExitCompileError;
   if (!m)
@@ -267,6 +280,10 @@ int run(const Options &opt, std::ostream &out) {
     }
     specs.push_back(std::move(*spec));
   }
+  if (std::string why = tc::variantCountProblem(specs); !why.empty()) {
+    std::cerr << "tritonc: error: " << why << '\n';
+    return kExitUsage;
+  }
   std::vector<tc::DefineList> variants = tc::expandDefines(specs);
   int status = kExitOk;
   for (const tc::DefineList &v : variants) {
@@ -283,7 +300,7 @@ int run(const Options &opt, std::ostream &out) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int toolMain(int argc, char **argv) {
   Options opt;
   CLI::App app{"tritonc: the Triton-C compiler (source -> tile IR)", "tritonc"};
   app.add_option("input", opt.input, "Triton-C source (.tc) or tile IR (.tir)")->required();
@@ -336,18 +353,43 @@ int main(int argc, char **argv) {
     std::cerr << "tritonc: error: --ptxas checks GPU code; use it with --emit=ptx or --emit=llvm\n";
     return kExitUsage;
   }
-  if (!opt.output.empty()) {
-    std::error_code ec;
-    if (std::filesystem::equivalent(opt.output, opt.input, ec)) {
-      std::cerr << "tritonc: error: refusing to overwrite the input file '" << opt.input << "'\n";
-      return kExitUsage;
+  if (opt.output.empty()) {
+    int rc = run(opt, std::cout);
+    if (!std::cout.flush()) {
+      std::cerr << "tritonc: error: cannot write the output (standard output)\n";
+      return std::max(rc, kExitUsage);
     }
-    std::ofstream file(opt.output);
-    if (!file) {
-      std::cerr << "tritonc: error: cannot write '" << opt.output << "'\n";
-      return kExitUsage;
-    }
-    return run(opt, file);
+    return rc;
   }
-  return run(opt, std::cout);
+  // -o FILE: never one of the files read; the output is made in memory and
+  // replaces FILE (atomically) only when the compilation succeeded, so a failed
+  // compile leaves an existing FILE as it was.
+  if (std::string why = tc::checkOutputPath(opt.output, {opt.input}, /*replaceExisting=*/true);
+      !why.empty()) {
+    std::cerr << "tritonc: error: -o " << opt.output << ": " << why << '\n';
+    return kExitUsage;
+  }
+  std::ostringstream text;
+  int rc = run(opt, text);
+  for (const std::string &in : filesRead)
+    if (tc::sameFile(in, opt.output)) {
+      std::cerr << "tritonc: error: -o " << opt.output << ": refusing to overwrite '" << in
+                << "', a file the compilation read\n";
+      return kExitUsage;
+    }
+  if (rc != kExitOk) {
+    if (std::filesystem::exists(opt.output))
+      std::cerr << "note: " << opt.output << " was left unchanged\n";
+    return rc;
+  }
+  std::string error;
+  if (!tc::writeFileAtomic(opt.output, text.str(), error)) {
+    std::cerr << "tritonc: error: " << error << '\n';
+    return kExitUsage;
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  return tc::guardedMain("tritonc", [&] { return toolMain(argc, argv); });
 }

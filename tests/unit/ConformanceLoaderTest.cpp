@@ -196,7 +196,13 @@ TEST(ConformanceLoader, SourceErrors) {
   EXPECT_EQ(oneError(suiteWith(R"("name": "c", "source_ref": "nope", )" + rest)),
             "s.json: cases[0].source_ref: no source named 'nope' in 'sources'");
   EXPECT_EQ(oneError(suiteWith(R"("name": "c", "source_file": "missing.tc", )" + rest), "/tmp/x"),
-            "s.json: cases[0].source_file: cannot read '/tmp/x/missing.tc'");
+            "s.json: cases[0].source_file: cannot open '/tmp/x/missing.tc' (No such file or "
+            "directory)");
+  // A directory or a device as the source is named as such (it is not read).
+  EXPECT_EQ(oneError(suiteWith(R"("name": "c", "source_file": ".", )" + rest), "/tmp"),
+            "s.json: cases[0].source_file: '/tmp/.' is a directory");
+  EXPECT_EQ(oneError(suiteWith(R"("name": "c", "source_file": "zero", )" + rest), "/dev"),
+            "s.json: cases[0].source_file: '/dev/zero' is a device, not a regular file");
   TempDir dir;
   dir.write("k.tc", kKernel);
   LoadResult r = load(suiteWith(R"("name": "c", "source_file": "k.tc", )" + rest), dir.path());
@@ -290,8 +296,12 @@ TEST(ConformanceLoader, BufferErrors) {
             "s.json: cases[0].args[1].shape: expected a list of dimensions, found 2");
   EXPECT_EQ(argError(R"({"name": "x", "dtype": "int32", "shape": [2, -1], "fill": 0})"),
             "s.json: cases[0].args[1].shape[1]: must be at least 0, found -1");
-  EXPECT_EQ(argError(R"({"name": "x", "dtype": "int8", "shape": [65536, 65536], "fill": 0})"),
-            "s.json: cases[0].args[1].shape: more than 2^30 elements");
+  // One byte limit for buffers (4 GiB, as for --arg), not an element count: a
+  // float64 [2^30] buffer (8 GiB) is refused before anything is allocated.
+  EXPECT_EQ(argError(R"({"name": "x", "dtype": "int8", "shape": [65536, 65537], "fill": 0})"),
+            "s.json: cases[0].args[1].shape: the buffer is too large (limit 4294967296 bytes)");
+  EXPECT_EQ(argError(R"({"name": "x", "dtype": "float64", "shape": [1073741824], "fill": 0})"),
+            "s.json: cases[0].args[1].shape: the buffer is too large (limit 4294967296 bytes)");
   EXPECT_EQ(argError(R"({"name": "x", "dtype": "int32", "shape": [3], "data": [1, 2, 1.5]})"),
             "s.json: cases[0].args[1].data[2]: 1.5 is not an integer (dtype int32)");
   EXPECT_EQ(argError(R"({"name": "x", "dtype": "int8", "shape": [1], "data": [128]})"),
@@ -503,7 +513,13 @@ TEST(ConformanceLoader, UnknownBackendWarns) {
 TEST(ConformanceLoader, LoadsFilesAndReportsUnreadable) {
   LoadResult r = loadSuiteFile("/nonexistent/suite.json");
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0], "/nonexistent/suite.json: cannot read the file");
+  EXPECT_EQ(r.errors[0], "/nonexistent/suite.json: cannot read the file: cannot open "
+                         "'/nonexistent/suite.json' (No such file or directory)");
+  // Not regular files: refused at once (no endless read, no blocking open).
+  r = loadSuiteFile("/dev/zero");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0],
+            "/dev/zero: cannot read the file: '/dev/zero' is a device, not a regular file");
   TempDir dir;
   dir.write("s.json", suiteWith(caseFields(kArgs, kExpect)));
   LoadResult ok = loadSuiteFile(dir.path() + "/s.json");
