@@ -374,8 +374,9 @@ def build_cases(rng, src):
         files={"k.tc": b""}, expect={2})
     add("10 messages", "empty case source", ["triton-interp", "--launch", "s.json"],
         files={"s.json": suite(source="")}, expect={2})
+    # A source with no function at all is an error that says so (docs/language.md).
     add("10 messages", "only comments", ["tritonc", "k.tc"], files={"k.tc": b"// nothing\n"},
-        expect={0})
+        expect={2})
     add("10 messages", "NUL bytes", ["tritonc", "k.tc"], files={"k.tc": b"\0" * 100},
         expect={2})
 
