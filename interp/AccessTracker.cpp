@@ -164,18 +164,13 @@ void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int6
     }
   }
   RegionShadow *s = nullptr;
-  uint64_t lo = 0, hi = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i])
       continue;
     uint64_t a = addr[i];
-    if (!s || a < lo || a - lo >= hi - lo) {
-      s = shadowOf(a);
-      if (!s)
-        continue;
-      lo = s->region->base;
-      hi = lo + s->region->size;
-    }
+    if (!(s = shadowNear(s, a)))
+      continue;
+    uint64_t lo = s->region->base;
     uint64_t first = (a - lo) >> s->shift, last = (a - lo + size - 1) >> s->shift;
     for (uint64_t e = first; e <= last && e < s->stored.size(); ++e)
       std::atomic_ref<uint8_t>(s->stored[e]).store(1, std::memory_order_relaxed);
@@ -198,18 +193,13 @@ bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, cons
         acquire(f, addr[i]);
   const Epoch me{static_cast<int32_t>(f.index), f.clock, in.site};
   RegionShadow *s = nullptr;
-  uint64_t lo = 0, hi = 0; // s's region: [lo, hi)
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i])
       continue;
     uint64_t a = addr[i];
-    if (!s || a < lo || a - lo >= hi - lo) {
-      s = shadowOf(a);
-      if (!s)
-        continue; // (the op's own checks trap on it)
-      lo = s->region->base;
-      hi = lo + s->region->size;
-    }
+    if (!(s = shadowNear(s, a)))
+      continue; // (the op's own checks trap on it)
+    uint64_t lo = s->region->base;
     int64_t first = static_cast<int64_t>((a - lo) >> s->shift);
     int64_t last = static_cast<int64_t>((a - lo + size - 1) >> s->shift);
     for (int64_t e = first; e <= last; ++e) {

@@ -108,6 +108,11 @@ private:
   };
   void recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n, unsigned size);
   RegionShadow *shadowOf(uint64_t addr);
+  /// The shadow of `a`'s region, reusing `s` while `a` stays in it (the lanes
+  /// of one access mostly share a region); null outside every buffer.
+  RegionShadow *shadowNear(RegionShadow *s, uint64_t a) {
+    return s && a - s->region->base < s->region->size ? s : shadowOf(a);
+  }
   ShadowCell &cell(RegionShadow &s, int64_t e);
   const ShadowCell *cellIfAny(const RegionShadow &s, int64_t e) const;
   bool check(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s, int64_t e,
