@@ -141,7 +141,7 @@ bool Campaign::load(std::string &error) {
   args.seed = o_.check.seed;
   args.shardIndex = o_.shard.index;
   args.shardCount = o_.shard.count;
-  args.mode = o_.check.cpuOnly ? "cpu-only" : "gpu";
+  args.mode = o_.check.cpuOnly ? "cpu-only" : o_.check.gpu.compileOnly ? "compile-only" : "gpu";
   if (!o_.check.cpuOnly) {
     args.numWarps = o_.check.gpu.codegen.numWarps;
     args.disableOpt = codegen::describeOptions(o_.check.gpu.codegen);
@@ -332,6 +332,8 @@ void Campaign::handleChecked(Slot &s, const Json &j) {
   r.features = j.at("features").get<std::vector<std::string>>();
   r.genMs = j.at("gen_ms").get<double>();
   r.checkMs = j.at("check_ms").get<double>();
+  if (j.contains("stages"))
+    r.stageMs = j.at("stages").get<std::map<std::string, double>>();
   bool exits = j.value("exit", false);
   r.restarts = deaths_[r.index] + (exits ? 1 : 0);
   s.state = exits ? Slot::State::Exiting : Slot::State::Idle;
@@ -594,7 +596,7 @@ int Campaign::finish() {
   s.seed = o_.check.seed;
   s.shardIndex = o_.shard.index;
   s.shardCount = o_.shard.count;
-  s.mode = o_.check.cpuOnly ? "cpu-only" : "gpu";
+  s.mode = o_.check.cpuOnly ? "cpu-only" : o_.check.gpu.compileOnly ? "compile-only" : "gpu";
   s.device = state_.device;
   s.started = state_.started;
   s.finished = isoNow();
@@ -621,6 +623,8 @@ void Campaign::printSummary(const CampaignSummary &s) const {
             << "\n";
   std::cout << "passed " << s.passed << ", discarded " << s.discards << ", failed " << s.failures
             << ", generator bugs " << s.generatorBugs << "\n";
+  if (std::string stages = stageTimesLine(s); !stages.empty())
+    std::cout << stages << "\n";
   for (const auto &[p, n] : s.failuresByProperty)
     std::cout << "  failed property " << p << ": " << n << "\n";
   for (const auto &[kind, n] : s.discardsByKind)
@@ -681,6 +685,17 @@ void addRecord(CampaignSummary &s, const KernelRecord &r) {
   for (const std::string &f : r.features)
     ++s.features[f];
   s.generationSeconds += r.genMs / 1000;
+  // The stages of a check, "gen" before them and "other" for what no stage timed.
+  if (r.genMs > 0 || r.checkMs > 0) {
+    s.stageSeconds["gen"] += r.genMs / 1000;
+    double timed = 0;
+    for (const auto &[stage, ms] : r.stageMs) {
+      s.stageSeconds[stage] += ms / 1000;
+      timed += ms;
+    }
+    if (r.checkMs - timed > 0)
+      s.stageSeconds[r.stageMs.empty() ? "check" : "other"] += (r.checkMs - timed) / 1000;
+  }
   s.workerRestarts += r.restarts;
   if (r.status == "pass") {
     ++s.passed;

@@ -6,6 +6,7 @@
 #include "conformance/Runner.h"
 #include "interp/InterpreterBackend.h"
 
+#include <chrono>
 #include <cmath>
 
 namespace tc::fuzz {
@@ -167,6 +168,9 @@ gpu::GpuBackend &GpuOracle::backend() {
 }
 
 std::string GpuOracle::deviceDescription() {
+  if (opts_.compileOnly)
+    return "no GPU: compile only, sm_" + std::to_string(opts_.compileSm) +
+           (codegen::findPtxas().empty() ? ", no ptxas" : ", ptxas");
   return backend().deviceDescription();
 }
 
@@ -176,15 +180,62 @@ OracleResult GpuOracle::gpuError(const std::string &property, const std::string 
   r.property = property;
   r.message = error;
   // A CUDA error (as opposed to a codegen refusal) may have poisoned the process.
+  if (opts_.compileOnly)
+    return r; // no CUDA in this process
   if (property != "gpu-compile" || contains(error, "CUDA_ERROR") ||
       contains(error, "only a new process"))
     poisoned_ = true;
   return r;
 }
 
+// Adds the time since the last mark to a stage of `out` (OracleResult::stageMs).
+class StageClock {
+public:
+  explicit StageClock(std::map<std::string, double> &out) : out_(out) {}
+  void mark(const std::string &stage) {
+    auto now = std::chrono::steady_clock::now();
+    out_[stage] += std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+  }
+  // Splits `ms` (already spent, counted by the next mark) off into `stage`.
+  void attribute(const std::string &stage, double ms) {
+    out_[stage] += ms;
+    last_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double, std::milli>(ms));
+  }
+
+private:
+  std::map<std::string, double> &out_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+namespace {
+
+// codegen's stage names -> the campaign's.
+std::string stageOf(const std::string &codegenStage) {
+  if (codegenStage == "optimize")
+    return "llvm-opt";
+  if (codegenStage == "ptx")
+    return "ptx";
+  if (codegenStage == "link-libdevice")
+    return "libdevice";
+  return "llvm-ir"; // lower
+}
+
+} // namespace
+
 OracleResult GpuOracle::check(const FuzzKernel &k) {
+  std::map<std::string, double> stages;
+  StageClock clock(stages);
+  OracleResult result = checkTimed(k, clock);
+  result.stageMs = std::move(stages);
+  return result;
+}
+
+OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
   OracleResult out;
   CompileOutcome c = compile(k);
+  clock.mark("frontend");
   if (!c.ok()) {
     out.status = OracleResult::Status::GeneratorBug;
     out.property = "compile";
@@ -193,6 +244,7 @@ OracleResult GpuOracle::check(const FuzzKernel &k) {
   }
   std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
   RunResult ref = runOn(*createInterpreterBackend(), *c.kernel, k, want, opts_.maxSeconds);
+  clock.mark("interp");
   if (ref.status != RunResult::Status::Ok) {
     out.status = ref.trap ? OracleResult::Status::Discard : OracleResult::Status::GeneratorBug;
     out.property = ref.trap ? std::string(trapKindName(ref.trap->kind)) : "launch";
@@ -200,11 +252,20 @@ OracleResult GpuOracle::check(const FuzzKernel &k) {
     return out;
   }
   out.reference = want;
+  if (opts_.compileOnly)
+    return compileOnly(*c.kernel, clock, std::move(out));
   gpu::GpuBackend &gpu = backend();
   std::string error;
-  if (!gpu.prepare(*c.kernel, error, nullptr))
+  gpu::CompileInfo info;
+  bool prepared = gpu.prepare(*c.kernel, error, &info);
+  for (const codegen::StageTime &t : info.times)
+    clock.attribute(stageOf(t.stage), t.ms);
+  clock.attribute("jit", info.loadMs);
+  clock.mark("cache-key"); // the rest of prepare: the compile key (the IR printed and hashed)
+  if (!prepared)
     return gpuError("gpu-compile", "the GPU backend does not compile the kernel: " + error);
   RunResult r = runOn(gpu, *c.kernel, k, got, opts_.maxSeconds);
+  clock.mark("launch");
   if (r.status == RunResult::Status::Error)
     return gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault", r.error);
   out.other = got;
@@ -215,10 +276,34 @@ OracleResult GpuOracle::check(const FuzzKernel &k) {
           : compareWithReference(k, want, got, conf::gpuExtraUlps(c.kernel->function()),
                                  dotToleranceScale(c.kernel->function()),
                                  mathRelativeTolerance(c.kernel->function()));
+  clock.mark("compare");
   if (!diff.empty()) {
     out.status = OracleResult::Status::Fail;
     out.property = "gpu-mismatch";
     out.message = diff;
+  }
+  return out;
+}
+
+OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &clock,
+                                    OracleResult out) {
+  codegen::Options o = opts_.codegen;
+  o.sm = opts_.compileSm;
+  codegen::Result r = codegen::compile(kernel.module(), kernel.function(), o);
+  if (r.compiled)
+    for (const codegen::StageTime &t : r.compiled->times)
+      clock.attribute(stageOf(t.stage), t.ms);
+  clock.mark("llvm-ir");
+  if (!r.ok())
+    return gpuError("gpu-compile", "the GPU backend does not compile the kernel: " + r.error);
+  if (!ptxas_.has_value())
+    ptxas_ = codegen::findPtxas();
+  if (!ptxas_->empty()) {
+    std::string log;
+    bool accepted = codegen::runPtxas(r.compiled->ptx, o.sm, log);
+    clock.mark("jit");
+    if (!accepted)
+      return gpuError("gpu-compile", "ptxas rejects the kernel's PTX: " + log);
   }
   return out;
 }

@@ -12,6 +12,10 @@
 //   gpu-fault    the launch ends in an error (illegal address, ...)
 //   gpu-hang     the launch did not finish within the time limit
 //   gpu-mismatch a buffer differs (the message names the first element)
+// Each check records where its time went (OracleResult::stageMs): frontend,
+// interp, llvm-ir (lowering to LLVM IR), libdevice (linking it), llvm-opt, ptx (NVPTX codegen), jit
+// (cuModuleLoadData; ptxas with --compile-only), launch (copies included),
+// compare.
 // After a fault CUDA is unusable in this process (gpu/GpuBackend.h):
 // poisoned() says so, and the caller (a worker) must exit.
 //
@@ -22,15 +26,25 @@
 #include "gpu/GpuBackend.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tc::fuzz {
+
+class StageClock;
 
 struct GpuOracleOptions {
   int device = 0;           // CUDA device ordinal
   codegen::Options codegen; // num_warps, --disable-opt
   double maxSeconds = 20;   // per launch (interpreter and GPU)
   int recycleEvery = 200;   // a fresh CUDA context after this many kernels (frees modules)
+  /// --compile-only: no CUDA. Each kernel goes through the interpreter and
+  /// the whole GPU compile pipeline (codegen::compile for sm `compileSm`,
+  /// every pass a user's kernel goes through), and its PTX through `ptxas`
+  /// when one is found (the offline stand-in for the driver's JIT); nothing
+  /// is launched. Failures: gpu-compile (codegen refuses, ptxas rejects).
+  bool compileOnly = false;
+  unsigned compileSm = 90;
 };
 
 class GpuOracle {
@@ -39,7 +53,8 @@ public:
   ~GpuOracle();
   /// Checks `k`: interpreter first, then the GPU, then the comparison.
   OracleResult check(const FuzzKernel &k);
-  /// The device's name and compute capability (creates the context).
+  /// The device's name and compute capability (creates the context); with
+  /// compileOnly, what stands in for it ("no GPU: compile only, sm_90, ptxas").
   std::string deviceDescription();
   /// Whether CUDA became unusable in this process (after a fault or a hang).
   bool poisoned() const { return poisoned_; }
@@ -47,11 +62,14 @@ public:
 private:
   gpu::GpuBackend &backend();
   OracleResult gpuError(const std::string &property, const std::string &error);
+  OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
+  OracleResult compileOnly(const CompiledKernel &kernel, StageClock &clock, OracleResult out);
 
   GpuOracleOptions opts_;
   std::unique_ptr<gpu::GpuBackend> backend_;
   int kernelsOnBackend_ = 0;
   bool poisoned_ = false;
+  std::optional<std::string> ptxas_; // --compile-only: the ptxas found ("" none)
 };
 
 /// The reference outputs of `k`: interp(ir) with one thread (what every

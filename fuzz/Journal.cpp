@@ -87,6 +87,8 @@ std::string recordToLine(const KernelRecord &r) {
   Json j = {{"index", r.index},      {"status", r.status},     {"property", r.property},
             {"message", r.message},  {"features", r.features}, {"gen_ms", r.genMs},
             {"check_ms", r.checkMs}, {"elapsed", r.elapsed},   {"restarts", r.restarts}};
+  if (!r.stageMs.empty())
+    j["stages"] = r.stageMs;
   if (!r.sample.empty())
     j["sample"] = r.sample;
   if (!r.rawSignature.empty())
@@ -112,6 +114,8 @@ std::optional<KernelRecord> recordFromLine(const std::string &line) {
     r.checkMs = j.at("check_ms").get<double>();
     r.elapsed = j.at("elapsed").get<double>();
     r.restarts = j.at("restarts").get<int64_t>();
+    if (j.contains("stages"))
+      r.stageMs = j.at("stages").get<std::map<std::string, double>>();
     r.sample = j.value("sample", "");
     r.rawSignature = j.value("raw_signature", "");
     if (j.contains("finding"))

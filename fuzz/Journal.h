@@ -17,6 +17,7 @@
 #include "fuzz/Report.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct KernelRecord {
   std::string message;  // discard, generator-bug: what happened (fail: in `finding`)
   std::vector<std::string> features;
   double genMs = 0, checkMs = 0;  // generating and checking it, in its worker
+  std::map<std::string, double> stageMs; // where checking it went (OracleResult::stageMs)
   double elapsed = 0;             // the campaign's elapsed seconds (over restarts) when it finished
   int64_t restarts = 0;           // worker restarts it caused (a fault, a hang, a crash)
   std::string sample;             // discard: the kernel's text (only the first few discards)

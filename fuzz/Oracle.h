@@ -38,6 +38,10 @@ struct OracleResult {
   /// The buffers after interp(ir) with one thread (the reference), and after
   /// the run that differs from it (Fail of "passes"/"threads").
   std::map<std::string, HostArray> reference, other;
+  /// Where the check's time went, in ms per stage ("frontend", "interp",
+  /// "llvm-ir", "llvm-opt", "ptx", "jit", "launch", "compare", ...): the
+  /// campaign sums them into its per-stage breakdown. Empty when not timed.
+  std::map<std::string, double> stageMs;
 };
 
 /// Checks `k` against every CPU-only property.

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iomanip>
 #include <limits>
 #include <sstream>
 
@@ -105,12 +107,23 @@ bool convert(const Json &v, std::map<std::string, int64_t> &out) {
   return true;
 }
 
+bool convert(const Json &v, std::map<std::string, double> &out) {
+  if (!v.is_object())
+    return false;
+  out.clear();
+  for (const auto &[key, value] : v.items())
+    if (!convert(value, out[key]))
+      return false;
+  return true;
+}
+
 const char *typeName(const std::string &) { return "a string"; }
 const char *typeName(int64_t) { return "an integer"; }
 const char *typeName(uint64_t) { return "a non-negative integer"; }
 const char *typeName(int) { return "a 32-bit integer"; }
 const char *typeName(double) { return "a number"; }
 const char *typeName(const std::vector<std::string> &) { return "an array of strings"; }
+const char *typeName(const std::map<std::string, double> &) { return "an object of numbers"; }
 const char *typeName(const std::map<std::string, int64_t> &) {
   return "an object of integers";
 }
@@ -195,6 +208,7 @@ void readSummary(const Json &j, CampaignSummary &s, std::string &error) {
   r.get("finished", s.finished);
   r.get("elapsed_seconds", s.elapsedSeconds);
   r.get("generation_seconds", s.generationSeconds);
+  r.get("stage_seconds", s.stageSeconds);
   r.get("kernels", s.kernels);
   r.get("passed", s.passed);
   r.get("discards", s.discards);
@@ -298,6 +312,8 @@ void keepTime(std::string &kept, const std::string &t, bool latest) {
 void mergeOne(CampaignSummary &m, const CampaignSummary &p) {
   m.elapsedSeconds = std::max(m.elapsedSeconds, p.elapsedSeconds);
   m.generationSeconds += p.generationSeconds;
+  for (const auto &[stage, seconds] : p.stageSeconds)
+    m.stageSeconds[stage] += seconds;
   m.kernels += p.kernels;
   m.passed += p.passed;
   m.discards += p.discards;
@@ -529,6 +545,8 @@ void writeThroughput(const CampaignSummary &s, Renderer &r) {
             {"generation", fixed(s.generationSeconds, 1) + " s, " +
                                percent(s.generationSeconds, wallSeconds(s)) +
                                " of the wall time (summed over workers)"}});
+  if (std::string stages = stageTimesLine(s); !stages.empty())
+    r.paragraph(stages);
   if (s.partStats.empty())
     return;
   Table parts{{"part", "shard", "seed", "mode", "device", "kernels", "elapsed s", "kernels/s",
@@ -793,6 +811,7 @@ std::string summaryToJson(const CampaignSummary &s) {
   j["finished"] = s.finished;
   j["elapsed_seconds"] = s.elapsedSeconds;
   j["generation_seconds"] = s.generationSeconds;
+  j["stage_seconds"] = s.stageSeconds;
   j["kernels"] = s.kernels;
   j["passed"] = s.passed;
   j["discards"] = s.discards;
@@ -845,6 +864,30 @@ std::set<std::string> knownSignatures(const std::string &casesDir, const std::st
   if (!listFile.empty())
     addListSignatures(listFile, out);
   return out;
+}
+
+std::string stageTimesLine(const CampaignSummary &s) {
+  double total = 0;
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto &[stage, seconds] : s.stageSeconds) {
+    total += seconds;
+    order.emplace_back(seconds, stage);
+  }
+  if (total <= 0)
+    return "";
+  std::sort(order.begin(), order.end(), std::greater<>());
+  std::ostringstream shares, perKernel;
+  shares << std::fixed << std::setprecision(0);
+  perKernel << std::fixed << std::setprecision(2);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto &[seconds, stage] = order[i];
+    shares << (i ? " " : "") << stage << " " << 100 * seconds / total << "%";
+    perKernel << (i ? ", " : "")
+              << 1000 * seconds / static_cast<double>(std::max<int64_t>(1, s.kernels)) << " "
+              << stage;
+  }
+  return "stage times: " + shares.str() + " (ms per kernel, summed over workers: " +
+         perKernel.str() + ")";
 }
 
 std::string markdownReport(const CampaignSummary &s, const std::set<std::string> &known) {

@@ -58,6 +58,10 @@ struct CampaignSummary {
   std::string started, finished;     // ISO 8601 UTC
   double elapsedSeconds = 0;         // wall time of the campaign (summed over restarts)
   double generationSeconds = 0;      // time spent generating kernels (summed over workers)
+  /// Where the workers' time went, per stage (gen, frontend, interp, llvm-ir,
+  /// libdevice, llvm-opt, ptx, jit, launch, compare, ...; KernelRecord::stageMs),
+  /// in seconds summed over workers.
+  std::map<std::string, double> stageSeconds;
   int64_t kernels = 0, passed = 0, discards = 0, failures = 0, generatorBugs = 0;
   int64_t workerRestarts = 0;        // after a fault or a hang
   std::map<std::string, int64_t> discardsByKind;  // trap kind -> count
@@ -89,6 +93,11 @@ std::set<std::string> knownSignatures(const std::string &casesDir, const std::st
 /// that was never generated. The output depends only on the arguments.
 std::string markdownReport(const CampaignSummary &s, const std::set<std::string> &known);
 std::string htmlReport(const CampaignSummary &s, const std::set<std::string> &known);
+
+/// "stage times: interp 41% llvm-opt 22% ... (ms per kernel, ...: 1.2 interp, ...)":
+/// each stage's share of the summed stage time, largest first, and its mean
+/// per kernel; "" when the campaign recorded no stage times.
+std::string stageTimesLine(const CampaignSummary &s);
 
 /// Merges campaigns: sums counts and times (elapsed: the longest one, since
 /// shards run side by side; also kept per part), unions findings.

@@ -135,6 +135,7 @@ void handleCheck(const CheckConfig &cfg, Checker &checker, const Json &req, int 
               {"features", k.features},
               {"gen_ms", genMs},
               {"check_ms", msSince(t1)},
+              {"stages", r.stageMs},
               {"exit", checker.mustExit()}};
   bool fail = r.status == OracleResult::Status::Fail;
   if (fail)

@@ -11,7 +11,7 @@
 //   worker -> {"op":"hello","device":D}      once, at start (no device: --reducer)
 //   parent -> {"op":"check","index":I,"sample":B}
 //   worker -> {"op":"checked","index":I,"status":S,"property":P,"message":M,
-//              "features":[...],"gen_ms":G,"check_ms":C,"exit":B,
+//              "features":[...],"gen_ms":G,"check_ms":C,"stages":{S:MS},"exit":B,
 //              "raw_signature":R,"kernel":TEXT}
 //   parent -> {"op":"reduce","index":I,"property":P,"message":M,"seconds":T,
 //              "reduce":B,"kernel":K?,"case_name":N,"reproduce":CMD,"note":TEXT}

@@ -46,7 +46,8 @@ namespace {
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 3;
 
 struct Flags {
-  bool cpuOnly = false, print = false, worker = false, reducer = false, stopOnFailure = false;
+  bool cpuOnly = false, compileOnly = false, print = false, worker = false, reducer = false,
+       stopOnFailure = false;
   bool listPlanted = false;
   std::string time = "2m", shrinkTime = "60s", hangTimeout = "60s", out;
   uint64_t seed = 1;
@@ -108,6 +109,11 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
   c.cpu.threads = f.threads;
   c.cpu.maxSeconds = std::min(20.0, std::max(1.0, hangSeconds / 4));
   c.gpu.device = f.device;
+  c.gpu.compileOnly = f.compileOnly;
+  if (f.cpuOnly && f.compileOnly) {
+    error = "--cpu-only and --compile-only exclude each other";
+    return std::nullopt;
+  }
   c.gpu.maxSeconds = std::min(20.0, std::max(1.0, hangSeconds / 3));
   c.gpu.codegen.numWarps = f.numWarps;
   c.gpu.codegen.numStages = f.numStages; // before --disable-opt: pipeline means 1
@@ -135,6 +141,8 @@ std::vector<std::string> workerArgs(const Flags &f) {
                                 f.hangTimeout};
   if (f.cpuOnly)
     a.push_back("--cpu-only");
+  if (f.compileOnly)
+    a.push_back("--compile-only");
   if (!f.disableOpt.empty())
     a.insert(a.end(), {"--disable-opt", f.disableOpt});
   if (!f.plantFeature.empty())
@@ -147,6 +155,8 @@ std::string reproduceFlags(const Flags &f) {
   std::string s;
   if (f.cpuOnly)
     s += " --cpu-only";
+  if (f.compileOnly)
+    s += " --compile-only";
   if (f.cpuOnly && f.threads != 4)
     s += " --threads " + std::to_string(f.threads);
   if (!f.cpuOnly && f.numWarps != 4)
@@ -191,7 +201,7 @@ std::optional<std::vector<int>> resolveDevices(const std::string &spec, int coun
 
 int replay(const Flags &f, const CheckConfig &cfg) {
   std::string why;
-  if (!cfg.cpuOnly && !gpu::cudaAvailable(&why)) {
+  if (!cfg.cpuOnly && !cfg.gpu.compileOnly && !gpu::cudaAvailable(&why)) {
     std::cerr << "triton-fuzz: " << why << "\n";
     return gpu::kExitNoDevice;
   }
@@ -249,6 +259,13 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
     o.cpuWorkers = f.workers;
     return runCampaign(o);
   }
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (f.compileOnly) {
+    // No CUDA: one "device" whose workers compile (a core each by default).
+    o.devices = {0};
+    o.workersPerDevice = f.workersPerDevice > 0 ? f.workersPerDevice : hw;
+    return runCampaign(o);
+  }
   std::string why;
   int count = gpu::cudaDeviceCount(&why);
   if (count == 0) {
@@ -259,10 +276,10 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
   if (!devices)
     return usage(error);
   o.devices = *devices;
-  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // A worker keeps a core busy (the GPU waits on the CPU-side stages): one per core.
   o.workersPerDevice = f.workersPerDevice > 0
                            ? f.workersPerDevice
-                           : std::min(8, std::max(1, hw / static_cast<int>(o.devices.size())));
+                           : std::max(1, hw / static_cast<int>(o.devices.size()));
   return runCampaign(o);
 }
 
@@ -326,6 +343,9 @@ int listPlantedBugs() {
 
 void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_flag("--cpu-only", f.cpuOnly, "Check only the properties that need no GPU");
+  app.add_flag("--compile-only", f.compileOnly,
+               "No GPU: interpreter, the whole GPU compile pipeline and ptxas, no launch "
+               "(profiling the CPU-side stages, CI)");
   app.add_option("--time", f.time,
                  "Campaign length over all restarts: 90, 30s, 2m, 8h (default 2m)");
   app.add_option("--seed", f.seed, "Campaign seed (default 1)")
@@ -346,7 +366,7 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--workers", f.workers, "cpu-only: worker processes (default 1)");
   app.add_option("--devices", f.devices, "GPU devices: all, or ordinals 0,2,... (default all)");
   app.add_option("--workers-per-device", f.workersPerDevice,
-                 "Workers per GPU (default: cores / devices, at most 8)");
+                 "Workers per GPU (default: cores / devices; --compile-only: cores)");
   app.add_option("--num-warps", f.numWarps, "GPU: threads per program / 32 (default 4)");
   app.add_option("--num-stages", f.numStages,
                  "GPU: software-pipelining stages of the loads in loops, 1 to 8 (default " +
