@@ -95,7 +95,10 @@ bool linkLibdevice(llvm::Module &m, std::string &error) {
     return false;
   }
   std::string_view bc = libdeviceBitcode();
-  auto lib = llvm::parseBitcodeFile(
+  // Lazily: only the bodies of the functions the kernel needs are read (the
+  // linker materialises them); parsing all of libdevice took most of a small
+  // kernel's compile time.
+  auto lib = llvm::getLazyBitcodeModule(
       llvm::MemoryBufferRef(llvm::StringRef(bc.data(), bc.size()), "libdevice.10.bc"),
       m.getContext());
   if (!lib) {
