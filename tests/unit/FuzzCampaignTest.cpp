@@ -137,6 +137,38 @@ TEST(FuzzJournal, SummaryCountsAreRebuiltFromRecords) {
   EXPECT_EQ(signatureCount(s), 2);
 }
 
+// The per-stage breakdown: each record's stages are summed, generation is
+// "gen", and what a check spent outside its timed stages is "other" (or
+// "check" for a record without stages, as an older journal's).
+TEST(FuzzJournal, StageTimesAddUp) {
+  KernelRecord a = record(0, "pass", ""); // gen 2 ms, check 10 ms
+  a.stageMs = {{"interp", 1}, {"llvm-opt", 4}, {"jit", 3.5}};
+  KernelRecord b = record(1, "pass", "");
+  b.stageMs = {{"llvm-opt", 5}, {"jit", 5}};
+  KernelRecord old = record(2, "pass", "");
+  // The stages survive the journal line.
+  std::optional<KernelRecord> back = recordFromLine(recordToLine(a));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->stageMs, a.stageMs);
+  CampaignSummary s;
+  addRecord(s, *back);
+  addRecord(s, b);
+  addRecord(s, old);
+  EXPECT_DOUBLE_EQ(s.stageSeconds["gen"], 0.006);
+  EXPECT_DOUBLE_EQ(s.stageSeconds["interp"], 0.001);
+  EXPECT_DOUBLE_EQ(s.stageSeconds["llvm-opt"], 0.009);
+  EXPECT_DOUBLE_EQ(s.stageSeconds["jit"], 0.0085);
+  EXPECT_DOUBLE_EQ(s.stageSeconds["other"], 0.0015); // 10 - 8.5, then 10 - 10
+  EXPECT_DOUBLE_EQ(s.stageSeconds["check"], 0.010);
+  // 36 ms in all over 3 kernels: check 10 (27.8%), llvm-opt 9 (25%), jit 8.5
+  // (23.6%), gen 6 (16.7%), other 1.5 (4.2%), interp 1 (2.8%).
+  EXPECT_EQ(stageTimesLine(s),
+            "stage times: check 28% llvm-opt 25% jit 24% gen 17% other 4% interp 3% (ms per "
+            "kernel, summed over workers: 3.33 check, 3.00 llvm-opt, 2.83 jit, 2.00 gen, 0.50 "
+            "other, 0.33 interp)");
+  EXPECT_EQ(stageTimesLine(CampaignSummary{}), "");
+}
+
 TEST(FuzzJournal, CampaignFolderRefusesOtherArguments) {
   TempDir dir;
   CampaignArgs a;

@@ -123,6 +123,7 @@ TEST(FuzzReport, JsonRoundTrip) {
   p.failures = 2;
   p.started = "x";
   s.partStats = {p};
+  s.stageSeconds = {{"gen", 0.25}, {"jit", 1.5}};
   std::string text = summaryToJson(s);
   EXPECT_NE(text.find("\"format\": \"triton-fuzz-campaign/1\""), std::string::npos);
   CampaignSummary t = fromJson(text);
@@ -145,6 +146,7 @@ TEST(FuzzReport, JsonRoundTrip) {
   EXPECT_EQ(t.discardsByKind, s.discardsByKind);
   EXPECT_EQ(t.failuresByProperty, s.failuresByProperty);
   EXPECT_EQ(t.features, s.features);
+  EXPECT_EQ(t.stageSeconds, s.stageSeconds);
   EXPECT_EQ(t.parts, s.parts);
   ASSERT_EQ(t.findings.size(), 3u);
   for (size_t i = 0; i < 3; ++i)
@@ -174,6 +176,8 @@ TEST(FuzzReport, JsonErrors) {
             std::string::npos);
   EXPECT_NE(errorOf(f + R"("features": {"dot": 1.5}})").find("'features'"), std::string::npos);
   EXPECT_NE(errorOf(f + R"("parts": [1]})").find("'parts'"), std::string::npos);
+  EXPECT_NE(errorOf(f + R"("stage_seconds": {"jit": "1"}})").find("'stage_seconds'"),
+            std::string::npos);
   EXPECT_NE(errorOf(f + R"("findings": {}})").find("'findings'"), std::string::npos);
   EXPECT_NE(errorOf(f + R"("findings": [{"index": 1}, {"index": "x"}]})").find("findings[1].index"),
             std::string::npos);
@@ -237,6 +241,11 @@ TEST_F(FuzzReportFiles, KnownSignatures) {
 }
 
 TEST(FuzzReport, MergeArithmetic) {
+  CampaignSummary a = shard0(), b = shard1();
+  a.stageSeconds = {{"gen", 1}, {"jit", 2}};
+  b.stageSeconds = {{"jit", 0.5}, {"launch", 4}};
+  EXPECT_EQ(mergeSummaries({a, b}).stageSeconds,
+            (std::map<std::string, double>{{"gen", 1}, {"jit", 2.5}, {"launch", 4}}));
   CampaignSummary m = mergeSummaries({shard0(), shard1()});
   EXPECT_EQ(m.name, "merged");
   EXPECT_EQ(m.seed, 7u);

@@ -1,0 +1,53 @@
+#!/bin/bash
+# --compile-only (no GPU): each kernel goes through the interpreter, the whole
+# GPU compile pipeline and ptxas (when one is found), and the campaign prints
+# where the time went, per stage; a failure is attributed to its own kernel
+# (the planted failure of --fail-on-feature lands exactly on the kernels with
+# the feature, and only on them).
+. "$(dirname "$0")/common.sh"
+N=24
+ARGS="--compile-only --seed 7 --max-kernels $N --time 10m --workers-per-device 2"
+"$FUZZ" $ARGS --out "$T/c" >"$T/c.log" 2>&1 || fail "compile-only campaign failed: $(tail -20 "$T/c.log")"
+[ "$(summary_field "$T/c" kernels)" = "$N" ] || fail "not $N kernels"
+[ "$(summary_field "$T/c" mode)" = "compile-only" ] || fail "mode is not compile-only"
+grep -q "^stage times: .*llvm-opt [0-9]*%.*ptx [0-9]*%" "$T/c.log" ||
+  fail "no stage breakdown in the summary: $(grep -A2 summary "$T/c.log")"
+grep -q "stage times:" "$T/c/report.md" || fail "no stage breakdown in report.md"
+# Every kernel the interpreter ran to completion went through LLVM and NVPTX
+# (and ptxas, when there is one), each stage timed in its journal record.
+python3 - "$T/c/journal.jsonl" "$(command -v ptxas || ls "${PTXAS:-/usr/local/cuda/bin/ptxas}" 2>/dev/null)" <<'PY' ||
+import json, sys
+ptxas = sys.argv[2]
+passed = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["status"] != "pass":
+        continue
+    passed += 1
+    st = r["stages"]
+    for s in ["frontend", "interp", "llvm-ir", "llvm-opt", "ptx"] + (["jit"] if ptxas else []):
+        assert st.get(s, 0) > 0, (r["index"], s, st)
+    assert sum(st.values()) <= r["check_ms"] + 0.01, (r["index"], st, r["check_ms"])
+assert passed > 0
+PY
+  fail "journal stages missing"
+# Planted failures: exactly the kernels with the feature fail, each under its own index.
+"$FUZZ" $ARGS --fail-on-feature loop --shrink-time 1s --out "$T/p" >"$T/p.log" 2>&1
+[ $? -eq 1 ] || fail "a planted campaign did not exit 1: $(tail -5 "$T/p.log")"
+python3 - "$T/p/journal.jsonl" "$T/c/journal.jsonl" <<'PY' || fail "planted failures misattributed"
+import json, sys
+planted = {json.loads(l)["index"]: json.loads(l) for l in open(sys.argv[1])}
+clean = {json.loads(l)["index"]: json.loads(l) for l in open(sys.argv[2])}
+assert planted.keys() == clean.keys()
+fails = 0
+for i, r in planted.items():
+    want_fail = clean[i]["status"] == "pass" and "loop" in clean[i]["features"]
+    assert (r["status"] == "fail") == want_fail, (i, r["status"], clean[i]["features"])
+    if want_fail:
+        assert r["property"] == "planted", r
+        fails += 1
+    else:
+        assert r["status"] == clean[i]["status"], (i, r["status"], clean[i]["status"])
+assert 0 < fails < len(planted), fails
+PY
+echo "PASS: compile-only: $N kernels, stage times: $(grep '^stage times' "$T/c.log" | cut -c14-90)..."
