@@ -123,7 +123,9 @@ const char *typeName(uint64_t) { return "a non-negative integer"; }
 const char *typeName(int) { return "a 32-bit integer"; }
 const char *typeName(double) { return "a number"; }
 const char *typeName(const std::vector<std::string> &) { return "an array of strings"; }
-const char *typeName(const std::map<std::string, double> &) { return "an object of numbers"; }
+const char *typeName(const std::map<std::string, double> &) {
+  return "an object of numbers";
+}
 const char *typeName(const std::map<std::string, int64_t> &) {
   return "an object of integers";
 }
@@ -886,8 +888,8 @@ std::string stageTimesLine(const CampaignSummary &s) {
               << 1000 * seconds / static_cast<double>(std::max<int64_t>(1, s.kernels)) << " "
               << stage;
   }
-  return "stage times: " + shares.str() + " (ms per kernel, summed over workers: " +
-         perKernel.str() + ")";
+  return "stage times: " + shares.str() +
+         " (ms per kernel, summed over workers: " + perKernel.str() + ")";
 }
 
 std::string markdownReport(const CampaignSummary &s, const std::set<std::string> &known) {
