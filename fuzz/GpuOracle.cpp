@@ -261,7 +261,9 @@ OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
   for (const codegen::StageTime &t : info.times)
     clock.attribute(stageOf(t.stage), t.ms);
   clock.attribute("jit", info.loadMs);
-  clock.mark("cache-key"); // the rest of prepare: the compile key (the IR printed and hashed)
+  // The rest of prepare: the CUDA context (a fresh one every recycleEvery
+  // kernels) and the compile key (the IR printed and hashed).
+  clock.mark("context");
   if (!prepared)
     return gpuError("gpu-compile", "the GPU backend does not compile the kernel: " + error);
   RunResult r = runOn(gpu, *c.kernel, k, got, opts_.maxSeconds);

@@ -14,8 +14,8 @@
 //   gpu-mismatch a buffer differs (the message names the first element)
 // Each check records where its time went (OracleResult::stageMs): frontend,
 // interp, llvm-ir (lowering to LLVM IR), libdevice (linking it), llvm-opt, ptx (NVPTX codegen), jit
-// (cuModuleLoadData; ptxas with --compile-only), launch (copies included),
-// compare.
+// (cuModuleLoadData; ptxas with --compile-only), context (the CUDA context,
+// the compile key), launch (copies included), compare.
 // After a fault CUDA is unusable in this process (gpu/GpuBackend.h):
 // poisoned() says so, and the caller (a worker) must exit.
 //
