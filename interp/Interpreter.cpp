@@ -77,9 +77,7 @@ private:
     }
     if (!checkSizes(op))
       return false;
-    const ir::Type &main = op.numResults()    ? op.result(0)->type()
-                           : op.numOperands() ? op.operand(0)->type()
-                                              : ir::Type::scalar(DType::I32);
+    const ir::Type &main = mainType(op);
     in.n = main.numElements();
     in.scalar = main.isScalar();
     in.elemSize = elemSizeOf(main);
@@ -223,6 +221,17 @@ bool prepareFunction(const ir::Function &fn, PreparedFunction &out, std::string 
   return p.prepareFunction(fn, out);
 }
 
+const ir::Type &mainType(const ir::Op &op) {
+  static const ir::Type kScalar = ir::Type::scalar(DType::I32);
+  return op.numResults()    ? op.result(0)->type()
+         : op.numOperands() ? op.operand(0)->type()
+                            : kScalar;
+}
+
+std::string atLane(const Instr &in, int64_t lane) {
+  return in.scalar ? std::string() : " at " + laneText(mainType(*in.op).shape, lane);
+}
+
 std::string programPrefix(const Frame &f) {
   return "[program (" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) + ", " +
          std::to_string(f.pid[2]) + ")] ";
@@ -243,6 +252,8 @@ bool Frame::fail(TrapKind kind, const Instr &in, int64_t lane, std::string messa
     t.sourceLine = launch.kernel.sourceLine(loc.file, loc.line);
   }
   t.lane = in.scalar ? -1 : lane;
+  if (t.lane >= 0)
+    t.laneShape = mainType(*in.op).shape;
   t.message = std::move(message);
   trap = std::move(t);
   return false;

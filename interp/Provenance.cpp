@@ -10,13 +10,11 @@ namespace tc::interp {
 
 namespace {
 
-/// "lane 37", "lane [1, 5] (flat 37)"; "" for a 0-d value.
+/// "lane [37]", "lane [1, 5] (flat 37)" (tc::laneText); "" for a 0-d value.
 std::string laneOf(const ir::Type &t, int64_t lane) {
   if (t.isScalar() || lane < 0)
     return "";
-  if (t.shape.size() <= 1)
-    return "lane " + std::to_string(lane);
-  return "lane " + tileIndexText(t.shape, lane) + " (flat " + std::to_string(lane) + ")";
+  return laneText(t.shape, lane);
 }
 
 const TileData *valueOf(const Frame &f, const ir::Value *v) {
@@ -35,18 +33,6 @@ bool poisoned(const Frame &f, const ir::Value *v) {
 }
 
 } // namespace
-
-std::string tileIndexText(const ir::Shape &shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d)
-    s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
-}
 
 void explainUndefined(Frame &f, const ir::Value *v, int64_t lane) {
   if (!f.trap)

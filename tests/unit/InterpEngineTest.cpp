@@ -627,14 +627,14 @@ TEST(InterpEngine, OutOfBoundsNamesLaneAddressAndNearestBuffer) {
   EXPECT_EQ(r.trap->lane, 17);
   EXPECT_EQ(r.trap->kernel, "ld");
   EXPECT_EQ(r.trap->line, 4u);
-  EXPECT_EQ(r.trap->message, "load of 4 bytes at 0x10ff0 (lane 17) is outside every buffer; "
+  EXPECT_EQ(r.trap->message, "load of 4 bytes at 0x10ff0 (lane [17]) is outside every buffer; "
                              "nearest: 'a' [0x10000, 0x10fa0), 80 bytes past its end");
   // Before the start: lane 0 reads a[-5] at 0x10000 - 20 = 0xffec.
   l.args.setScalar("stride", ScalarValue::ofInt(DType::I32, 1));
   l.args.setScalar("shift", ScalarValue::ofInt(DType::I32, -5));
   r = l.run(*k);
   ASSERT_EQ(r.status, RunResult::Status::Trapped);
-  EXPECT_EQ(r.trap->message, "load of 4 bytes at 0xffec (lane 0) is outside every buffer; "
+  EXPECT_EQ(r.trap->message, "load of 4 bytes at 0xffec (lane [0]) is outside every buffer; "
                              "nearest: 'a' [0x10000, 0x10fa0), 20 bytes before its start");
   // 'out' is placed at 0x10fa0 + 4096 rounded up to 256: 0x12000. a[2043]
   // is 0x10000 + 8172 = 0x11fec: 20 bytes before 'out', 4172 past 'a'.
@@ -642,7 +642,7 @@ TEST(InterpEngine, OutOfBoundsNamesLaneAddressAndNearestBuffer) {
   l.args.setScalar("shift", ScalarValue::ofInt(DType::I32, 2043));
   r = l.run(*k);
   ASSERT_EQ(r.status, RunResult::Status::Trapped);
-  EXPECT_EQ(r.trap->message, "load of 4 bytes at 0x11fec (lane 0) is outside every buffer; "
+  EXPECT_EQ(r.trap->message, "load of 4 bytes at 0x11fec (lane [0]) is outside every buffer; "
                              "nearest: 'out' [0x12000, 0x12080), 20 bytes before its start");
 }
 
