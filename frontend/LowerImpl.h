@@ -164,6 +164,8 @@ private:
 
   // ----- Lower.cpp: variables -----
   void bind(const ast::VarDecl *v, ir::Value *value);
+  /// Gives `value` the source name of `v` (ir::Value::nameHint) unless it has one.
+  void nameValue(const ast::VarDecl *v, ir::Value *value);
   /// The current value of `v`; a zero constant if it is still undefined.
   ir::Value *valueOf(const ast::VarDecl *v);
   /// Sorts variables by the order they were first bound (deterministic output).
@@ -249,8 +251,8 @@ private:
   const ast::VarDecl *result_ = nullptr;
   std::vector<const ast::FunctionDecl *> inlining_; // helpers being inlined (recursion check)
   const char *stackBase_ = nullptr; // a local of lowerKernel: see kMaxCallStackBytes
-  size_t numOps_ = 0;                               // ops created so far (inlining can blow up)
-  bool tooLarge_ = false; // the op budget ran out: stop lowering statements
+  size_t numOps_ = 0;               // ops created so far (inlining can blow up)
+  bool tooLarge_ = false;           // the op budget ran out: stop lowering statements
 };
 
 } // namespace tc::lower
