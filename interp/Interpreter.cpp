@@ -276,6 +276,8 @@ bool Frame::fail(TrapKind kind, const Instr &in, int64_t lane, std::string messa
     t.laneShape = mainType(*in.op).shape;
   t.message = std::move(message);
   trap = std::move(t);
+  if (lane >= 0 || in.scalar)
+    explainFallback(*this, in, lane);
   return false;
 }
 

@@ -2,6 +2,12 @@
 // undefined_value trap, walk back from the undefined operand through the ops
 // that carried the poison (their values are still in the program's slots) to
 // the masked load that made it, and add one note per source location.
+//
+// Where a trapping lane's value came from the fallback of `m ? *p : other`:
+// after a trap on a lane's value (a division by zero, an assert, ...), walk
+// back from the operands that caused it, lane by lane, to a masked load whose
+// mask is false at that lane, and say so. Both walks run only after a trap,
+// so they cost nothing while the kernel runs.
 #include "interp/Interpreter.h"
 
 #include <set>
@@ -145,6 +151,186 @@ void explainUndefined(Frame &f, const ir::Value *v, int64_t lane) {
                  " is undefined");
     v = next;
     lane = from;
+  }
+}
+
+namespace {
+
+/// A masked-off lane whose value is the fallback of `m ? *p : other`.
+struct Fallback {
+  const ir::Op *op = nullptr;   // the load (or the select of a widening masked load)
+  const ir::Value *v = nullptr; // its result
+  int64_t lane = -1;            // the lane of v
+  bool direct = true;           // the trap's operand is that value (else computed from it)
+};
+
+/// The lane of `operand` that lane `lane` of a result of `op` reads, for
+/// ops that read one lane per result lane; -1 when it cannot tell.
+int64_t operandLane(const ir::Value &operand, const ir::Value &result, int64_t lane) {
+  if (operand.type().isScalar())
+    return 0;
+  if (operand.type().numElements() == result.type().numElements())
+    return lane;
+  return -1;
+}
+
+/// Lane `lane` of `v` (defined, in this program's slots) walked back to a
+/// fallback lane, through elementwise ops, casts, selects, shape ops and ifs.
+/// Loop-carried values and reductions end the walk: their slots may hold
+/// another iteration's value.
+bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct, int depth,
+                  Fallback &out) {
+  const TileData *t = valueOf(f, v);
+  if (depth > 48 || !t || lane < 0 || lane >= t->size() || t->isPoison(lane))
+    return false;
+  const ir::Op *op = v->definingOp();
+  if (!op)
+    return false;
+  auto isFalse = [&](const ir::Value *mask, int64_t l) {
+    const TileData *m = valueOf(f, mask);
+    int64_t ml = operandLane(*mask, *v, l);
+    return m && ml >= 0 && ml < m->size() && !m->isPoison(ml) && !m->as<uint8_t>()[ml];
+  };
+  switch (op->kind()) {
+  case ir::OpKind::Load:
+    if (op->numOperands() < 3 || !isFalse(op->operand(1), lane))
+      return false;
+    out = {op, v, lane, direct};
+    return true;
+  case ir::OpKind::Select: {
+    const ir::Value *cond = op->operand(0);
+    if (!isFalse(cond, lane)) {
+      int64_t l = operandLane(*op->operand(1), *v, lane);
+      return l >= 0 && findFallback(f, op->operand(1), l, direct, depth + 1, out);
+    }
+    // `m ? *p : other` with a fallback wider than the pointee lowers to
+    // select(m, cast(load(p, m)), other): the select's own lane is the fallback.
+    const ir::Value *then = op->operand(1);
+    while (then->definingOp() && then->definingOp()->kind() == ir::OpKind::Cast)
+      then = then->definingOp()->operand(0);
+    const ir::Op *load = then->definingOp();
+    if (load && load->kind() == ir::OpKind::Load && load->numOperands() == 2 &&
+        load->operand(1) == cond) {
+      out = {op, v, lane, direct};
+      return true;
+    }
+    int64_t l = operandLane(*op->operand(2), *v, lane);
+    return l >= 0 && findFallback(f, op->operand(2), l, direct, depth + 1, out);
+  }
+  case ir::OpKind::Splat: return findFallback(f, op->operand(0), 0, direct, depth + 1, out);
+  case ir::OpKind::ExpandDims:
+  case ir::OpKind::Reshape: return findFallback(f, op->operand(0), lane, direct, depth + 1, out);
+  case ir::OpKind::Broadcast: {
+    const ir::Shape &to = v->type().shape, &from = op->operand(0)->type().shape;
+    if (to.size() != from.size())
+      return false;
+    int64_t rest = lane, src = 0, stride = 1;
+    for (size_t d = to.size(); d-- > 0;) {
+      int64_t i = rest % to[d];
+      rest /= to[d];
+      src += (from[d] == 1 ? 0 : i) * stride;
+      stride *= from[d];
+    }
+    return findFallback(f, op->operand(0), src, direct, depth + 1, out);
+  }
+  case ir::OpKind::If: {
+    const TileData *c = valueOf(f, op->operand(0));
+    if (!c || c->isPoison(0) || op->regions().size() < 2)
+      return false;
+    const ir::Op *y = op->regions()[c->as<uint8_t>()[0] ? 0 : 1]->terminator();
+    if (!y || v->index() >= y->numOperands())
+      return false;
+    return findFallback(f, y->operand(v->index()), lane, direct, depth + 1, out);
+  }
+  default: break;
+  }
+  if (!hasTrait(op->kind(), ir::Elementwise))
+    return false;
+  for (const ir::Value *o : op->operands()) {
+    int64_t l = operandLane(*o, *v, lane);
+    if (l >= 0 && findFallback(f, o, l, false, depth + 1, out))
+      return true;
+  }
+  return false;
+}
+
+/// The operands of `op` whose lane values caused a trap of `kind`.
+std::vector<unsigned> culprits(const ir::Op &op, TrapKind kind) {
+  switch (op.kind()) {
+  case ir::OpKind::Div:
+  case ir::OpKind::Rem:
+    if (kind == TrapKind::DivisionByZero)
+      return {1};
+    return {0, 1};
+  case ir::OpKind::Shl:
+  case ir::OpKind::Shr: return {1};
+  case ir::OpKind::Load:
+  case ir::OpKind::Store:
+  case ir::OpKind::AtomicRMW:
+  case ir::OpKind::AtomicCas: return {0}; // the address
+  default: break;
+  }
+  std::vector<unsigned> all;
+  for (unsigned i = 0; i < op.numOperands(); ++i)
+    all.push_back(i);
+  return all;
+}
+
+} // namespace
+
+void explainFallback(Frame &f, const Instr &in, int64_t lane) {
+  if (!f.trap)
+    return;
+  switch (f.trap->kind) {
+  case TrapKind::OutOfBounds:
+  case TrapKind::Misaligned:
+  case TrapKind::DivisionByZero:
+  case TrapKind::DivisionOverflow:
+  case TrapKind::ShiftOutOfRange:
+  case TrapKind::FloatToIntOutOfRange:
+  case TrapKind::AssertionFailed: break;
+  case TrapKind::UndefinedValue:
+  case TrapKind::DataRace:
+  case TrapKind::StepLimit:
+  case TrapKind::InvalidLaunch: return;
+  }
+  const ir::Op &op = *in.op;
+  const ir::Type &main = mainType(op);
+  int64_t at = in.scalar ? 0 : lane;
+  std::set<std::pair<const ir::Op *, int64_t>> seen;
+  for (unsigned i : culprits(op, f.trap->kind)) {
+    if (i >= op.numOperands())
+      continue;
+    const ir::Value *o = op.operand(i);
+    int64_t l = o->type().isScalar() ? 0 : o->type().numElements() == main.numElements() ? at : -1;
+    Fallback fb;
+    if (l < 0 || !findFallback(f, o, l, true, 0, fb) || !seen.insert({fb.op, fb.lane}).second)
+      continue;
+    const TileData &t = *valueOf(f, fb.v);
+    std::string value =
+        formatElement(fb.v->type().element(), static_cast<const uint8_t *>(t.raw()) +
+                                                  static_cast<size_t>(fb.lane) * t.elemSize());
+    const std::string &name = fb.v->nameHint();
+    const ir::Value *mask = fb.op->operand(fb.op->kind() == ir::OpKind::Select ? 0 : 1);
+    std::string text = (fb.v->type().isScalar() ? std::string("the value")
+                                                : laneText(fb.v->type().shape, fb.lane)) +
+                       (name.empty() ? std::string(" of this load") : " of '" + name + "'") +
+                       " was masked off here (its mask" +
+                       (mask->nameHint().empty() ? std::string() : " '" + mask->nameHint() + "'") +
+                       " is false there), so its value " + value +
+                       " is the fallback of `m ? *p : other`, not a value loaded from memory" +
+                       (fb.direct ? "" : "; the trap's operand is computed from it");
+    Trap::Note n;
+    ir::Location loc = fb.op->loc();
+    const ir::Module &m = f.launch.kernel.module();
+    if (loc.line != 0 && loc.file < m.files.size()) {
+      n.file = m.files[loc.file];
+      n.line = loc.line;
+      n.col = loc.col;
+      n.sourceLine = f.launch.kernel.sourceLine(loc.file, loc.line);
+    }
+    n.text = std::move(text);
+    f.trap->notes.push_back(std::move(n));
   }
 }
 
