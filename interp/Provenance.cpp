@@ -10,6 +10,7 @@
 // so they cost nothing while the kernel runs.
 #include "interp/Interpreter.h"
 
+#include <cstring>
 #include <set>
 
 namespace tc::interp {
@@ -254,6 +255,39 @@ bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct,
   return false;
 }
 
+/// The source text of the condition of `c ? a : b` whose `?` is at column
+/// `col` (1-based) of `line`: back from the `?` to the `=`, `(`, `,`, `;`,
+/// `?` or `:` that starts it, brackets balanced; "" when that is not on this line.
+std::string conditionText(const std::string &line, uint32_t col) {
+  if (col == 0 || col > line.size() || line[col - 1] != '?')
+    return "";
+  int depth = 0;
+  size_t i = col - 1;
+  while (i-- > 0) {
+    char c = line[i];
+    if (c == ')' || c == ']') {
+      ++depth;
+      continue;
+    }
+    if (c == '(' || c == '[') {
+      if (depth-- == 0)
+        break;
+      continue;
+    }
+    if (depth > 0)
+      continue;
+    bool compare = c == '=' && ((i > 0 && std::strchr("=<>!", line[i - 1])) ||
+                                (i + 1 < line.size() && line[i + 1] == '='));
+    if ((c == '=' && !compare) || c == ',' || c == ';' || c == '?' || c == ':' || c == '{')
+      break;
+    if (i == 0)
+      return ""; // the condition may begin on an earlier line
+  }
+  std::string text = line.substr(i + 1, col - 1 - (i + 1));
+  size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : text.substr(b, e - b + 1);
+}
+
 /// The operands of `op` whose lane values caused a trap of `kind`.
 std::vector<unsigned> culprits(const ir::Op &op, TrapKind kind) {
   switch (op.kind()) {
@@ -312,22 +346,28 @@ void explainFallback(Frame &f, const Instr &in, int64_t lane) {
                                                   static_cast<size_t>(fb.lane) * t.elemSize());
     const std::string &name = fb.v->nameHint();
     const ir::Value *mask = fb.op->operand(fb.op->kind() == ir::OpKind::Select ? 0 : 1);
+    ir::Location loc = fb.op->loc();
+    const ir::Module &m = f.launch.kernel.module();
+    std::string source;
+    if (loc.line != 0 && loc.file < m.files.size())
+      source = f.launch.kernel.sourceLine(loc.file, loc.line);
+    std::string maskText = conditionText(source, loc.col);
+    if (maskText.empty())
+      maskText = mask->nameHint();
     std::string text = (fb.v->type().isScalar() ? std::string("the value")
                                                 : laneText(fb.v->type().shape, fb.lane)) +
                        (name.empty() ? std::string(" of this load") : " of '" + name + "'") +
                        " was masked off here (its mask" +
-                       (mask->nameHint().empty() ? std::string() : " '" + mask->nameHint() + "'") +
+                       (maskText.empty() ? std::string() : " `" + maskText + "`") +
                        " is false there), so its value " + value +
                        " is the fallback of `m ? *p : other`, not a value loaded from memory" +
                        (fb.direct ? "" : "; the trap's operand is computed from it");
     Trap::Note n;
-    ir::Location loc = fb.op->loc();
-    const ir::Module &m = f.launch.kernel.module();
     if (loc.line != 0 && loc.file < m.files.size()) {
       n.file = m.files[loc.file];
       n.line = loc.line;
       n.col = loc.col;
-      n.sourceLine = f.launch.kernel.sourceLine(loc.file, loc.line);
+      n.sourceLine = source;
     }
     n.text = std::move(text);
     f.trap->notes.push_back(std::move(n));
