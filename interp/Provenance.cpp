@@ -165,8 +165,8 @@ struct Fallback {
   bool direct = true;           // the trap's operand is that value (else computed from it)
 };
 
-/// The lane of `operand` that lane `lane` of a result of `op` reads, for
-/// ops that read one lane per result lane; -1 when it cannot tell.
+/// The lane of `operand` that lane `lane` of `result` reads, for ops that
+/// read one lane per result lane; -1 when it cannot tell.
 int64_t operandLane(const ir::Value &operand, const ir::Value &result, int64_t lane) {
   if (operand.type().isScalar())
     return 0;
@@ -178,11 +178,23 @@ int64_t operandLane(const ir::Value &operand, const ir::Value &result, int64_t l
 /// Lane `lane` of `v` (defined, in this program's slots) walked back to a
 /// fallback lane, through elementwise ops, casts, selects, shape ops and ifs.
 /// Loop-carried values and reductions end the walk: their slots may hold
-/// another iteration's value.
-bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct, int depth,
-                  Fallback &out) {
+/// another iteration's value. `seen` keeps a shared operand from being walked
+/// twice (x * x * x ... would otherwise take exponential time).
+class FallbackWalk {
+public:
+  explicit FallbackWalk(const Frame &f) : f_(f) {}
+  bool find(const ir::Value *v, int64_t lane, bool direct, int depth, Fallback &out);
+
+private:
+  const Frame &f_;
+  std::set<std::pair<const ir::Value *, int64_t>> seen_;
+};
+
+bool FallbackWalk::find(const ir::Value *v, int64_t lane, bool direct, int depth, Fallback &out) {
+  const Frame &f = f_;
   const TileData *t = valueOf(f, v);
-  if (depth > 48 || !t || lane < 0 || lane >= t->size() || t->isPoison(lane))
+  if (depth > 48 || !t || lane < 0 || lane >= t->size() || t->isPoison(lane) ||
+      !seen_.insert({v, lane}).second)
     return false;
   const ir::Op *op = v->definingOp();
   if (!op)
@@ -202,7 +214,7 @@ bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct,
     const ir::Value *cond = op->operand(0);
     if (!isFalse(cond, lane)) {
       int64_t l = operandLane(*op->operand(1), *v, lane);
-      return l >= 0 && findFallback(f, op->operand(1), l, direct, depth + 1, out);
+      return l >= 0 && find(op->operand(1), l, direct, depth + 1, out);
     }
     // `m ? *p : other` with a fallback wider than the pointee lowers to
     // select(m, cast(load(p, m)), other): the select's own lane is the fallback.
@@ -216,11 +228,11 @@ bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct,
       return true;
     }
     int64_t l = operandLane(*op->operand(2), *v, lane);
-    return l >= 0 && findFallback(f, op->operand(2), l, direct, depth + 1, out);
+    return l >= 0 && find(op->operand(2), l, direct, depth + 1, out);
   }
-  case ir::OpKind::Splat: return findFallback(f, op->operand(0), 0, direct, depth + 1, out);
+  case ir::OpKind::Splat: return find(op->operand(0), 0, direct, depth + 1, out);
   case ir::OpKind::ExpandDims:
-  case ir::OpKind::Reshape: return findFallback(f, op->operand(0), lane, direct, depth + 1, out);
+  case ir::OpKind::Reshape: return find(op->operand(0), lane, direct, depth + 1, out);
   case ir::OpKind::Broadcast: {
     const ir::Shape &to = v->type().shape, &from = op->operand(0)->type().shape;
     if (to.size() != from.size())
@@ -232,7 +244,7 @@ bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct,
       src += (from[d] == 1 ? 0 : i) * stride;
       stride *= from[d];
     }
-    return findFallback(f, op->operand(0), src, direct, depth + 1, out);
+    return find(op->operand(0), src, direct, depth + 1, out);
   }
   case ir::OpKind::If: {
     const TileData *c = valueOf(f, op->operand(0));
@@ -241,7 +253,7 @@ bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct,
     const ir::Op *y = op->regions()[c->as<uint8_t>()[0] ? 0 : 1]->terminator();
     if (!y || v->index() >= y->numOperands())
       return false;
-    return findFallback(f, y->operand(v->index()), lane, direct, depth + 1, out);
+    return find(y->operand(v->index()), lane, direct, depth + 1, out);
   }
   default: break;
   }
@@ -249,7 +261,7 @@ bool findFallback(const Frame &f, const ir::Value *v, int64_t lane, bool direct,
     return false;
   for (const ir::Value *o : op->operands()) {
     int64_t l = operandLane(*o, *v, lane);
-    if (l >= 0 && findFallback(f, o, l, false, depth + 1, out))
+    if (l >= 0 && find(o, l, false, depth + 1, out))
       return true;
   }
   return false;
@@ -338,7 +350,7 @@ void explainFallback(Frame &f, const Instr &in, int64_t lane) {
     const ir::Value *o = op.operand(i);
     int64_t l = o->type().isScalar() ? 0 : o->type().numElements() == main.numElements() ? at : -1;
     Fallback fb;
-    if (l < 0 || !findFallback(f, o, l, true, 0, fb) || !seen.insert({fb.op, fb.lane}).second)
+    if (l < 0 || !FallbackWalk(f).find(o, l, true, 0, fb) || !seen.insert({fb.op, fb.lane}).second)
       continue;
     const TileData &t = *valueOf(f, fb.v);
     std::string value =
