@@ -193,7 +193,7 @@ private:
 bool FallbackWalk::find(const ir::Value *v, int64_t lane, bool direct, int depth, Fallback &out) {
   const Frame &f = f_;
   const TileData *t = valueOf(f, v);
-  if (depth > 48 || !t || lane < 0 || lane >= t->size() || t->isPoison(lane) ||
+  if (depth > 512 || !t || lane < 0 || lane >= t->size() || t->isPoison(lane) ||
       !seen_.insert({v, lane}).second)
     return false;
   const ir::Op *op = v->definingOp();
