@@ -103,9 +103,8 @@ void FunctionLowerer::nameValue(const VarDecl *v, Value *value) {
   // printer ignores the hint (it numbers values), so IR text is unchanged.
   if (!value || !value->nameHint().empty() || v->name.empty())
     return;
-  for (const auto &s : synthetic_) // control-flow flags and helper results
-    if (s.get() == v)
-      return;
+  if (isSynthetic_.count(v)) // control-flow flags and helper results
+    return;
   value->setNameHint(v->name);
 }
 
@@ -134,6 +133,7 @@ const VarDecl *FunctionLowerer::newVar(const char *name, const Type &type) {
   v->elem.dtype = type.dtype;
   v->elem.isPtr = type.isPtr;
   v->type = type;
+  isSynthetic_.insert(v.get());
   synthetic_.push_back(std::move(v));
   return synthetic_.back().get();
 }

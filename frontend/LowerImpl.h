@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tc::lower {
@@ -243,6 +244,7 @@ private:
   std::unordered_map<const ast::VarDecl *, unsigned> ordinal_; // first-bound order
   unsigned nextOrdinal_ = 0;
   std::vector<std::unique_ptr<ast::VarDecl>> synthetic_; // flags and helper results
+  std::unordered_set<const ast::VarDecl *> isSynthetic_; // the same, for lookups
 
   std::vector<LoopCtx> loops_; // innermost last
   // The return flag of the kernel or of the helper being inlined (when a
