@@ -12,6 +12,12 @@
 //   gpu-fault    the launch ends in an error (illegal address, ...)
 //   gpu-hang     the launch did not finish within the time limit
 //   gpu-mismatch a buffer differs (the message names the first element)
+// and, for a share `emiRate` of the passing kernels, an EMI variant
+// (fuzz/Emi.h) must give the plain kernel's results:
+//   emi-mismatch     on the interpreter, bit for bit ("emi-compile": a
+//                    variant that does not compile is a generator bug)
+//   emi-gpu-mismatch on the GPU, compared as the plain kernel's outputs are
+//   emi-gpu-compile  the backend does not compile the variant
 // After a fault CUDA is unusable in this process (gpu/GpuBackend.h):
 // poisoned() says so, and the caller (a worker) must exit.
 //
@@ -31,6 +37,7 @@ struct GpuOracleOptions {
   codegen::Options codegen; // num_warps, --disable-opt
   double maxSeconds = 20;   // per launch (interpreter and GPU)
   int recycleEvery = 200;   // a fresh CUDA context after this many kernels (frees modules)
+  double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
 };
 
 class GpuOracle {
@@ -47,6 +54,9 @@ public:
 private:
   gpu::GpuBackend &backend();
   OracleResult gpuError(const std::string &property, const std::string &error);
+  /// The EMI variant of a passing kernel `k` whose interpreter outputs are `want`.
+  void checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
+                OracleResult &out);
 
   GpuOracleOptions opts_;
   std::unique_ptr<gpu::GpuBackend> backend_;
