@@ -1,6 +1,8 @@
 //===- GpuOracle.cpp - The fuzzer's GPU property: interp == GPU ----------===//
 #include "fuzz/GpuOracle.h"
 
+#include "fuzz/Emi.h"
+
 #include "codegen/Ulp.h"
 #include "conformance/Compare.h"
 #include "conformance/Runner.h"
@@ -182,8 +184,8 @@ OracleResult GpuOracle::gpuError(const std::string &property, const std::string 
   // A CUDA error (as opposed to a codegen refusal) may have poisoned the process.
   if (opts_.compileOnly)
     return r; // no CUDA in this process
-  if (property != "gpu-compile" || contains(error, "CUDA_ERROR") ||
-      contains(error, "only a new process"))
+  if ((property != "gpu-compile" && property != "emi-gpu-compile") ||
+      contains(error, "CUDA_ERROR") || contains(error, "only a new process"))
     poisoned_ = true;
   return r;
 }
@@ -284,6 +286,8 @@ OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
     out.property = "gpu-mismatch";
     out.message = diff;
   }
+  if (out.status == OracleResult::Status::Pass && emiSelected(k, opts_.emiRate))
+    checkEmi(k, want, out);
   return out;
 }
 
@@ -308,6 +312,46 @@ OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &cl
       return gpuError("gpu-compile", "ptxas rejects the kernel's PTX: " + log);
   }
   return out;
+}
+
+void GpuOracle::checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
+                         OracleResult &out) {
+  if (!fuzz::checkEmi(k, want, opts_.maxSeconds, out))
+    return; // the interpreter already differs (or the variant does not compile)
+  std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k));
+  if (!v)
+    return;
+  CompileOutcome c = compile(*v);
+  if (!c.ok())
+    return; // fuzz::checkEmi compiled it
+  std::map<std::string, HostArray> vwant = makeBuffers(*v), got = makeBuffers(*v);
+  for (const auto &[name, a] : want)
+    vwant.at(name) = a;
+  gpu::GpuBackend &gpu = backend();
+  std::string error;
+  if (!gpu.prepare(*c.kernel, error, nullptr)) {
+    out = gpuError("emi-gpu-compile",
+                   "the GPU backend does not compile the EMI variant: " + error + "\n" + v->source);
+    return;
+  }
+  RunResult r = runOn(gpu, *c.kernel, *v, got, opts_.maxSeconds);
+  if (r.status == RunResult::Status::Error) {
+    out = gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault",
+                   "the EMI variant: " + r.error);
+    return;
+  }
+  std::string diff =
+      r.status == RunResult::Status::Trapped
+          ? "the GPU trapped on the EMI variant: " + (r.trap ? r.trap->render() : std::string("?"))
+          : compareWithReference(*v, vwant, got, conf::gpuExtraUlps(c.kernel->function()),
+                                 dotToleranceScale(c.kernel->function()),
+                                 mathRelativeTolerance(c.kernel->function()));
+  if (!diff.empty()) {
+    out.status = OracleResult::Status::Fail;
+    out.property = "emi-gpu-mismatch";
+    out.message = "the EMI variant: " + diff + "\nthe variant:\n" + v->source;
+    out.other = got;
+  }
 }
 
 } // namespace tc::fuzz

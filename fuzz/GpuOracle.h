@@ -12,6 +12,12 @@
 //   gpu-fault    the launch ends in an error (illegal address, ...)
 //   gpu-hang     the launch did not finish within the time limit
 //   gpu-mismatch a buffer differs (the message names the first element)
+// and, for a share `emiRate` of the passing kernels, an EMI variant
+// (fuzz/Emi.h) must give the plain kernel's results:
+//   emi-mismatch     on the interpreter, bit for bit ("emi-compile": a
+//                    variant that does not compile is a generator bug)
+//   emi-gpu-mismatch on the GPU, compared as the plain kernel's outputs are
+//   emi-gpu-compile  the backend does not compile the variant
 // Each check records where its time went (OracleResult::stageMs): frontend,
 // interp, llvm-ir (lowering to LLVM IR), libdevice (linking it), llvm-opt, ptx (NVPTX codegen), jit
 // (cuModuleLoadData; ptxas with --compile-only), context (the CUDA context,
@@ -38,6 +44,7 @@ struct GpuOracleOptions {
   codegen::Options codegen; // num_warps, --disable-opt
   double maxSeconds = 20;   // per launch (interpreter and GPU)
   int recycleEvery = 200;   // a fresh CUDA context after this many kernels (frees modules)
+  double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
   /// --compile-only: no CUDA. Each kernel goes through the interpreter and
   /// the whole GPU compile pipeline (codegen::compile for sm `compileSm`,
   /// every pass a user's kernel goes through), and its PTX through `ptxas`
@@ -62,6 +69,9 @@ public:
 private:
   gpu::GpuBackend &backend();
   OracleResult gpuError(const std::string &property, const std::string &error);
+  /// The EMI variant of a passing kernel `k` whose interpreter outputs are `want`.
+  void checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
+                OracleResult &out);
   OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
   OracleResult compileOnly(const CompiledKernel &kernel, StageClock &clock, OracleResult out);
 

@@ -1,6 +1,8 @@
 //===- Oracle.cpp - The fuzzer's CPU-only properties ----------------------===//
 #include "fuzz/Oracle.h"
 
+#include "fuzz/Emi.h"
+
 #include "frontend/Compiler.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/IRParser.h"
@@ -229,10 +231,46 @@ OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts) {
     std::string defs;
     for (const auto &[name, value] : v->defines)
       defs += " " + name + "=" + value;
-    sameRun(ref, launch(*other.kernel, *v, 1, opts.maxSeconds), "tiles",
-            "the tile-size variant" + defs + " differs", out);
+    if (!sameRun(ref, launch(*other.kernel, *v, 1, opts.maxSeconds), "tiles",
+                 "the tile-size variant" + defs + " differs", out))
+      return out;
   }
+  if (emiSelected(k, opts.emiRate))
+    checkEmi(k, ref.buffers, opts.maxSeconds, out);
   return out;
+}
+
+bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain, double maxSeconds,
+              OracleResult &out) {
+  std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k));
+  if (!v)
+    return true;
+  for (bool optimize : {false, true}) {
+    Compiled c = compile(*v, optimize);
+    if (!c.kernel) {
+      out.status = optimize ? OracleResult::Status::Fail : OracleResult::Status::GeneratorBug;
+      out.property = optimize ? "emi-mismatch" : "emi-compile";
+      out.message = "the EMI variant does not compile" +
+                    std::string(optimize ? " after the pass pipeline" : "") + ":\n" + c.error +
+                    "\n" + v->source;
+      return false;
+    }
+    Run r = launch(*c.kernel, *v, 1, maxSeconds);
+    std::string diff =
+        r.result.status != RunResult::Status::Ok
+            ? "the EMI variant ends with " + describeRun(r.result) + " (the plain kernel: ok)"
+            : emiDifference(plain, r.buffers);
+    if (!diff.empty()) {
+      out.status = OracleResult::Status::Fail;
+      out.property = "emi-mismatch";
+      out.message = std::string(optimize ? "interp(passes(ir))" : "interp(ir)") + ": " + diff +
+                    "\nthe variant:\n" + v->source;
+      out.reference = plain;
+      out.other = r.buffers;
+      return false;
+    }
+  }
+  return true;
 }
 
 } // namespace tc::fuzz

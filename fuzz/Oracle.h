@@ -28,12 +28,14 @@ struct OracleOptions {
   unsigned threads = 4;     // the thread count compared with 1 in property (c)
   double maxSeconds = 20;   // per launch (a hang counts as a discard)
   bool tileVariants = true; // property (d)
+  double emiRate = 0.1;     // property (e): the share of kernels checked with an EMI variant
 };
 
 struct OracleResult {
   enum class Status { Pass, Discard, GeneratorBug, Fail };
   Status status = Status::Pass;
-  std::string property; // Fail: "roundtrip", "passes", "threads", "tiles"; Discard: the trap kind
+  std::string property; // Fail: "roundtrip", "passes", "threads", "tiles", "emi-mismatch"; Discard:
+                        // the trap kind
   std::string message;  // diagnostics, the trap, or the first difference
   /// The buffers after interp(ir) with one thread (the reference), and after
   /// the run that differs from it (Fail of "passes"/"threads").
@@ -46,6 +48,12 @@ struct OracleResult {
 
 /// Checks `k` against every CPU-only property.
 OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts = {});
+
+/// Property (e): an EMI variant of `k` (fuzz/Emi.h), on the interpreter
+/// before and after the pass pipeline, against `plain` (interp(ir) of `k`).
+/// False with `out` filled ("emi-mismatch", or a generator bug "emi-compile").
+bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain, double maxSeconds,
+              OracleResult &out);
 
 /// `k` with other tile sizes (a quarter or four times each define) and the
 /// grid to match, when its results cannot depend on them; nullopt otherwise.

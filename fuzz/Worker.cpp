@@ -1,6 +1,8 @@
 //===- Worker.cpp - The campaign's worker processes ----------------------===//
 #include "fuzz/Worker.h"
 
+#include "fuzz/Emi.h"
+
 #include "fuzz/Case.h"
 #include "fuzz/Culprit.h"
 #include "fuzz/Reducer.h"
@@ -194,11 +196,17 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   std::string note = req.value("note", "");
   int steps = 0;
   FuzzKernel best = original;
+  // An EMI finding is reduced with every candidate checked by its EMI variant.
+  bool emi = property.rfind("emi-", 0) == 0;
+  CheckConfig emiCfg = cfg;
+  emiCfg.cpu.emiRate = emiCfg.gpu.emiRate = 1;
+  std::unique_ptr<Checker> emiChecker = emi ? makeChecker(emiCfg) : nullptr;
+  Checker &check = emi ? *emiChecker : checker;
   if (req.value("reduce", false)) {
     auto stillFails = [&](const FuzzKernel &c) {
-      if (checker.mustExit())
+      if (check.mustExit())
         return false;
-      OracleResult r = checker.check(c);
+      OracleResult r = check.check(c);
       bool same = r.status == OracleResult::Status::Fail && r.property == property;
       if (same) {
         message = r.message.substr(0, kMessageBytes);
@@ -234,14 +242,26 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
     info.expected = "the reference interpreter's (interp(ir), one thread); the GPU's differ";
   std::string culprit;
   if (!cfg.cpuOnly && cfg.plantFeature.empty() && req.value("culprit", true) &&
-      (property == "gpu-mismatch" || property == "gpu-compile") && !checker.mustExit()) {
-    culprit = culpritOf(cfg, best, property).summary();
+      (property == "gpu-mismatch" || property == "gpu-compile" || property == "emi-gpu-mismatch" ||
+       property == "emi-gpu-compile") &&
+      !check.mustExit()) {
+    culprit = culpritOf(emi ? emiCfg : cfg, best, property).summary();
     info.note += (info.note.empty() ? "" : " ") + culprit + ".";
   }
+  // An EMI finding's case is the variant, expecting the plain kernel's outputs.
+  FuzzKernel caseKernel = best;
+  if (emi && !r.reference.empty())
+    if (std::optional<FuzzKernel> v = emiVariant(best, kernelHash(best))) {
+      caseKernel = *v;
+      r.reference.emplace(kEmiBuffer, makeBuffers(*v).at(kEmiBuffer));
+      info.note += (info.note.empty() ? "" : " ") +
+                   std::string("The case is the kernel's EMI variant (fuzz/Emi.h), which must "
+                               "give the plain kernel's outputs.");
+    }
   reply(out, {{"op", "reduced"},
               {"culprit", culprit},
               {"signature", info.signature},
-              {"case", r.reference.empty() ? "" : conformanceCase(best, r, info)},
+              {"case", r.reference.empty() ? "" : conformanceCase(caseKernel, r, info)},
               {"features", best.features},
               {"message", message},
               {"kernel", describeKernel(best)},

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz/Campaign.h"
+#include "fuzz/Emi.h"
 #include "gpu/GpuBackend.h"
 #include "support/FileIO.h"
 #include "support/PlantedBugs.h"
@@ -58,6 +59,7 @@ struct Flags {
   std::string devices = "all", shard = "0/1", disableOpt, casesDir, knownFile;
   std::optional<int64_t> replay;
   std::string plantFeature; // testing the failure path: kernels with it "fail"
+  double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
 };
 
 struct MergeFlags {
@@ -121,6 +123,11 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
     error = "bad --num-warps " + std::to_string(f.numWarps) + " (1, 2, 4, 8, 16 or 32)";
     return std::nullopt;
   }
+  if (!(f.emiRate >= 0 && f.emiRate <= 1)) {
+    error = "bad --emi-rate " + std::to_string(f.emiRate) + " (a share from 0 to 1)";
+    return std::nullopt;
+  }
+  c.cpu.emiRate = c.gpu.emiRate = f.emiRate;
   if (!codegen::disableOptimizations(c.gpu.codegen, f.disableOpt, error))
     return std::nullopt;
   return c;
@@ -147,6 +154,8 @@ std::vector<std::string> workerArgs(const Flags &f) {
     a.insert(a.end(), {"--disable-opt", f.disableOpt});
   if (!f.plantFeature.empty())
     a.insert(a.end(), {"--fail-on-feature", f.plantFeature});
+  if (f.emiRate != Flags{}.emiRate)
+    a.insert(a.end(), {"--emi-rate", std::to_string(f.emiRate)});
   return a;
 }
 
@@ -167,6 +176,11 @@ std::string reproduceFlags(const Flags &f) {
     s += " --disable-opt " + f.disableOpt;
   if (!f.plantFeature.empty())
     s += " --fail-on-feature " + f.plantFeature;
+  if (f.emiRate != Flags{}.emiRate) {
+    std::ostringstream rate;
+    rate << f.emiRate;
+    s += " --emi-rate " + rate.str();
+  }
   return s;
 }
 
@@ -207,8 +221,12 @@ int replay(const Flags &f, const CheckConfig &cfg) {
   }
   int64_t index = *f.replay;
   FuzzKernel k = generateKernel(cfg.policy, kernelSeed(f.seed, index), 100);
-  if (f.print)
+  if (f.print) {
     std::cout << describeKernel(k);
+    if (emiSelected(k, f.emiRate))
+      if (std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k)))
+        std::cout << "// its EMI variant (--emi-rate):\n" << describeKernel(*v);
+  }
   std::unique_ptr<Checker> checker = makeChecker(cfg);
   if (!cfg.cpuOnly)
     std::cout << "device: " << checker->device() << "\n";
@@ -362,6 +380,8 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--max-kernels", f.maxKernels, "Only kernel indices below N (0: no limit)");
   app.add_option("--shrink-time", f.shrinkTime, "Time budget for reducing one failure (60s)");
   app.add_option("--hang-timeout", f.hangTimeout, "A kernel not checked by then is a hang (60s)");
+  app.add_option("--emi-rate", f.emiRate,
+                 "Share of kernels also checked with an EMI variant, 0 to 1 (default 0.1)");
   app.add_option("--threads", f.threads, "cpu-only: thread count compared with 1 (default 4)");
   app.add_option("--workers", f.workers, "cpu-only: worker processes (default 1)");
   app.add_option("--devices", f.devices, "GPU devices: all, or ordinals 0,2,... (default all)");
