@@ -401,7 +401,9 @@ namespace {
 
 // The filter box: hides every element of class "filterable" whose text does not
 // contain all the words typed (case-insensitive), and every section of class
-// "filtered-group" left with nothing shown. Plain JavaScript, no external resource.
+// "filtered-group" left with nothing shown; the page's address keeps the
+// filter (#filter=WORDS), so a link opens the page filtered. Plain JavaScript,
+// no external resource.
 constexpr const char *kFilterScript = R"(
 function tcFilter(text) {
   var words = text.toLowerCase().split(/\s+/).filter(function (w) { return w.length > 0; });
@@ -423,7 +425,17 @@ function tcFilter(text) {
   var shown = document.querySelectorAll('.filterable:not([style*="none"])').length;
   document.getElementById('tc-filter-count').textContent =
       words.length ? shown + ' of ' + items.length + ' shown' : '';
+  if (history.replaceState)
+    history.replaceState(null, '', text ? '#filter=' + encodeURIComponent(text) : '#');
 }
+// A link may carry the filter: report.html#filter=WORDS.
+document.addEventListener('DOMContentLoaded', function () {
+  var m = /^#filter=(.*)$/.exec(location.hash);
+  if (!m) return;
+  var box = document.getElementById('tc-filter');
+  box.value = decodeURIComponent(m[1]);
+  tcFilter(box.value);
+});
 )";
 
 void htmlHead(std::ostringstream &os, const std::string &title) {

@@ -126,6 +126,8 @@ std::string details(const CaseRecord &r) {
   size_t firstEnd = std::min(r.error.find('\n'), r.error.size());
   std::string out = firstEnd ? ": " + r.error.substr(0, firstEnd) + "\n" : "\n";
   std::string text = firstEnd < r.error.size() ? r.error.substr(firstEnd + 1) : "";
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
   if (r.mismatch && r.mismatch->index >= 0)
     text += (text.empty() ? "" : "\n") + std::string("first mismatch: output '") +
             r.mismatch->output + "' at index " + std::to_string(r.mismatch->index) + ": got " +

@@ -397,8 +397,6 @@ int checkCommand(const std::vector<std::string> &paths) {
     errors += r.errors.size();
     if (!r.suite)
       continue;
-    for (const InvalidCase &inv : r.suite->invalid)
-      seen(r.suite->file, inv.path, inv.name);
     for (const Case &c : r.suite->cases) {
       bool good = seen(r.suite->file, c.path, c.name);
       for (const std::string &p : compileAndBind(*r.suite, c)) {
@@ -412,6 +410,8 @@ int checkCommand(const std::vector<std::string> &paths) {
         variants += c.variants().size();
       }
     }
+    for (const InvalidCase &inv : r.suite->invalid)
+      seen(r.suite->file, inv.path, inv.name);
   }
   auto n = [](size_t count, const char *what) {
     return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
