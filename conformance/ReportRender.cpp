@@ -234,7 +234,7 @@ pre { background: #f7f7f7; border: 1px solid #ddd; padding: 8px; overflow-x: aut
 .st-fail, .st-error, .st-crash, .st-timeout, .st-xpass { background: #f9d6d5; }
 .st-xfail { background: #e2e8f8; } .st-skipped { background: #eee; }
 code { background: #f3f3f3; padding: 0 3px; }
-td.num { text-align: right; } .hidden { display: none; }
+td.num { text-align: right; white-space: nowrap; } .hidden { display: none; }
 table.header th { text-align: right; }
 .filter input { font-size: 1em; padding: 2px 6px; }
 )";
