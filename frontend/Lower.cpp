@@ -95,6 +95,17 @@ void FunctionLowerer::bind(const VarDecl *v, Value *value) {
   if (!ordinal_.count(v))
     ordinal_[v] = nextOrdinal_++;
   env_[v] = value;
+  nameValue(v, value);
+}
+
+void FunctionLowerer::nameValue(const VarDecl *v, Value *value) {
+  // The first variable a value is bound to names it (--trace shows it); the
+  // printer ignores the hint (it numbers values), so IR text is unchanged.
+  if (!value || !value->nameHint().empty() || v->name.empty())
+    return;
+  if (isSynthetic_.count(v)) // control-flow flags and helper results
+    return;
+  value->setNameHint(v->name);
 }
 
 Value *FunctionLowerer::valueOf(const VarDecl *v) {
@@ -122,6 +133,7 @@ const VarDecl *FunctionLowerer::newVar(const char *name, const Type &type) {
   v->elem.dtype = type.dtype;
   v->elem.isPtr = type.isPtr;
   v->type = type;
+  isSynthetic_.insert(v.get());
   synthetic_.push_back(std::move(v));
   return synthetic_.back().get();
 }
@@ -282,8 +294,10 @@ Value *FunctionLowerer::finishIf(PendingIf &pi, Value *elseValue) {
   }
   Value *result = pi.resultType ? pi.op->addResult(*pi.resultType) : nullptr;
   env_ = std::move(pi.before);
-  for (size_t k = 0; k < changed.size(); ++k)
+  for (size_t k = 0; k < changed.size(); ++k) {
     env_[changed[k]] = pi.op->addResult(varTypes[k]);
+    nameValue(changed[k], env_[changed[k]]);
+  }
   builder_.setInsertionPointToEnd(pi.parent);
   return result;
 }
@@ -383,8 +397,10 @@ void FunctionLowerer::enterLoopRegion(PendingLoop &pl, unsigned region) {
   env_ = pl.saved;
   ir::Block *b = pl.op->region(region);
   builder_.setInsertionPointToEnd(b);
-  for (size_t i = 0; i < pl.carried.size(); ++i)
+  for (size_t i = 0; i < pl.carried.size(); ++i) {
     env_[pl.carried[i]] = b->arg(static_cast<unsigned>(i));
+    nameValue(pl.carried[i], b->arg(static_cast<unsigned>(i)));
+  }
 }
 
 void FunctionLowerer::lowerLoopBody(PendingLoop &pl, const Stmt *body) {
@@ -406,8 +422,10 @@ void FunctionLowerer::endLoopRegion(PendingLoop &pl, OpKind terminator, Value *c
 
 void FunctionLowerer::finishLoop(PendingLoop &pl) {
   env_ = std::move(pl.saved);
-  for (size_t i = 0; i < pl.carried.size(); ++i)
+  for (size_t i = 0; i < pl.carried.size(); ++i) {
     env_[pl.carried[i]] = pl.op->result(static_cast<unsigned>(i));
+    nameValue(pl.carried[i], pl.op->result(static_cast<unsigned>(i)));
+  }
   builder_.setInsertionPointToEnd(pl.parent);
 }
 

@@ -20,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tc::lower {
@@ -164,6 +165,8 @@ private:
 
   // ----- Lower.cpp: variables -----
   void bind(const ast::VarDecl *v, ir::Value *value);
+  /// Gives `value` the source name of `v` (ir::Value::nameHint) unless it has one.
+  void nameValue(const ast::VarDecl *v, ir::Value *value);
   /// The current value of `v`; a zero constant if it is still undefined.
   ir::Value *valueOf(const ast::VarDecl *v);
   /// Sorts variables by the order they were first bound (deterministic output).
@@ -241,6 +244,7 @@ private:
   std::unordered_map<const ast::VarDecl *, unsigned> ordinal_; // first-bound order
   unsigned nextOrdinal_ = 0;
   std::vector<std::unique_ptr<ast::VarDecl>> synthetic_; // flags and helper results
+  std::unordered_set<const ast::VarDecl *> isSynthetic_; // the same, for lookups
 
   std::vector<LoopCtx> loops_; // innermost last
   // The return flag of the kernel or of the helper being inlined (when a
@@ -249,8 +253,8 @@ private:
   const ast::VarDecl *result_ = nullptr;
   std::vector<const ast::FunctionDecl *> inlining_; // helpers being inlined (recursion check)
   const char *stackBase_ = nullptr; // a local of lowerKernel: see kMaxCallStackBytes
-  size_t numOps_ = 0;                               // ops created so far (inlining can blow up)
-  bool tooLarge_ = false; // the op budget ran out: stop lowering statements
+  size_t numOps_ = 0;               // ops created so far (inlining can blow up)
+  bool tooLarge_ = false;           // the op budget ran out: stop lowering statements
 };
 
 } // namespace tc::lower

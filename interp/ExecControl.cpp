@@ -119,14 +119,12 @@ bool runAssert(Frame &f, const Instr &in) {
   const uint8_t *v = c.as<uint8_t>();
   for (int64_t i = 0; i < c.size(); ++i) {
     if (c.isPoison(i))
-      return failUndefined(f, in, i,
-                           "the condition of an assert is undefined" +
-                               (in.scalar ? std::string() : " at lane " + std::to_string(i)),
-                           0);
+      return failUndefined(f, in, i, "the condition of an assert is undefined" + atLane(in, i), 0);
     if (!v[i])
       return f.fail(TrapKind::AssertionFailed, in, i,
-                    in.label +
-                        (in.scalar ? std::string() : " (lane " + std::to_string(i) + " is false)"));
+                    in.label + (in.scalar
+                                    ? std::string()
+                                    : " (" + laneText(mainType(*in.op).shape, i) + " is false)"));
   }
   return true;
 }

@@ -22,10 +22,6 @@ namespace {
 
 enum class AtomicKind { Add, Max, Min, Xchg, And, Or, Xor };
 
-std::string atLane(const Instr &in, int64_t lane) {
-  return in.scalar ? std::string() : " at lane " + std::to_string(lane);
-}
-
 /// The operand of `in` holding tile `t`.
 unsigned operandOf(const Frame &f, const Instr &in, const TileData *t) {
   for (unsigned k = 0; k < in.in.size(); ++k)
@@ -56,13 +52,15 @@ private:
       if (f_.launch.tracker)
         f_.launch.tracker->noteOutOfBounds(static_cast<int32_t>(f_.index), addr, in_.site);
       f_.fail(TrapKind::OutOfBounds, in_, lane,
-              mem_.describeOutOfBounds(what_, addr, size_, in_.scalar ? -1 : lane));
+              mem_.describeOutOfBounds(what_, addr, size_,
+                                       in_.scalar ? std::string()
+                                                  : laneText(mainType(*in_.op).shape, lane)));
       return nullptr;
     }
     if (addr & (size_ - 1)) {
       f_.fail(TrapKind::Misaligned, in_, lane,
               std::string(what_) + " of " + std::to_string(size_) + " bytes at " + hexAddr(addr) +
-                  (in_.scalar ? "" : " (lane " + std::to_string(lane) + ")") +
+                  (in_.scalar ? "" : " (" + laneText(mainType(*in_.op).shape, lane) + ")") +
                   " is not aligned to " + std::to_string(size_) + " bytes");
       return nullptr;
     }

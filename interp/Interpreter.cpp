@@ -62,7 +62,11 @@ private:
     }
     for (const auto &r : op.results()) {
       in.out.push_back(slotOf(r.get()));
+      // --trace says the source variable's name where the value has one, else
+      // the number `tritonc --emit=ir` gives it.
       std::string name = numbered(next_++);
+      if (!r->nameHint().empty())
+        name = r->nameHint();
       names_[r.get()] = name;
       in.names.push_back(name);
     }
@@ -77,9 +81,7 @@ private:
     }
     if (!checkSizes(op))
       return false;
-    const ir::Type &main = op.numResults()    ? op.result(0)->type()
-                           : op.numOperands() ? op.operand(0)->type()
-                                              : ir::Type::scalar(DType::I32);
+    const ir::Type &main = mainType(op);
     in.n = main.numElements();
     in.scalar = main.isScalar();
     in.elemSize = elemSizeOf(main);
@@ -191,11 +193,22 @@ private:
   unsigned next_ = 0;
 };
 
+/// An address as `X+4` (element 4 of the buffer of parameter X, in elements of
+/// `elemSize` bytes); as hex when it is outside every buffer or not on an
+/// element boundary.
+std::string addressText(const Memory &mem, uint64_t a, unsigned elemSize) {
+  const Region *r = mem.find(a, 1);
+  if (!r || r->names.empty() || elemSize == 0 || (a - r->base) % elemSize != 0)
+    return hexAddr(a);
+  return r->names[0] + "+" + std::to_string((a - r->base) / elemSize);
+}
+
 /// Writes the --trace line of an executed op (terminators are skipped):
-///   [program (0, 0, 0)] file.tc:7:22: %5 = add : tile<1024xf32> min=0. max=2. first=[...]
+///   [program (0, 0, 0)] file.tc:7:22: x = add : tile<1024xf32> min=0. max=2. first=[...]
 /// one `name = op : type summary` per result (summarizeValue), `; `-separated;
-/// an op without results prints its mnemonic alone. Control-flow ops print
-/// after the ops of their regions.
+/// the name is the source variable's (`x`), else the IR's number (`%5`);
+/// addresses are `X+4` (addressText). An op without results prints its
+/// mnemonic alone. Control-flow ops print after the ops of their regions.
 void traceOp(Frame &f, const Instr &in) {
   if (hasTrait(in.op->kind(), ir::Terminator))
     return;
@@ -209,7 +222,12 @@ void traceOp(Frame &f, const Instr &in) {
     s += (i ? "; " : "") + in.names[i] + " = ";
     if (i == 0)
       s += std::string(in.op->name()) + " ";
-    s += ": " + t.str() + " " + summarizeValue(*f.get(in.out[i]), t);
+    AddressText addr;
+    if (t.isPtr)
+      addr = [&f, size = byteSize(t.dtype)](uint64_t a) {
+        return addressText(f.launch.memory, a, size);
+      };
+    s += ": " + t.str() + " " + summarizeValue(*f.get(in.out[i]), t, addr);
   }
   if (in.out.empty())
     s += std::string(in.op->name());
@@ -221,6 +239,17 @@ void traceOp(Frame &f, const Instr &in) {
 bool prepareFunction(const ir::Function &fn, PreparedFunction &out, std::string &error) {
   Preparer p(error);
   return p.prepareFunction(fn, out);
+}
+
+const ir::Type &mainType(const ir::Op &op) {
+  static const ir::Type kScalar = ir::Type::scalar(DType::I32);
+  return op.numResults()    ? op.result(0)->type()
+         : op.numOperands() ? op.operand(0)->type()
+                            : kScalar;
+}
+
+std::string atLane(const Instr &in, int64_t lane) {
+  return in.scalar ? std::string() : " at " + laneText(mainType(*in.op).shape, lane);
 }
 
 std::string programPrefix(const Frame &f) {
@@ -243,8 +272,12 @@ bool Frame::fail(TrapKind kind, const Instr &in, int64_t lane, std::string messa
     t.sourceLine = launch.kernel.sourceLine(loc.file, loc.line);
   }
   t.lane = in.scalar ? -1 : lane;
+  if (t.lane >= 0)
+    t.laneShape = mainType(*in.op).shape;
   t.message = std::move(message);
   trap = std::move(t);
+  if (lane >= 0 || in.scalar)
+    explainFallback(*this, in, lane);
   return false;
 }
 

@@ -155,10 +155,17 @@ __int128 scalarInt(const TileData &t, DType dtype);
 /// Adds notes to f.trap saying where the undefined `lane` (-1: any) of `v`
 /// came from: the ops that carried it back to the masked load (Provenance.cpp).
 void explainUndefined(Frame &f, const ir::Value *v, int64_t lane);
+/// Adds a note to f.trap for each operand lane that caused it (a divisor, an
+/// assert's condition, an address) whose value is the fallback of a masked
+/// load `m ? *p : other` (its mask false there) (Provenance.cpp).
+void explainFallback(Frame &f, const Instr &in, int64_t lane);
 /// Traps undefined_value at `lane` of `in` and explains operand `operand`.
 bool failUndefined(Frame &f, const Instr &in, int64_t lane, std::string message, unsigned operand);
-/// "[1, 5]": the index of flat lane `flat` of a tile of `shape`.
-std::string tileIndexText(const ir::Shape &shape, int64_t flat);
+/// The type of an op's main tile, whose lanes its traps name: its first
+/// result, else its first operand (a store's pointers, an assert's condition).
+const ir::Type &mainType(const ir::Op &op);
+/// " at lane [1, 5] (flat 37)" of the main tile of `in` (laneText); "" for a 0-d one.
+std::string atLane(const Instr &in, int64_t lane);
 
 /// A 0-d tile of integer dtype t holding v (wrapped).
 Tile makeScalarInt(DType t, __int128 v);

@@ -50,11 +50,11 @@ const Region *Memory::find(uint64_t addr, uint64_t size) const {
 }
 
 std::string Memory::describeOutOfBounds(std::string_view access, uint64_t addr, uint64_t size,
-                                        int64_t lane) const {
+                                        const std::string &lane) const {
   std::string s = std::string(access) + " of " + std::to_string(size) + " byte" +
                   (size == 1 ? "" : "s") + " at " + hexAddr(addr);
-  if (lane >= 0)
-    s += " (lane " + std::to_string(lane) + ")";
+  if (!lane.empty())
+    s += " (" + lane + ")";
   // An access that starts inside a region but runs past its end.
   for (const auto &r : regions_) {
     if (addr >= r->base && addr - r->base < r->size)

@@ -53,10 +53,11 @@ public:
   const std::vector<std::unique_ptr<Region>> &regions() const { return regions_; }
 
   /// Why an access of `size` bytes at `addr` is out of bounds, e.g.
-  /// "load of 4 bytes at 0x10ff0 (lane 17) is outside every buffer; nearest:
-  /// 'a' [0x10000, 0x10fa0), 80 bytes past its end". `lane` < 0: not shown.
+  /// "load of 4 bytes at 0x10ff0 (lane [17]) is outside every buffer; nearest:
+  /// 'a' [0x10000, 0x10fa0), 80 bytes past its end"; `lane` (tc::laneText) is
+  /// left out when empty.
   std::string describeOutOfBounds(std::string_view access, uint64_t addr, uint64_t size,
-                                  int64_t lane) const;
+                                  const std::string &lane) const;
 
 private:
   std::vector<std::unique_ptr<Region>> regions_; // ascending base

@@ -2,21 +2,26 @@
 // undefined_value trap, walk back from the undefined operand through the ops
 // that carried the poison (their values are still in the program's slots) to
 // the masked load that made it, and add one note per source location.
+//
+// Where a trapping lane's value came from the fallback of `m ? *p : other`:
+// after a trap on a lane's value (a division by zero, an assert, ...), walk
+// back from the operands that caused it, lane by lane, to a masked load whose
+// mask is false at that lane, and say so. Both walks run only after a trap,
+// so they cost nothing while the kernel runs.
 #include "interp/Interpreter.h"
 
+#include <cstring>
 #include <set>
 
 namespace tc::interp {
 
 namespace {
 
-/// "lane 37", "lane [1, 5] (flat 37)"; "" for a 0-d value.
+/// "lane [37]", "lane [1, 5] (flat 37)" (tc::laneText); "" for a 0-d value.
 std::string laneOf(const ir::Type &t, int64_t lane) {
   if (t.isScalar() || lane < 0)
     return "";
-  if (t.shape.size() <= 1)
-    return "lane " + std::to_string(lane);
-  return "lane " + tileIndexText(t.shape, lane) + " (flat " + std::to_string(lane) + ")";
+  return laneText(t.shape, lane);
 }
 
 const TileData *valueOf(const Frame &f, const ir::Value *v) {
@@ -35,18 +40,6 @@ bool poisoned(const Frame &f, const ir::Value *v) {
 }
 
 } // namespace
-
-std::string tileIndexText(const ir::Shape &shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  std::string s = "[";
-  for (size_t d = 0; d < idx.size(); ++d)
-    s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
-}
 
 void explainUndefined(Frame &f, const ir::Value *v, int64_t lane) {
   if (!f.trap)
@@ -159,6 +152,237 @@ void explainUndefined(Frame &f, const ir::Value *v, int64_t lane) {
                  " is undefined");
     v = next;
     lane = from;
+  }
+}
+
+namespace {
+
+/// A masked-off lane whose value is the fallback of `m ? *p : other`.
+struct Fallback {
+  const ir::Op *op = nullptr;   // the load (or the select of a widening masked load)
+  const ir::Value *v = nullptr; // its result
+  int64_t lane = -1;            // the lane of v
+  bool direct = true;           // the trap's operand is that value (else computed from it)
+};
+
+/// The lane of `operand` that lane `lane` of `result` reads, for ops that
+/// read one lane per result lane; -1 when it cannot tell.
+int64_t operandLane(const ir::Value &operand, const ir::Value &result, int64_t lane) {
+  if (operand.type().isScalar())
+    return 0;
+  if (operand.type().numElements() == result.type().numElements())
+    return lane;
+  return -1;
+}
+
+/// Lane `lane` of `v` (defined, in this program's slots) walked back to a
+/// fallback lane, through elementwise ops, casts, selects, shape ops and ifs.
+/// Loop-carried values and reductions end the walk: their slots may hold
+/// another iteration's value. `seen` keeps a shared operand from being walked
+/// twice (x * x * x ... would otherwise take exponential time).
+class FallbackWalk {
+public:
+  explicit FallbackWalk(const Frame &f) : f_(f) {}
+  bool find(const ir::Value *v, int64_t lane, bool direct, int depth, Fallback &out);
+
+private:
+  const Frame &f_;
+  std::set<std::pair<const ir::Value *, int64_t>> seen_;
+};
+
+bool FallbackWalk::find(const ir::Value *v, int64_t lane, bool direct, int depth, Fallback &out) {
+  const Frame &f = f_;
+  const TileData *t = valueOf(f, v);
+  if (depth > 512 || !t || lane < 0 || lane >= t->size() || t->isPoison(lane) ||
+      !seen_.insert({v, lane}).second)
+    return false;
+  const ir::Op *op = v->definingOp();
+  if (!op)
+    return false;
+  auto isFalse = [&](const ir::Value *mask, int64_t l) {
+    const TileData *m = valueOf(f, mask);
+    int64_t ml = operandLane(*mask, *v, l);
+    return m && ml >= 0 && ml < m->size() && !m->isPoison(ml) && !m->as<uint8_t>()[ml];
+  };
+  switch (op->kind()) {
+  case ir::OpKind::Load:
+    if (op->numOperands() < 3 || !isFalse(op->operand(1), lane))
+      return false;
+    out = {op, v, lane, direct};
+    return true;
+  case ir::OpKind::Select: {
+    const ir::Value *cond = op->operand(0);
+    if (!isFalse(cond, lane)) {
+      int64_t l = operandLane(*op->operand(1), *v, lane);
+      return l >= 0 && find(op->operand(1), l, direct, depth + 1, out);
+    }
+    // `m ? *p : other` with a fallback wider than the pointee lowers to
+    // select(m, cast(load(p, m)), other): the select's own lane is the fallback.
+    const ir::Value *then = op->operand(1);
+    while (then->definingOp() && then->definingOp()->kind() == ir::OpKind::Cast)
+      then = then->definingOp()->operand(0);
+    const ir::Op *load = then->definingOp();
+    if (load && load->kind() == ir::OpKind::Load && load->numOperands() == 2 &&
+        load->operand(1) == cond) {
+      out = {op, v, lane, direct};
+      return true;
+    }
+    int64_t l = operandLane(*op->operand(2), *v, lane);
+    return l >= 0 && find(op->operand(2), l, direct, depth + 1, out);
+  }
+  case ir::OpKind::Splat: return find(op->operand(0), 0, direct, depth + 1, out);
+  case ir::OpKind::ExpandDims:
+  case ir::OpKind::Reshape: return find(op->operand(0), lane, direct, depth + 1, out);
+  case ir::OpKind::Broadcast: {
+    const ir::Shape &to = v->type().shape, &from = op->operand(0)->type().shape;
+    if (to.size() != from.size())
+      return false;
+    int64_t rest = lane, src = 0, stride = 1;
+    for (size_t d = to.size(); d-- > 0;) {
+      int64_t i = rest % to[d];
+      rest /= to[d];
+      src += (from[d] == 1 ? 0 : i) * stride;
+      stride *= from[d];
+    }
+    return find(op->operand(0), src, direct, depth + 1, out);
+  }
+  case ir::OpKind::If: {
+    const TileData *c = valueOf(f, op->operand(0));
+    if (!c || c->isPoison(0) || op->regions().size() < 2)
+      return false;
+    const ir::Op *y = op->regions()[c->as<uint8_t>()[0] ? 0 : 1]->terminator();
+    if (!y || v->index() >= y->numOperands())
+      return false;
+    return find(y->operand(v->index()), lane, direct, depth + 1, out);
+  }
+  default: break;
+  }
+  if (!hasTrait(op->kind(), ir::Elementwise))
+    return false;
+  for (const ir::Value *o : op->operands()) {
+    int64_t l = operandLane(*o, *v, lane);
+    if (l >= 0 && find(o, l, false, depth + 1, out))
+      return true;
+  }
+  return false;
+}
+
+/// The source text of the condition of `c ? a : b` whose `?` is at column
+/// `col` (1-based) of `line`: back from the `?` to the `=`, `(`, `,`, `;`,
+/// `?` or `:` that starts it, brackets balanced; "" when that is not on this line.
+std::string conditionText(const std::string &line, uint32_t col) {
+  if (col == 0 || col > line.size() || line[col - 1] != '?')
+    return "";
+  int depth = 0;
+  size_t i = col - 1;
+  while (i-- > 0) {
+    char c = line[i];
+    if (c == ')' || c == ']') {
+      ++depth;
+      continue;
+    }
+    if (c == '(' || c == '[') {
+      if (depth-- == 0)
+        break;
+      continue;
+    }
+    if (depth > 0)
+      continue;
+    bool compare = c == '=' && ((i > 0 && std::strchr("=<>!", line[i - 1])) ||
+                                (i + 1 < line.size() && line[i + 1] == '='));
+    if ((c == '=' && !compare) || c == ',' || c == ';' || c == '?' || c == ':' || c == '{')
+      break;
+    if (i == 0)
+      return ""; // the condition may begin on an earlier line
+  }
+  std::string text = line.substr(i + 1, col - 1 - (i + 1));
+  size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : text.substr(b, e - b + 1);
+}
+
+/// The operands of `op` whose lane values caused a trap of `kind`.
+std::vector<unsigned> culprits(const ir::Op &op, TrapKind kind) {
+  switch (op.kind()) {
+  case ir::OpKind::Div:
+  case ir::OpKind::Rem:
+    if (kind == TrapKind::DivisionByZero)
+      return {1};
+    return {0, 1};
+  case ir::OpKind::Shl:
+  case ir::OpKind::Shr: return {1};
+  case ir::OpKind::Load:
+  case ir::OpKind::Store:
+  case ir::OpKind::AtomicRMW:
+  case ir::OpKind::AtomicCas: return {0}; // the address
+  default: break;
+  }
+  std::vector<unsigned> all;
+  for (unsigned i = 0; i < op.numOperands(); ++i)
+    all.push_back(i);
+  return all;
+}
+
+} // namespace
+
+void explainFallback(Frame &f, const Instr &in, int64_t lane) {
+  if (!f.trap)
+    return;
+  switch (f.trap->kind) {
+  case TrapKind::OutOfBounds:
+  case TrapKind::Misaligned:
+  case TrapKind::DivisionByZero:
+  case TrapKind::DivisionOverflow:
+  case TrapKind::ShiftOutOfRange:
+  case TrapKind::FloatToIntOutOfRange:
+  case TrapKind::AssertionFailed: break;
+  case TrapKind::UndefinedValue:
+  case TrapKind::DataRace:
+  case TrapKind::StepLimit:
+  case TrapKind::InvalidLaunch: return;
+  }
+  const ir::Op &op = *in.op;
+  const ir::Type &main = mainType(op);
+  int64_t at = in.scalar ? 0 : lane;
+  std::set<std::pair<const ir::Op *, int64_t>> seen;
+  for (unsigned i : culprits(op, f.trap->kind)) {
+    if (i >= op.numOperands())
+      continue;
+    const ir::Value *o = op.operand(i);
+    int64_t l = o->type().isScalar() ? 0 : o->type().numElements() == main.numElements() ? at : -1;
+    Fallback fb;
+    if (l < 0 || !FallbackWalk(f).find(o, l, true, 0, fb) || !seen.insert({fb.op, fb.lane}).second)
+      continue;
+    const TileData &t = *valueOf(f, fb.v);
+    std::string value =
+        formatElement(fb.v->type().element(), static_cast<const uint8_t *>(t.raw()) +
+                                                  static_cast<size_t>(fb.lane) * t.elemSize());
+    const std::string &name = fb.v->nameHint();
+    const ir::Value *mask = fb.op->operand(fb.op->kind() == ir::OpKind::Select ? 0 : 1);
+    ir::Location loc = fb.op->loc();
+    const ir::Module &m = f.launch.kernel.module();
+    std::string source;
+    if (loc.line != 0 && loc.file < m.files.size())
+      source = f.launch.kernel.sourceLine(loc.file, loc.line);
+    std::string maskText = conditionText(source, loc.col);
+    if (maskText.empty())
+      maskText = mask->nameHint();
+    std::string text = (fb.v->type().isScalar() ? std::string("the value")
+                                                : laneText(fb.v->type().shape, fb.lane)) +
+                       (name.empty() ? std::string(" of this load") : " of '" + name + "'") +
+                       " was masked off here (its mask" +
+                       (maskText.empty() ? std::string() : " `" + maskText + "`") +
+                       " is false there), so its value " + value +
+                       " is the fallback of `m ? *p : other`, not a value loaded from memory" +
+                       (fb.direct ? "" : "; the trap's operand is computed from it");
+    Trap::Note n;
+    if (loc.line != 0 && loc.file < m.files.size()) {
+      n.file = m.files[loc.file];
+      n.line = loc.line;
+      n.col = loc.col;
+      n.sourceLine = source;
+    }
+    n.text = std::move(text);
+    f.trap->notes.push_back(std::move(n));
   }
 }
 

@@ -375,10 +375,17 @@ namespace {
 /// min/max/first of the defined lanes of a tile; NaN lanes (isNan) are left
 /// out of min and max unless every defined lane is NaN.
 template <typename T, typename Less, typename IsNan>
-std::string summarizeT(const TileData &t, const ir::Type &type, Less less, IsNan isNan) {
+std::string summarizeT(const TileData &t, const ir::Type &type, Less less, IsNan isNan,
+                       const AddressText &addr) {
   const T *v = t.as<T>();
   const uint8_t *poison = t.poison();
   ir::Type elem = type.element();
+  auto formatElement = [&](const ir::Type &e, const T *p) {
+    if constexpr (std::is_same_v<T, uint64_t>)
+      if (e.isPtr && addr)
+        return addr(*p);
+    return interp::formatElement(e, p);
+  };
   int64_t lo = -1, hi = -1, defined = 0, anyLane = -1;
   std::string first;
   for (int64_t i = 0; i < t.size(); ++i) {
@@ -410,12 +417,18 @@ std::string summarizeT(const TileData &t, const ir::Type &type, Less less, IsNan
 
 } // namespace
 
-std::string summarizeValue(const TileData &t, const ir::Type &type) {
-  if (type.shape.empty())
-    return t.isPoison(0) ? "--" : formatElement(type.element(), t.raw());
+std::string summarizeValue(const TileData &t, const ir::Type &type, const AddressText &addr) {
+  if (type.shape.empty()) {
+    if (t.isPoison(0))
+      return "--";
+    if (type.isPtr && addr)
+      return addr(*t.as<uint64_t>());
+    return formatElement(type.element(), t.raw());
+  }
   if (type.isPtr)
     return summarizeT<uint64_t>(
-        t, type, [](uint64_t a, uint64_t b) { return a < b; }, [](uint64_t) { return false; });
+        t, type, [](uint64_t a, uint64_t b) { return a < b; }, [](uint64_t) { return false; },
+        addr);
   return dispatchDType(type.dtype, [&](auto d) {
     constexpr DType D = decltype(d)::value;
     return summarizeT<St<D>>(
@@ -425,7 +438,8 @@ std::string summarizeValue(const TileData &t, const ir::Type &type) {
             return isNaN<D>(a);
           else
             return false;
-        });
+        },
+        addr);
   });
 }
 

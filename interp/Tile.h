@@ -19,8 +19,10 @@
 #include "ir/Type.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tc::interp {
@@ -97,8 +99,12 @@ std::string formatElement(const ir::Type &elemType, const void *p);
 /// shape=(2048,), dtype=int32)`. Poison (undefined) lanes print as `--`.
 std::string formatValue(const TileData &t, const ir::Type &type);
 
+/// Formats an address for --trace (`X+4`); empty: as formatElement does.
+using AddressText = std::function<std::string(uint64_t address)>;
+
 /// A one-line summary for --trace: `min=... max=... first=[...]` (defined lanes
 /// only), the value itself for a scalar, and `poison=k/n` when lanes are undefined.
-std::string summarizeValue(const TileData &t, const ir::Type &type);
+/// Addresses are written by `addr` when given.
+std::string summarizeValue(const TileData &t, const ir::Type &type, const AddressText &addr = {});
 
 } // namespace tc::interp

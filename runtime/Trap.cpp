@@ -23,6 +23,28 @@ std::optional<TrapKind> parseTrapKind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t d = 0; d < shape.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(shape[d]);
+  return s + "]";
+}
+
+std::string laneText(const std::vector<int64_t> &shape, int64_t flat) {
+  if (shape.empty() || flat < 0)
+    return "lane " + std::to_string(flat);
+  std::vector<int64_t> idx(shape.size());
+  int64_t rest = flat;
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = shape[d] ? rest % shape[d] : 0;
+    rest = shape[d] ? rest / shape[d] : 0;
+  }
+  std::string s = "lane " + shapeText(idx);
+  if (shape.size() > 1)
+    s += " (flat " + std::to_string(flat) + ")";
+  return s;
+}
+
 namespace {
 void renderSource(std::ostringstream &os, const std::string &sourceLine, uint32_t line,
                   uint32_t col) {
@@ -46,8 +68,11 @@ std::string Trap::render() const {
     os << "note: in kernel '" << kernel << "'";
     if (hasProgram)
       os << ", program (" << programId[0] << ", " << programId[1] << ", " << programId[2] << ")";
-    if (lane >= 0)
-      os << ", lane " << lane;
+    if (lane >= 0) {
+      os << ", " << laneText(laneShape, lane);
+      if (!laneShape.empty())
+        os << " of a " << shapeText(laneShape) << " tile";
+    }
     os << '\n';
   }
   for (const Note &n : notes) {

@@ -33,6 +33,14 @@ enum class TrapKind : uint8_t {
 };
 inline constexpr int kNumTrapKinds = 11;
 
+/// How every message names a lane of a tile: "lane [5, 0] (flat 160)" (the
+/// row-major tile index, then the flat index) for a tile of rank 2 or more,
+/// "lane [5]" for a 1-d tile (the index is the flat index), "lane 160" when the
+/// shape is unknown (empty).
+std::string laneText(const std::vector<int64_t> &shape, int64_t flat);
+/// "[16, 32]".
+std::string shapeText(const std::vector<int64_t> &shape);
+
 /// "out_of_bounds", "misaligned", ... (the names of conformance/FORMAT.md).
 std::string_view trapKindName(TrapKind k);
 std::optional<TrapKind> parseTrapKind(std::string_view name);
@@ -44,9 +52,10 @@ struct Trap {
   bool hasProgram = false; // false for launch-time traps
   std::string file;        // source location of the op (empty if none)
   uint32_t line = 0, col = 0;
-  std::string sourceLine; // the text of that line, for the caret
-  int64_t lane = -1;      // flat row-major lane index; -1 if not lane-specific
-  std::string message;    // what happened, with the values involved
+  std::string sourceLine;         // the text of that line, for the caret
+  int64_t lane = -1;              // flat row-major lane index; -1 if not lane-specific
+  std::vector<int64_t> laneShape; // the shape of the tile `lane` indexes (empty: unknown)
+  std::string message;            // what happened, with the values involved
   /// Further located notes (a data race's other access), each rendered as
   /// "file:line:col: note: text", its source line and a caret.
   struct Note {
@@ -61,7 +70,7 @@ struct Trap {
   ///   file:line:col: trap: out_of_bounds: <message>
   ///     source line
   ///     ^
-  ///   note: in kernel 'k', program (3, 0, 0), lane 17
+  ///   note: in kernel 'k', program (3, 0, 0), lane [1, 1] (flat 17) of a [2, 16] tile
   /// followed by the notes.
   std::string render() const;
 };

@@ -83,7 +83,9 @@ void addCommonOptions(CLI::App &app, DriverOptions &opt) {
       ->allow_extra_args(false);
   app.add_flag("--force", opt.force, "allow --out to overwrite existing files");
   app.add_option("--program", opt.program, "run only this program: x[,y[,z]]");
-  app.add_flag("--trace", opt.trace, "print each op's value summary per program");
+  app.add_flag("--trace", opt.trace,
+               "print each op's value summary per program, named by source variable, "
+               "addresses as buffer+element (X+4)");
   app.add_option("--threads", opt.threads, "run programs on this many threads (same results)")
       ->check(CLI::Range(1u, 1024u));
   app.add_option("--max-steps", opt.maxSteps, "trap (step_limit) after this many ops per program")

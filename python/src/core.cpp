@@ -393,6 +393,7 @@ nb::dict trapDict(const tc::Trap &t) {
                      ? nb::cast(nb::make_tuple(t.programId[0], t.programId[1], t.programId[2]))
                      : nb::none();
   d["lane"] = t.lane >= 0 ? nb::cast(t.lane) : nb::none();
+  d["lane_shape"] = t.laneShape;
   d["file"] = t.file;
   d["line"] = t.line;
   d["col"] = t.col;

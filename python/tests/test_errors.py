@@ -155,7 +155,27 @@ def test_trap_assertion():
 """
     e = _run_trap(src, [np.array([0, 1, 9, 2], np.int32)], scalars=[5])
     assert e.kind == "assertion_failed" and e.lane == 2
+    assert e.lane_index == (2,)
     assert "X must be below N" in e.message
+
+
+def test_trap_lane_of_a_2d_tile():
+    # X[2, 3] = 9 is the first element, in row-major order, not below 5:
+    # lane (2, 3) of the [4, 8] tile, flat 2 * 8 + 3 = 19.
+    src = """__global__ void check(int *X, int N) {
+  int r[4] = 0 ... 4;
+  int c[8] = 0 ... 8;
+  assert(*(X + r[:, newaxis] * 8 + c[newaxis, :]) < N, "X must be below N");
+}
+"""
+    x = np.zeros((4, 8), np.int32)
+    x[2, 3] = 9
+    x[3, 1] = 7
+    e = _run_trap(src, [x], scalars=[5])
+    assert e.kind == "assertion_failed"
+    assert e.lane == 19 and e.lane_index == (2, 3)
+    assert "lane [2, 3] (flat 19) is false" in e.message
+    assert "lane [2, 3] (flat 19) of a [4, 8] tile" in e.report
 
 
 def test_trap_misaligned_claim():

@@ -32,7 +32,8 @@ class TrapError(Exception):
 
     Attributes: ``kind`` ('out_of_bounds', 'division_by_zero', ...), ``message``,
     ``kernel``, ``program`` (the program id tuple, or None for a launch-time
-    trap), ``lane`` (flat lane index or None), ``file``, ``line``, ``col``,
+    trap), ``lane`` (flat row-major lane index or None), ``lane_index`` (the
+    lane's index in its tile, e.g. ``(4, 0)``, or None), ``file``, ``line``, ``col``,
     ``report`` (the rendered report, also ``str(e)``) and ``state`` (the
     arrays as they were when the kernel stopped, by parameter name). The
     caller's arrays are unchanged.
@@ -45,6 +46,10 @@ class TrapError(Exception):
         self.kernel: str = d["kernel"]
         self.program: Optional[tuple[int, int, int]] = d["program"]
         self.lane: Optional[int] = d["lane"]
+        shape = tuple(d.get("lane_shape", ()))
+        self.lane_index: Optional[tuple[int, ...]] = (
+            tuple(int(i) for i in np.unravel_index(self.lane, shape))
+            if self.lane is not None and shape else None)
         self.file: str = d["file"]
         self.line: int = d["line"]
         self.col: int = d["col"]

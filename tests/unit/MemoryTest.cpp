@@ -53,20 +53,21 @@ TEST(Memory, OutOfBoundsMessages) {
   Memory m;
   m.place("a", &a);
   m.place("b", &b);
-  EXPECT_EQ(m.describeOutOfBounds("load", 0x10ff0, 4, 17),
-            "load of 4 bytes at 0x10ff0 (lane 17) is outside every buffer; nearest: 'a' "
+  EXPECT_EQ(m.describeOutOfBounds("load", 0x10ff0, 4, "lane [17]"),
+            "load of 4 bytes at 0x10ff0 (lane [17]) is outside every buffer; nearest: 'a' "
             "[0x10000, 0x10fa0), 80 bytes past its end");
-  EXPECT_EQ(m.describeOutOfBounds("store", 0x11ffc, 4, -1),
+  EXPECT_EQ(m.describeOutOfBounds("store", 0x11ffc, 4, ""),
             "store of 4 bytes at 0x11ffc is outside every buffer; nearest: 'b' "
             "[0x12000, 0x12020), 4 bytes before its start");
-  EXPECT_EQ(m.describeOutOfBounds("atomic", 0x12021, 1, 0),
-            "atomic of 1 byte at 0x12021 (lane 0) is outside every buffer; nearest: 'b' "
-            "[0x12000, 0x12020), 1 byte past its end");
+  EXPECT_EQ(
+      m.describeOutOfBounds("atomic", 0x12021, 1, "lane [1, 0] (flat 4)"),
+      "atomic of 1 byte at 0x12021 (lane [1, 0] (flat 4)) is outside every buffer; nearest: 'b' "
+      "[0x12000, 0x12020), 1 byte past its end");
   // An 8-byte access at the last 4 bytes of 'a'.
-  EXPECT_EQ(m.describeOutOfBounds("load", 0x10f9c, 8, 3),
-            "load of 8 bytes at 0x10f9c (lane 3) runs past the end of 'a' [0x10000, 0x10fa0)");
+  EXPECT_EQ(m.describeOutOfBounds("load", 0x10f9c, 8, "lane [3]"),
+            "load of 8 bytes at 0x10f9c (lane [3]) runs past the end of 'a' [0x10000, 0x10fa0)");
   Memory empty;
-  EXPECT_EQ(empty.describeOutOfBounds("load", 0x10, 4, -1),
+  EXPECT_EQ(empty.describeOutOfBounds("load", 0x10, 4, ""),
             "load of 4 bytes at 0x10 is outside every buffer (the launch has no buffers)");
 }
 
@@ -79,7 +80,7 @@ TEST(Memory, OneArrayBoundTwiceSharesARegion) {
   EXPECT_EQ(m.place("z", &a), 0x10000u);
   ASSERT_EQ(m.regions().size(), 2u);
   EXPECT_EQ(m.regions()[0]->label(), "'x' (also 'z')");
-  EXPECT_EQ(m.describeOutOfBounds("load", 0x10008, 4, -1),
+  EXPECT_EQ(m.describeOutOfBounds("load", 0x10008, 4, ""),
             "load of 4 bytes at 0x10008 is outside every buffer; nearest: 'x' (also 'z') "
             "[0x10000, 0x10008), 0 bytes past its end");
 }

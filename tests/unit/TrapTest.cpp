@@ -9,10 +9,10 @@
 // operator, `*` for loads, `=` for stores) and cross-checked against the IR
 // op's location; expected addresses follow Memory.h's documented layout (the
 // first buffer at 0x10000).
+#include "runtime/Trap.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/IR.h"
 #include "runtime/Launch.h"
-#include "runtime/Trap.h"
 
 #include <gtest/gtest.h>
 
@@ -233,7 +233,7 @@ TEST(Trap, OutOfBoundsLoadPastTheEnd) {
                 onlyOp(l, tc::ir::OpKind::Load));
     EXPECT_TRUE(contains(t.message, hexAddr(kFirstBase + 160))) << t.message;
     EXPECT_TRUE(contains(t.message, "'a'")) << t.message;
-    EXPECT_TRUE(contains(t.render(), "program (2, 0, 0), lane 8")) << t.render();
+    EXPECT_TRUE(contains(t.render(), "program (2, 0, 0), lane [8] of a [16] tile\n")) << t.render();
   }
 }
 
@@ -271,6 +271,26 @@ TEST(Trap, OutOfBoundsLaneIsRowMajorIn2D) {
               onlyOp(l, tc::ir::OpKind::Load));
   EXPECT_TRUE(contains(r.trap->message, hexAddr(kFirstBase + 19 * 4))) << r.trap->message;
   EXPECT_TRUE(contains(r.trap->message, "'a'")) << r.trap->message;
+  // Lane 19 of a [4, 8] tile is row 2, column 3: named both ways.
+  EXPECT_TRUE(contains(r.trap->message, "(lane [2, 3] (flat 19))")) << r.trap->message;
+  EXPECT_TRUE(contains(r.trap->render(), "lane [2, 3] (flat 19) of a [4, 8] tile\n"))
+      << r.trap->render();
+}
+
+TEST(Trap, LaneText) {
+  EXPECT_EQ(tc::laneText({16, 32}, 160), "lane [5, 0] (flat 160)");
+  EXPECT_EQ(tc::laneText({2, 3, 4}, 23), "lane [1, 2, 3] (flat 23)");
+  EXPECT_EQ(tc::laneText({16}, 7), "lane [7]");
+  EXPECT_EQ(tc::laneText({}, 7), "lane 7"); // shape unknown
+  EXPECT_EQ(tc::shapeText({16, 32}), "[16, 32]");
+  Trap t;
+  t.kernel = "k";
+  t.hasProgram = true;
+  t.lane = 37;
+  t.laneShape = {4, 16};
+  EXPECT_TRUE(contains(t.render(), "note: in kernel 'k', program (0, 0, 0), lane [2, 5] (flat 37) "
+                                   "of a [4, 16] tile\n"))
+      << t.render();
 }
 
 TEST(Trap, OutOfBoundsScalarLoad) {
@@ -716,6 +736,7 @@ TEST(Trap, AssertionFailedNamesTheMessageAndLane) {
   expectWhere(l, *r.trap, {"k", {0, 0, 0}, l.src.line("assert("), l.src.col("assert("), 5},
               onlyOp(l, tc::ir::OpKind::Assert));
   EXPECT_TRUE(contains(r.trap->message, "r must be below n")) << r.trap->message;
+  EXPECT_TRUE(contains(r.trap->message, "(lane [5] is false)")) << r.trap->message;
 
   Launch ok(kAssert);
   HostArray &out = ok.filled("out", DType::I32, 8, 0);
