@@ -28,8 +28,11 @@ Json recordJson(const CaseRecord &r) {
   j["expect"] = r.expect;
   if (r.mismatch) {
     const Mismatch &m = *r.mismatch;
-    j["mismatch"] = {{"output", m.output}, {"index", m.index}, {"got", m.got},
-                     {"want", m.want},     {"count", m.count}};
+    j["mismatch"] = {{"output", m.output},
+                     {"index", m.index},
+                     {"got", m.got},
+                     {"want", m.want},
+                     {"count", m.count}};
   } else {
     j["mismatch"] = nullptr;
   }
@@ -112,7 +115,9 @@ Status effective(const CaseRecord &r) {
 }
 
 using Key = std::tuple<std::string, std::string, std::string>;
-Key keyOf(const CaseRecord &r) { return {r.suite, r.name, r.backend}; }
+Key keyOf(const CaseRecord &r) {
+  return {r.suite, r.name, r.backend};
+}
 
 std::string entryLine(const DiffEntry &e) {
   auto name = [](const std::optional<Status> &s) {
@@ -182,6 +187,11 @@ std::string reportToJson(const Report &r) {
   j["backends"] = r.backends;
   j["inputs"] = r.inputs;
   j["seconds"] = r.seconds;
+  j["command"] = r.command;
+  j["version"] = r.version;
+  j["date"] = r.date;
+  j["host"] = r.host;
+  j["device"] = r.device;
   j["summary"] = summaryJson(countStatuses(r.records));
   Json results = Json::array();
   for (const CaseRecord &rec : r.records)
@@ -209,6 +219,11 @@ std::optional<Report> reportFromJson(const std::string &text, const std::string 
         if (e.is_string())
           (std::string(key) == "backends" ? r.backends : r.inputs).push_back(e.get<std::string>());
   r.seconds = real(*j, "seconds");
+  r.command = str(*j, "command");
+  r.version = str(*j, "version");
+  r.date = str(*j, "date");
+  r.host = str(*j, "host");
+  r.device = str(*j, "device");
   auto res = j->find("results");
   if (res == j->end() || !res->is_array()) {
     error = file + ": results: missing list of records";
@@ -252,6 +267,7 @@ ReportDiff diffReports(const Report &before, const Report &after) {
     }
     const CaseRecord &o = *it->second;
     e.before = o.status;
+    e.oldRecord = &o;
     Status was = effective(o), now = effective(r);
     if (isFailure(now) && !isFailure(was))
       d.regressions.push_back(e);
@@ -262,7 +278,7 @@ ReportDiff diffReports(const Report &before, const Report &after) {
   }
   for (const CaseRecord &o : before.records)
     if (!seen.count(keyOf(o)))
-      d.removed.push_back({o.suite, o.name, o.backend, o.status, std::nullopt, &o});
+      d.removed.push_back({o.suite, o.name, o.backend, o.status, std::nullopt, &o, &o});
   return d;
 }
 

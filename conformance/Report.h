@@ -10,6 +10,8 @@
 // JSON form:
 //   {"format": "triton-conformance-report/1",
 //    "backends": ["interp"], "inputs": ["conformance/cases"], "seconds": 1.5,
+//    "command": "triton-conformance run ...", "version": "0.1.0 (abc1234)",
+//    "date": "2026-11-26T22:00:00Z", "host": "...", "device": "...",
 //    "summary": {"pass": 10, "fail": 1, "error": 0, "crash": 0, "timeout": 0,
 //                "skipped": 2, "xfail": 0, "xpass": 0},
 //    "results": [{"suite", "name", "file", "features", "backend", "status",
@@ -35,6 +37,12 @@ struct Report {
   std::vector<std::string> backends;
   std::vector<std::string> inputs; // the paths given to `run`
   double seconds = 0;              // wall time of the run
+  // Where the report comes from (the page's header; "" when not known).
+  std::string command; // the command line of the run
+  std::string version; // the tool's version and commit
+  std::string date;    // when the run started (UTC, ISO 8601)
+  std::string host;    // the machine: host name, CPU, OS
+  std::string device;  // what ran the cases: the interpreter, the GPU's name
   std::vector<CaseRecord> records;
 };
 
@@ -74,9 +82,10 @@ std::vector<FeatureRow> featureMatrix(const Report &r);
 /// The difference between two reports, matched by (suite, case, backend).
 struct DiffEntry {
   std::string suite, name, backend;
-  std::optional<Status> before, after; // nullopt: absent in that report
-  const CaseRecord *record = nullptr;  // into the reports given to diffReports: the new
-                                       // record (the old one when removed)
+  std::optional<Status> before, after;   // nullopt: absent in that report
+  const CaseRecord *record = nullptr;    // into the reports given to diffReports: the new
+                                         // record (the old one when removed)
+  const CaseRecord *oldRecord = nullptr; // the old record (null when added)
 };
 struct ReportDiff {
   std::vector<DiffEntry> regressions; // now failing, was passing, skipped or absent
@@ -88,5 +97,13 @@ struct ReportDiff {
 ReportDiff diffReports(const Report &before, const Report &after);
 /// The diff for people; ends with the two summary lines.
 std::string renderDiff(const ReportDiff &d, const Report &before, const Report &after);
+/// The diff as one page a reviewer reads first: the regressions and the fixes
+/// (each with its first mismatch, error, kernel source and reproduce command),
+/// the other changes, then the feature table of both reports. `title` names
+/// the two reports ("OLD -> NEW").
+std::string renderDiffMarkdown(const ReportDiff &d, const Report &before, const Report &after,
+                               const std::string &title);
+std::string renderDiffHtml(const ReportDiff &d, const Report &before, const Report &after,
+                           const std::string &title);
 
 } // namespace tc::conf

@@ -18,18 +18,20 @@ namespace tc::conf {
 
 namespace {
 
-constexpr std::string_view kStatusNames[kNumStatuses] = {
-    "pass", "fail", "error", "crash", "timeout", "skipped", "xfail", "xpass"};
+constexpr std::string_view kStatusNames[kNumStatuses] = {"pass",    "fail",    "error", "crash",
+                                                         "timeout", "skipped", "xfail", "xpass"};
 
 std::string paramTypeText(const ir::Type &t) {
   return std::string(conformanceName(t.dtype)) + (t.isPtr ? "*" : "");
 }
 
-std::string quoteIfNeeded(const std::string &s) {
+} // namespace
+
+std::string shellQuote(const std::string &s) {
   bool plain = !s.empty();
   for (char c : s)
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-./=+:,@%").find(c) !=
-                                                                       std::string_view::npos);
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
+                      std::string_view("_-./=+:,@%").find(c) != std::string_view::npos);
   if (plain)
     return s;
   std::string q = "'";
@@ -37,6 +39,8 @@ std::string quoteIfNeeded(const std::string &s) {
     q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
+
+namespace {
 
 bool contains(const std::string &hay, const std::string &needle) {
   return hay.find(needle) != std::string::npos;
@@ -102,12 +106,10 @@ Verdict launchAndCheck(const Suite &s, const Case &c, const CompiledKernel &kern
   if (r.status == RunResult::Status::Error)
     return {Status::Error, backend.name() + " backend error: " + r.error, std::nullopt};
   switch (c.expect.kind) {
-  case ExpectKind::Trap:
-    return checkTrap(c, r);
+  case ExpectKind::Trap: return checkTrap(c, r);
   case ExpectKind::Outputs:
   case ExpectKind::ImplementationDefined:
-  case ExpectKind::CompileError:
-    break;
+  case ExpectKind::CompileError: break;
   }
   if (r.status == RunResult::Status::Trapped)
     return {Status::Error, "unexpected trap:\n" + r.trap->render(), std::nullopt};
@@ -118,7 +120,9 @@ Verdict launchAndCheck(const Suite &s, const Case &c, const CompiledKernel &kern
 
 } // namespace
 
-std::string_view statusName(Status s) { return kStatusNames[static_cast<int>(s)]; }
+std::string_view statusName(Status s) {
+  return kStatusNames[static_cast<int>(s)];
+}
 
 std::optional<Status> parseStatus(std::string_view name) {
   for (int i = 0; i < kNumStatuses; ++i)
@@ -165,14 +169,13 @@ Verdict checkOutputs(const Case &c, const BoundArgs &args, uint64_t extraUlps) {
     if (std::optional<Mismatch> m =
             compareWithUlps(*args.buffers[i], o.want, o.compare, extraUlps)) {
       m->output = o.name;
-      std::string where = m->index < 0 ? "has the wrong shape or dtype"
-                                       : "differs at index " + std::to_string(m->index) + " (" +
-                                             std::to_string(m->count) + " of " +
-                                             std::to_string(o.want.numElements()) +
-                                             " elements; compare " + o.compare.str() +
-                                             (extraUlps ? " or ulp=" + std::to_string(extraUlps)
-                                                        : std::string()) +
-                                             ")";
+      std::string where =
+          m->index < 0
+              ? "has the wrong shape or dtype"
+              : "differs at index " + std::to_string(m->index) + " (" + std::to_string(m->count) +
+                    " of " + std::to_string(o.want.numElements()) + " elements; compare " +
+                    o.compare.str() +
+                    (extraUlps ? " or ulp=" + std::to_string(extraUlps) : std::string()) + ")";
       return {Status::Fail, "output '" + o.name + "' " + where, std::move(m)};
     }
   }
@@ -249,7 +252,7 @@ CaseRecord runCase(const Suite &s, const Case &c, Backend &backend, const RunOpt
   r.features = c.features;
   r.backend = backend.name();
   r.expect = std::string(expectKindName(c.expect.kind));
-  r.reproduce = reproduceCommand(s.file, c.name);
+  r.reproduce = reproduceCommand(s.file, c.name, r.backend);
   auto start = std::chrono::steady_clock::now();
   for (const Variant &v : c.variants()) {
     ++r.variants;
@@ -301,8 +304,13 @@ bool backendDetectsTraps(std::string_view backend) {
   return backend == "interp";
 }
 
-std::string reproduceCommand(const std::string &file, const std::string &caseName) {
-  return "triton-interp --launch " + quoteIfNeeded(file) + " --case " + quoteIfNeeded(caseName);
+std::string reproduceCommand(const std::string &file, const std::string &caseName,
+                             std::string_view backend, const std::vector<std::string> &extraArgs) {
+  std::string cmd = std::string(backend == "gpu" ? "triton-run" : "triton-interp") + " --launch " +
+                    shellQuote(file) + " --case " + shellQuote(caseName);
+  for (const std::string &a : extraArgs)
+    cmd += " " + shellQuote(a);
+  return cmd;
 }
 
 const KnownFailure *KnownFailures::match(const std::string &suite, const std::string &caseName,

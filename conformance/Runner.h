@@ -43,22 +43,22 @@ bool isFailure(Status s);
 
 /// The result of one case on one backend: one record of a report.
 struct CaseRecord {
-  std::string suite;                  // the suite's name
-  std::string name;                   // the case's name
-  std::string file;                   // the suite file
+  std::string suite; // the suite's name
+  std::string name;  // the case's name
+  std::string file;  // the suite file
   std::vector<std::string> features;
   std::string backend;
   Status status = Status::Pass;
-  double time = 0;                    // seconds, all variants
-  std::string variant;                // the variant that failed ("" when none or no lists)
-  int variants = 0;                   // variants that ran
-  std::optional<Mismatch> mismatch;   // fail: the first mismatching element
-  std::string error;                  // what went wrong (diagnostics, trap, crash)
-  std::string expect;                 // the expectation kind ("outputs", ...)
-  std::string reason;                 // xfail / xpass: the expectations file's reason
-  std::optional<Status> actual;       // xfail: the status before the expectations file
-  std::string source;                 // the kernel text (records that did not pass)
-  std::string reproduce;              // a command that reruns the case
+  double time = 0;                  // seconds, all variants
+  std::string variant;              // the variant that failed ("" when none or no lists)
+  int variants = 0;                 // variants that ran
+  std::optional<Mismatch> mismatch; // fail: the first mismatching element
+  std::string error;                // what went wrong (diagnostics, trap, crash)
+  std::string expect;               // the expectation kind ("outputs", ...)
+  std::string reason;               // xfail / xpass: the expectations file's reason
+  std::optional<Status> actual;     // xfail: the status before the expectations file
+  std::string source;               // the kernel text (records that did not pass)
+  std::string reproduce;            // a command that reruns the case
 };
 
 /// The outcome of one variant.
@@ -101,8 +101,14 @@ std::unique_ptr<Backend> createBackend(const std::string &name, std::string &why
 /// invalid_launch, which the runner checks itself).
 bool backendDetectsTraps(std::string_view backend);
 
-/// `triton-interp --launch FILE --case NAME`, shell-quoted where needed.
-std::string reproduceCommand(const std::string &file, const std::string &caseName);
+/// The command that reruns a case on `backend`, shell-quoted where needed:
+/// `triton-interp --launch FILE --case NAME` for the interpreter, `triton-run
+/// --launch FILE --case NAME` (the GPU) for "gpu"; `extraArgs` follow.
+std::string reproduceCommand(const std::string &file, const std::string &caseName,
+                             std::string_view backend = "interp",
+                             const std::vector<std::string> &extraArgs = {});
+/// `s` quoted for a POSIX shell when it needs quoting.
+std::string shellQuote(const std::string &s);
 
 /// One entry of an expectations file: a known failure. Fields are globs
 /// (fnmatch); an empty backend matches every backend.
@@ -123,19 +129,21 @@ void applyKnownFailures(CaseRecord &r, const KnownFailures &known);
 
 struct RunnerOptions {
   std::string backend = "interp";
-  unsigned jobs = 0;               // workers at once; 0: the number of cores
-  double timeout = 60;             // seconds per case (all its variants); 0: none
-  bool isolate = true;             // run cases in forked worker processes
-  unsigned batch = 16;             // isolate: cases one worker runs in turn (0, 1: one each)
+  unsigned jobs = 0;   // workers at once; 0: the number of cores
+  double timeout = 60; // seconds per case (all its variants); 0: none
+  bool isolate = true; // run cases in forked worker processes
+  unsigned batch = 16; // isolate: cases one worker runs in turn (0, 1: one each)
   std::vector<std::string> suiteGlobs, featureGlobs, caseGlobs; // filters (any of each)
   const KnownFailures *known = nullptr;
-  std::ostream *progress = nullptr; // "[12/50] 1 failed" lines and one line per bad case
+  std::ostream *progress = nullptr; // "[12/50] 1 failed" lines and each bad case's whole error
+  /// Extra arguments of a case's reproduce command (the gpu backend's
+  /// --num-warps, --num-stages, --disable-opt when the run used other ones).
+  std::function<std::vector<std::string>(const Case &)> reproduceArgs;
 };
 
 /// Runs the selected cases of every loaded suite (files that did not load give
 /// one `error` record each) and returns the records in input order.
-std::vector<CaseRecord> runSuites(const std::vector<LoadResult> &suites,
-                                  const RunnerOptions &opts);
+std::vector<CaseRecord> runSuites(const std::vector<LoadResult> &suites, const RunnerOptions &opts);
 
 /// Whether a case passes the filters (globs: fnmatch; features: any listed).
 bool selected(const RunnerOptions &opts, const std::string &suite, const std::string &caseName,

@@ -53,7 +53,7 @@ CaseRecord baseRecord(const Suite &s, const Case &c, const std::string &backend)
   r.features = c.features;
   r.backend = backend;
   r.expect = std::string(expectKindName(c.expect.kind));
-  r.reproduce = reproduceCommand(s.file, c.name);
+  r.reproduce = reproduceCommand(s.file, c.name, backend);
   return r;
 }
 
@@ -119,7 +119,33 @@ void addSuiteItems(const LoadResult &lr, const RunnerOptions &opts, const std::s
   }
 }
 
-// Progress on stderr: "[12/50] 1 failed", and one line per case that did not pass.
+// A bad case's progress text after its name: the first line of its error on
+// the same line, then every further line of the error, the first mismatch and
+// the reproduce command, each on a line of its own indented by four spaces.
+std::string details(const CaseRecord &r) {
+  size_t firstEnd = std::min(r.error.find('\n'), r.error.size());
+  std::string out = firstEnd ? ": " + r.error.substr(0, firstEnd) + "\n" : "\n";
+  std::string text = firstEnd < r.error.size() ? r.error.substr(firstEnd + 1) : "";
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  if (r.mismatch && r.mismatch->index >= 0)
+    text += (text.empty() ? "" : "\n") + std::string("first mismatch: output '") +
+            r.mismatch->output + "' at index " + std::to_string(r.mismatch->index) + ": got " +
+            r.mismatch->got + ", want " + r.mismatch->want;
+  if (!r.reproduce.empty())
+    text += (text.empty() ? "" : "\n") + std::string("reproduce: ") + r.reproduce;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    size_t end = nl == std::string::npos ? text.size() : nl;
+    out += "    " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+// Progress on stderr: "[12/50] 1 failed", and for each case that did not pass
+// a line naming it followed by its whole error, indented.
 class Progress {
 public:
   Progress(std::ostream *os, size_t total)
@@ -135,10 +161,8 @@ public:
       std::string status(statusName(r.status));
       for (char &ch : status)
         ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-      std::string first = r.error.substr(0, r.error.find('\n'));
       *os_ << (tty_ ? "\r\033[K" : "") << status << ": " << r.suite << "/" << r.name << " ["
-           << r.backend << "]" << (r.variant.empty() ? "" : " (" + r.variant + ")")
-           << (first.empty() ? "" : ": " + first) << '\n';
+           << r.backend << "]" << (r.variant.empty() ? "" : " (" + r.variant + ")") << details(r);
     }
     size_t step = total_ >= 20 ? total_ / 20 : total_;
     if (tty_)
@@ -214,9 +238,9 @@ struct Worker {
   bool broken = false;       // a malformed frame arrived; later ones are ignored
   std::string perr;          // what was wrong with it
   int resultFd = -1, errFd = -1;
-  std::string result;        // bytes not yet split into frames
-  std::string err;           // stderr since the last marker
-  size_t markers = 0;        // markers seen
+  std::string result;                // bytes not yet split into frames
+  std::string err;                   // stderr since the last marker
+  size_t markers = 0;                // markers seen
   std::deque<std::string> markedErr; // stderr of cases [markers - size, markers)
   Clock::time_point start, deadline; // of the case running now
 };
@@ -525,8 +549,8 @@ void finishWorker(const Worker &w, const std::vector<WorkItem> &items, const Run
     onDone(index, failureRecord(items[index], opts, w, status, killed));
   }
   if (rest < w.batch.size())
-    requeue(std::vector<size_t>(w.batch.begin() + static_cast<std::ptrdiff_t>(rest),
-                                w.batch.end()));
+    requeue(
+        std::vector<size_t>(w.batch.begin() + static_cast<std::ptrdiff_t>(rest), w.batch.end()));
 }
 
 // Collects the workers that are done or past their deadline.
@@ -597,12 +621,20 @@ private:
   std::deque<std::vector<size_t>> requeued_;
 };
 
+// The reproduce command with the run's extra arguments for the case.
+void finishRecord(const WorkItem &item, const RunnerOptions &opts, CaseRecord &r) {
+  if (item.kase && item.suite && opts.reproduceArgs)
+    r.reproduce = reproduceCommand(item.suite->file, item.kase->name, r.backend,
+                                   opts.reproduceArgs(*item.kase));
+}
+
 void runIsolated(const std::vector<WorkItem> &items, const RunnerOptions &opts,
                  std::vector<CaseRecord> &records, Progress &progress) {
   unsigned jobs = opts.jobs ? opts.jobs : std::max(1u, std::thread::hardware_concurrency());
   std::vector<Worker> active;
   Batcher batcher(items, opts, jobs);
   auto onDone = [&](size_t index, CaseRecord r) {
+    finishRecord(items[index], opts, r);
     if (opts.known)
       applyKnownFailures(r, *opts.known);
     progress.done(r);
@@ -657,6 +689,7 @@ std::vector<CaseRecord> runSuites(const std::vector<LoadResult> &suites,
   }
   for (size_t i = 0; i < items.size(); ++i) {
     CaseRecord r = items[i].decided ? *items[i].decided : runInProcess(items[i], opts);
+    finishRecord(items[i], opts, r);
     if (opts.known)
       applyKnownFailures(r, *opts.known);
     progress.done(r);

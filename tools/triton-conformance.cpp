@@ -4,8 +4,9 @@
 //       [--html report.html] [--md report.md] [-j N] [--timeout S]
 //       [--suite GLOB] [--feature GLOB] [--case GLOB] [--expectations FILE]
 //       [--batch N]
-//   triton-conformance check PATH...           (load and validate only)
-//   triton-conformance diff OLD.json NEW.json  (regressions, fixes, flips)
+//   triton-conformance check PATH...           (load, compile and bind every case)
+//   triton-conformance diff OLD.json NEW.json [--html F] [--md F] [--force]
+//       (regressions, fixes, flips; the pages put regressions and fixes first)
 //   triton-conformance report IN.json... [--out merged.json] [--html F] [--md F]
 //   triton-conformance check-ptx PATH... [-j N] [--sm 90] [--num-warps 4]
 //       [--num-stages 3] [--allow-unsupported]
@@ -13,7 +14,9 @@
 //
 // PATH is a suite file or a directory (every *.json under it, sorted).
 // Exit codes: 0 success; 1 a case failed (run: any fail, error, crash,
-// timeout or xpass), a suite is invalid (check), a regression (diff);
+// timeout or xpass), a suite is invalid, a case does not compile or its
+// arguments do not match the kernel, or a case name repeats (check), a
+// regression (diff);
 // check-ptx: ptxas rejected a kernel (or codegen failed other than "not
 // supported", which fails only without --allow-unsupported);
 // 3 usage error (bad options, unreadable inputs); 77 check-ptx found no
@@ -24,10 +27,12 @@
 // software-pipelining stages); without one every gpu case is `skipped` with the reason.
 //
 //===----------------------------------------------------------------------===//
+#include "ConformanceVersion.h"
 #include "conformance/Case.h"
 #include "conformance/Report.h"
 #include "conformance/Runner.h"
 #include "gpu/GpuBackend.h"
+#include "runtime/Launch.h"
 #include "support/FileIO.h"
 #include "support/TimeLimit.h"
 #include "support/ToolMain.h"
@@ -37,9 +42,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace tc::conf;
@@ -137,6 +150,108 @@ bool writeReports(const Report &report, const std::string &out, const std::strin
   return ok;
 }
 
+/// The command line, each argument shell-quoted where needed.
+std::string commandLine(int argc, char **argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i)
+    out += (i ? " " : "") + shellQuote(argv[i]);
+  return out;
+}
+
+std::string utcNow() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// "NAME (CPU model, N cores; Linux 6.1.0)".
+std::string hostDescription() {
+  char name[256] = "unknown host";
+  if (gethostname(name, sizeof name) != 0)
+    std::snprintf(name, sizeof name, "unknown host");
+  name[sizeof name - 1] = 0;
+  std::string cpu;
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; cpu.empty() && std::getline(info, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
+      cpu = line.substr(line.find(':') + 2);
+  std::string out = std::string(name) + " (" + (cpu.empty() ? "unknown CPU" : cpu) + ", " +
+                    std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads";
+  if (utsname u{}; uname(&u) == 0)
+    out += "; " + std::string(u.sysname) + " " + u.release;
+  return out + ")";
+}
+
+/// The GPU's name, asked in a child process (CUDA must not start in this
+/// one: the workers are forked from it); "" when it cannot be told.
+std::string gpuDescription(const tc::codegen::Options &codegen) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return "";
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return "";
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    tc::gpu::GpuOptions go;
+    go.codegen = codegen;
+    std::string d = tc::gpu::createGpuBackend(go)->deviceDescription();
+    ssize_t n = write(fds[1], d.data(), d.size());
+    _exit(n == static_cast<ssize_t>(d.size()) ? 0 : 1);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+    out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? out : "";
+}
+
+/// What ran the cases of each backend: "interp: the interpreter on this host; gpu: NAME".
+std::string deviceDescription(const std::vector<std::string> &backends,
+                              const tc::codegen::Options &codegen) {
+  std::string out;
+  for (const std::string &b : backends) {
+    std::string d;
+    if (b == "interp") {
+      d = "the reference interpreter on the host CPU";
+    } else if (b == "gpu") {
+      std::string why;
+      if (!tc::gpu::cudaAvailable(&why))
+        d = "not available (" + why + ")";
+      else if (d = gpuDescription(codegen); d.empty())
+        d = "a CUDA device (its name could not be read)";
+    }
+    out += (out.empty() ? "" : "; ") + b + ": " + d;
+  }
+  return out;
+}
+
+/// The reproduce command's extra arguments on the GPU: the run's --num-warps
+/// (unless the case sets num_warps, which triton-run's --num-warps would
+/// override), --num-stages and --disable-opt when they are not the defaults.
+std::function<std::vector<std::string>(const Case &)> gpuReproduceArgs(const RunFlags &f) {
+  return [f](const Case &c) {
+    std::vector<std::string> args;
+    if (!c.numWarps && f.numWarps != RunFlags{}.numWarps)
+      args.insert(args.end(), {"--num-warps", std::to_string(f.numWarps)});
+    if (f.numStages != RunFlags{}.numStages)
+      args.insert(args.end(), {"--num-stages", std::to_string(f.numStages)});
+    if (!f.disableOpt.empty())
+      args.insert(args.end(), {"--disable-opt", f.disableOpt});
+    return args;
+  };
+}
+
 /// Registers the GPU backend (compiled into the library; the device is probed,
 /// in a child process, when the runner asks whether it is available).
 void registerGpuBackend(const tc::codegen::Options &codegen) {
@@ -151,7 +266,7 @@ void registerGpuBackend(const tc::codegen::Options &codegen) {
       /*detectsTraps=*/false);
 }
 
-int runCommand(const RunFlags &f) {
+int runCommand(const RunFlags &f, const std::string &command) {
   tc::codegen::Options codegen;
   codegen.numWarps = f.numWarps;
   codegen.numStages = f.numStages;
@@ -181,6 +296,11 @@ int runCommand(const RunFlags &f) {
   std::vector<LoadResult> suites = loadAll(files);
   Report report;
   report.inputs = f.paths;
+  report.command = command;
+  report.version = kConformanceVersion;
+  report.date = utcNow();
+  report.host = hostDescription();
+  report.device = deviceDescription(f.backends, codegen);
   for (const std::string &backend : f.backends) {
     RunnerOptions opts;
     opts.backend = backend;
@@ -193,12 +313,13 @@ int runCommand(const RunFlags &f) {
     opts.caseGlobs = f.cases;
     opts.known = known ? &*known : nullptr;
     opts.progress = f.quiet ? nullptr : &std::cerr;
+    if (backend == "gpu")
+      opts.reproduceArgs = gpuReproduceArgs(f);
     report.backends.push_back(backend);
     std::vector<CaseRecord> records = runSuites(suites, opts);
     report.records.insert(report.records.end(), records.begin(), records.end());
   }
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   bool written = writeReports(report, f.out, f.html, f.md);
   StatusCounts counts = countStatuses(report.records);
   std::cout << summaryLine(counts) << std::endl;
@@ -207,30 +328,103 @@ int runCommand(const RunFlags &f) {
   return runSucceeded(counts) ? kExitOk : kExitFailed;
 }
 
+/// `text` with every line indented by four spaces.
+std::string indent(const std::string &text) {
+  std::string out;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    out += "    " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+/// Compiles every variant of `c` and binds its arguments to the kernel's
+/// parameters (order, count, buffer or scalar, dtype, values that fit) and
+/// evaluates its grid; the problems, one message each. A compile_error case
+/// is not compiled (running it checks the error), and an invalid_launch trap
+/// case may give arguments that do not match on purpose.
+std::vector<std::string> compileAndBind(const Suite &s, const Case &c) {
+  std::vector<std::string> problems;
+  if (c.expect.kind == ExpectKind::CompileError)
+    return problems;
+  bool badArgsExpected =
+      c.expect.kind == ExpectKind::Trap && c.expect.trap == tc::TrapKind::InvalidLaunch;
+  for (const Variant &v : c.variants()) {
+    std::string where = v.label.empty() ? "" : " (variant " + v.label + ")";
+    tc::CompileOutcome k = tc::compileKernel(c.compileRequest(v, s));
+    if (!k.ok()) {
+      problems.push_back("the kernel does not compile" + where + ":\n" + indent(k.diagnostics));
+      continue;
+    }
+    if (badArgsExpected)
+      continue;
+    std::optional<tc::Trap> bad = checkArgs(c, *k.kernel);
+    std::unique_ptr<BoundArgs> args = bad ? nullptr : bindArgs(c);
+    if (!bad)
+      bad = tc::checkLaunchArguments(*k.kernel, args->launch);
+    if (bad) {
+      problems.push_back("the arguments do not match the kernel's parameters" + where + ": " +
+                         bad->message);
+      continue;
+    }
+    if (tc::GridOutcome g = tc::evalGrid(c.gridSpec(), *k.kernel, args->launch); !g.dims)
+      problems.push_back("the grid does not evaluate" + where + ": " + g.error);
+  }
+  return problems;
+}
+
 int checkCommand(const std::vector<std::string> &paths) {
   std::vector<std::string> files;
   if (!expandPaths(paths, files))
     return kExitUsage;
   size_t cases = 0, variants = 0, errors = 0;
+  // Case names across the files given: the first file and JSON path of each.
+  std::map<std::string, std::pair<std::string, std::string>> firstSeen;
+  auto seen = [&](const std::string &file, const std::string &path, const std::string &name) {
+    auto [it, fresh] = firstSeen.emplace(name, std::pair{file, path});
+    if (fresh || it->second.first == file) // within a file: the loader's error
+      return true;
+    std::cerr << "error: " << file << ": " << path << ": case '" << name
+              << "': a case of this name is also in " << it->second.first << " ("
+              << it->second.second << "); case names must be unique across the suites\n";
+    ++errors;
+    return false;
+  };
   for (const LoadResult &r : loadAll(files)) {
     for (const std::string &e : r.errors)
       std::cerr << "error: " << e << "\n";
     errors += r.errors.size();
     if (!r.suite)
       continue;
-    cases += r.suite->cases.size();
-    for (const Case &c : r.suite->cases)
-      variants += c.variants().size();
+    for (const Case &c : r.suite->cases) {
+      bool good = seen(r.suite->file, c.path, c.name);
+      for (const std::string &p : compileAndBind(*r.suite, c)) {
+        std::cerr << "error: " << r.suite->file << ": " << c.path << ": case '" << c.name
+                  << "': " << p << (p.back() == '\n' ? "" : "\n");
+        ++errors;
+        good = false;
+      }
+      if (good) {
+        ++cases;
+        variants += c.variants().size();
+      }
+    }
+    for (const InvalidCase &inv : r.suite->invalid)
+      seen(r.suite->file, inv.path, inv.name);
   }
   auto n = [](size_t count, const char *what) {
     return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
   };
-  std::cout << "checked " << n(files.size(), "suite file") << ": " << n(cases, "valid case")
-            << " (" << n(variants, "variant") << "), " << n(errors, "error") << std::endl;
+  std::cout << "checked " << n(files.size(), "suite file") << ": " << n(cases, "valid case") << " ("
+            << n(variants, "variant") << "), " << n(errors, "error") << std::endl;
   return errors ? kExitFailed : kExitOk;
 }
 
-int diffCommand(const std::string &oldPath, const std::string &newPath) {
+int diffCommand(const std::string &oldPath, const std::string &newPath, const std::string &html,
+                const std::string &md, bool force) {
+  if (!checkOutputs({{"--html", html}, {"--md", md}}, {oldPath, newPath}, force))
+    return kExitUsage;
   std::string error;
   std::optional<Report> before = readReport(oldPath, error);
   std::optional<Report> after = before ? readReport(newPath, error) : std::nullopt;
@@ -240,6 +434,14 @@ int diffCommand(const std::string &oldPath, const std::string &newPath) {
   }
   ReportDiff d = diffReports(*before, *after);
   std::cout << renderDiff(d, *before, *after) << std::flush;
+  std::string title = oldPath + " -> " + newPath;
+  bool ok = true;
+  if (!html.empty())
+    ok = writeText(html, renderDiffHtml(d, *before, *after, title)) && ok;
+  if (!md.empty())
+    ok = writeText(md, renderDiffMarkdown(d, *before, *after, title)) && ok;
+  if (!ok)
+    return kExitUsage;
   return d.regressions.empty() ? kExitOk : kExitFailed;
 }
 
@@ -260,6 +462,12 @@ int reportCommand(const std::vector<std::string> &inputs, const std::string &out
         merged.backends.push_back(b);
     merged.inputs.insert(merged.inputs.end(), r->inputs.begin(), r->inputs.end());
     merged.seconds += r->seconds;
+    for (auto [into, from] :
+         {std::pair{&merged.command, &r->command}, std::pair{&merged.version, &r->version},
+          std::pair{&merged.date, &r->date}, std::pair{&merged.host, &r->host},
+          std::pair{&merged.device, &r->device}})
+      if (!from->empty() && into->find(*from) == std::string::npos)
+        *into += (into->empty() ? "" : " | ") + *from;
     merged.records.insert(merged.records.end(), r->records.begin(), r->records.end());
   }
   bool written = writeReports(merged, out, html, md);
@@ -270,8 +478,9 @@ int reportCommand(const std::vector<std::string> &inputs, const std::string &out
 /// --num-stages N of `cmd` (1 to 8; the default is codegen::Options').
 void addNumStages(CLI::App &cmd, unsigned &numStages, const std::string &prefix) {
   cmd.add_option("--num-stages", numStages,
-                 prefix + "software-pipelining stages of the loads in loops, 1 to 8 (1: none; "
-                          "default " +
+                 prefix +
+                     "software-pipelining stages of the loads in loops, 1 to 8 (1: none; "
+                     "default " +
                      std::to_string(numStages) + "; --disable-opt pipeline means 1)")
       ->check(CLI::Range(1u, 8u));
 }
@@ -336,10 +545,15 @@ static int toolMain(int argc, char **argv) {
   CLI::App *check = app.add_subcommand("check", "load and validate suites");
   check->add_option("paths", checkPaths, "suite files or directories")->required();
 
-  std::string oldPath, newPath;
+  std::string oldPath, newPath, diffHtml, diffMd;
+  bool diffForce = false;
   CLI::App *diff = app.add_subcommand("diff", "compare two reports");
   diff->add_option("old", oldPath, "the report before")->required();
   diff->add_option("new", newPath, "the report after")->required();
+  diff->add_option("--html", diffHtml,
+                   "write the diff as an HTML page: regressions and fixes first, then features");
+  diff->add_option("--md", diffMd, "write the diff as a Markdown page (as --html)");
+  diff->add_flag("--force", diffForce, "replace existing output files (never an input)");
 
   std::vector<std::string> reportInputs;
   std::string repOut, repHtml, repMd;
@@ -358,7 +572,7 @@ static int toolMain(int argc, char **argv) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
   if (*run)
-    return runCommand(rf);
+    return runCommand(rf, commandLine(argc, argv));
   if (*check)
     return checkCommand(checkPaths);
   if (*checkPtx) {
@@ -368,7 +582,7 @@ static int toolMain(int argc, char **argv) {
     return checkPtxCommand(loadAll(files), pf);
   }
   if (*diff)
-    return diffCommand(oldPath, newPath);
+    return diffCommand(oldPath, newPath, diffHtml, diffMd, diffForce);
   return reportCommand(reportInputs, repOut, repHtml, repMd, repForce);
 }
 

@@ -520,7 +520,7 @@ def error_cases():
   *X = w;
 }
 ''', "use of undeclared identifier 'w'", 5)
-    err('tile_condition_in_if', ['if'], '''__global__ void k(float *X, int N) {
+    err('tile_condition_vs_scalar_in_if', ['if'], '''__global__ void k(float *X, int N) {
   int i[8] = 0 ... 8;
   if (i < N)
     *X = 1.0;
@@ -676,7 +676,7 @@ __global__ void k(int *Y, int n) {
 }
 ''', args=[i32('Y', 1), scalar('n', 'int32', 5)], expect=util.expect_trap('assertion_failed', 'n < 3')))
 
-    S.add(case('pp_error_directive', ['control_flow', 'preprocessor', 'compile_error'],
+    S.add(case('pp_error_directive_on_define', ['control_flow', 'preprocessor', 'compile_error'],
                source='''#if SIZE < 16
 #error SIZE must be at least 16
 #endif

@@ -38,14 +38,14 @@ std::string names(const std::vector<DiffEntry> &list) {
 } // namespace
 
 TEST(ConformanceReport, SummaryLine) {
-  StatusCounts c = countStatuses({rec("a", Status::Pass), rec("b", Status::Pass),
-                                  rec("c", Status::Fail), rec("d", Status::Skipped),
-                                  rec("e", Status::XFail)});
+  StatusCounts c =
+      countStatuses({rec("a", Status::Pass), rec("b", Status::Pass), rec("c", Status::Fail),
+                     rec("d", Status::Skipped), rec("e", Status::XFail)});
   EXPECT_EQ(summaryLine(c),
             "2 passed, 1 failed, 0 error, 0 crash, 0 timeout, 1 skipped, 1 xfail, 0 xpass");
   EXPECT_FALSE(runSucceeded(c));
-  EXPECT_TRUE(runSucceeded(countStatuses({rec("a", Status::Pass), rec("b", Status::XFail),
-                                          rec("c", Status::Skipped)})));
+  EXPECT_TRUE(runSucceeded(
+      countStatuses({rec("a", Status::Pass), rec("b", Status::XFail), rec("c", Status::Skipped)})));
   for (Status bad : {Status::Fail, Status::Error, Status::Crash, Status::Timeout, Status::XPass})
     EXPECT_FALSE(runSucceeded(countStatuses({rec("a", bad)})));
 }
@@ -150,23 +150,102 @@ TEST(ConformanceReport, RenderingsListEveryCaseThatDidNotPass) {
   bad.reproduce = "triton-interp --launch s.json --case 'bad<1>'";
   Report r = reportOf({rec("good", Status::Pass), bad, rec("skip", Status::Skipped)});
   std::string md = renderMarkdown(r);
-  EXPECT_NE(md.find("## Cases that did not pass (2)"), std::string::npos);
+  EXPECT_NE(md.find("## Cases that did not pass (1)"), std::string::npos);
+  EXPECT_NE(md.find("## Skipped (1)"), std::string::npos);
   EXPECT_NE(md.find("### s/bad<1> [interp]: fail"), std::string::npos);
   EXPECT_NE(md.find("- first mismatch: output 'Z' at index 3: got 5, want 4 (1 element differs)"),
             std::string::npos);
   EXPECT_NE(md.find("````c\n// ``` a fence inside"), std::string::npos); // a longer fence
-  EXPECT_LT(md.find("s/bad<1>"), md.find("s/skip"));                   // skipped ones last
+  EXPECT_LT(md.find("s/bad<1>"), md.find("s/skip"));                     // skipped ones last
   EXPECT_EQ(md.substr(md.rfind('\n', md.size() - 2) + 1),
             "1 passed, 1 failed, 0 error, 0 crash, 0 timeout, 1 skipped, 0 xfail, 0 xpass\n");
   std::string html = renderHtml(r);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find("<style>"), std::string::npos);
   EXPECT_EQ(html.find("http"), std::string::npos); // no external assets
-  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_NE(html.find("s/bad&lt;1&gt;"), std::string::npos);
   EXPECT_NE(html.find("*Z = 1 &lt; 2;"), std::string::npos);
   EXPECT_NE(html.find("--case &#39;bad&lt;1&gt;&#39;"), std::string::npos);
   EXPECT_EQ(html.find("bad<1>"), std::string::npos);
+}
+
+// Skipped records: one row per reason with its count, reasons in order of
+// first appearance, each case listed once under its reason.
+TEST(ConformanceReport, SkippedCasesAreGroupedByReason) {
+  std::vector<CaseRecord> recs;
+  for (const char *name : {"a", "b", "c", "d", "e"}) {
+    CaseRecord r = rec(name, Status::Skipped, "gpu");
+    r.reason = std::string(name) < "d" ? "no CUDA device" : "the case runs on interp only";
+    recs.push_back(r);
+  }
+  Report r = reportOf(recs);
+  std::string md = renderMarkdown(r);
+  EXPECT_NE(md.find("| no CUDA device | 3 |\n| the case runs on interp only | 2 |\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("### s/a"), std::string::npos); // not one section per skipped case
+  std::string html = renderHtml(r);
+  EXPECT_EQ(html.find("<summary>no CUDA device</summary>"),
+            html.rfind("<summary>no CUDA device</summary>")); // one group per reason
+  EXPECT_LT(html.find("s/c [gpu]"), html.find("<summary>the case runs on interp only"));
+  EXPECT_GT(html.find("s/e [gpu]"), html.find("<summary>the case runs on interp only"));
+}
+
+// The suite table: one row per suite file and backend, counts by status and the
+// sum of the cases' times.
+TEST(ConformanceReport, SuiteTableCountsAndTimes) {
+  CaseRecord a = rec("a", Status::Pass), b = rec("b", Status::Fail), c = rec("c", Status::Pass);
+  a.time = 0.25;
+  b.time = 1.5;
+  c.suite = "t";
+  c.file = "t.json";
+  c.time = 2;
+  Report r = reportOf({a, b, c});
+  r.command = "triton-conformance run x";
+  r.version = "0.1.0 (abc)";
+  std::string md = renderMarkdown(r);
+  EXPECT_NE(md.find("| s | s.json | interp | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 1.75 s |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| t | t.json | interp | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 2.00 s |"),
+            std::string::npos);
+  EXPECT_NE(md.find("- command: `triton-conformance run x`"), std::string::npos);
+  EXPECT_NE(md.find("- version: `0.1.0 (abc)`"), std::string::npos);
+  // The header survives the JSON round trip.
+  std::string error;
+  std::optional<Report> back = reportFromJson(reportToJson(r), "r.json", error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(back->command, r.command);
+  EXPECT_EQ(back->version, r.version);
+}
+
+// The diff page: regressions (the new record's failure) and fixes (the old
+// record's failure) come before the feature table.
+TEST(ConformanceReport, DiffPagesPutRegressionsAndFixesFirst) {
+  CaseRecord wasBad = rec("fixed", Status::Fail, "interp", {"op.add"});
+  wasBad.mismatch = Mismatch{"Z", 1, "3", "2", 1};
+  wasBad.source = "__global__ void fixed_kernel(int *Z) {}\n";
+  CaseRecord nowBad = rec("broken", Status::Fail, "interp", {"op.add"});
+  nowBad.mismatch = Mismatch{"Y", 7, "9", "8", 2};
+  nowBad.source = "__global__ void broken_kernel(int *Y) {}\n";
+  nowBad.reproduce = "triton-interp --launch s.json --case broken";
+  Report before = reportOf({wasBad, rec("broken", Status::Pass, "interp", {"op.add"})});
+  Report after = reportOf({rec("fixed", Status::Pass, "interp", {"op.add"}), nowBad});
+  ReportDiff d = diffReports(before, after);
+  for (const std::string &page : {renderDiffMarkdown(d, before, after, "a -> b"),
+                                  renderDiffHtml(d, before, after, "a -> b")}) {
+    size_t regression = page.find("broken_kernel"), fix = page.find("fixed_kernel");
+    size_t features = page.find("op.add");
+    ASSERT_NE(regression, std::string::npos) << page;
+    ASSERT_NE(fix, std::string::npos) << page;
+    EXPECT_LT(regression, fix);
+    EXPECT_LT(fix, features);
+    EXPECT_NE(page.find("at index 7: got 9, want 8"), std::string::npos);
+    EXPECT_NE(page.find("at index 1: got 3, want 2"), std::string::npos);
+    EXPECT_NE(page.find("triton-interp --launch s.json --case broken"), std::string::npos);
+  }
 }
 
 TEST(ConformanceReport, Diff) {
@@ -176,12 +255,12 @@ TEST(ConformanceReport, Diff) {
   hidden.actual = Status::Crash;
   CaseRecord stillKnown = rec("xfail_then_fail", Status::XFail);
   stillKnown.actual = Status::Fail;
-  Report before = reportOf({rec("pass_then_fail", Status::Pass), rec("fail_then_pass", Status::Fail),
-                            rec("pass_then_skipped", Status::Pass),
-                            rec("fail_then_crash", Status::Fail), rec("skipped_then_error", Status::Skipped),
-                            rec("same_fail", Status::Fail), rec("removed", Status::Pass), knownPass,
-                            rec("pass_then_hidden", Status::Pass), stillKnown,
-                            rec("pass", Status::Pass, "gpu")});
+  Report before =
+      reportOf({rec("pass_then_fail", Status::Pass), rec("fail_then_pass", Status::Fail),
+                rec("pass_then_skipped", Status::Pass), rec("fail_then_crash", Status::Fail),
+                rec("skipped_then_error", Status::Skipped), rec("same_fail", Status::Fail),
+                rec("removed", Status::Pass), knownPass, rec("pass_then_hidden", Status::Pass),
+                stillKnown, rec("pass", Status::Pass, "gpu")});
   CaseRecord newFail = rec("added_failing", Status::Timeout);
   Report after = reportOf(
       {rec("pass_then_fail", Status::Fail), rec("fail_then_pass", Status::Pass),

@@ -469,6 +469,10 @@ TEST(ConformanceRunner, ReproduceCommandQuotes) {
   EXPECT_EQ(reproduceCommand("cases/a.json", "x_1"), "triton-interp --launch cases/a.json --case x_1");
   EXPECT_EQ(reproduceCommand("my cases/a.json", "it's"),
             "triton-interp --launch 'my cases/a.json' --case 'it'\\''s'");
+  // On the GPU the case reruns on the GPU (triton-run), with the run's flags.
+  EXPECT_EQ(reproduceCommand("a.json", "x", "gpu", {"--num-stages", "2", "--disable-opt", "a b"}),
+            "triton-run --launch a.json --case x --num-stages 2 --disable-opt 'a b'");
+  EXPECT_EQ(reproduceCommand("a.json", "x", "interp"), "triton-interp --launch a.json --case x");
 }
 
 namespace {
