@@ -9,7 +9,7 @@
 // _Float16, whose conversions are libgcc's soft-fp), and from an independent
 // round-to-nearest-even written below (`refRound`), which scales by a power of
 // two and uses nearbyint, so it shares nothing with support/FloatBits.
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 // arithmetic, f16 in host float then GCC's soft-fp float -> _Float16, bf16 in
 // double then rounded by a local round-to-nearest-even (refRound).
 #include "interp/InterpreterBackend.h"
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 #include "runtime/Launch.h"
 
 #include <gtest/gtest.h>

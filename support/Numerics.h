@@ -1,7 +1,8 @@
-//===- Numerics.h - Scalar semantics of the reference interpreter -------===//
+//===- Numerics.h - Scalar semantics on raw bits ----------------------------===//
 //
-// Small pure functions, one per rule of docs/semantics.md, that the
-// interpreter lifts over tiles. Values travel as raw bits of their dtype
+// Small pure functions, one per rule of docs/semantics.md: the rules the
+// interpreter lifts over tiles (support/ScalarRules.h), on one scalar, for the
+// constant folder and the tools. Values travel as raw bits of their dtype
 // (zero-extended into uint64_t; bool is 0/1; fp16/bf16 their 16-bit patterns)
 // so every function is defined for every dtype without host-type shortcuts.
 // Each function is unit-tested against independently derived tables.
