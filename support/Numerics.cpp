@@ -34,6 +34,17 @@ template <typename Fn> uint64_t intOp(DType t, Fn &&fn) {
   });
 }
 
+/// Runs a rule defined on integers and bool over the value of `t`.
+template <typename Fn> uint64_t intOpOrBool(DType t, Fn &&fn) {
+  return dispatchDType(t, [&](auto d) -> uint64_t {
+    constexpr DType D = decltype(d)::value;
+    if constexpr (!kIsFloat<D>)
+      return fn(d);
+    assert(false && "bitwise operation on a float dtype");
+    return 0;
+  });
+}
+
 uint64_t intAdd(DType t, uint64_t a, uint64_t b) {
   if (t == DType::Bool)
     return wrapInt(t, intValue(t, a) + intValue(t, b));
@@ -113,6 +124,61 @@ uint64_t intMulHi(DType t, uint64_t a, uint64_t b) {
   });
 }
 
+/// Runs rule `fn(d)` of any dtype and returns its result's bits.
+template <typename Fn> uint64_t anyOp(DType t, Fn &&fn) {
+  return dispatchDType(t, [&](auto d) -> uint64_t { return toRaw<decltype(d)::value>(fn(d)); });
+}
+
+uint64_t bitAnd(DType t, uint64_t a, uint64_t b) {
+  return intOpOrBool(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(static_cast<St<D>>(fromRaw<D>(a) & fromRaw<D>(b)));
+  });
+}
+
+uint64_t bitOr(DType t, uint64_t a, uint64_t b) {
+  return intOpOrBool(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(static_cast<St<D>>(fromRaw<D>(a) | fromRaw<D>(b)));
+  });
+}
+
+uint64_t bitXor(DType t, uint64_t a, uint64_t b) {
+  return intOpOrBool(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(static_cast<St<D>>(fromRaw<D>(a) ^ fromRaw<D>(b)));
+  });
+}
+
+uint64_t bitNot(DType t, uint64_t a) {
+  return intOpOrBool(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return toRaw<D>(notT<D>(fromRaw<D>(a)));
+  });
+}
+
+uint64_t absOf(DType t, uint64_t a) {
+  assert(t != DType::Bool && "abs of bool");
+  return anyOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return absT<D>(fromRaw<D>(a));
+  });
+}
+
+uint64_t minOf(DType t, uint64_t a, uint64_t b) {
+  return anyOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return minT<D>(fromRaw<D>(a), fromRaw<D>(b));
+  });
+}
+
+uint64_t maxOf(DType t, uint64_t a, uint64_t b) {
+  return anyOp(t, [&](auto d) {
+    constexpr DType D = decltype(d)::value;
+    return maxT<D>(fromRaw<D>(a), fromRaw<D>(b));
+  });
+}
+
 /// Runs a float rule over dtype t.
 template <typename Fn> uint64_t floatOp(DType t, Fn &&fn) {
   return dispatchDType(t, [&](auto d) -> uint64_t {
@@ -128,7 +194,7 @@ template <typename Fn> uint64_t floatOp(DType t, Fn &&fn) {
   uint64_t NAME(DType t, uint64_t a, uint64_t b) {                                                 \
     return floatOp(t, [&](auto d) {                                                                \
       constexpr DType D = decltype(d)::value;                                                      \
-      return RULE<D>(fromRaw<D>(a), fromRaw<D>(b));                                        \
+      return RULE<D>(fromRaw<D>(a), fromRaw<D>(b));                                                \
     });                                                                                            \
   }
 TC_FLOAT_BINARY(floatAdd, floatAddT)

@@ -42,6 +42,17 @@ Status intShr(DType t, uint64_t a, uint64_t b, uint64_t &out);
 /// High half of the double-width product (as unsigned for unsigned dtypes, signed for signed).
 uint64_t intMulHi(DType t, uint64_t a, uint64_t b);
 
+/// Bitwise and, or, xor, not of an integer or bool dtype (not of bool is logical).
+uint64_t bitAnd(DType t, uint64_t a, uint64_t b);
+uint64_t bitOr(DType t, uint64_t a, uint64_t b);
+uint64_t bitXor(DType t, uint64_t a, uint64_t b);
+uint64_t bitNot(DType t, uint64_t a);
+/// abs of a non-bool dtype: integers wrap (abs(MIN) == MIN), floats clear the sign bit.
+uint64_t absOf(DType t, uint64_t a);
+/// min / max of any dtype: integers and bool by value, floats as floatMin / floatMax.
+uint64_t minOf(DType t, uint64_t a, uint64_t b);
+uint64_t maxOf(DType t, uint64_t a, uint64_t b);
+
 /// Float arithmetic of dtype `t`, correctly rounded (fp16/bf16 computed exactly in
 /// double then rounded once).
 uint64_t floatAdd(DType t, uint64_t a, uint64_t b);

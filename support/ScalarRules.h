@@ -26,9 +26,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "support/Numerics.h"
 #include "support/DType.h"
 #include "support/FloatBits.h"
+#include "support/Numerics.h"
 
 #include <bit>
 #include <cmath>
@@ -244,6 +244,14 @@ template <DType D> inline num::Status intShrT(St<D> a, St<D> b, St<D> &out) {
   return num::Status::Ok;
 }
 
+/// Bitwise complement; logical not for bool.
+template <DType D> inline St<D> notT(St<D> a) {
+  if constexpr (kIsBool<D>)
+    return static_cast<St<D>>(!a);
+  else
+    return static_cast<St<D>>(~a);
+}
+
 /// High half of the double-width product, signed for signed D.
 template <DType D> inline St<D> intMulHiT(St<D> a, St<D> b) {
   if constexpr (sizeof(St<D>) == 8) {
@@ -368,6 +376,16 @@ template <DType D> inline St<D> floatMathT(num::MathFn f, St<D> a) {
   case num::MathFn::Ceil: r = std::ceil(x); break;
   }
   return fromDouble<D>(r);
+}
+
+/// abs: integers wrap (abs(INT_MIN) == INT_MIN); floats clear the sign bit.
+template <DType D> inline St<D> absT(St<D> a) {
+  if constexpr (kIsFloat<D>)
+    return floatAbsT<D>(a);
+  else if constexpr (kIsSigned<D>)
+    return a < 0 ? wrapNeg<D>(a) : a;
+  else
+    return a;
 }
 
 //===----------------------------------------------------------------------===//
