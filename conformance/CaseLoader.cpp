@@ -2,7 +2,7 @@
 #include "conformance/Case.h"
 #include "conformance/Json.h"
 #include "conformance/Value.h"
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 #include "support/FileIO.h"
 #include "support/Npy.h"
 

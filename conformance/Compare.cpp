@@ -1,7 +1,7 @@
 #include "conformance/Compare.h"
 
 #include "conformance/Value.h"
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 
 #include <cmath>
 #include <cstdio>

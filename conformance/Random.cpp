@@ -1,6 +1,6 @@
 #include "conformance/Random.h"
 
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 
 #include <random>
 

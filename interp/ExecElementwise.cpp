@@ -44,24 +44,12 @@ struct NegF {
 };
 struct NotF {
   template <DType D> static constexpr bool ok = !kIsFloat<D>;
-  template <DType D> static St<D> apply(St<D> a) {
-    if constexpr (kIsBool<D>)
-      return static_cast<St<D>>(!a);
-    else
-      return static_cast<St<D>>(~a);
-  }
+  template <DType D> static St<D> apply(St<D> a) { return notT<D>(a); }
 };
 /// Integers wrap: abs(INT_MIN) == INT_MIN. Floats clear the sign bit.
 struct AbsF {
   template <DType D> static constexpr bool ok = !kIsBool<D>;
-  template <DType D> static St<D> apply(St<D> a) {
-    if constexpr (kIsFloat<D>)
-      return floatAbsT<D>(a);
-    else if constexpr (kIsSigned<D>)
-      return a < 0 ? wrapNeg<D>(a) : a;
-    else
-      return a;
-  }
+  template <DType D> static St<D> apply(St<D> a) { return absT<D>(a); }
 };
 template <num::MathFn Fn> struct MathF {
   template <DType D> static constexpr bool ok = kIsFloat<D>;

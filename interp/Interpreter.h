@@ -16,7 +16,7 @@
 
 #include "interp/AccessTracker.h"
 #include "interp/Memory.h"
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 #include "interp/Tile.h"
 #include "ir/IR.h"
 #include "runtime/Launch.h"

@@ -1,16 +1,14 @@
 //===- Fold.cpp - Constant folding ----------------------------------------===//
 //
 // Replaces ops whose operands are all `constant`s by a `constant`, computing
-// exactly what the interpreter computes (docs/semantics.md): integers wrap,
-// division truncates, `>>` is arithmetic for signed types, floats are computed
-// in double and rounded once to the dtype (exact for + - * / sqrt and fmod,
-// since double has more than 2p+2 bits for every narrower format).
+// exactly what the interpreter computes: each scalar rule of
+// docs/semantics.md comes from support/Numerics.h, the same code the
+// interpreter's tile engine runs (support/ScalarRules.h). This file only maps
+// ops to those rules and decides what may fold.
 //
 // Never folded: anything that would trap (division by zero, MIN / -1, shift
-// counts out of range, float -> int of NaN or out of range), results that
-// are NaN (the text form keeps no NaN payload), min/max of +0.0 and -0.0,
-// fma on 16-bit floats (no single rounding available), conversions of
-// integers beyond 2^53 to fp16/bf16 (double rounding), and umulhi.
+// counts out of range, float -> int of NaN or out of range), and results
+// that are NaN (the text form keeps no NaN payload).
 //
 // Constants are splats, so elementwise ops fold one scalar; shape ops of a
 // constant become a constant of the new shape.
@@ -19,11 +17,11 @@
 #include "ir/PassUtil.h"
 #include "ir/Passes.h"
 #include "support/FloatBits.h"
+#include "support/Numerics.h"
 #include "support/PlantedBugs.h"
+#include "support/ValueBits.h"
 
 #include <cmath>
-#include <cstring>
-#include <functional>
 
 namespace tc::ir {
 
@@ -75,289 +73,142 @@ std::optional<AttrValue> attrOf(const Scalar &s) {
   return AttrValue(v);
 }
 
-std::optional<Scalar> intResult(DType t, std::optional<uint64_t> bits) {
-  if (!bits)
-    return std::nullopt;
-  return Scalar{t, wrap(*bits, t), 0};
-}
-
-std::optional<Scalar> floatResult(DType t, std::optional<double> v) {
-  if (!v)
-    return std::nullopt;
-  return Scalar{t, 0, roundToFloat(*v, t)};
-}
-
-//===----------------------------------------------------------------------===//
-// Scalar semantics
-//===----------------------------------------------------------------------===//
-
-using IntBinFn = std::optional<uint64_t> (*)(DType, int64_t, int64_t);
-using FloatBinFn = std::optional<double> (*)(double, double);
-using IntUnFn = std::optional<uint64_t> (*)(DType, int64_t);
-using FloatUnFn = std::optional<double> (*)(double);
-
 uint64_t u(int64_t v) {
   return static_cast<uint64_t>(v);
 }
-int64_t minOf(DType t) {
-  return isSignedInt(t) ? wrap(uint64_t(1) << (bitWidth(t) - 1), t) : 0;
+
+/// `s` as the raw bits of its dtype (zero-extended), the form of support/Numerics.h.
+uint64_t bitsOf(const Scalar &s) {
+  return isFloat(s.dtype) ? num::floatBits(s.dtype, s.f) : num::wrapInt(s.dtype, s.i);
 }
 
-std::optional<uint64_t> intAdd(DType, int64_t a, int64_t b) {
-  return u(a) + u(b);
-}
-std::optional<uint64_t> intSub(DType, int64_t a, int64_t b) {
-  if (plantedBug("fold-sub-commute")) return u(b) - u(a);
-  return u(a) - u(b);
-}
-std::optional<uint64_t> intMul(DType, int64_t a, int64_t b) {
-  return u(a) * u(b);
-}
-std::optional<uint64_t> intAnd(DType, int64_t a, int64_t b) {
-  return u(a) & u(b);
-}
-std::optional<uint64_t> intOr(DType, int64_t a, int64_t b) {
-  return u(a) | u(b);
-}
-std::optional<uint64_t> intXor(DType, int64_t a, int64_t b) {
-  return u(a) ^ u(b);
+/// The scalar of dtype t whose bits are `bits`.
+Scalar scalarOfBits(DType t, uint64_t bits) {
+  if (isFloat(t))
+    return Scalar{t, 0, num::floatValue(t, bits)};
+  return Scalar{t, wrap(bits, t), 0};
 }
 
-std::optional<uint64_t> intDiv(DType t, int64_t a, int64_t b) {
-  if (b == 0 || (isSignedInt(t) && a == minOf(t) && b == -1))
+//===----------------------------------------------------------------------===//
+// Ops to the rules of support/Numerics.h
+//===----------------------------------------------------------------------===//
+
+/// A rule on raw bits of dtype t; none where it would trap or has no meaning.
+using BinRule = std::optional<uint64_t> (*)(DType, uint64_t, uint64_t);
+using UnRule = std::optional<uint64_t> (*)(DType, uint64_t);
+
+/// The result of a trapping rule `fn(t, a, b, out)`; none where it traps.
+std::optional<uint64_t> untrapped(num::Status (*fn)(DType, uint64_t, uint64_t, uint64_t &), DType t,
+                                  uint64_t a, uint64_t b) {
+  uint64_t r = 0;
+  if (fn(t, a, b, r) != num::Status::Ok)
     return std::nullopt;
-  return isSignedInt(t) ? u(a / b) : u(a) / u(b);
+  return r;
 }
 
-std::optional<uint64_t> intRem(DType t, int64_t a, int64_t b) {
-  if (b == 0 || (isSignedInt(t) && a == minOf(t) && b == -1))
-    return std::nullopt;
-  return isSignedInt(t) ? u(a % b) : u(a) % u(b);
+std::optional<uint64_t> addRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? num::floatAdd(t, a, b) : num::intAdd(t, a, b);
+}
+std::optional<uint64_t> subRule(DType t, uint64_t a, uint64_t b) {
+  if (isFloat(t))
+    return num::floatSub(t, a, b);
+  if (plantedBug("fold-sub-commute"))
+    return num::intSub(t, b, a);
+  return num::intSub(t, a, b);
+}
+std::optional<uint64_t> mulRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? num::floatMul(t, a, b) : num::intMul(t, a, b);
+}
+std::optional<uint64_t> divRule(DType t, uint64_t a, uint64_t b) {
+  if (isFloat(t))
+    return num::floatDiv(t, a, b);
+  return untrapped(num::intDiv, t, a, b);
+}
+std::optional<uint64_t> remRule(DType t, uint64_t a, uint64_t b) {
+  if (isFloat(t))
+    return num::floatRem(t, a, b);
+  return untrapped(num::intRem, t, a, b);
+}
+std::optional<uint64_t> shlRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? std::nullopt : untrapped(num::intShl, t, a, b);
+}
+std::optional<uint64_t> shrRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? std::nullopt : untrapped(num::intShr, t, a, b);
+}
+std::optional<uint64_t> mulHiRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? std::nullopt : std::optional(num::intMulHi(t, a, b));
+}
+std::optional<uint64_t> bitAndRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? std::nullopt : std::optional(num::bitAnd(t, a, b));
+}
+std::optional<uint64_t> bitOrRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? std::nullopt : std::optional(num::bitOr(t, a, b));
+}
+std::optional<uint64_t> bitXorRule(DType t, uint64_t a, uint64_t b) {
+  return isFloat(t) ? std::nullopt : std::optional(num::bitXor(t, a, b));
+}
+std::optional<uint64_t> minRule(DType t, uint64_t a, uint64_t b) {
+  return num::minOf(t, a, b);
+}
+std::optional<uint64_t> maxRule(DType t, uint64_t a, uint64_t b) {
+  return num::maxOf(t, a, b);
 }
 
-bool shiftOk(DType t, int64_t count) {
-  return isSignedInt(t) ? count >= 0 && count < static_cast<int64_t>(bitWidth(t))
-                        : u(count) < bitWidth(t);
+std::optional<uint64_t> negRule(DType t, uint64_t a) {
+  return isFloat(t) ? num::floatNeg(t, a) : num::intNeg(t, a);
 }
-
-std::optional<uint64_t> intShl(DType t, int64_t a, int64_t b) {
-  if (!shiftOk(t, b))
-    return std::nullopt;
-  return u(a) << b;
+std::optional<uint64_t> bitNotRule(DType t, uint64_t a) {
+  return isFloat(t) ? std::nullopt : std::optional(num::bitNot(t, a));
 }
-
-std::optional<uint64_t> intShr(DType t, int64_t a, int64_t b) {
-  if (!shiftOk(t, b))
-    return std::nullopt;
-  return isSignedInt(t) ? u(a >> b) : u(a) >> b;
+std::optional<uint64_t> absRule(DType t, uint64_t a) {
+  return num::absOf(t, a);
 }
-
-bool intLess(DType t, int64_t a, int64_t b) {
-  return isSignedInt(t) ? a < b : u(a) < u(b);
-}
-std::optional<uint64_t> intMin(DType t, int64_t a, int64_t b) {
-  return u(intLess(t, b, a) ? b : a);
-}
-std::optional<uint64_t> intMax(DType t, int64_t a, int64_t b) {
-  return u(intLess(t, a, b) ? b : a);
-}
-
-std::optional<double> fAdd(double a, double b) {
-  return a + b;
-}
-std::optional<double> fSub(double a, double b) {
-  return a - b;
-}
-std::optional<double> fMul(double a, double b) {
-  return a * b;
-}
-std::optional<double> fDiv(double a, double b) {
-  return a / b;
-}
-std::optional<double> fRem(double a, double b) {
-  return std::fmod(a, b);
-}
-
-/// maxNum-style min/max: NaN loses; +0.0 vs -0.0 is left unfolded.
-std::optional<double> fMinMax(double a, double b, bool isMax) {
-  if (std::isnan(a))
-    return b;
-  if (std::isnan(b))
-    return a;
-  if (a == b && std::signbit(a) != std::signbit(b))
-    return std::nullopt;
-  return (isMax ? a < b : b < a) ? b : a;
-}
-std::optional<double> fMin(double a, double b) {
-  return fMinMax(a, b, false);
-}
-std::optional<double> fMax(double a, double b) {
-  return fMinMax(a, b, true);
-}
-
-std::optional<uint64_t> intNeg(DType, int64_t a) {
-  return uint64_t(0) - u(a);
-}
-std::optional<uint64_t> intNot(DType, int64_t a) {
-  return ~u(a);
-}
-std::optional<uint64_t> intAbs(DType t, int64_t a) {
-  return isSignedInt(t) && a < 0 ? uint64_t(0) - u(a) : u(a);
-}
-
-std::optional<double> fNeg(double a) {
-  return -a;
-}
-std::optional<double> fAbs(double a) {
-  return std::fabs(a);
-}
-std::optional<double> fExp(double a) {
-  return std::exp(a);
-}
-std::optional<double> fExp2(double a) {
-  return std::exp2(a);
-}
-std::optional<double> fLog(double a) {
-  return std::log(a);
-}
-std::optional<double> fLog2(double a) {
-  return std::log2(a);
-}
-std::optional<double> fSqrt(double a) {
-  return std::sqrt(a);
-}
-std::optional<double> fRsqrt(double a) {
-  return 1.0 / std::sqrt(a);
-}
-std::optional<double> fSin(double a) {
-  return std::sin(a);
-}
-std::optional<double> fCos(double a) {
-  return std::cos(a);
-}
-std::optional<double> fFloor(double a) {
-  return std::floor(a);
-}
-std::optional<double> fCeil(double a) {
-  return std::ceil(a);
+template <num::MathFn F> std::optional<uint64_t> mathRule(DType t, uint64_t a) {
+  return isFloat(t) ? std::optional(num::floatMath(t, F, a)) : std::nullopt;
 }
 
 //===----------------------------------------------------------------------===//
 // Folding one op
 //===----------------------------------------------------------------------===//
 
-/// Binary elementwise op; `intFn`/`floatFn` may be null where the dtype class has no meaning.
-std::optional<Scalar> foldBinary(const Op &op, IntBinFn intFn, FloatBinFn floatFn, bool boolOk) {
+/// Binary elementwise op; bool operands fold only where `boolOk`.
+std::optional<Scalar> foldBinary(const Op &op, BinRule rule, bool boolOk) {
   auto a = scalarOf(op.operand(0)), b = scalarOf(op.operand(1));
-  if (!a || !b || a->dtype != b->dtype)
+  if (!a || !b || a->dtype != b->dtype || (isBool(a->dtype) && !boolOk))
     return std::nullopt;
-  DType t = a->dtype;
-  if (isFloat(t))
-    return floatFn ? floatResult(t, floatFn(a->f, b->f)) : std::nullopt;
-  if (isBool(t) && !boolOk)
+  std::optional<uint64_t> r = rule(a->dtype, bitsOf(*a), bitsOf(*b));
+  if (!r)
     return std::nullopt;
-  return intFn ? intResult(t, intFn(t, a->i, b->i)) : std::nullopt;
+  return scalarOfBits(a->dtype, *r);
 }
 
-std::optional<Scalar> foldUnary(const Op &op, IntUnFn intFn, FloatUnFn floatFn, bool boolOk) {
+std::optional<Scalar> foldUnary(const Op &op, UnRule rule, bool boolOk) {
   auto a = scalarOf(op.operand(0));
-  if (!a)
+  if (!a || (isBool(a->dtype) && !boolOk))
     return std::nullopt;
-  DType t = a->dtype;
-  if (isFloat(t))
-    return floatFn ? floatResult(t, floatFn(a->f)) : std::nullopt;
-  if (isBool(t) && !boolOk)
+  std::optional<uint64_t> r = rule(a->dtype, bitsOf(*a));
+  if (!r)
     return std::nullopt;
-  return intFn ? intResult(t, intFn(t, a->i)) : std::nullopt;
+  return scalarOfBits(a->dtype, *r);
 }
 
-template <typename Pred> std::optional<Scalar> foldCompare(const Op &op, Pred pred) {
+std::optional<Scalar> foldCompare(const Op &op, num::Cmp c) {
   auto a = scalarOf(op.operand(0)), b = scalarOf(op.operand(1));
   if (!a || !b || a->dtype != b->dtype)
     return std::nullopt;
-  bool r;
-  if (isFloat(a->dtype))
-    r = pred(a->f, b->f);
-  else if (isSignedInt(a->dtype))
-    r = pred(a->i, b->i);
-  else
-    r = pred(u(a->i), u(b->i));
-  return Scalar{DType::Bool, r, 0};
+  return Scalar{DType::Bool, num::compare(a->dtype, c, bitsOf(*a), bitsOf(*b)), 0};
 }
 
-/// C conversion of `a` to dtype `to` (docs/semantics.md rule 13).
-std::optional<Scalar> convert(const Scalar &a, DType to) {
-  DType from = a.dtype;
-  if (isBool(to))
-    return Scalar{to, isFloat(from) ? a.f != 0 : a.i != 0, 0};
-  if (!isFloat(from)) {
-    if (!isFloat(to))
-      return Scalar{to, wrap(u(a.i), to), 0};
-    bool isUnsignedBig = isUnsignedInt(from) && a.i < 0;
-    bool beyond53 = isUnsignedBig || a.i > (int64_t(1) << 53) || a.i < -(int64_t(1) << 53);
-    if (to == DType::F32)
-      return Scalar{to, 0, isUnsignedBig ? double(float(u(a.i))) : double(float(a.i))};
-    if (to == DType::F64)
-      return Scalar{to, 0, isUnsignedBig ? double(u(a.i)) : double(a.i)};
-    if (beyond53)
-      return std::nullopt; // int -> double would round before the 16-bit rounding
-    return Scalar{to, 0, roundToFloat(double(a.i), to)};
-  }
-  if (isFloat(to))
-    return Scalar{to, 0, roundToFloat(a.f, to)};
-  if (std::isnan(a.f))
-    return std::nullopt;
-  double t = std::trunc(a.f);
-  unsigned w = bitWidth(to);
-  if (isSignedInt(to)) {
-    double lim = std::ldexp(1.0, static_cast<int>(w) - 1);
-    if (t < -lim || t >= lim)
-      return std::nullopt;
-    return Scalar{to, static_cast<int64_t>(t), 0};
-  }
-  if (t < 0 || t >= std::ldexp(1.0, static_cast<int>(w)))
-    return std::nullopt;
-  return Scalar{to, wrap(static_cast<uint64_t>(t), to), 0};
-}
-
+/// C conversion to the result dtype (docs/semantics.md rule 13).
 std::optional<Scalar> foldCast(const Op &op) {
   auto a = scalarOf(op.operand(0));
   if (!a || op.result()->type().isPtr)
     return std::nullopt;
-  return convert(*a, op.result()->type().dtype);
-}
-
-/// The bits of a float value of dtype t (t's width).
-uint64_t floatBits(double v, DType t) {
-  if (t == DType::F16)
-    return doubleToHalfBits(v);
-  if (t == DType::BF16)
-    return doubleToBF16Bits(v);
-  if (t == DType::F32) {
-    float f = static_cast<float>(v);
-    uint32_t b;
-    std::memcpy(&b, &f, 4);
-    return b;
-  }
-  uint64_t b;
-  std::memcpy(&b, &v, 8);
-  return b;
-}
-
-double floatFromBits(uint64_t bits, DType t) {
-  if (t == DType::F16)
-    return halfBitsToDouble(static_cast<uint16_t>(bits));
-  if (t == DType::BF16)
-    return bf16BitsToDouble(static_cast<uint16_t>(bits));
-  if (t == DType::F32) {
-    uint32_t b = static_cast<uint32_t>(bits);
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-  }
-  double d;
-  std::memcpy(&d, &bits, 8);
-  return d;
+  DType to = op.result()->type().dtype;
+  uint64_t r;
+  if (num::convert(a->dtype, bitsOf(*a), to, r) != num::Status::Ok)
+    return std::nullopt;
+  return scalarOfBits(to, r);
 }
 
 std::optional<Scalar> foldBitcast(const Op &op) {
@@ -366,23 +217,15 @@ std::optional<Scalar> foldBitcast(const Op &op) {
   if (!a || rt.isPtr || bitWidth(a->dtype) != bitWidth(rt.dtype) || isBool(rt.dtype))
     return std::nullopt;
   if (isFloat(a->dtype) && std::isnan(a->f))
-    return std::nullopt;
-  uint64_t bits = isFloat(a->dtype) ? floatBits(a->f, a->dtype) : u(a->i);
-  if (!isFloat(rt.dtype))
-    return Scalar{rt.dtype, wrap(bits, rt.dtype), 0};
-  return Scalar{rt.dtype, 0, floatFromBits(bits, rt.dtype)};
+    return std::nullopt; // the constant keeps no NaN payload
+  return scalarOfBits(rt.dtype, bitsOf(*a));
 }
 
 std::optional<Scalar> foldFma(const Op &op) {
   auto a = scalarOf(op.operand(0)), b = scalarOf(op.operand(1)), c = scalarOf(op.operand(2));
-  if (!a || !b || !c)
+  if (!a || !b || !c || !isFloat(a->dtype) || b->dtype != a->dtype || c->dtype != a->dtype)
     return std::nullopt;
-  DType t = a->dtype;
-  if (t == DType::F32)
-    return Scalar{t, 0, std::fmaf(float(a->f), float(b->f), float(c->f))};
-  if (t == DType::F64)
-    return Scalar{t, 0, std::fma(a->f, b->f, c->f)};
-  return std::nullopt;
+  return scalarOfBits(a->dtype, num::floatFma(a->dtype, bitsOf(*a), bitsOf(*b), bitsOf(*c)));
 }
 
 std::optional<Scalar> foldSelect(const Op &op) {
@@ -426,37 +269,38 @@ std::optional<Scalar> foldReduce(const Op &op) {
 /// The folded value of `op`, if it folds to a constant.
 std::optional<Scalar> foldScalar(const Op &op) {
   switch (op.kind()) {
-  case OpKind::Add: return foldBinary(op, intAdd, fAdd, false);
-  case OpKind::Sub: return foldBinary(op, intSub, fSub, false);
-  case OpKind::Mul: return foldBinary(op, intMul, fMul, false);
-  case OpKind::Div: return foldBinary(op, intDiv, fDiv, false);
-  case OpKind::Rem: return foldBinary(op, intRem, fRem, false);
-  case OpKind::And: return foldBinary(op, intAnd, nullptr, true);
-  case OpKind::Or: return foldBinary(op, intOr, nullptr, true);
-  case OpKind::Xor: return foldBinary(op, intXor, nullptr, true);
-  case OpKind::Shl: return foldBinary(op, intShl, nullptr, false);
-  case OpKind::Shr: return foldBinary(op, intShr, nullptr, false);
-  case OpKind::Min: return foldBinary(op, intMin, fMin, true);
-  case OpKind::Max: return foldBinary(op, intMax, fMax, true);
-  case OpKind::CmpEq: return foldCompare(op, std::equal_to<>());
-  case OpKind::CmpNe: return foldCompare(op, std::not_equal_to<>());
-  case OpKind::CmpLt: return foldCompare(op, std::less<>());
-  case OpKind::CmpLe: return foldCompare(op, std::less_equal<>());
-  case OpKind::CmpGt: return foldCompare(op, std::greater<>());
-  case OpKind::CmpGe: return foldCompare(op, std::greater_equal<>());
-  case OpKind::Neg: return foldUnary(op, intNeg, fNeg, false);
-  case OpKind::Not: return foldUnary(op, intNot, nullptr, true);
-  case OpKind::Abs: return foldUnary(op, intAbs, fAbs, false);
-  case OpKind::Exp: return foldUnary(op, nullptr, fExp, false);
-  case OpKind::Exp2: return foldUnary(op, nullptr, fExp2, false);
-  case OpKind::Log: return foldUnary(op, nullptr, fLog, false);
-  case OpKind::Log2: return foldUnary(op, nullptr, fLog2, false);
-  case OpKind::Sqrt: return foldUnary(op, nullptr, fSqrt, false);
-  case OpKind::Rsqrt: return foldUnary(op, nullptr, fRsqrt, false);
-  case OpKind::Sin: return foldUnary(op, nullptr, fSin, false);
-  case OpKind::Cos: return foldUnary(op, nullptr, fCos, false);
-  case OpKind::Floor: return foldUnary(op, nullptr, fFloor, false);
-  case OpKind::Ceil: return foldUnary(op, nullptr, fCeil, false);
+  case OpKind::Add: return foldBinary(op, addRule, false);
+  case OpKind::Sub: return foldBinary(op, subRule, false);
+  case OpKind::Mul: return foldBinary(op, mulRule, false);
+  case OpKind::Div: return foldBinary(op, divRule, false);
+  case OpKind::Rem: return foldBinary(op, remRule, false);
+  case OpKind::And: return foldBinary(op, bitAndRule, true);
+  case OpKind::Or: return foldBinary(op, bitOrRule, true);
+  case OpKind::Xor: return foldBinary(op, bitXorRule, true);
+  case OpKind::Shl: return foldBinary(op, shlRule, false);
+  case OpKind::Shr: return foldBinary(op, shrRule, false);
+  case OpKind::Min: return foldBinary(op, minRule, true);
+  case OpKind::Max: return foldBinary(op, maxRule, true);
+  case OpKind::UMulHi: return foldBinary(op, mulHiRule, false);
+  case OpKind::CmpEq: return foldCompare(op, num::Cmp::Eq);
+  case OpKind::CmpNe: return foldCompare(op, num::Cmp::Ne);
+  case OpKind::CmpLt: return foldCompare(op, num::Cmp::Lt);
+  case OpKind::CmpLe: return foldCompare(op, num::Cmp::Le);
+  case OpKind::CmpGt: return foldCompare(op, num::Cmp::Gt);
+  case OpKind::CmpGe: return foldCompare(op, num::Cmp::Ge);
+  case OpKind::Neg: return foldUnary(op, negRule, false);
+  case OpKind::Not: return foldUnary(op, bitNotRule, true);
+  case OpKind::Abs: return foldUnary(op, absRule, false);
+  case OpKind::Exp: return foldUnary(op, mathRule<num::MathFn::Exp>, false);
+  case OpKind::Exp2: return foldUnary(op, mathRule<num::MathFn::Exp2>, false);
+  case OpKind::Log: return foldUnary(op, mathRule<num::MathFn::Log>, false);
+  case OpKind::Log2: return foldUnary(op, mathRule<num::MathFn::Log2>, false);
+  case OpKind::Sqrt: return foldUnary(op, mathRule<num::MathFn::Sqrt>, false);
+  case OpKind::Rsqrt: return foldUnary(op, mathRule<num::MathFn::Rsqrt>, false);
+  case OpKind::Sin: return foldUnary(op, mathRule<num::MathFn::Sin>, false);
+  case OpKind::Cos: return foldUnary(op, mathRule<num::MathFn::Cos>, false);
+  case OpKind::Floor: return foldUnary(op, mathRule<num::MathFn::Floor>, false);
+  case OpKind::Ceil: return foldUnary(op, mathRule<num::MathFn::Ceil>, false);
   case OpKind::Cast: return foldCast(op);
   case OpKind::Bitcast: return foldBitcast(op);
   case OpKind::Fma: return foldFma(op);
@@ -467,7 +311,6 @@ std::optional<Scalar> foldScalar(const Op &op) {
   case OpKind::Reshape:
   case OpKind::Trans: return scalarOf(op.operand(0)); // a splat keeps its value
   case OpKind::Reduce: return foldReduce(op);
-  case OpKind::UMulHi:
   case OpKind::AddPtr:
   case OpKind::Dot:
   case OpKind::Constant:

@@ -2,7 +2,7 @@
 //
 // Values travel as raw bits of their dtype (zero-extended into uint64_t; bool
 // is 0/1; fp16/bf16 their 16-bit patterns). These four functions decode and
-// encode such bits; the interpreter's numerics (interp/Numerics.h) and the host
+// encode such bits; the interpreter's numerics (support/Numerics.h) and the host
 // API (runtime/) both use them.
 //
 //===----------------------------------------------------------------------===//

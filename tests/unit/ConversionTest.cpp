@@ -1,5 +1,5 @@
 // Conversions of the reference semantics (docs/semantics.md rules 6, 7 and
-// 13) through interp/Numerics.h: every pair of the 13 dtypes on a table of
+// 13) through support/Numerics.h: every pair of the 13 dtypes on a table of
 // edge values, hand-derived named cases, and exhaustive / large-sample sweeps
 // of the 16-bit float formats.
 //
@@ -9,7 +9,7 @@
 // _Float16, whose conversions are libgcc's soft-fp), and from an independent
 // round-to-nearest-even written below (`refRound`), which scales by a power of
 // two and uses nearbyint, so it shares nothing with support/FloatBits.
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 
 #include <gtest/gtest.h>
 

@@ -176,7 +176,16 @@ TEST(IRFold, TrappingOpsAreNotFolded) {
       {"a=128:u8;b=255:u8", "div %a, %b", "u8", I(0)},
       // -2147483648 / 1 and / -2 are fine.
       {"a=-2147483648:i32;b=-2:i32", "div %a, %b", "i32", I(1073741824)},
-      {"a=3:i32;b=5:i32", "umulhi %a, %b", "i32", kNone},
+  });
+}
+
+TEST(IRFold, MulHiIsTheHighHalfOfTheDoubleWidthProduct) {
+  checkFolds({
+      {"a=3:i32;b=5:i32", "umulhi %a, %b", "i32", I(0)},
+      // (2^32 - 1)^2 = 2^64 - 2^33 + 1: high half 2^32 - 2.
+      {"a=4294967295:u32;b=4294967295:u32", "umulhi %a, %b", "u32", I(4294967294)},
+      // -2^31 * 2 = -2^32: high half -1 (signed).
+      {"a=-2147483648:i32;b=2:i32", "umulhi %a, %b", "i32", I(-1)},
   });
 }
 
@@ -213,14 +222,20 @@ TEST(IRFold, FloatsRoundOnceToTheirType) {
       {"a=1.0:bf16;b=0.00390625:bf16", "add %a, %b", "bf16", F(1.0)},
       {"a=65504.0:f16", "add %a, %a", "f16", F(kInf)},
       {"a=-7.5:f32;b=2.0:f32", "rem %a, %b", "f32", F(-1.5)},
-      {"a=-0.0:f32;b=0.0:f32", "min %a, %b", "f32", kNone},
-      {"a=-0.0:f32;b=0.0:f32", "max %a, %b", "f32", kNone},
+      // min(-0, +0) is -0 and max is +0, in either order.
+      {"a=-0.0:f32;b=0.0:f32", "min %a, %b", "f32", F(-0.0)},
+      {"a=0.0:f32;b=-0.0:f32", "min %a, %b", "f32", F(-0.0)},
+      {"a=-0.0:f32;b=0.0:f32", "max %a, %b", "f32", F(0.0)},
+      {"a=0.0:f32;b=-0.0:f32", "max %a, %b", "f32", F(0.0)},
       {"a=nan:f32;b=1.0:f32", "min %a, %b", "f32", F(1.0)},
       {"a=2.0:f32;b=nan:f32", "max %a, %b", "f32", F(2.0)},
       {"a=nan:f32", "max %a, %a", "f32", kNone},
       {"a=-2.0:f32;b=3.0:f32", "min %a, %b", "f32", F(-2.0)},
       {"a=2.0:f32;b=3.0:f32;c=1.0:f32", "fma %a, %b, %c", "f32", F(7.0)},
-      {"a=2.0:f16;b=3.0:f16;c=1.0:f16", "fma %a, %b, %c", "f16", kNone},
+      {"a=2.0:f16;b=3.0:f16;c=1.0:f16", "fma %a, %b, %c", "f16", F(7.0)},
+      // (1 + 2^-10)^2 - 1 = 2^-9 + 2^-20 exactly: the tie between 2^-9 and 2^-9 + 2^-19
+      // (f16's ulp there), rounded once: even wins.
+      {"a=1.0009765625:f16;c=-1.0:f16", "fma %a, %a, %c", "f16", F(0.001953125)},
       {"a=4.0:f32", "sqrt %a", "f32", F(2.0)},
       {"a=-1.0:f32", "sqrt %a", "f32", kNone},
       {"a=4.0:f32", "rsqrt %a", "f32", F(0.5)},
@@ -268,7 +283,9 @@ TEST(IRFold, Casts) {
       {"a=-1:u64", "cast %a", "f32", F(18446744073709551616.0)},
       {"a=-1:u64", "cast %a", "f64", F(18446744073709551616.0)},
       {"a=9007199254740993:i64", "cast %a", "f32", F(9007199254740992.0)},
-      {"a=9007199254740993:i64", "cast %a", "bf16", kNone}, // would round twice
+      // 2^62 + 2^54 + 1 is above the bf16 midpoint 2^62 + 2^54: up, with one rounding
+      // (through f64 first it would be the tie, then 2^62).
+      {"a=4629700416936869889:i64", "cast %a", "bf16", F(4647714815446351872.0)},
       {"a=100000:i32", "cast %a", "f16", F(kInf)},
       {"a=-0.0:f32", "cast %a", "f64", F(-0.0)},
       {"a=1.0:f32", "bitcast %a", "i32", I(1065353216)},

@@ -1,5 +1,5 @@
 // Scalar arithmetic of the reference semantics (docs/semantics.md rule 4,
-// 5 and 6) through interp/Numerics.h: integer wrap-around, truncating division
+// 5 and 6) through support/Numerics.h: integer wrap-around, truncating division
 // and its traps, shifts, umulhi, comparisons; IEEE float arithmetic at every
 // float width, fmod, fma, maxNum/minNum, negation and the math functions;
 // and a few of the same rules end to end through a kernel.
@@ -9,7 +9,7 @@
 // arithmetic, f16 in host float then GCC's soft-fp float -> _Float16, bf16 in
 // double then rounded by a local round-to-nearest-even (refRound).
 #include "interp/InterpreterBackend.h"
-#include "interp/Numerics.h"
+#include "support/Numerics.h"
 #include "runtime/Launch.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,8 @@
-//===- Numerics.h - Scalar semantics of the reference interpreter -------===//
+//===- Numerics.h - Scalar semantics on raw bits ----------------------------===//
 //
-// Small pure functions, one per rule of docs/semantics.md, that the
-// interpreter lifts over tiles. Values travel as raw bits of their dtype
+// Small pure functions, one per rule of docs/semantics.md: the rules the
+// interpreter lifts over tiles (support/ScalarRules.h), on one scalar, for the
+// constant folder and the tools. Values travel as raw bits of their dtype
 // (zero-extended into uint64_t; bool is 0/1; fp16/bf16 their 16-bit patterns)
 // so every function is defined for every dtype without host-type shortcuts.
 // Each function is unit-tested against independently derived tables.
@@ -40,6 +41,17 @@ Status intShl(DType t, uint64_t a, uint64_t b, uint64_t &out);
 Status intShr(DType t, uint64_t a, uint64_t b, uint64_t &out);
 /// High half of the double-width product (as unsigned for unsigned dtypes, signed for signed).
 uint64_t intMulHi(DType t, uint64_t a, uint64_t b);
+
+/// Bitwise and, or, xor, not of an integer or bool dtype (not of bool is logical).
+uint64_t bitAnd(DType t, uint64_t a, uint64_t b);
+uint64_t bitOr(DType t, uint64_t a, uint64_t b);
+uint64_t bitXor(DType t, uint64_t a, uint64_t b);
+uint64_t bitNot(DType t, uint64_t a);
+/// abs of a non-bool dtype: integers wrap (abs(MIN) == MIN), floats clear the sign bit.
+uint64_t absOf(DType t, uint64_t a);
+/// min / max of any dtype: integers and bool by value, floats as floatMin / floatMax.
+uint64_t minOf(DType t, uint64_t a, uint64_t b);
+uint64_t maxOf(DType t, uint64_t a, uint64_t b);
 
 /// Float arithmetic of dtype `t`, correctly rounded (fp16/bf16 computed exactly in
 /// double then rounded once).
