@@ -189,7 +189,6 @@ private:
   void loop();
   Val walkingPointer(std::vector<std::string> &after);
   void ifStatement();
-  void sliceBuffer();
   void matmulKernel(FuzzKernel &k);
   void matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
                      const std::string &rows, const std::string &cols);
@@ -734,30 +733,6 @@ void Builder::loop() {
   tiles_.push_back({acc, init.type, init.inexact || step.inexact});
 }
 
-// The original's double buffer: `T sb[2, TM, TN];` filled slice by slice, the
-// slices chosen by a run-time index flipped with `^ 1` (`sb[si ^ 1, ...]` writes
-// the other one), one read back as a tile of the body (integer subscripts
-// select a slice).
-void Builder::sliceBuffer() {
-  features_.insert("slices");
-  Val a = expr(1);
-  Val b = castTo(expr(1), a.type);
-  Val c = castTo(expr(1), a.type);
-  std::string sb = fresh("sb"), si = fresh("si");
-  std::string rest;
-  for (int d = 0; d < rank_; ++d)
-    rest += ", :";
-  useType(a.type);
-  line(lang(a.type) + " " + sb + "[2, " + join(tileNames_, ", ") + "];");
-  line(sb + "[0" + rest + "] = " + a.text + ";");
-  line(sb + "[1" + rest + "] = " + b.text + ";");
-  // A run-time index that is the same in every program and for every tile size
-  // (a program id would make the result depend on the tiling): 1.
-  line("int " + si + " = (int)(get_num_programs(0) > 0);");
-  line(sb + "[" + si + " ^ 1" + rest + "] = " + c.text + ";");
-  declare(fresh("v"), Val{sb + "[" + si + rest + "]", a.type, a.inexact || b.inexact});
-}
-
 // `if (C > t) w = e1; else w = e2;` on the scalar argument C.
 void Builder::ifStatement() {
   features_.insert("if");
@@ -1237,8 +1212,6 @@ FuzzKernel Builder::build() {
         reduction();
       if (i == 0 && hasDot)
         dot();
-      if (i == 0 && coin(0.1))
-        sliceBuffer();
     }
     if (hasLoop)
       loop();
