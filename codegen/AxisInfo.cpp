@@ -263,6 +263,9 @@ AxisInfo AxisAnalysis::compute(const ir::Op &op) {
   case ir::OpKind::Select: return elementwiseDefault(op);
   case ir::OpKind::GetProgramId:
   case ir::OpKind::GetNumPrograms:
+  case ir::OpKind::ExtractSlice:
+  case ir::OpKind::InsertSlice:
+  case ir::OpKind::Undef:
   case ir::OpKind::Reshape:
   case ir::OpKind::Reduce:
   case ir::OpKind::Dot:

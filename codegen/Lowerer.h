@@ -342,6 +342,9 @@ private:
     case ir::OpKind::ExpandDims:
     case ir::OpKind::Reshape: return define(op, get(op.operand(0)));
     case ir::OpKind::Trans: return lowerTrans(op);
+    case ir::OpKind::ExtractSlice: return lowerExtractSlice(op);
+    case ir::OpKind::InsertSlice: return lowerInsertSlice(op);
+    case ir::OpKind::Undef: return lowerUndef(op);
     case ir::OpKind::Cast:
     case ir::OpKind::Bitcast: return lowerElementwise(op);
     case ir::OpKind::Neg:
@@ -762,6 +765,14 @@ private:
   std::vector<int64_t> repeatedAddresses(const ir::Op &store);
   llvm::Value *lastOfRepeats(const ir::Shape &s, const std::vector<int64_t> &repeats, size_t k);
   bool lowerTransFast(const ir::Op &op);
+
+  // LowerSlice.cpp: a[i, :, :] reads and writes, undef.
+  bool sliceIsLocal(int64_t whole, int64_t slice, int64_t inner) const;
+  llvm::Value *sliceIndexIs(const ir::Op &op, int64_t i);
+  llvm::Value *sliceIndexClamped(const ir::Op &op, int64_t dim);
+  void lowerExtractSlice(const ir::Op &op);
+  void lowerInsertSlice(const ir::Op &op);
+  void lowerUndef(const ir::Op &op);
   bool rematerialize(const ir::Op &op);
   bool rematable(const ir::Value *v);
   llvm::Value *rematAt(const ir::Value *v, const Slots &coords, RematMemo &memo);

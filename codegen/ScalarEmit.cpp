@@ -114,6 +114,9 @@ OpClass classify(ir::OpKind k) {
   case K::Broadcast:
   case K::ExpandDims:
   case K::Reshape:
+  case K::ExtractSlice:
+  case K::InsertSlice:
+  case K::Undef:
   case K::Trans:
   case K::Cast:
   case K::Bitcast:

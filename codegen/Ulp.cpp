@@ -26,6 +26,9 @@ int libdeviceUlp(ir::OpKind k, bool f64) {
   case K::Broadcast:
   case K::ExpandDims:
   case K::Reshape:
+  case K::ExtractSlice:
+  case K::InsertSlice:
+  case K::Undef:
   case K::Trans:
   case K::Cast:
   case K::Bitcast:

@@ -54,6 +54,9 @@
 //   with the else-branch as fallback; nothing is loaded in masked-off lanes.
 // - Subscript: items already checked (their count equals rank + #newaxis);
 //   `type` is the result; reductions follow rule 10 for their result dtype.
+//   An Index item (an integer scalar) selects one slice of its axis, which
+//   disappears; as an assignment target (`a[i, :] = v`) the base is a tile
+//   variable and the items are ':' and indices only.
 // - CallExpr: `builtin` resolved; for elementwise builtins `operandType` holds
 //   the promoted dtype and broadcast shape the arguments are converted to.
 // - IdentExpr::decl points at the VarDecl (parameter or local).
@@ -239,8 +242,9 @@ struct RangeExpr : Expr {
 };
 /// One item of a subscript list.
 struct SubscriptItem {
-  enum class Kind { Slice, NewAxis, Reduce } kind = Kind::Slice;
+  enum class Kind { Slice, NewAxis, Reduce, Index } kind = Kind::Slice;
   ReduceOp reduce = ReduceOp::Add;
+  ExprPtr index; // Index: the integer scalar selecting one slice of the axis
   SourceLoc loc;
 };
 struct SubscriptExpr : Expr {
@@ -287,6 +291,7 @@ struct VarDecl {
   bool isParam = false;
   // --- sema ---
   ir::Type type; // resolved element and shape
+  bool sliceAssigned = false; // the target of `v[i, ...] = x` somewhere (lowering: undef lanes)
 };
 
 enum class StmtKind { Decl, Expr, Compound, If, For, While, DoWhile, Break, Continue, Return, Empty };

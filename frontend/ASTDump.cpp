@@ -118,6 +118,7 @@ std::string itemsStr(const std::vector<SubscriptItem> &items) {
     case SubscriptItem::Kind::Slice: s += ":"; break;
     case SubscriptItem::Kind::NewAxis: s += "newaxis"; break;
     case SubscriptItem::Kind::Reduce: s += reduceStr(items[i].reduce); break;
+    case SubscriptItem::Kind::Index: s += "index"; break;
     }
   }
   return s + "]";
@@ -358,7 +359,12 @@ void Dumper::exprChildren(const Expr &e) {
     expr(e.as<RangeExpr>()->begin.get());
     expr(e.as<RangeExpr>()->end.get());
     return;
-  case ExprKind::Subscript: expr(e.as<SubscriptExpr>()->base.get()); return;
+  case ExprKind::Subscript:
+    expr(e.as<SubscriptExpr>()->base.get());
+    for (const auto &it : e.as<SubscriptExpr>()->items)
+      if (it.index)
+        expr(it.index.get());
+    return;
   case ExprKind::Call:
     for (const auto &a : e.as<CallExpr>()->args)
       expr(a.get());

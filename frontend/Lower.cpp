@@ -204,7 +204,13 @@ void FunctionLowerer::lowerStmt(const Stmt *s) {
 void FunctionLowerer::lowerDecl(const DeclStmt *s) {
   for (const auto &v : s->vars) {
     LocScope ls(*this, v->loc);
-    bind(v.get(), v->init ? lowerAs(v->init.get(), v->type) : nullptr);
+    if (v->init)
+      bind(v.get(), lowerAs(v->init.get(), v->type));
+    else if (v->sliceAssigned &&
+             !v->type.isScalar()) // filled slice by slice: lanes start undefined
+      bind(v.get(), emit(OpKind::Undef, v->type, {}, {{"var", v->name}}));
+    else
+      bind(v.get(), nullptr);
   }
 }
 

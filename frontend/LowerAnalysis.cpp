@@ -47,7 +47,11 @@ template <typename F> void forEachChild(const Expr *e, F &&f) {
       visit(d);
     return visit(e->as<BitcastExpr>()->operand);
   case ExprKind::Range: visit(e->as<RangeExpr>()->begin); return visit(e->as<RangeExpr>()->end);
-  case ExprKind::Subscript: return visit(e->as<SubscriptExpr>()->base);
+  case ExprKind::Subscript:
+    for (const SubscriptItem &it : e->as<SubscriptExpr>()->items)
+      if (it.index)
+        visit(it.index);
+    return visit(e->as<SubscriptExpr>()->base);
   case ExprKind::Call:
     for (const ExprPtr &a : e->as<CallExpr>()->args)
       visit(a);
@@ -130,7 +134,10 @@ void collectAssigned(const Expr *e, std::vector<const VarDecl *> &out) {
     return x && x->kind == ExprKind::Ident ? x->as<IdentExpr>()->decl : nullptr;
   };
   if (e->kind == ExprKind::Assign) {
-    if (const VarDecl *v = identDecl(e->as<AssignExpr>()->lhs.get()))
+    const Expr *lhs = e->as<AssignExpr>()->lhs.get();
+    if (lhs && lhs->kind == ExprKind::Subscript) // a slice of a tile variable
+      lhs = lhs->as<SubscriptExpr>()->base.get();
+    if (const VarDecl *v = identDecl(lhs))
       out.push_back(v);
   } else if (e->kind == ExprKind::Unary) {
     UnaryOp op = e->as<UnaryExpr>()->op;

@@ -441,11 +441,41 @@ Value *FunctionLowerer::lowerMaskedLoad(const ConditionalExpr *e) {
   return emit(OpKind::Select, e->type, {mask, convert(loaded, e->type), other});
 }
 
+Value *FunctionLowerer::extractSlice(Value *tile, int64_t axis, Value *index,
+                                     const std::string &var) {
+  Shape s = tile->type().shape;
+  s.erase(s.begin() + axis);
+  return emit(OpKind::ExtractSlice, tile->type().withShape(s), {tile, index},
+              {{"axis", axis}, {"var", var}});
+}
+
+Value *FunctionLowerer::insertSlice(Value *tile, int64_t axis, Value *index, Value *value,
+                                    const std::string &var) {
+  return emit(OpKind::InsertSlice, tile->type(), {tile, index, value},
+              {{"axis", axis}, {"var", var}});
+}
+
+// Integer indices first (each removes its axis of the base, highest first so
+// the others keep their numbers), then newaxis and reductions over what is left.
 Value *FunctionLowerer::lowerSubscript(const SubscriptExpr *e) {
   Value *v = lowerExpr(e->base.get());
+  std::string var = e->base->kind == ExprKind::Ident ? e->base->as<IdentExpr>()->name : "";
+  std::vector<std::pair<int64_t, Value *>> indices;
+  {
+    int64_t baseAxis = 0;
+    for (const SubscriptItem &item : e->items) {
+      if (item.kind == SubscriptItem::Kind::Index)
+        indices.emplace_back(baseAxis, lowerExpr(item.index.get()));
+      baseAxis += item.kind != SubscriptItem::Kind::NewAxis;
+    }
+  }
+  for (auto it = indices.rbegin(); it != indices.rend(); ++it)
+    v = extractSlice(v, it->first, it->second, var);
   std::vector<std::pair<int64_t, ReduceOp>> reductions;
   int64_t axis = 0;
   for (const SubscriptItem &item : e->items) {
+    if (item.kind == SubscriptItem::Kind::Index)
+      continue; // its axis is gone
     if (item.kind == SubscriptItem::Kind::NewAxis) {
       Shape s = v->type().shape;
       s.insert(s.begin() + axis, 1);
@@ -484,6 +514,19 @@ FunctionLowerer::LValue FunctionLowerer::lowerLValue(const Expr *e) {
     return lv;
   }
   LocScope ls(*this, e->loc);
+  if (e->kind == ExprKind::Subscript) {
+    const SubscriptExpr *s = e->as<SubscriptExpr>();
+    if (s->base->kind == ExprKind::Ident && s->base->as<IdentExpr>()->decl) {
+      lv.var = s->base->as<IdentExpr>()->decl;
+      int64_t axis = 0;
+      for (const SubscriptItem &item : s->items) {
+        if (item.kind == SubscriptItem::Kind::Index)
+          lv.slices.emplace_back(axis, lowerExpr(item.index.get()));
+        ++axis;
+      }
+      return lv; // lv.type: the slice's type (e->type)
+    }
+  }
   if (e->kind == ExprKind::Unary && e->as<UnaryExpr>()->op == UnaryOp::Deref) {
     Value *p = lowerExpr(e->as<UnaryExpr>()->operand.get());
     if (p->type().isPtr) {
@@ -507,6 +550,12 @@ FunctionLowerer::LValue FunctionLowerer::lowerLValue(const Expr *e) {
 }
 
 Value *FunctionLowerer::readLValue(const LValue &lv) {
+  if (lv.var && !lv.slices.empty()) {
+    Value *v = valueOf(lv.var);
+    for (auto it = lv.slices.rbegin(); it != lv.slices.rend(); ++it)
+      v = extractSlice(v, it->first, it->second, lv.var->name);
+    return v;
+  }
   if (lv.var)
     return valueOf(lv.var);
   if (!lv.ptr)
@@ -519,7 +568,21 @@ Value *FunctionLowerer::readLValue(const LValue &lv) {
 
 Value *FunctionLowerer::writeLValue(const LValue &lv, Value *v) {
   v = convert(v, lv.type);
-  if (lv.var) {
+  if (lv.var && !lv.slices.empty()) {
+    // Extract down to the innermost slice, then insert back outwards; axis
+    // numbers shrink by the indexed axes before them.
+    std::vector<Value *> tiles{valueOf(lv.var)};
+    std::vector<int64_t> axes;
+    for (size_t k = 0; k < lv.slices.size(); ++k) {
+      axes.push_back(lv.slices[k].first - static_cast<int64_t>(k));
+      if (k + 1 < lv.slices.size())
+        tiles.push_back(extractSlice(tiles.back(), axes.back(), lv.slices[k].second, lv.var->name));
+    }
+    Value *inner = v;
+    for (size_t k = lv.slices.size(); k-- > 0;)
+      inner = insertSlice(tiles[k], axes[k], lv.slices[k].second, inner, lv.var->name);
+    bind(lv.var, inner);
+  } else if (lv.var) {
     bind(lv.var, v);
   } else if (lv.ptr) {
     std::vector<Value *> ops{lv.ptr, v};

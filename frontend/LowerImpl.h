@@ -92,10 +92,12 @@ private:
     Env before, thenEnv;
     ir::Value *thenValue = nullptr;
   };
-  /// An assignable place: a variable, `*p` or `*?(m) p`.
+  /// An assignable place: a variable, `*p`, `*?(m) p` or a slice `v[i, :]` of
+  /// a variable (`slices`: (axis of the variable, index) in ascending axis order).
   struct LValue {
     const ast::VarDecl *var = nullptr;
     ir::Value *ptr = nullptr, *mask = nullptr;
+    std::vector<std::pair<int64_t, ir::Value *>> slices;
     ir::Type type; // the value type stored there
   };
   /// Sets the builder's location for the lifetime of the scope.
@@ -217,6 +219,10 @@ private:
   ir::Value *lowerMaskedLoad(const ast::ConditionalExpr *e);
   ir::Value *lowerMaskedDeref(const ast::MaskedDerefExpr *e);
   ir::Value *lowerSubscript(const ast::SubscriptExpr *e);
+  /// extract_slice / insert_slice of `tile` along `axis` at `index`, naming `var`.
+  ir::Value *extractSlice(ir::Value *tile, int64_t axis, ir::Value *index, const std::string &var);
+  ir::Value *insertSlice(ir::Value *tile, int64_t axis, ir::Value *index, ir::Value *value,
+                         const std::string &var);
   ir::Value *lowerAssign(const ast::AssignExpr *e);
   LValue lowerLValue(const ast::Expr *e);
   ir::Value *readLValue(const LValue &lv);

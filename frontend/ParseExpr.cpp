@@ -162,7 +162,12 @@ ExprPtr Parser::finish(ExprPtr e) {
     see(e->as<RangeExpr>()->begin);
     see(e->as<RangeExpr>()->end);
     break;
-  case ExprKind::Subscript: see(e->as<SubscriptExpr>()->base); break;
+  case ExprKind::Subscript:
+    see(e->as<SubscriptExpr>()->base);
+    for (const SubscriptItem &it : e->as<SubscriptExpr>()->items)
+      if (it.index)
+        see(it.index);
+    break;
   case ExprKind::Call:
     for (const ExprPtr &arg : e->as<CallExpr>()->args)
       see(arg);
@@ -188,11 +193,19 @@ ExprPtr Parser::parseExpression() {
   return e;
 }
 
-// The target of an assignment, `++` or `--`: a variable, `*p` or `*?(m) p`.
+// The target of an assignment, `++` or `--`: a variable, `*p`, `*?(m) p` or a
+// slice `a[i, :]`.
+// A subscript with an integer index is a slice (sema checks its base and items).
 bool Parser::checkAssignable(const Expr &e, const Token &op) {
   if (e.kind == ExprKind::Ident || e.kind == ExprKind::MaskedDeref ||
       (e.kind == ExprKind::Unary && e.as<UnaryExpr>()->op == UnaryOp::Deref))
     return true;
+  if (e.kind == ExprKind::Subscript) {
+    const auto &items = e.as<SubscriptExpr>()->items;
+    if (std::any_of(items.begin(), items.end(),
+                    [](const SubscriptItem &i) { return i.kind == SubscriptItem::Kind::Index; }))
+      return true;
+  }
   error(DiagId::err_not_assignable, op);
   return false;
 }
@@ -419,7 +432,8 @@ ExprPtr Parser::parseCall(ExprPtr callee) {
 }
 
 // subscript-item ::= ':' | 'newaxis' | '+' | '&' | '|' | '^' | 'max' | 'min' | 'argmax' | 'argmin'
-// (each alone between the brackets and commas)
+//                    (each alone between the brackets and commas)
+//                  | assignment-expr   (an integer index selecting one slice)
 bool Parser::parseSubscriptItem(std::vector<SubscriptItem> &items) {
   const Token &t = tok();
   // Alone: followed by ',' or ']' (or by a token that ends the statement, so
@@ -439,12 +453,23 @@ bool Parser::parseSubscriptItem(std::vector<SubscriptItem> &items) {
   } else {
     alone = false;
   }
-  if (!alone) {
+  if (alone) {
+    advance();
+    items.push_back(std::move(item));
+    return true;
+  }
+  // Anything else is an index expression; the tokens that cannot start one
+  // (`]`, `,`, a binary operator alone) keep the subscript-item message.
+  if (t.is(TokKind::r_square) || t.is(TokKind::comma) || t.is(TokKind::colon) ||
+      t.is(TokKind::kw_newaxis) || reduceOp(t)) {
     error(DiagId::err_bad_subscript_item, t);
     return false;
   }
-  advance();
-  items.push_back(item);
+  item.kind = SubscriptItem::Kind::Index;
+  item.index = parseAssignment();
+  if (!item.index)
+    return false;
+  items.push_back(std::move(item));
   return true;
 }
 

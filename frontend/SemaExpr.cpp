@@ -21,13 +21,19 @@ bool isComparison(BinaryOp op) {
   return op == BinaryOp::Lt || op == BinaryOp::Gt || op == BinaryOp::Le || op == BinaryOp::Ge ||
          op == BinaryOp::Eq || op == BinaryOp::Ne;
 }
-bool isLogical(BinaryOp op) { return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr; }
+bool isLogical(BinaryOp op) {
+  return op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr;
+}
 bool isBitwiseOrShift(BinaryOp op) {
   return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor ||
          op == BinaryOp::Shl || op == BinaryOp::Shr;
 }
-bool isShift(BinaryOp op) { return op == BinaryOp::Shl || op == BinaryOp::Shr; }
-bool isPow2(__int128 v) { return v > 0 && (v & (v - 1)) == 0; }
+bool isShift(BinaryOp op) {
+  return op == BinaryOp::Shl || op == BinaryOp::Shr;
+}
+bool isPow2(__int128 v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 /// Rule 10: the result dtype of a reduction, or nullopt if it does not apply.
 std::optional<DType> reduceResult(ReduceOp op, DType t) {
@@ -406,7 +412,8 @@ std::optional<BinaryTyping> Sema::typePointerBinary(BinaryOp op, Expr *l, Expr *
     std::optional<ir::Shape> s = broadcast(l->type.shape, r->type.shape, at);
     if (!s)
       return std::nullopt;
-    return BinaryTyping{ir::Type::ptrTile(ptr->type.dtype, *s), ir::Type::tile(off->type.dtype, *s)};
+    return BinaryTyping{ir::Type::ptrTile(ptr->type.dtype, *s),
+                        ir::Type::tile(off->type.dtype, *s)};
   }
   if (isComparison(op)) {
     if (!lp || !rp || l->type.dtype != r->type.dtype) {
@@ -480,6 +487,7 @@ std::optional<ir::Type> Sema::checkLValue(Expr *lhs, bool isRead) {
     if (!checkMaskedDeref(lhs->as<MaskedDerefExpr>()))
       return std::nullopt;
     return lhs->type;
+  case ExprKind::Subscript: return checkSliceLValue(lhs->as<SubscriptExpr>());
   case ExprKind::Unary:
     if (lhs->as<UnaryExpr>()->op == UnaryOp::Deref) {
       if (!checkDeref(lhs->as<UnaryExpr>()))
@@ -500,8 +508,11 @@ std::optional<ir::Type> Sema::checkLValue(Expr *lhs, bool isRead) {
 bool Sema::checkAssign(AssignExpr *e) {
   std::optional<ir::Type> dest = checkLValue(e->lhs.get(), /*isRead=*/e->compound.has_value());
   bool rok = checkValue(e->rhs.get());
-  const VarDecl *var = e->lhs && e->lhs->kind == ExprKind::Ident ? e->lhs->as<IdentExpr>()->decl
-                                                                  : nullptr;
+  const Expr *target = e->lhs.get();
+  if (target && target->kind == ExprKind::Subscript) // a slice: the variable stays assigned
+    target = target->as<SubscriptExpr>()->base.get();
+  const VarDecl *var =
+      target && target->kind == ExprKind::Ident ? target->as<IdentExpr>()->decl : nullptr;
   if (var)
     noteAssigned(var);
   if (!dest || !rok)
@@ -656,11 +667,60 @@ bool Sema::checkRange(RangeExpr *e) {
   return true;
 }
 
-// x[:, newaxis], x[+, :]: one non-newaxis item per axis; reductions (rule 10)
-// of one kind per subscript (argmax/argmin over one axis).
+// `a[i, :] = v` (or `op=`): the base is a tile variable, whose unassigned
+// lanes stay undefined (it need not be assigned before: a tile declared
+// without initialiser is filled slice by slice); items are ':' and indices.
+std::optional<ir::Type> Sema::checkSliceLValue(SubscriptExpr *e) {
+  Expr *b = e->base.get();
+  if (!b || b->kind != ExprKind::Ident) {
+    if (b)
+      checkExpr(b);
+    reportAt(DiagId::err_sema_slice_assign_base, e);
+    return std::nullopt;
+  }
+  for (const SubscriptItem &it : e->items)
+    if (it.kind == SubscriptItem::Kind::NewAxis || it.kind == SubscriptItem::Kind::Reduce) {
+      report(DiagId::err_sema_slice_assign_item, it.loc,
+             {it.kind == SubscriptItem::Kind::NewAxis ? std::string("newaxis")
+                                                      : std::string(reduceOpSpelling(it.reduce))});
+      return std::nullopt;
+    }
+  auto *id = b->as<IdentExpr>();
+  if (!checkIdent(id, /*isRead=*/false))
+    return std::nullopt;
+  if (!checkSubscriptItems(e))
+    return std::nullopt;
+  id->decl->sliceAssigned = true;
+  return e->type;
+}
+
+// x[:, newaxis], x[+, :], x[i, :]: one non-newaxis item per axis; reductions
+// (rule 10) of one kind per subscript (argmax/argmin over one axis); an
+// integer index selects a slice and removes its axis.
 bool Sema::checkSubscript(SubscriptExpr *e) {
   Expr *b = e->base.get();
   if (!checkValue(b) || !checkMaterializable(b))
+    return false;
+  return checkSubscriptItems(e);
+}
+
+bool Sema::checkSubscriptItems(SubscriptExpr *e) {
+  Expr *b = e->base.get();
+  bool indicesOk = true;
+  for (SubscriptItem &it : e->items) {
+    if (it.kind != SubscriptItem::Kind::Index)
+      continue;
+    Expr *x = it.index.get();
+    if (!checkValue(x)) {
+      indicesOk = false;
+      continue;
+    }
+    if (!x->type.isScalar() || x->type.isPtr || !isInt(x->type.dtype)) {
+      reportAt(DiagId::err_sema_slice_index_type, x, {typeStr(x)});
+      indicesOk = false;
+    }
+  }
+  if (!indicesOk)
     return false;
   size_t axisItems = 0;
   for (const SubscriptItem &it : e->items)
@@ -681,6 +741,18 @@ bool Sema::checkSubscript(SubscriptExpr *e) {
     case SubscriptItem::Kind::NewAxis: out.push_back(1); break;
     case SubscriptItem::Kind::Slice: out.push_back(b->type.shape[axis++]); break;
     case SubscriptItem::Kind::Reduce: ++axis; break;
+    case SubscriptItem::Kind::Index: {
+      const Expr *x = it.index.get();
+      int64_t dim = b->type.shape[axis];
+      if (x->constant && x->constant->kind == ConstValue::Kind::Int &&
+          (x->constant->i < 0 || x->constant->i >= dim)) {
+        std::string name = b->kind == ExprKind::Ident ? b->as<IdentExpr>()->name : "the tile";
+        reportAt(DiagId::warn_sema_slice_index_range, x,
+                 {int128Str(x->constant->i), std::to_string(dim), std::to_string(axis), name});
+      }
+      ++axis;
+      break;
+    }
     }
   }
   e->type = ir::Type{*d, b->type.isPtr, out};

@@ -204,6 +204,8 @@ private:
   bool checkBitcast(ast::BitcastExpr *e);
   bool checkRange(ast::RangeExpr *e);
   bool checkSubscript(ast::SubscriptExpr *e);
+  bool checkSubscriptItems(ast::SubscriptExpr *e);
+  std::optional<ir::Type> checkSliceLValue(ast::SubscriptExpr *e);
   std::optional<DType> subscriptDType(const ast::SubscriptExpr *e);
   bool setConstant(ast::Expr *e, const ast::ConstValue &v);
   bool reportFoldIssue(const FoldResult &r, const ast::Expr *at, ast::BinaryOp op);

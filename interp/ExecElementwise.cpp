@@ -426,6 +426,9 @@ Handler selectElementwise(ir::OpKind k, const ir::Type &t) {
   case K::ExpandDims:
   case K::Reshape:
   case K::Trans:
+  case K::ExtractSlice:
+  case K::InsertSlice:
+  case K::Undef:
   case K::Cast:
   case K::Bitcast:
   case K::Reduce:

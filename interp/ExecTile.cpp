@@ -1,5 +1,5 @@
-// Values (constant, range, program ids) and shape ops (splat, broadcast,
-// expand_dims, reshape, trans). Constants and ranges are built once at
+// Values (constant, range, program ids, undef) and shape ops (splat, broadcast,
+// expand_dims, reshape, trans, extract_slice, insert_slice). Constants and ranges are built once at
 // preparation and shared by every program; reshape and expand_dims share
 // their operand's tile (row-major order is unchanged).
 #include "interp/Interpreter.h"
@@ -69,6 +69,92 @@ bool runShare(Frame &f, const Instr &in) {
   return true;
 }
 
+/// undef: every lane undefined (a tile variable declared without initialiser);
+/// the data is zero so that nothing reads uninitialised host memory.
+bool runUndef(Frame &f, const Instr &in) {
+  TilePtr r = makeTile(in.n, in.elemSize);
+  std::memset(r->raw(), 0, static_cast<size_t>(in.n) * in.elemSize);
+  std::memset(r->newPoison(), 1, static_cast<size_t>(in.n));
+  f.set(in.out[0], std::move(r));
+  return true;
+}
+
+/// The slice index of extract_slice / insert_slice (operand 1), checked to lie
+/// in [0, d): otherwise an out_of_bounds trap naming the variable, the axis,
+/// the index and the bound; an undefined index is undefined_value.
+std::optional<int64_t> sliceIndex(Frame &f, const Instr &in) {
+  const TileData &t = *f.get(in.in[1]);
+  if (t.isPoison(0)) {
+    failUndefined(f, in, -1, "the slice index of '" + in.label + "' is undefined", 1);
+    return std::nullopt;
+  }
+  DType d = in.op->operand(1)->type().dtype;
+  __int128 i = scalarInt(t, d);
+  if (i < 0 || i >= in.g1) {
+    std::string idx = isSignedInt(d) ? std::to_string(static_cast<int64_t>(i))
+                                     : std::to_string(static_cast<uint64_t>(i));
+    f.fail(TrapKind::OutOfBounds, in, -1,
+           "slice index " + idx + " is out of range for axis " + std::to_string(in.g3) + " of '" +
+               in.label + "' (size " + std::to_string(in.g1) + ": valid indices are 0 to " +
+               std::to_string(in.g1 - 1) + ")");
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(i);
+}
+
+/// extract_slice: the tile is outer x d x inner (row-major); copy slice i.
+bool runExtractSlice(Frame &f, const Instr &in) {
+  std::optional<int64_t> i = sliceIndex(f, in);
+  if (!i)
+    return false;
+  const TileData &a = *f.get(in.in[0]);
+  TilePtr r = makeTile(in.n, in.elemSize);
+  size_t row = static_cast<size_t>(in.g2) * in.elemSize;
+  const char *src = static_cast<const char *>(a.raw());
+  char *dst = static_cast<char *>(r->raw());
+  for (int64_t o = 0; o < in.g0; ++o)
+    std::memcpy(dst + static_cast<size_t>(o) * row, src + static_cast<size_t>(o * in.g1 + *i) * row,
+                row);
+  if (a.hasPoison()) {
+    uint8_t *p = r->newPoison();
+    for (int64_t o = 0; o < in.g0; ++o)
+      std::memcpy(p + o * in.g2, a.poison() + (o * in.g1 + *i) * in.g2, static_cast<size_t>(in.g2));
+    r->normalizePoison();
+  }
+  f.set(in.out[0], std::move(r));
+  return true;
+}
+
+/// insert_slice: a copy of the tile with slice i replaced by the value.
+bool runInsertSlice(Frame &f, const Instr &in) {
+  std::optional<int64_t> i = sliceIndex(f, in);
+  if (!i)
+    return false;
+  const TileData &a = *f.get(in.in[0]), &v = *f.get(in.in[2]);
+  TilePtr r = copyTile(a);
+  size_t row = static_cast<size_t>(in.g2) * in.elemSize;
+  const char *src = static_cast<const char *>(v.raw());
+  char *dst = static_cast<char *>(r->raw());
+  for (int64_t o = 0; o < in.g0; ++o)
+    std::memcpy(dst + static_cast<size_t>(o * in.g1 + *i) * row, src + static_cast<size_t>(o) * row,
+                row);
+  if (a.hasPoison() || v.hasPoison()) {
+    uint8_t *p = r->newPoison();
+    if (a.hasPoison())
+      std::memcpy(p, a.poison(), static_cast<size_t>(in.n));
+    for (int64_t o = 0; o < in.g0; ++o) {
+      uint8_t *d = p + (o * in.g1 + *i) * in.g2;
+      if (v.hasPoison())
+        std::memcpy(d, v.poison() + o * in.g2, static_cast<size_t>(in.g2));
+      else
+        std::memset(d, 0, static_cast<size_t>(in.g2));
+    }
+    r->normalizePoison();
+  }
+  f.set(in.out[0], std::move(r));
+  return true;
+}
+
 /// The tile of a `constant` op.
 Tile constantTile(const ir::Op &op, std::string &error) {
   const ir::Type &t = op.result()->type();
@@ -118,6 +204,10 @@ int64_t intAttrOr(const ir::Op &op, const char *name, int64_t dflt) {
 
 bool prepareValueOp(const ir::Op &op, Instr &in, std::string &error) {
   ir::OpKind k = op.kind();
+  if (k == ir::OpKind::Undef) {
+    in.run = runUndef;
+    return true;
+  }
   if (k == ir::OpKind::Constant || k == ir::OpKind::Range) {
     in.constant = k == ir::OpKind::Constant ? constantTile(op, error) : rangeTile(op, error);
     in.run = runConstant;
@@ -167,6 +257,27 @@ bool prepareShapeOp(const ir::Op &op, Instr &in, std::string &error) {
       in.strides.push_back(src[static_cast<size_t>(axis)]);
     }
     in.run = runGather;
+  } else if (k == ir::OpKind::ExtractSlice || k == ir::OpKind::InsertSlice) {
+    int64_t axis = intAttrOr(op, "axis", -1);
+    if (axis < 0 || static_cast<size_t>(axis) >= from.rank()) {
+      error = "malformed " + std::string(op.name());
+      return false;
+    }
+    const ir::AttrValue *var = op.attr("var");
+    in.label = var && std::holds_alternative<std::string>(*var) ? std::get<std::string>(*var)
+                                                                : std::string("the tile");
+    in.g0 = 1;
+    in.g2 = 1;
+    for (size_t d = 0; d < from.rank(); ++d) {
+      if (static_cast<int64_t>(d) < axis)
+        in.g0 *= from.shape[d];
+      else if (static_cast<int64_t>(d) > axis)
+        in.g2 *= from.shape[d];
+    }
+    in.g1 = from.shape[static_cast<size_t>(axis)];
+    in.g3 = axis;
+    in.elemSize = elemSizeOf(from);
+    in.run = k == ir::OpKind::ExtractSlice ? runExtractSlice : runInsertSlice;
   } else {
     error = "not a shape op: " + std::string(op.name());
     return false;

@@ -124,12 +124,15 @@ private:
     case ir::OpKind::Constant:
     case ir::OpKind::Range:
     case ir::OpKind::GetProgramId:
-    case ir::OpKind::GetNumPrograms: return prepareValueOp(op, in, error_);
+    case ir::OpKind::GetNumPrograms:
+    case ir::OpKind::Undef: return prepareValueOp(op, in, error_);
     case ir::OpKind::Splat:
     case ir::OpKind::Broadcast:
     case ir::OpKind::ExpandDims:
     case ir::OpKind::Reshape:
-    case ir::OpKind::Trans: return prepareShapeOp(op, in, error_);
+    case ir::OpKind::Trans:
+    case ir::OpKind::ExtractSlice:
+    case ir::OpKind::InsertSlice: return prepareShapeOp(op, in, error_);
     case ir::OpKind::Cast:
     case ir::OpKind::Bitcast: return prepareCast(op, in, error_);
     case ir::OpKind::Neg:

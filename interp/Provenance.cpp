@@ -99,6 +99,40 @@ void explainUndefined(Frame &f, const ir::Value *v, int64_t lane) {
                          "has no `other` value (`m ? *p : other`), so it is undefined");
       return;
     }
+    if (k == ir::OpKind::Undef) {
+      const ir::AttrValue *var = op->attr("var");
+      std::string name = var && std::holds_alternative<std::string>(*var)
+                             ? "'" + std::get<std::string>(*var) + "'"
+                             : std::string("this tile");
+      note(op, subject + " of " + name + " was never assigned: " + name +
+                   " is declared here without an initialiser, and no assignment wrote that lane");
+      return;
+    }
+    if (k == ir::OpKind::InsertSlice || k == ir::OpKind::ExtractSlice) {
+      // Follow the lane into the tile operand (or, for insert_slice, into the
+      // inserted value when the lane lies in the replaced slice).
+      const ir::Value *src = op->operand(0);
+      const ir::Type &st = src->type();
+      int64_t axis = op->intAttr("axis");
+      const TileData *it = valueOf(f, op->operand(1));
+      int64_t idx = it && !it->hasPoison()
+                        ? static_cast<int64_t>(scalarInt(*it, op->operand(1)->type().dtype))
+                        : 0;
+      int64_t inner = 1;
+      for (size_t d = static_cast<size_t>(axis) + 1; d < st.rank(); ++d)
+        inner *= st.shape[d];
+      int64_t dim = st.shape[static_cast<size_t>(axis)];
+      int64_t from = lane;
+      if (k == ir::OpKind::ExtractSlice) {
+        from = lane < 0 ? -1 : (lane / inner * dim + idx) * inner + lane % inner;
+      } else if (lane >= 0 && (lane / inner) % dim == idx) {
+        src = op->operand(2);
+        from = lane / inner / dim * inner + lane % inner;
+      }
+      v = src;
+      lane = from;
+      continue;
+    }
     if (k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas) {
       note(op, subject + " of this atomic's result is masked off, so it is undefined");
       return;

@@ -235,6 +235,24 @@ std::optional<Scalar> foldSelect(const Op &op) {
   return scalarOf(op.operand(c->i ? 1 : 2));
 }
 
+/// A slice of a splat constant is the constant, when the index is a constant
+/// inside the axis (an index outside it must still trap).
+std::optional<Scalar> foldExtractSlice(const Op &op) {
+  auto idx = scalarOf(op.operand(1));
+  const AttrValue *axis = op.attr("axis");
+  if (!idx || !axis || !std::holds_alternative<int64_t>(*axis))
+    return std::nullopt;
+  const Shape &shape = op.operand(0)->type().shape;
+  int64_t a = std::get<int64_t>(*axis);
+  if (a < 0 || static_cast<size_t>(a) >= shape.size())
+    return std::nullopt;
+  bool negative = isSignedInt(idx->dtype) && idx->i < 0;
+  if (negative ||
+      static_cast<uint64_t>(idx->i) >= static_cast<uint64_t>(shape[static_cast<size_t>(a)]))
+    return std::nullopt;
+  return scalarOf(op.operand(0));
+}
+
 /// reduce of a splat constant of `n` lanes.
 std::optional<Scalar> foldReduce(const Op &op) {
   auto a = scalarOf(op.operand(0));
@@ -310,8 +328,11 @@ std::optional<Scalar> foldScalar(const Op &op) {
   case OpKind::ExpandDims:
   case OpKind::Reshape:
   case OpKind::Trans: return scalarOf(op.operand(0)); // a splat keeps its value
+  case OpKind::ExtractSlice: return foldExtractSlice(op);
   case OpKind::Reduce: return foldReduce(op);
   case OpKind::AddPtr:
+  case OpKind::InsertSlice:
+  case OpKind::Undef:
   case OpKind::Dot:
   case OpKind::Constant:
   case OpKind::Range:

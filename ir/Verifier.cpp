@@ -165,6 +165,8 @@ private:
   void verifyExpandDims(const Op &op);
   void verifyReshape(const Op &op);
   void verifyTrans(const Op &op);
+  void verifySlice(const Op &op);
+  void verifyUndef(const Op &op);
   void verifyCast(const Op &op);
   void verifyElementwise(const Op &op, DClass c);
   void verifyCompare(const Op &op);
@@ -311,6 +313,9 @@ void Verifier::verifyOp(const Op &op) {
   case OpKind::ExpandDims: return verifyExpandDims(op);
   case OpKind::Reshape: return verifyReshape(op);
   case OpKind::Trans: return verifyTrans(op);
+  case OpKind::ExtractSlice:
+  case OpKind::InsertSlice: return verifySlice(op);
+  case OpKind::Undef: return verifyUndef(op);
   case OpKind::Cast:
   case OpKind::Bitcast: return verifyCast(op);
   case OpKind::Neg:
@@ -556,6 +561,40 @@ void Verifier::verifyReshape(const Op &op) {
     fail(op, "reshape changes the element type from " + in.str() + " to " + out.str());
   else if (safeNumElements(in.shape) != safeNumElements(out.shape))
     fail(op, "reshape from " + in.str() + " to " + out.str() + " changes the element count");
+}
+
+// extract_slice (tile, index) and insert_slice (tile, index, value): a
+// scalar integer index; the slice's type is the tile's with `axis` removed.
+void Verifier::verifySlice(const Op &op) {
+  const int64_t *axis = intAttr(op, "axis");
+  if (!axis)
+    return;
+  const Type &in = op.operand(0)->type(), &idx = op.operand(1)->type();
+  if (*axis < 0 || static_cast<size_t>(*axis) >= in.rank()) {
+    fail(op,
+         "axis " + std::to_string(*axis) + " out of range for rank " + std::to_string(in.rank()));
+    return;
+  }
+  if (!idx.isScalar() || idx.isPtr || !isInt(idx.dtype)) {
+    fail(op, "the slice index must be a scalar integer, not " + idx.str());
+    return;
+  }
+  Shape s = in.shape;
+  s.erase(s.begin() + *axis);
+  Type slice = in.withShape(std::move(s));
+  if (op.kind() == OpKind::ExtractSlice) {
+    expectResult(op, 0, slice);
+    return;
+  }
+  if (op.operand(2)->type() != slice)
+    fail(op, "the inserted value has type " + op.operand(2)->type().str() + ", expected " +
+                 slice.str());
+  expectResult(op, 0, in);
+}
+
+void Verifier::verifyUndef(const Op &op) {
+  if (op.result()->type().isScalar())
+    fail(op, "undef makes a tile, not a scalar");
 }
 
 void Verifier::verifyTrans(const Op &op) {

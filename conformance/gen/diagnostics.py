@@ -207,8 +207,8 @@ D("err_nesting_too_deep", "parse_parentheses_too_deep",
   "5000 nested parentheses: an error, never a stack overflow")
 D("err_nesting_too_deep", "parse_blocks_too_deep",
   kern(["{" * 5000 + "}" * 5000, "*p = 1;"]), "nesting too deep", 2)
-D("err_bad_subscript_item", "parse_integer_subscript",
-  kern(["int x[4] = 0 ... 4;", "*p = x[1];"]),
+D("err_bad_subscript_item", "parse_empty_subscript_item",
+  kern(["int x[4] = 0 ... 4;", "*p = x[:, ];"]),
   "tile subscripts take ':', 'newaxis' or a reduction operator", 3)
 D("err_newaxis_outside_subscript", "parse_newaxis_as_value",
   kern(["int y = newaxis;", "*p = y;"]), "'newaxis' is only allowed in a tile subscript", 2)

@@ -274,6 +274,9 @@ kernel @every(%X: !ptr<f32> <multipleof = 16, aligned = 16>, %n: i32, %I: !ptr<i
     %wn = add %wb, %c1 : i32
     yield %wn
   }
+  %ud = undef <var = "a"> : tile<2x32xf32>
+  %is = insert_slice %ud, %c1, %s <axis = 0, var = "a"> : tile<2x32xf32>
+  %xs = extract_slice %is, %c1 <axis = 0, var = "a"> : tile<32xf32>
   return loc("every.tc":50:1)
 }
 kernel @second() {

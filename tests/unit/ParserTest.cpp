@@ -176,6 +176,7 @@ std::string sx(const Expr *e) {
     for (const SubscriptItem &it : s->items)
       r += it.kind == SubscriptItem::Kind::Slice     ? " :"
            : it.kind == SubscriptItem::Kind::NewAxis ? " newaxis"
+           : it.kind == SubscriptItem::Kind::Index   ? " " + sx(it.index.get())
                                                      : std::string(" ") + redStr(it.reduce);
     return r + ")";
   }
@@ -761,8 +762,10 @@ TEST(ParserErrors, MessagesAndLocations) {
   EXPECT_EQ(errorOf("a + b = c;"), "2:7: expression is not assignable");
   EXPECT_EQ(errorOf("x[:] = c;"), "2:6: expression is not assignable");
   EXPECT_EQ(errorOf("3++;"), "2:2: expression is not assignable");
-  EXPECT_EQ(errorOf("x = a[i];"),
-            "2:7: tile subscripts take ':', 'newaxis' or a reduction operator");
+  EXPECT_EQ(errorOf("x = a[i];"), "<no diagnostic>"); // an integer index selects a slice
+  EXPECT_EQ(errorOf("x = a[:, ];"),
+            "2:10: tile subscripts take ':', 'newaxis' or a reduction operator");
+  EXPECT_EQ(errorOf("x[:, :] = c;"), "2:9: expression is not assignable");
   EXPECT_EQ(errorOf("x = a[];"),
             "2:7: tile subscripts take ':', 'newaxis' or a reduction operator");
   EXPECT_EQ(errorOf("x = a[+1];"),
