@@ -441,6 +441,9 @@ bool Parser::parseSubscriptItem(std::vector<SubscriptItem> &items) {
   }
   if (!alone) {
     error(DiagId::err_bad_subscript_item, t);
+    if (t.is(TokKind::identifier) && t.text == "None") // Triton's Python DSL
+      error(DiagId::note_sema_python_habit, t,
+            {"Triton-C writes a new axis as 'newaxis', e.g. x[:, newaxis]"});
     return false;
   }
   advance();

@@ -5,6 +5,7 @@
 #include "ir/Printer.h"
 #include "runtime/ArrayPrint.h"
 #include "runtime/GridExpr.h"
+#include "support/EditDistance.h"
 #include "support/FileIO.h"
 #include "support/TimeLimit.h"
 
@@ -273,8 +274,12 @@ int RunDriver::checkBufferNames(const Plan &plan, const CompiledKernel &k) const
         return usageError(flag + " " + name + ": parameter '" + name + "' (" +
                           f.param(i)->type().langStr() + ") is not a buffer");
       }
-    return usageError(flag + " " + name + ": no parameter named '" + name + "'\nnote: kernel '" +
-                      k.name() + "' takes: " + describeParams(f));
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < f.numParams(); ++i)
+      names.push_back(f.paramName(i));
+    return usageError(flag + " " + name + ": no parameter named '" + name + "'" +
+                      didYouMean(name, names) + "\nnote: kernel '" + k.name() +
+                      "' takes: " + describeParams(f));
   };
   for (const std::string &p : opt_.prints)
     if (int rc = check("--print", p))
