@@ -10,17 +10,30 @@ PACKAGES=(build-essential cmake ninja-build ccache python3
           libgtest-dev googletest librapidcheck-dev nlohmann-json3-dev libcli11-dev
           libeigen3-dev libzstd-dev zlib1g-dev libbenchmark-dev
           python3-venv python3-dev python3-numpy python3-torch python3-pytest)
+# A single-node Slurm for the test of deploy/slurm (tests/campaign/slurm_real.sh):
+# installed without recommendations (they add dozens of unused plugins); the
+# test starts its own private daemons, none of the system's.
+SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
+missing_slurm=()
+for p in "${SLURM_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing_slurm+=("$p")
+done
+if ((${#missing[@]} + ${#missing_slurm[@]})); then
+  echo "setup: installing ${missing[*]}${missing[*]:+ }${missing_slurm[*]}"
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  if ((${#missing[@]})); then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  fi
+  if ((${#missing_slurm[@]})); then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing_slurm[@]}"
+  fi
 fi
 
 # The Python package's environment: a virtual environment on Debian's python3
