@@ -43,7 +43,10 @@ std::string closestName(std::string_view name, const std::vector<std::string> &c
   for (const std::string &c : candidates)
     if (c != name && lower(c) == lower(name))
       return c;
-  size_t limit = std::max<size_t>(1, name.size() / 3);
+  // Names of one or two letters are too short for a typo to tell: case only.
+  size_t limit = name.size() / 3;
+  if (limit == 0)
+    return "";
   std::string best;
   size_t bestDist = limit + 1;
   for (const std::string &c : candidates) {

@@ -20,7 +20,7 @@ size_t editDistance(std::string_view a, std::string_view b, size_t limit = 64);
 
 /// The candidate closest to `name`, if close enough to be a likely typo: one that
 /// differs only in case first, else the nearest at most
-/// a third of the name's length in edits (at least one), and never `name`
+/// a third of the name's length in edits (none for one or two letters), and never `name`
 /// itself. Ties go to the first candidate. "" when none is.
 std::string closestName(std::string_view name, const std::vector<std::string> &candidates);
 
