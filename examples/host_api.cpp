@@ -6,6 +6,11 @@
 //
 //   build/bin/host_api [path/to/vector_add.tc]
 //
+// Without an argument it looks in $TC_EXAMPLES_DIR, then in the examples/
+// folder of the tree the executable was built in (<root>/build/bin/host_api),
+// then in ./examples: no path is baked in at build time, so a build copied to
+// another folder or machine still finds its kernel.
+//
 // Exit status 0 when every element matches.
 //
 //===----------------------------------------------------------------------===//
@@ -13,14 +18,39 @@
 #include "runtime/Launch.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
-
-#ifndef TC_EXAMPLES_DIR
-#define TC_EXAMPLES_DIR "examples"
-#endif
+#include <vector>
 
 namespace {
+
+namespace fs = std::filesystem;
+
+/// vector_add.tc from $TC_EXAMPLES_DIR, beside the build tree or under ./examples;
+/// "" (with the places tried in `tried`) when none has it.
+std::string findKernel(std::string &tried) {
+  std::vector<fs::path> places;
+  if (const char *env = std::getenv("TC_EXAMPLES_DIR"); env && *env) {
+    places.push_back(env);
+  } else {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec)
+      for (fs::path p = exe.parent_path(); !p.empty() && p != p.parent_path(); p = p.parent_path())
+        places.push_back(p / "examples");
+    places.push_back("examples");
+  }
+  for (const fs::path &dir : places) {
+    fs::path file = dir / "vector_add.tc";
+    std::error_code ec;
+    if (fs::is_regular_file(file, ec))
+      return file.string();
+    tried += "\n  " + file.string();
+  }
+  return "";
+}
 
 /// The float value of element i of an f32 array.
 float at(const tc::HostArray &a, int64_t i) {
@@ -33,7 +63,19 @@ float at(const tc::HostArray &a, int64_t i) {
 
 int main(int argc, char **argv) {
   const int n = 5000;
-  std::string path = argc > 1 ? argv[1] : TC_EXAMPLES_DIR "/vector_add.tc";
+  std::string path = argc > 1 ? argv[1] : "";
+  if (path.empty()) {
+    std::string tried;
+    path = findKernel(tried);
+    if (path.empty()) {
+      std::fprintf(stderr,
+                   "host_api: error: vector_add.tc not found; looked at:%s\n"
+                   "note: pass its path (host_api path/to/vector_add.tc) or set TC_EXAMPLES_DIR "
+                   "to the examples/ folder\n",
+                   tried.c_str());
+      return 3;
+    }
+  }
 
   // 1. Compile one variant of the kernel.
   tc::CompileRequest request;

@@ -463,6 +463,9 @@ bool Parser::parseSubscriptItem(std::vector<SubscriptItem> &items) {
   if (t.is(TokKind::r_square) || t.is(TokKind::comma) || t.is(TokKind::colon) ||
       t.is(TokKind::kw_newaxis) || reduceOp(t)) {
     error(DiagId::err_bad_subscript_item, t);
+    if (t.is(TokKind::identifier) && t.text == "None") // Triton's Python DSL
+      error(DiagId::note_sema_python_habit, t,
+            {"Triton-C writes a new axis as 'newaxis', e.g. x[:, newaxis]"});
     return false;
   }
   item.kind = SubscriptItem::Kind::Index;

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
+#include "support/EditDistance.h"
 
 #include <cmath>
 #include <cstdint>
@@ -79,6 +80,24 @@ constexpr BuiltinName kBuiltins[] = {
     {"fmax", Builtin::Max},
 };
 
+/// A note for a reduction written as in Triton's Python DSL (`sum(x)`,
+/// `max(x)`), or "" when `callee` is no such name.
+std::string reductionHint(std::string_view callee) {
+  std::string_view op;
+  if (callee == "sum")
+    op = "+";
+  else if (callee == "max" || callee == "fmax" || callee == "fmaxf")
+    op = "max";
+  else if (callee == "min" || callee == "fmin" || callee == "fminf")
+    op = "min";
+  else
+    return "";
+  std::string o(op);
+  return "a reduction is a subscript in Triton-C: x[" + o + "] reduces a 1-D tile, x[:, " + o +
+         "] the second axis of a 2-D one" +
+         (op == "+" ? "" : "; " + std::string(callee) + "(a, b) is elementwise");
+}
+
 std::string plural(size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
@@ -140,6 +159,11 @@ bool Sema::checkArgCount(CallExpr *e, size_t min, size_t max) {
     return true;
   report(DiagId::err_sema_arg_count, e->calleeLoc, {e->callee, arityStr(min, max), std::to_string(n)},
          static_cast<uint32_t>(e->callee.size()));
+  // max(x) / min(x) of one tile: Triton's Python DSL reduces; Triton-C subscripts.
+  if (n == 1 && min == 2)
+    if (std::string hint = reductionHint(e->callee); !hint.empty())
+      report(DiagId::note_sema_python_habit, e->calleeLoc, {hint},
+             static_cast<uint32_t>(e->callee.size()));
   for (auto &a : e->args)
     if (a && a->kind != ExprKind::StringLiteral)
       checkValue(a.get());
@@ -467,7 +491,17 @@ FunctionDecl *Sema::resolveHelper(CallExpr *e) {
   auto it = functions_.find(e->callee);
   FunctionDecl *f = it == functions_.end() ? nullptr : it->second;
   if (!f) {
-    report(DiagId::err_sema_undeclared_function, e->calleeLoc, {e->callee}, len);
+    std::vector<std::string> names;
+    for (const BuiltinName &b : kBuiltins)
+      names.emplace_back(b.name);
+    for (const auto &[name, decl] : functions_)
+      names.push_back(name);
+    // Reductions are subscripts: no did-you-mean for Python's names of them.
+    std::string hint = reductionHint(e->callee);
+    report(DiagId::err_sema_undeclared_function, e->calleeLoc,
+           {e->callee, hint.empty() ? didYouMean(e->callee, names) : ""}, len);
+    if (!hint.empty())
+      report(DiagId::note_sema_python_habit, e->calleeLoc, {hint}, len);
   } else if (f->isKernel) {
     report(DiagId::err_sema_kernel_called, e->calleeLoc, {e->callee}, len);
   } else if (!f->body) {

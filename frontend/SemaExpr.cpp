@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
+#include "support/EditDistance.h"
 
 namespace tc::sema {
 
@@ -158,7 +159,11 @@ bool Sema::checkLiteral(Expr *e) {
 bool Sema::checkIdent(IdentExpr *e, bool isRead) {
   VarDecl *d = lookup(e->name);
   if (!d) {
-    reportAt(DiagId::err_sema_undeclared, e, {e->name});
+    std::vector<std::string> names;
+    for (const auto &scope : fn_->scopes)
+      for (const auto &[name, decl] : scope)
+        names.push_back(name);
+    reportAt(DiagId::err_sema_undeclared, e, {e->name, didYouMean(e->name, names)});
     return false;
   }
   e->decl = d;

@@ -1,6 +1,7 @@
 // Kernel arguments from `--arg NAME=SPEC`: parsing, values, generators, binding (ArgSpec.h).
 #include "runtime/ArgSpec.h"
 
+#include "support/EditDistance.h"
 #include "support/ValueBits.h"
 
 #include <cctype>
@@ -559,7 +560,11 @@ bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
   std::map<std::string, const ArgSpec *> byName;
   for (const ArgSpec &s : specs) {
     if (!index.count(s.name)) {
-      error = "--arg " + s.name + ": no parameter named '" + s.name + "'" + params;
+      std::vector<std::string> names;
+      for (unsigned i = 0; i < f.numParams(); ++i)
+        names.push_back(f.paramName(i));
+      error = "--arg " + s.name + ": no parameter named '" + s.name + "'" +
+              didYouMean(s.name, names) + params;
       return false;
     }
     if (!byName.emplace(s.name, &s).second) {

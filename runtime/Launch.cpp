@@ -3,6 +3,7 @@
 #include "runtime/Launch.h"
 
 #include "frontend/Compiler.h"
+#include "support/EditDistance.h"
 #include "support/SourceManager.h"
 #include "support/ValueBits.h"
 
@@ -170,8 +171,16 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   } else {
     chosen = module->lookup(req.kernelName);
     if (!chosen) {
-      out.errors.push_back({"no kernel named '" + req.kernelName + "'", 0});
-      out.diagnostics += "error: no kernel named '" + req.kernelName + "'\n";
+      std::vector<std::string> names;
+      for (const auto &f : module->functions)
+        names.push_back(f->name());
+      std::string msg =
+          "no kernel named '" + req.kernelName + "'" + didYouMean(req.kernelName, names);
+      std::string list;
+      for (const std::string &n : names)
+        list += (list.empty() ? "" : ", ") + n;
+      out.errors.push_back({msg, 0});
+      out.diagnostics += "error: " + msg + "\nnote: the source's kernels: " + list + "\n";
       return out;
     }
   }

@@ -1,9 +1,11 @@
 //===- RunDriver.cpp - The command line shared by triton-interp and triton-run ===//
 #include "tools/RunDriver.h"
 
+#include "conformance/Compare.h"
 #include "ir/Printer.h"
 #include "runtime/ArrayPrint.h"
 #include "runtime/GridExpr.h"
+#include "support/EditDistance.h"
 #include "support/FileIO.h"
 #include "support/TimeLimit.h"
 
@@ -274,8 +276,12 @@ int RunDriver::checkBufferNames(const Plan &plan, const CompiledKernel &k) const
         return usageError(flag + " " + name + ": parameter '" + name + "' (" +
                           f.param(i)->type().langStr() + ") is not a buffer");
       }
-    return usageError(flag + " " + name + ": no parameter named '" + name + "'\nnote: kernel '" +
-                      k.name() + "' takes: " + describeParams(f));
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < f.numParams(); ++i)
+      names.push_back(f.paramName(i));
+    return usageError(flag + " " + name + ": no parameter named '" + name + "'" +
+                      didYouMean(name, names) + "\nnote: kernel '" + k.name() +
+                      "' takes: " + describeParams(f));
   };
   for (const std::string &p : opt_.prints)
     if (int rc = check("--print", p))
@@ -360,18 +366,48 @@ int RunDriver::reportResult(const RunResult &r) const {
   return kExitTrap;
 }
 
-/// The first difference between two runs' buffer `name`, or "".
+/// The first difference between two runs' buffer `name` beyond what variants
+/// may differ by, or "". Integer buffers must be identical; float buffers
+/// within the conformance suite's default tolerance of their dtype
+/// (conformance/FORMAT.md), or bit for bit with --variants-exact.
 std::string RunDriver::firstDifference(const std::string &name, const HostArray &a,
                                        const HostArray &b, const std::string &na,
                                        const std::string &nb) const {
   if (a.shape != b.shape || a.dtype != b.dtype)
     return "buffer '" + name + "' has shape " + ir::shapeStr(a.shape) + " in variant " + na +
            " but " + ir::shapeStr(b.shape) + " in variant " + nb;
-  for (int64_t i = 0; i < a.numElements(); ++i)
-    if (a.getBits(i) != b.getBits(i))
-      return "buffer '" + name + "' differs at index " + indexStr(a.shape, i) + ": variant " + na +
-             " gives " + valueStr(a, i) + ", variant " + nb + " gives " + valueStr(b, i);
-  return "";
+  bool exact = opt_.variantsExact || !isFloat(a.dtype);
+  conf::CompareSpec spec = conf::defaultCompare(a.dtype);
+  int64_t first = -1, beyond = 0, within = 0;
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    uint64_t x = a.getBits(i), y = b.getBits(i);
+    if (x == y)
+      continue;
+    if (!exact && conf::elementsMatch(a.dtype, y, x, spec)) {
+      ++within;
+      continue;
+    }
+    if (beyond++ == 0)
+      first = i;
+  }
+  std::string tolerance = std::string(conformanceName(a.dtype)) + " tolerance " + spec.str();
+  if (beyond == 0) {
+    if (within > 0)
+      std::cerr << tool_ << ": note: variants " << na << " and " << nb << " differ in " << within
+                << " of " << a.numElements() << " elements of buffer '" << name << "', within the "
+                << tolerance << " (--variants-exact demands identical bits)\n";
+    return "";
+  }
+  std::string what = "buffer '" + name + "' differs at index " + indexStr(a.shape, first) +
+                     ": variant " + na + " gives " + valueStr(a, first) + ", variant " + nb +
+                     " gives " + valueStr(b, first);
+  std::string count =
+      std::to_string(beyond) + " of " + std::to_string(a.numElements()) + " elements differ";
+  if (!isFloat(a.dtype))
+    return what + " (" + count + "; integer buffers must be identical)";
+  if (opt_.variantsExact)
+    return what + " (" + count + "; --variants-exact demands identical bits)";
+  return what + " (" + count + " beyond the " + tolerance + ")";
 }
 
 int RunDriver::compareVariants(const std::vector<const VariantRun *> &runs) const {

@@ -37,6 +37,7 @@ struct DriverOptions {
   std::string input, kernel, grid, program, launch, caseName, bf16Descr = "u2";
   std::vector<std::string> defines, undefines, includeDirs, args, prints, outs;
   bool force = false, trace = false, dumpIR = false, bf16AsU2 = false, printAll = false;
+  bool variantsExact = false; // triton-interp: variants must agree bit for bit
   unsigned threads = 1;
   uint64_t maxSteps = 0, seed = 0;
   double timeout = 0;
@@ -112,7 +113,8 @@ public:
   RunOptions runOptions(const Plan &plan) const;
   /// Maps a launch result to an exit code, printing the trap or error.
   int reportResult(const RunResult &r) const;
-  /// Compares every buffer of every variant with the first variant's, bit for bit.
+  /// Compares every buffer of every variant with the first variant's: integers
+  /// exactly, floats within the suite's default tolerance (bits: --variants-exact).
   int compareVariants(const std::vector<const VariantRun *> &runs) const;
   /// --print and --out of the buffers `bound`.
   int printAndWrite(const Plan &plan, const BoundArgs &bound) const;

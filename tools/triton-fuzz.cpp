@@ -214,18 +214,26 @@ std::optional<std::vector<int>> resolveDevices(const std::string &spec, int coun
 }
 
 int replay(const Flags &f, const CheckConfig &cfg) {
+  int64_t index = *f.replay;
+  // Generating and printing the kernel needs no GPU; only checking it does.
   std::string why;
-  if (!cfg.cpuOnly && !cfg.gpu.compileOnly && !gpu::cudaAvailable(&why)) {
+  bool noDevice = !cfg.cpuOnly && !cfg.gpu.compileOnly && !gpu::cudaAvailable(&why);
+  if (noDevice && !f.print) {
     std::cerr << "triton-fuzz: " << why << "\n";
     return gpu::kExitNoDevice;
   }
-  int64_t index = *f.replay;
   FuzzKernel k = generateKernel(cfg.policy, kernelSeed(f.seed, index), 100);
   if (f.print) {
     std::cout << describeKernel(k);
     if (emiSelected(k, f.emiRate))
       if (std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k)))
         std::cout << "// its EMI variant (--emi-rate):\n" << describeKernel(*v);
+  }
+  if (noDevice) {
+    std::cout.flush();
+    std::cerr << "triton-fuzz: kernel " << index << " printed, not checked: " << why
+              << "\nnote: --cpu-only checks it on the interpreter alone\n";
+    return gpu::kExitNoDevice;
   }
   std::unique_ptr<Checker> checker = makeChecker(cfg);
   if (!cfg.cpuOnly)
@@ -400,7 +408,9 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--known", f.knownFile, "A file of known signatures, one per line")
       ->check(CLI::ExistingFile);
   app.add_option("--replay", f.replay, "Check only kernel I of the campaign, in this process");
-  app.add_flag("--print", f.print, "With --replay: print the kernel");
+  app.add_flag("--print", f.print,
+               "With --replay: print the kernel (needs no GPU: without one it is printed, "
+               "not checked, exit 4)");
   app.add_option("--fail-on-feature", f.plantFeature,
                  "Testing the failure path: count every kernel with this feature as failing");
   app.add_flag("--list-planted-bugs", f.listPlanted,

@@ -5,7 +5,9 @@
 //       --arg b=@b.npy --arg c=zeros:f32[5000] --print c --out c=c.npy --force
 //
 // List-valued defines (-DSIZE=[64,128]) run every variant and check that all
-// buffers agree bit for bit. Exit codes: 0 ok, 1 trap or disagreement between
+// buffers agree: integers exactly, floats within the conformance suite's
+// default tolerance (bit for bit with --variants-exact); --print and --out show
+// the first variant's buffers. Exit codes: 0 ok, 1 trap or disagreement between
 // variants, 2 compile error, 3 usage error.
 //
 //===----------------------------------------------------------------------===//
@@ -156,6 +158,12 @@ Examples:
       --arg Y=zeros:f32[20,20] --program 1,1 --trace
   triton-interp --launch conformance/cases/promotion.json --case bool_add_i8_to_i8
 
+List-valued defines (-DBLOCK=[256,1024]) run every variant and compare their buffers: integers
+must be identical, floats agree within the conformance suite's default tolerance of their dtype
+(float32 rtol 1.3e-6 atol 1e-5; float16 1e-3, 1e-5; bfloat16 1.6e-2, 1e-5; float64 1e-7, 1e-7),
+or bit for bit with --variants-exact. --print and --out show the FIRST variant's buffers
+(BLOCK=256 above).
+
 Exit codes: 0 ok, 1 trap or disagreement between variants, 2 compile error, 3 usage error.)";
 
 } // namespace
@@ -175,6 +183,9 @@ static int toolMain(int argc, char **argv) {
   app.add_option("--access-map", dbg.accessMap,
                  "write an HTML page of which program loaded and stored each element of each "
                  "buffer (FILE.html; FILE.N.html per variant with list-valued defines)");
+  app.add_flag("--variants-exact", opt.variantsExact,
+               "with list-valued defines, variants must give identical bits (default: integers "
+               "exactly, floats within the conformance suite's tolerance of their dtype)");
   app.set_version_flag("--version", "triton-interp 0.1.0");
   if (int rc = parseCommandLine(app, argc, argv); rc >= 0)
     return rc;

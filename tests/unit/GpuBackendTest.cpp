@@ -5,6 +5,7 @@
 // working afterwards. Without a CUDA device every test skips with the reason.
 #include "gpu/GpuBackend.h"
 #include "interp/InterpreterBackend.h"
+#include "tests/unit/SourceRoot.h"
 
 #include <gtest/gtest.h>
 
@@ -17,13 +18,6 @@ using tc::DType;
 using tc::HostArray;
 using tc::RunResult;
 using tc::ScalarValue;
-
-std::string examplePath(const std::string &name) {
-  if (const char *dir = std::getenv("TC_SOURCE_DIR"))
-    return std::string(dir) + "/examples/" + name;
-  std::string here = __FILE__; // <root>/tests/unit/GpuBackendTest.cpp
-  return here.substr(0, here.rfind("tests/unit/")) + "examples/" + name;
-}
 
 HostArray smallInts(DType t, std::vector<int64_t> shape, unsigned seed) {
   HostArray a = HostArray::zeros(t, std::move(shape));
@@ -47,7 +41,11 @@ protected:
 
   std::shared_ptr<tc::CompiledKernel> compile(const std::string &file, tc::DefineList defines) {
     tc::CompileRequest req;
-    req.path = examplePath(file);
+    req.path = tc::test::examplePath(file);
+    if (req.path.empty()) {
+      ADD_FAILURE() << tc::test::sourceRootProblem();
+      return nullptr;
+    }
     req.defines = std::move(defines);
     auto out = tc::compileKernel(req);
     EXPECT_TRUE(out.ok()) << out.diagnostics;
@@ -93,6 +91,7 @@ ScalarValue i32(int64_t v) { return ScalarValue::ofInt(DType::I32, v); }
 
 TEST_F(GpuBackendTest, VectorAddWithTail) {
   auto k = compile("vector_add.tc", {{"SIZE", "1024"}, {"TYPE", "float"}});
+  ASSERT_TRUE(k);
   int64_t n = 5000;
   expectSame(*k, {5, 1, 1},
              {{"a", smallInts(DType::F32, {n}, 1)},
@@ -103,6 +102,7 @@ TEST_F(GpuBackendTest, VectorAddWithTail) {
 
 TEST_F(GpuBackendTest, MatmulHalfAllWarpCounts) {
   auto k = compile("matmul.tc", {{"TM", "64"}, {"TN", "32"}, {"TK", "16"}, {"TYPE", "half"}});
+  ASSERT_TRUE(k);
   int64_t m = 128, n = 96, kk = 48; // the tutorial kernel has no masks: multiples of the tiles
   for (unsigned w : {1u, 4u, 8u}) {
     gpu_->setNumWarps(w);
@@ -194,6 +194,7 @@ TEST_F(GpuBackendTest, IllegalAddressNamesTheLaunch) {
 
 TEST_F(GpuBackendTest, LaunchChecksMatchTheInterpreter) {
   auto k = compile("vector_add.tc", {{"SIZE", "1024"}, {"TYPE", "float"}});
+  ASSERT_TRUE(k);
   HostArray a = HostArray::zeros(DType::F32, {16});
   tc::LaunchArgs args;
   args.setBuffer("a", &a);

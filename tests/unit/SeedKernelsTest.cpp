@@ -9,6 +9,7 @@
 // (leading dimensions) is filled with a sentinel that must survive.
 #include "interp/InterpreterBackend.h"
 #include "runtime/Launch.h"
+#include "tests/unit/SourceRoot.h"
 
 #include <gtest/gtest.h>
 
@@ -29,11 +30,6 @@ using tc::RunResult;
 using tc::ScalarValue;
 
 constexpr double kSentinel = -77.0; // in every dtype used here (int8 too)
-
-std::string examplePath(const std::string &name) {
-  std::string here = __FILE__; // <root>/tests/unit/SeedKernelsTest.cpp
-  return here.substr(0, here.rfind("tests/unit/")) + "examples/" + name;
-}
 
 DType dtypeOf(const std::string &type) {
   if (type == "float") return DType::F32;
@@ -66,7 +62,11 @@ double roundTo(DType t, double v) {
 
 std::shared_ptr<tc::CompiledKernel> compileExample(const std::string &name, tc::DefineList defines) {
   tc::CompileRequest req;
-  req.path = examplePath(name);
+  req.path = tc::test::examplePath(name);
+  if (req.path.empty()) {
+    ADD_FAILURE() << tc::test::sourceRootProblem();
+    return nullptr;
+  }
   req.defines = std::move(defines);
   tc::CompileOutcome out = tc::compileKernel(req);
   EXPECT_TRUE(out.ok()) << name << ":\n" << out.diagnostics;
