@@ -34,6 +34,26 @@ bool noop(Frame &, const Instr &) {
   return true;
 }
 
+/// Returns false for a program stopped inside `loop`; when the step limit or
+/// Ctrl-C stopped it, first notes which iteration (1-based) the loop was in,
+/// innermost loop first.
+bool stoppedInLoop(Frame &f, const Instr &loop, uint64_t iteration, const std::string &extra) {
+  if (!f.trap || f.trap->kind != TrapKind::StepLimit)
+    return false;
+  Trap::Note n;
+  ir::Location loc = loop.op->loc();
+  const ir::Module &m = f.launch.kernel.module();
+  if (loc.line != 0 && loc.file < m.files.size()) {
+    n.file = m.files[loc.file];
+    n.line = loc.line;
+    n.col = loc.col;
+    n.sourceLine = f.launch.kernel.sourceLine(loc.file, loc.line);
+  }
+  n.text = "in iteration " + std::to_string(iteration) + " of this loop" + extra;
+  f.trap->notes.push_back(std::move(n));
+  return false;
+}
+
 /// for (lb, ub, step, inits...) body(iv, iters...): iv runs lb, lb + step, ...
 /// while iv < ub, computed without wrap-around (so the loop ends when the next
 /// iv would pass ub). A step <= 0 with lb < ub never ends (the step limit ends it).
@@ -49,10 +69,13 @@ bool runFor(Frame &f, const Instr &in) {
   const PBlock &body = in.regions[0];
   std::vector<uint32_t> iters(body.args.begin() + 1, body.args.end());
   forward(f, in.in, 3, iters);
+  uint64_t iteration = 0;
   for (__int128 iv = lb; iv < ub; iv += step) {
     f.set(body.args[0], makeScalarInt(t, iv));
+    ++iteration;
     if (!runBlock(f, body))
-      return false;
+      return stoppedInLoop(f, in, iteration,
+                           " (its counter is " + std::to_string(static_cast<int64_t>(iv)) + ")");
     forward(f, body.ops.back().in, 0, iters);
   }
   forward(f, iters, 0, in.out);
@@ -73,9 +96,9 @@ bool runIf(Frame &f, const Instr &in) {
 bool runWhile(Frame &f, const Instr &in) {
   const PBlock &before = in.regions[0], &after = in.regions[1];
   forward(f, in.in, 0, before.args);
-  for (;;) {
+  for (uint64_t iteration = 1;; ++iteration) {
     if (!runBlock(f, before))
-      return false;
+      return stoppedInLoop(f, in, iteration, "");
     const Instr &cond = before.ops.back();
     if (!checkDefined(f, cond, cond.in[0], "the condition of a loop"))
       return false;
@@ -85,7 +108,7 @@ bool runWhile(Frame &f, const Instr &in) {
     }
     forward(f, cond.in, 1, after.args);
     if (!runBlock(f, after))
-      return false;
+      return stoppedInLoop(f, in, iteration, "");
     forward(f, after.ops.back().in, 0, before.args);
   }
 }

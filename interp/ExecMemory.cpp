@@ -99,6 +99,10 @@ bool checkLanes(Frame &f, const Instr &in, const TileData &ptr, const TileData *
   const uint64_t *addr = ptr.as<uint64_t>();
   const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
   const uint8_t *mp = mask ? mask->poison() : nullptr, *pp = ptr.poison();
+  if (in.scalar) { // what a program spinning on a flag reads (the step limit's hint)
+    f.lastLoad = addr[0];
+    f.lastLoadOp = in.op;
+  }
   for (int64_t i = 0; i < in.n; ++i) {
     if (mp && mp[i])
       return failUndefined(f, in, i,
@@ -414,6 +418,10 @@ template <DType D, bool Cas> bool runAtomic(Frame &f, const Instr &in) {
   const uint64_t *addr = ptr.as<uint64_t>();
   const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
   const T *c = cmp.as<T>(), *v = val.as<T>();
+  if (in.scalar) {
+    f.lastLoad = addr[0];
+    f.lastLoadOp = in.op;
+  }
   if (!track(f, in, addr, m, sizeof(T), Access::Atomic))
     return false;
   TilePtr r = makeTile(in.n, sizeof(T));

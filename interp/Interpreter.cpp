@@ -1,6 +1,7 @@
 // Preparation of a kernel (slot numbering, handler choice) and the walk over
 // prepared blocks that runs one program.
 #include "interp/Interpreter.h"
+#include "support/Interrupt.h"
 
 #include "interp/ExecElem.h"
 
@@ -289,6 +290,9 @@ void Frame::restart(int64_t programIndex) {
   steps = 0;
   trap.reset();
   stopped = false;
+  interrupted = false;
+  lastLoad = 0;
+  lastLoadOp = nullptr;
   buffered.clear();
   vc.clear();
   clock = 1;
@@ -310,6 +314,11 @@ bool Frame::tick(const Instr &in) {
   // Every 1024 ops of this thread, counted across programs (not per program):
   // a grid of many short programs must stop at the deadline too.
   if ((++ticks & 1023) == 0) {
+    if (interruptRequested()) {
+      interrupted = true;
+      return fail(TrapKind::StepLimit, in, -1,
+                  "interrupted (Ctrl-C) after " + std::to_string(steps) + " ops");
+    }
     if (index > launch.stopAbove.load(std::memory_order_relaxed)) {
       stopped = true;
       return false;

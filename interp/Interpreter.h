@@ -16,10 +16,10 @@
 
 #include "interp/AccessTracker.h"
 #include "interp/Memory.h"
-#include "support/Numerics.h"
 #include "interp/Tile.h"
 #include "ir/IR.h"
 #include "runtime/Launch.h"
+#include "support/Numerics.h"
 
 #include <array>
 #include <atomic>
@@ -116,8 +116,11 @@ public:
   uint64_t steps = 0; // ops of this program (the step limit)
   uint64_t ticks = 0; // ops of this frame over all its programs (deadline checks)
   std::optional<Trap> trap;
-  bool stopped = false;           // ended early by the launch (another program trapped)
-  std::ostream *direct = nullptr; // output goes straight here when set, else into `buffered`
+  bool stopped = false;               // ended early by the launch (another program trapped)
+  bool interrupted = false;           // the trap is Ctrl-C's report (support/Interrupt.h)
+  uint64_t lastLoad = 0;              // address of the last 0-d load or atomic (0: none yet)
+  const ir::Op *lastLoadOp = nullptr; // the op that read it
+  std::ostream *direct = nullptr;     // output goes straight here when set, else into `buffered`
   std::string buffered;
   VectorClock vc;     // what this program has acquired from others (AccessTracker)
   uint32_t clock = 1; // this program's own clock: ticks at each atomic

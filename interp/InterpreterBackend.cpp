@@ -53,6 +53,56 @@ Trap launchTrap(const CompiledKernel &k, TrapKind kind, std::string message) {
   return t;
 }
 
+/// The kernel parameter a pointer value is computed from (through addptr,
+/// splat, broadcast, select...), or nullptr when it cannot tell (a loop-carried
+/// pointer, a pointer loaded from memory).
+const ir::Value *pointerRoot(const ir::Value *v) {
+  while (const ir::Op *d = v->definingOp()) {
+    const ir::Value *next = nullptr;
+    for (unsigned i = 0; i < d->numOperands() && !next; ++i)
+      if (d->operand(i)->type().isPtr)
+        next = d->operand(i);
+    if (!next)
+      return nullptr;
+    v = next;
+  }
+  return v->ownerBlock() && !v->ownerBlock()->parentOp() ? v : nullptr;
+}
+
+/// The first store or atomic of `b` (nested regions included) other than
+/// `except` that may write the buffer bound to the parameters `names`.
+const ir::Op *storeTo(const ir::Block &b, const std::vector<std::string> &names,
+                      const ir::Op *except) {
+  for (const auto &op : b.ops()) {
+    ir::OpKind k = op->kind();
+    if ((k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas) &&
+        op.get() != except) {
+      const ir::Value *root = pointerRoot(op->operand(0));
+      if (!root || std::find(names.begin(), names.end(), root->nameHint()) != names.end())
+        return op.get();
+    }
+    for (const auto &r : op->regions())
+      if (const ir::Op *s = storeTo(*r, names, except))
+        return s;
+  }
+  return nullptr;
+}
+
+/// Interrupted programs all report: `other`'s place becomes notes of `keep`.
+void appendPlace(Trap &keep, Trap &other) {
+  Trap::Note n;
+  n.file = other.file;
+  n.line = other.line;
+  n.col = other.col;
+  n.sourceLine = other.sourceLine;
+  n.text = "program (" + std::to_string(other.programId[0]) + ", " +
+           std::to_string(other.programId[1]) + ", " + std::to_string(other.programId[2]) +
+           ") was here: " + other.message;
+  keep.notes.push_back(std::move(n));
+  for (Trap::Note &o : other.notes)
+    keep.notes.push_back(std::move(o));
+}
+
 std::string typeText(const ir::Type &t) {
   std::string s(conformanceName(t.dtype));
   return t.isPtr ? s + "*" : s;
@@ -174,6 +224,7 @@ private:
   void runWorker(Frame &f);
   void setPid(Frame &f, int64_t index) const;
   void finishProgram(Frame &f, int64_t index);
+  void noteWaiting(Frame &f) const;
 
   const CompiledKernel &kernel_;
   const ir::Function &fn_;
@@ -195,6 +246,7 @@ private:
   std::map<int64_t, std::string> pending_;
   int64_t trapIndex_ = INT64_MAX;
   std::optional<Trap> trap_;
+  bool interrupted_ = false; // trap_ is Ctrl-C's report
 };
 
 RunResult Launcher::run() {
@@ -435,6 +487,8 @@ void Launcher::runSequential(int64_t quietBelow) {
     bool ok = interp::runProgram(f, prepared_);
     steps_ += f.steps;
     if (!ok) {
+      if (f.trap && f.trap->kind == TrapKind::StepLimit && !f.interrupted)
+        noteWaiting(f);
       trap_ = std::move(f.trap);
       return;
     }
@@ -485,9 +539,18 @@ void Launcher::runWorker(Frame &f) {
 void Launcher::finishProgram(Frame &f, int64_t index) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_.erase(index);
-  if (f.trap && index < trapIndex_) {
+  if (f.trap && f.interrupted && trap_ && interrupted_) {
+    // Ctrl-C stops every running program: the report names each one's place.
+    if (index < trapIndex_) {
+      std::swap(*trap_, *f.trap);
+      trapIndex_ = index;
+    }
+    appendPlace(*trap_, *f.trap);
+    f.trap.reset();
+  } else if (f.trap && index < trapIndex_) {
     trapIndex_ = index;
     trap_ = std::move(f.trap);
+    interrupted_ = f.interrupted;
     ctx_.stopAbove.store(index, std::memory_order_relaxed);
   }
   if (!f.stopped && !f.buffered.empty())
@@ -498,6 +561,36 @@ void Launcher::finishProgram(Frame &f, int64_t index) {
       *out_ << pending_.begin()->second;
     pending_.erase(pending_.begin());
   }
+}
+
+/// A program that hit the step limit with programs run one at a time, whose
+/// last 0-d load read a buffer the kernel also writes, may be waiting for
+/// another program's store that can only come when both run at once: say so.
+void Launcher::noteWaiting(Frame &f) const {
+  if (!f.lastLoad || ctx_.grid[0] * ctx_.grid[1] * ctx_.grid[2] < 2)
+    return;
+  const interp::Region *r = memory_.find(f.lastLoad, 1);
+  if (!r)
+    return;
+  const ir::Op *store = storeTo(fn_.body(), r->names, f.lastLoadOp);
+  if (!store)
+    return;
+  int64_t element = static_cast<int64_t>((f.lastLoad - r->base) / byteSize(r->array->dtype));
+  Trap::Note n;
+  ir::Location loc = store->loc();
+  const ir::Module &m = kernel_.module();
+  if (loc.line != 0 && loc.file < m.files.size()) {
+    n.file = m.files[loc.file];
+    n.line = loc.line;
+    n.col = loc.col;
+    n.sourceLine = kernel_.sourceLine(loc.file, loc.line);
+  }
+  n.text = "the program kept reading " + r->label() + " element " + std::to_string(element) +
+           ", which programs of this kernel write here: with one thread the programs run one "
+           "after another, so a program that waits for another one's store never sees it: "
+           "run with --threads N, N at least the number of programs that must run at the same "
+           "time (2 or more)";
+  f.trap->notes.push_back(std::move(n));
 }
 
 class InterpreterBackend : public Backend {

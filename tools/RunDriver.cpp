@@ -1,5 +1,6 @@
 //===- RunDriver.cpp - The command line shared by triton-interp and triton-run ===//
 #include "tools/RunDriver.h"
+#include "support/Interrupt.h"
 
 #include "conformance/Compare.h"
 #include "ir/Printer.h"
@@ -7,6 +8,8 @@
 #include "runtime/GridExpr.h"
 #include "support/EditDistance.h"
 #include "support/FileIO.h"
+#include "support/SourceManager.h"
+#include "support/SourceWords.h"
 #include "support/TimeLimit.h"
 
 #include <algorithm>
@@ -320,9 +323,27 @@ int RunDriver::compileVariants(const Plan &plan, std::vector<VariantRun> &runs) 
         std::cerr << "note: in variant " << run.name << '\n';
       return rc;
     }
+    if (runs.empty())
+      warnUnusedDefines(*run.kernel);
     runs.push_back(std::move(run));
   }
   return kExitOk;
+}
+
+/// "TOOL: warning: -DBLOKC=128 is not used by the source; did you mean -DBLOCK?"
+/// A define counts as used when the source (or a file it includes), --grid or
+/// an --arg names it.
+void RunDriver::warnUnusedDefines(const CompiledKernel &k) const {
+  std::set<std::string> used;
+  const SourceManager &sm = k.sources();
+  for (uint32_t f = 0; f < sm.numFiles(); ++f)
+    if (sm.name(f) != "<built-in>" && sm.name(f) != "<command line>") // not the defines
+      addIdentifiers(sm.text(f), used);
+  addIdentifiers(opt_.grid, used);
+  for (const std::string &a : opt_.args)
+    addIdentifiers(a, used);
+  for (const std::string &w : unusedDefineWarnings(opt_.defines, used))
+    std::cerr << tool_ << ": warning: " << w << '\n';
 }
 
 int RunDriver::bind(const Plan &plan, VariantRun &run) const {
@@ -359,6 +380,28 @@ int RunDriver::reportResult(const RunResult &r) const {
   switch (r.status) {
   case RunResult::Status::Ok: return kExitOk;
   case RunResult::Status::Trapped:
+    if (r.trap && interruptRequested() && r.trap->kind == TrapKind::StepLimit) {
+      // Ctrl-C: the first program's place, then the other running programs'.
+      Trap t = *r.trap;
+      Trap::Note first{t.file, t.line, t.col, t.sourceLine,
+                       "program (" + std::to_string(t.programId[0]) + ", " +
+                           std::to_string(t.programId[1]) + ", " + std::to_string(t.programId[2]) +
+                           ") was here: " + t.message};
+      t.notes.insert(t.notes.begin(), std::move(first));
+      std::cerr << tool_ << ": interrupted (Ctrl-C) in kernel '" << t.kernel
+                << "'; where each running program was:\n";
+      for (const Trap::Note &n : t.notes) {
+        if (!n.file.empty() && n.line)
+          std::cerr << n.file << ':' << n.line << ':' << n.col << ": ";
+        std::cerr << "note: " << n.text << '\n';
+        if (!n.sourceLine.empty() && n.line)
+          std::cerr << n.sourceLine << '\n'
+                    << std::string(std::min<size_t>(n.col ? n.col - 1 : 0, n.sourceLine.size()),
+                                   ' ')
+                    << "^\n";
+      }
+      return kExitInterrupted;
+    }
     std::cerr << (r.trap ? r.trap->render() : "trap\n");
     return kExitTrap;
   case RunResult::Status::Error: return error(r.error, kExitTrap);

@@ -31,6 +31,8 @@
 namespace tc::tools {
 
 inline constexpr int kExitOk = 0, kExitTrap = 1, kExitCompileError = 2, kExitUsage = 3;
+/// Ctrl-C (128 + SIGINT, as a shell reports a process SIGINT ended).
+inline constexpr int kExitInterrupted = 130;
 
 /// The flags every run tool takes.
 struct DriverOptions {
@@ -127,6 +129,7 @@ public:
 
 private:
   bool parseDefines(Plan &plan, std::string &error) const;
+  void warnUnusedDefines(const CompiledKernel &k) const;
   bool parseProgram(Plan &plan, std::string &error) const;
   bool parseOuts(Plan &plan, std::string &error) const;
   int checkBufferNames(const Plan &plan, const CompiledKernel &k) const;

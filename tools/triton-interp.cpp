@@ -14,12 +14,13 @@
 #include "interp/AccessMap.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
+#include "support/Interrupt.h"
 #include "support/ToolMain.h"
 #include "tools/RunDriver.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <iostream>
 
 namespace {
@@ -189,6 +190,7 @@ static int toolMain(int argc, char **argv) {
   app.set_version_flag("--version", "triton-interp 0.1.0");
   if (int rc = parseCommandLine(app, argc, argv); rc >= 0)
     return rc;
+  tc::installInterruptHandler(); // Ctrl-C reports where the programs are (exit 130)
   return runAll(RunDriver("triton-interp", opt), dbg);
 }
 

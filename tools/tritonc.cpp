@@ -21,6 +21,7 @@
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "support/FileIO.h"
+#include "support/SourceWords.h"
 #include "support/ToolMain.h"
 
 #include <CLI/CLI.hpp>
@@ -30,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace {
@@ -177,7 +179,18 @@ void noteFilesRead(const tc::SourceManager &sm) {
 }
 
 // Compiles one variant of a .tc file and writes the requested output.
-int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostream &out) {
+/// "tritonc: warning: -DBLOKC=128 is not used by the source; did you mean -DBLOCK?"
+void warnUnusedDefines(const Options &opt, const tc::SourceManager &sm) {
+  std::set<std::string> used;
+  for (uint32_t f = 0; f < sm.numFiles(); ++f)
+    if (sm.name(f) != "<built-in>" && sm.name(f) != "<command line>") // not the defines
+      tc::addIdentifiers(sm.text(f), used);
+  for (const std::string &w : tc::unusedDefineWarnings(opt.defines, used))
+    std::cerr << "tritonc: warning: " << w << '\n';
+}
+
+int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostream &out,
+                   bool first) {
   tc::CompileOptions co;
   co.kernel = opt.kernel;
   co.defines = defines;
@@ -200,6 +213,9 @@ int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostre
                                                              : tc::Stage::Lower;
   bool ok = c.run(last);
   noteFilesRead(c.sourceManager());
+  if (ok && first && !opt.verify &&
+      std::find(opt.warnings.begin(), opt.warnings.end(), "none") == opt.warnings.end())
+    warnUnusedDefines(opt, c.sourceManager());
   if (opt.verify) {
     bool matched = c.diags().verify(std::cerr);
     return matched ? kExitOk : kExitCompileError;
@@ -290,7 +306,7 @@ int run(const Options &opt, std::ostream &out) {
     std::string name = tc::describeVariant(specs, v);
     if (variants.size() > 1)
       out << "// ----- variant: " << name << '\n';
-    int rc = compileVariant(opt, v, out);
+    int rc = compileVariant(opt, v, out, &v == &variants.front());
     if (rc != kExitOk && variants.size() > 1)
       std::cerr << "note: in variant " << name << '\n';
     status = std::max(status, rc);
