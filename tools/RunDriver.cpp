@@ -377,6 +377,11 @@ RunOptions RunDriver::runOptions(const Plan &plan) const {
 }
 
 int RunDriver::reportResult(const RunResult &r) const {
+  if (interruptRequested() && r.status != RunResult::Status::Trapped) {
+    // Ctrl-C came while compiling, or as the last ops ran: stop all the same.
+    std::cerr << tool_ << ": interrupted (Ctrl-C)\n";
+    return kExitInterrupted;
+  }
   switch (r.status) {
   case RunResult::Status::Ok: return kExitOk;
   case RunResult::Status::Trapped:
