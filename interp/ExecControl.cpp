@@ -75,7 +75,10 @@ bool runFor(Frame &f, const Instr &in) {
     ++iteration;
     if (!runBlock(f, body))
       return stoppedInLoop(f, in, iteration,
-                           " (its counter is " + std::to_string(static_cast<int64_t>(iv)) + ")");
+                           " (its counter is " +
+                               (iv > INT64_MAX ? std::to_string(static_cast<uint64_t>(iv))
+                                               : std::to_string(static_cast<int64_t>(iv))) +
+                               ")");
     forward(f, body.ops.back().in, 0, iters);
   }
   forward(f, iters, 0, in.out);
