@@ -463,9 +463,15 @@ bool Parser::parseSubscriptItem(std::vector<SubscriptItem> &items) {
   if (t.is(TokKind::r_square) || t.is(TokKind::comma) || t.is(TokKind::colon) ||
       t.is(TokKind::kw_newaxis) || reduceOp(t)) {
     error(DiagId::err_bad_subscript_item, t);
-    if (t.is(TokKind::identifier) && t.text == "None") // Triton's Python DSL
-      error(DiagId::note_sema_python_habit, t,
-            {"Triton-C writes a new axis as 'newaxis', e.g. x[:, newaxis]"});
+    return false;
+  }
+  // `x[:, None]` (Triton's Python DSL): an index would only say that 'None'
+  // is undeclared, so name the Triton-C spelling instead.
+  if (t.is(TokKind::identifier) && t.text == "None" &&
+      (next == TokKind::comma || next == TokKind::r_square)) {
+    error(DiagId::err_bad_subscript_item, t);
+    error(DiagId::note_sema_python_habit, t,
+          {"Triton-C writes a new axis as 'newaxis', e.g. x[:, newaxis]"});
     return false;
   }
   item.kind = SubscriptItem::Kind::Index;
