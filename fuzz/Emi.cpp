@@ -43,7 +43,7 @@ int braceDelta(const std::string &line) {
 
 std::optional<Decl> parseDecl(const std::string &line) {
   static const std::regex re(
-      R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\*?)\s*([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^\]=]*\])?\s*=\s*(.*);\s*$)");
+      R"(^\s*([A-Za-z_][A-Za-z0-9_]*)(\s*\*\s*|\s+)([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^\]=]*\])?\s*=\s*(.*);\s*$)");
   std::smatch m;
   if (!std::regex_match(line, m, re))
     return std::nullopt;
@@ -57,7 +57,8 @@ std::optional<Decl> parseDecl(const std::string &line) {
     if (rhs.find(bad) != std::string::npos)
       return std::nullopt;
   Decl d;
-  d.pointer = !std::string(m[2]).empty();
+  // (the type and the name are apart: `sb2[0, :] = v;` is an assignment)
+  d.pointer = std::string(m[2]).find('*') != std::string::npos;
   d.type = d.pointer ? type + " *" : type;
   d.name = m[3];
   d.shape = m[4];

@@ -189,6 +189,7 @@ private:
   void loop();
   Val walkingPointer(std::vector<std::string> &after);
   void ifStatement();
+  void sliceBuffer();
   void matmulKernel(FuzzKernel &k);
   void matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
                      const std::string &rows, const std::string &cols);
@@ -739,6 +740,30 @@ void Builder::loop() {
   tiles_.push_back({acc, init.type, init.inexact || step.inexact});
 }
 
+// The original's double buffer: `T sb[2, TM, TN];` filled slice by slice, the
+// slices chosen by a run-time index flipped with `^ 1` (`sb[si ^ 1, ...]` writes
+// the other one), one read back as a tile of the body (integer subscripts
+// select a slice).
+void Builder::sliceBuffer() {
+  features_.insert("slices");
+  Val a = expr(1);
+  Val b = castTo(expr(1), a.type);
+  Val c = castTo(expr(1), a.type);
+  std::string sb = fresh("sb"), si = fresh("si");
+  std::string rest;
+  for (int d = 0; d < rank_; ++d)
+    rest += ", :";
+  useType(a.type);
+  line(lang(a.type) + " " + sb + "[2, " + join(tileNames_, ", ") + "];");
+  line(sb + "[0" + rest + "] = " + a.text + ";");
+  line(sb + "[1" + rest + "] = " + b.text + ";");
+  // A run-time index that is the same in every program and for every tile size
+  // (a program id would make the result depend on the tiling): 1.
+  line("int " + si + " = (int)(get_num_programs(0) > 0);");
+  line(sb + "[" + si + " ^ 1" + rest + "] = " + c.text + ";");
+  declare(fresh("v"), Val{sb + "[" + si + rest + "]", a.type, a.inexact || b.inexact});
+}
+
 // `if (C > t) w = e1; else w = e2;` on the scalar argument C.
 void Builder::ifStatement() {
   features_.insert("if");
@@ -1218,6 +1243,8 @@ FuzzKernel Builder::build() {
         reduction();
       if (i == 0 && hasDot)
         dot();
+      if (i == 0 && coin(0.1))
+        sliceBuffer();
     }
     if (hasLoop)
       loop();
@@ -1257,7 +1284,9 @@ FuzzKernel shrinkKernel(const GenPolicy &policy, uint64_t seed, int size,
       if (elapsed() >= seconds)
         break;
       FuzzKernel candidate = next->value();
-      if (!stillFails(candidate))
+      // A smaller choice sequence can spell a longer kernel (a choice that
+      // turns on a statement form); the reduction never makes the kernel longer.
+      if (candidate.source.size() > best.source.size() || !stillFails(candidate))
         continue;
       current = *next;
       best = std::move(candidate);
