@@ -224,12 +224,16 @@ llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
   return out;
 }
 
-/// Hides every negation `0 - x` that an integer min/max takes as an operand
+/// Hides every negation `0 - x` (and difference `a - x`) that an integer
+/// min/max takes as an operand
 /// behind `~x + 1` with the `~` in inline PTX. ptxas (CUDA 13.0, sm_90, -O1
 /// and up, also the driver's JIT) fuses two chained min/max into one
 /// three-input VIMNMX3 and drops a `neg` it folds into one of its operands:
 /// `min(min(a, -b), c)` became `min(a, b, c)` (docs/upstream/ptxas-vimnmx3-neg.md;
-/// found by the GPU fuzz campaigns of 2026-11-26 and 2026-11-28). ptxas keeps
+/// found by the GPU fuzz campaigns of 2026-11-26 and 2026-11-28). A difference
+/// `a - b` taken by a min/max is hidden the same way, as `a + (~b + 1)`:
+/// `max(2 - x, 0) + 2` came out wrong too (campaign of 2026-11-27, seed
+/// 20261209 kernel 57892; right at ptxas -O0). ptxas keeps
 /// `~x + 1` as a LOP3 and an add. Runs after the optimiser, which would fold
 /// it back into `0 - x`.
 void hideNegatedMinMaxOperands(llvm::Module &m) {
@@ -238,8 +242,7 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
     for (llvm::Instruction &inst : llvm::instructions(f)) {
       auto *sub = llvm::dyn_cast<llvm::BinaryOperator>(&inst);
       if (!sub || sub->getOpcode() != llvm::Instruction::Sub ||
-          !sub->getType()->isIntOrIntVectorTy() || sub->getType()->getScalarSizeInBits() > 64 ||
-          !llvm::PatternMatch::match(sub->getOperand(0), llvm::PatternMatch::m_Zero()))
+          !sub->getType()->isIntOrIntVectorTy() || sub->getType()->getScalarSizeInBits() > 64)
         continue;
       for (llvm::User *u : sub->users())
         if (llvm::isa<llvm::MinMaxIntrinsic>(u)) {
@@ -251,6 +254,8 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
     llvm::IRBuilder<> b(sub->getNextNode());
     b.SetCurrentDebugLocation(sub->getDebugLoc());
     llvm::Value *hidden = opaqueNeg(b, sub->getOperand(1));
+    if (!llvm::PatternMatch::match(sub->getOperand(0), llvm::PatternMatch::m_Zero()))
+      hidden = b.CreateAdd(sub->getOperand(0), hidden); // a - b as a + (~b + 1)
     sub->replaceUsesWithIf(
         hidden, [](llvm::Use &use) { return llvm::isa<llvm::MinMaxIntrinsic>(use.getUser()); });
   }
