@@ -97,17 +97,7 @@ bool convert(const Json &v, std::vector<std::string> &out) {
       return false;
   return true;
 }
-bool convert(const Json &v, std::map<std::string, int64_t> &out) {
-  if (!v.is_object())
-    return false;
-  out.clear();
-  for (const auto &[key, value] : v.items())
-    if (!convert(value, out[key]))
-      return false;
-  return true;
-}
-
-bool convert(const Json &v, std::map<std::string, double> &out) {
+template <typename T> bool convert(const Json &v, std::map<std::string, T> &out) {
   if (!v.is_object())
     return false;
   out.clear();
