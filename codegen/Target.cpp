@@ -261,6 +261,76 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
   }
 }
 
+/// Whether `v` is used, other than by `except`, by 16-bit float arithmetic
+/// (an fadd/fsub/fmul/fdiv/frem, an fneg or a call such as fma).
+bool feedsHalfArithmetic(const llvm::Value *v, const llvm::User *except) {
+  for (const llvm::User *u : v->users()) {
+    if (u == except || !u->getType()->getScalarType()->is16bitFPTy())
+      continue;
+    if (llvm::isa<llvm::BinaryOperator>(u) || llvm::isa<llvm::UnaryOperator>(u) ||
+        llvm::isa<llvm::CallInst>(u))
+      return true;
+  }
+  return false;
+}
+
+/// A select of two 16-bit floats, `cond ? t : f`, as the low half of
+/// `{t, f} >> (cond ? 0 : 16)` with the pack and the shift in inline PTX: the
+/// same bits, and no `selp.b16` for ptxas to turn into a predicated update.
+llvm::Value *opaqueHalfSelect(llvm::IRBuilder<> &b, llvm::Value *cond, llvm::Value *t,
+                              llvm::Value *f) {
+  llvm::Type *i16 = b.getInt16Ty();
+  auto *asmTy = llvm::FunctionType::get(i16, {i16, i16, b.getInt32Ty()}, false);
+  auto *selAsm = llvm::InlineAsm::get(asmTy,
+                                      "{\n\t.reg .b32 %tc_sel;\n\tmov.b32 %tc_sel, {$1, $2};\n\t"
+                                      "shr.b32 %tc_sel, %tc_sel, $3;\n\tcvt.u16.u32 $0, %tc_sel;\n\t}",
+                                      "=h,h,h,r", /*hasSideEffects=*/false);
+  llvm::Value *shift = b.CreateSelect(cond, b.getInt32(0), b.getInt32(16));
+  llvm::Value *bits =
+      b.CreateCall(asmTy, selAsm, {b.CreateBitCast(t, i16), b.CreateBitCast(f, i16), shift});
+  return b.CreateBitCast(bits, t->getType());
+}
+
+/// Hides every select of 16-bit floats (fp16, bf16; vectors element by
+/// element) one of whose operands also feeds 16-bit float arithmetic. ptxas
+/// (CUDA 13.0, sm_90, -O1 and up, also the driver's JIT) turns the `selp.b16`
+/// into a predicated update of the register holding that operand, then pairs
+/// the other arithmetic on the operand with an operation after the select into
+/// one HADD2/HFMA2 placed after the update, which so reads the select's result
+/// instead of the operand: `(a - b) + (a - (p ? b : c))` gave
+/// `2 * (a - (p ? b : c))` (docs/upstream/ptxas-hadd2-select.md; seed 20261207
+/// kernel 109221, 4 instead of 2 on an H100; right at ptxas -O0). Runs after
+/// the optimiser, which would fold it back into a select.
+void hideHalfSelects(llvm::Module &m) {
+  std::vector<llvm::SelectInst *> work;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(&inst);
+          sel && sel->getType()->getScalarType()->is16bitFPTy() &&
+          (feedsHalfArithmetic(sel->getTrueValue(), sel) ||
+           feedsHalfArithmetic(sel->getFalseValue(), sel)))
+        work.push_back(sel);
+  for (llvm::SelectInst *sel : work) {
+    llvm::IRBuilder<> b(sel);
+    llvm::Value *cond = sel->getCondition(), *t = sel->getTrueValue(), *f = sel->getFalseValue();
+    llvm::Value *out;
+    if (auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(sel->getType())) {
+      out = llvm::PoisonValue::get(vty);
+      for (unsigned i = 0; i < vty->getNumElements(); ++i) {
+        llvm::Value *c = cond->getType()->isVectorTy() ? b.CreateExtractElement(cond, i) : cond;
+        llvm::Value *e = opaqueHalfSelect(b, c, b.CreateExtractElement(t, i),
+                                          b.CreateExtractElement(f, i));
+        out = b.CreateInsertElement(out, e, i);
+      }
+    } else {
+      out = opaqueHalfSelect(b, cond, t, f);
+    }
+    out->takeName(sel);
+    sel->replaceAllUsesWith(out);
+    sel->eraseFromParent();
+  }
+}
+
 bool emitPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, std::string &error) {
   llvm::SmallString<0> buf;
   llvm::raw_svector_ostream os(buf);
@@ -338,9 +408,12 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   optimize(*lk.module, *tm, opts.optLevel, gate.get());
   legalizeBoolToFloat(*lk.module);
   // Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negations
-  // in, so the culprit search can be shown the ptxas bug on a GPU.
-  if (const char *keep = std::getenv("TC_TEST_NO_PTXAS_WORKAROUND"); !keep || !*keep)
+  // and the 16-bit float selects as they are, so the culprit search can be
+  // shown the ptxas bugs on a GPU.
+  if (const char *keep = std::getenv("TC_TEST_NO_PTXAS_WORKAROUND"); !keep || !*keep) {
     hideNegatedMinMaxOperands(*lk.module);
+    hideHalfSelects(*lk.module);
+  }
   c.times.push_back({"optimize", msSince(t0)});
   if (opts.wantLLVM) {
     llvm::raw_string_ostream os(c.llvmIR);
