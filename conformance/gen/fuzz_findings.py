@@ -11,6 +11,12 @@ interpreter.
   generator's: the ULP-bounded value reached `%`. The case checks the value before it.
 - Kernel 9893: `acc = acc + (sin(x) + (v <= x))` in a loop; the finding was the generator's
   (the inexact sum, cancelled and truncated to an integer). The case checks the sum.
+- Seeds 20261207/20261208 (campaigns of 2026-11-27): kernel 109221, `(a - b) + (a - (p ? b :
+  c))` in fp16 gave 4 instead of 2: ptxas pairs the two subtractions into one HADD2 after a
+  predicated in-place select (docs/upstream/ptxas-hadd2-select.md), with the pattern itself on
+  fp16/bf16 tiles; kernel 23167, a bool loop accumulator stored under an unsigned comparison
+  of `bool - uint32` (the store was skipped on an H100 with the driver JIT); kernel 121146,
+  `min(1 - x, 0)` to f64 (the difference under a min that the VIMNMX workaround hides).
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -23,7 +29,7 @@ import util
 from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
-               '20261126, 20261128), reduced; expected values computed by '
+               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208), reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
 rng = random.Random(20261126)
@@ -214,5 +220,133 @@ for k, s in [(3, 2.0), (1, -1.5), (5, 0.5)]:
                      scalar('N', 'int32', n), scalar('K', 'int32', k),
                      scalar('S', 'bfloat16', s)],
                expect=util.expect_outputs(Y=out(y, 'float64', {'rtol': 1e-13, 'atol': 1e-13}))))
+
+# ---- Findings of the campaigns of seeds 20261207/20261208 (reduced; still failing on an H100
+# with the driver JIT of 2026-11-27 before the workaround, or found by an older build).
+rng2 = random.Random(20261207)
+
+# kernel 109221: half `%` and `select(acc4 < v0, v2, v3)`; ptxas pairs (x0 - v2) and
+# (x0 - select(...)) into one HADD2 after a predicated in-place select and reads the select's
+# result for v2 (docs/upstream/ptxas-hadd2-select.md): 4 instead of 2.
+K109221 = """__global__ void fuzz(int32 *Y, int32 N) {
+  int rm[TS] = 0;
+  bool mask[TS] = rm < N;
+  half x0[TS] = mask;
+  int32 *pY[TS] = Y + rm;
+  half v0[TS] = x0;
+  half v1[TS] = 1;
+  half v2[TS] = ((x0) % ((v1 + x0)));
+  half v3[TS] = (-v0);
+  half acc4[TS] = v2;
+  *?(mask) pY = (((x0 - v2)) - (select(acc4 < v0, v2, v3) + (-v0)));
+}
+"""
+for ts, n in [(1, 1), (1, 0), (4, 1)]:
+    y = [3]
+    if n > 0:  # every lane stores element 0, all the same value
+        x0 = v0 = 1.0
+        v2 = util.f16(math.fmod(x0, util.f16(1.0 + x0)))  # 1 % 2 = 1 (C fmod)
+        v3 = -v0
+        sel = v2 if v2 < v0 else v3
+        y = [int(util.f16(util.f16(x0 - v2) - util.f16(sel + -v0)))]  # half -> int32 truncates
+    S.add(case('seed20261207_kernel109221_half_select_ts%d_n%d' % (ts, n),
+               ['fuzz', 'fuzz.gpu-mismatch', 'op.select', 'op.mod.float', 'op.neg',
+                'cast.float_to_int', 'dtype.float16', 'dtype.int32'],
+               source=K109221, defines={'TS': ts}, grid=[1],
+               args=[buf('Y', 'int32', 1, fill=3), scalar('N', 'int32', n)],
+               expect=util.expect_outputs(Y=out(y, 'int32', 'exact'))))
+
+# The pattern itself, on loaded fp16/bf16 tiles: (a - b) + (a - select(b < a, b, -c)).
+KHSEL = """__global__ void halfsel(TYPE *A, TYPE *B, TYPE *C, TYPE *Y, int32 N) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  TYPE a[TS] = *?(mask) (A + rm);
+  TYPE b[TS] = *?(mask) (B + rm);
+  TYPE c[TS] = *?(mask) (C + rm);
+  *?(mask) (Y + rm) = (a - b) + (a - select(b < a, b, -c));
+}
+"""
+S.source('khsel', KHSEL)
+for ty, tname, rnd in [('float16', 'half', util.f16), ('bfloat16', 'bf16', util.bf16)]:
+    for ts in [1, 16]:
+        n = 45
+        a = [rng2.randint(-16, 16) / 4.0 for _ in range(n)]
+        b = [rng2.randint(-16, 16) / 4.0 for _ in range(n)]
+        c = [rng2.randint(-16, 16) / 4.0 for _ in range(n)]
+        y = []
+        for i in range(n):
+            s = b[i] if b[i] < a[i] else -c[i]
+            y.append(rnd(rnd(a[i] - b[i]) + rnd(a[i] - s)))
+        S.add(case('ptxas_hadd2_select_%s_ts%d' % (ty, ts),
+                   ['fuzz', 'op.select', 'op.sub', 'op.neg', 'dtype.' + ty],
+                   source_ref='khsel', defines={'TS': ts, 'TYPE': tname}, grid=[-(-n // ts)],
+                   args=[buf('A', ty, n, a), buf('B', ty, n, b), buf('C', ty, n, c),
+                         buf('Y', ty, n, fill=3), scalar('N', 'int32', n)],
+                   expect=util.expect_outputs(Y=out(y, ty, 'exact'))))
+
+# kernel 23167: a bool loop accumulator acc3 = acc3 + (~rb) (bool + int -> int32, then != 0:
+# each trip flips it), stored under `(int32)x1 < (r1 - x1)`: bool - uint32 is uint32 and the
+# comparison unsigned, so 0 - 1 wraps to 0xffffffff and the store happens (the GPU skipped it).
+K23167 = """__global__ void fuzz(bool *X0, int32 *Y, int32 B, int32 M, int32 N, int32 K) {
+  int rb[TB] = 0;
+  int rm[TM] = 0;
+  int rn[TN] = 0;
+  bool mask[TB, TM, TN] = (rb[:, newaxis, newaxis] < B) && (rm[newaxis, :, newaxis] < M) && (rn[newaxis, newaxis, :] < N);
+  bool *pX0[TB, TM, TN] = X0 + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :];
+  bool x0[TB, TM, TN] = mask ? *pX0 : 0;
+  uint32 x1[TB, TM, TN] = mask;
+  int32 *pY[TB, TM, TN] = Y + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :];
+  float v0[TB, TM, TN] = ((x1) % (x0 - 2.0));
+  bool r1[TM, TN] = x0[|, :, :];
+  bool acc3[TB, TM, TN] = (x0 + x0);
+  for (int i4 = 0; i4 < K; i4++) {
+    acc3 = acc3 + (~(rb[:, newaxis, newaxis]));
+  }
+  *?(((int32)(x1) < (r1[newaxis, :, :] - x1))) pY = acc3;
+}
+"""
+for xv, k, bmn in [(0, 1, 1), (0, 0, 1), (0, 2, 1), (0, 3, 1), (1, 1, 1), (0, 1, 0)]:
+    mask = 1 if bmn > 0 else 0
+    x0 = xv if mask else 0
+    x1 = mask                                  # uint32
+    r1 = x0                                    # or over an axis of one
+    acc3 = (x0 + x0) != 0
+    for _ in range(k):
+        acc3 = (int(acc3) + ~0) != 0           # ~rb with rb = 0 is -1
+    store = x1 < util.wrap(r1 - x1, 'uint32')  # int32 vs uint32: unsigned
+    y = [int(acc3)] if store else [3]
+    S.add(case('seed20261208_kernel23167_bool_acc_x%d_k%d_b%d' % (xv, k, bmn),
+               ['fuzz', 'fuzz.gpu-mismatch', 'loop', 'op.not', 'op.cmp', 'reduce.or',
+                'store.data_mask', 'dtype.bool', 'dtype.uint32', 'tile.3d'],
+               source=K23167, defines={'TB': 1, 'TM': 1, 'TN': 1}, grid=[1, 1, 1],
+               args=[buf('X0', 'bool', [1, 1, 1], [xv]), buf('Y', 'int32', [1, 1, 1], fill=3),
+                     scalar('B', 'int32', bmn), scalar('M', 'int32', 1),
+                     scalar('N', 'int32', 1), scalar('K', 'int32', k)],
+               expect=util.expect_outputs(Y=out(y, 'int32', 'exact'))))
+
+# kernel 121146: min(r1 - x0, 0) stored to f64 (r1 = 1): a difference under a min, the
+# pattern the widened VIMNMX workaround hides (a - x as a + (~x + 1)); -1 instead of 0 on an
+# H100 before it.
+K121146 = """__global__ void fuzz(int8 *X0, double *Y, int32 N) {
+  int rm[TS] = 0;
+  bool mask[TS] = rm < N;
+  int8 *pX0[TS] = X0 + rm;
+  int8 x0[TS] = *pX0;
+  double *pY[TS] = Y + rm;
+  int32 kc[TS] = 1;
+  int32 r1 = kc[min];
+  int32 acc2[TS] = 0;
+  *?(mask) pY = (min((r1 - x0), (acc2)));
+}
+"""
+for ts, xv in [(2, 0), (2, 5), (2, -3), (1, 1), (8, -128)]:
+    y = [float(min(1 - xv, 0))]
+    S.add(case('seed20261207_kernel121146_min_diff_ts%d_x%d' % (ts, xv),
+               ['fuzz', 'fuzz.gpu-mismatch', 'op.minmax', 'op.sub', 'reduce.min',
+                'dtype.int8', 'dtype.float64'],
+               source=K121146, defines={'TS': ts}, grid=[1],
+               args=[buf('X0', 'int8', 1, [xv]), buf('Y', 'float64', 1, fill=3),
+                     scalar('N', 'int32', 1)],
+               expect=util.expect_outputs(Y=out(y, 'float64', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))
