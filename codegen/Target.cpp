@@ -261,9 +261,12 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
   }
 }
 
-/// Whether `v` is used, other than by `except`, by 16-bit float arithmetic
-/// (an fadd/fsub/fmul/fdiv/frem, an fneg or a call such as fma).
+/// Whether `v`, a value computed at run time (not a constant), is used, other
+/// than by `except`, by 16-bit float arithmetic (an fadd/fsub/fmul/fdiv/frem,
+/// an fneg or a call such as fma).
 bool feedsHalfArithmetic(const llvm::Value *v, const llvm::User *except) {
+  if (llvm::isa<llvm::Constant>(v))
+    return false;
   for (const llvm::User *u : v->users()) {
     if (u == except || !u->getType()->getScalarType()->is16bitFPTy())
       continue;
@@ -291,40 +294,32 @@ llvm::Value *opaqueHalfSelect(llvm::IRBuilder<> &b, llvm::Value *cond, llvm::Val
   return b.CreateBitCast(bits, t->getType());
 }
 
-/// Hides every select of 16-bit floats (fp16, bf16; vectors element by
-/// element) one of whose operands also feeds 16-bit float arithmetic. ptxas
-/// (CUDA 13.0, sm_90, -O1 and up, also the driver's JIT) turns the `selp.b16`
-/// into a predicated update of the register holding that operand, then pairs
-/// the other arithmetic on the operand with an operation after the select into
-/// one HADD2/HFMA2 placed after the update, which so reads the select's result
+/// Hides every select of two 16-bit floats (fp16, bf16) one of whose operands
+/// also feeds 16-bit float arithmetic. ptxas (CUDA 13.0 and 13.2, sm_90, -O1
+/// and up, also the driver's JIT) turns the `selp.b16` into a predicated
+/// update of the register holding that operand, then pairs the other
+/// arithmetic on the operand with an operation after the select into one
+/// HADD2/HFMA2 placed after the update, which so reads the select's result
 /// instead of the operand: `(a - b) + (a - (p ? b : c))` gave
 /// `2 * (a - (p ? b : c))` (docs/upstream/ptxas-hadd2-select.md; seed 20261207
-/// kernel 109221, 4 instead of 2 on an H100; right at ptxas -O0). Runs after
-/// the optimiser, which would fold it back into a select.
+/// kernel 109221, 4 instead of 2 on an H100; right at ptxas -O0). Selects of
+/// vectors are left alone: the lowering emits 16-bit float selects one
+/// element at a time (tests/lit/gpu/fuzz-half-select.tc checks a vectorised
+/// kernel). Runs after the optimiser, which would fold it back into a select.
 void hideHalfSelects(llvm::Module &m) {
   std::vector<llvm::SelectInst *> work;
   for (llvm::Function &f : m)
     for (llvm::Instruction &inst : llvm::instructions(f))
       if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(&inst);
-          sel && sel->getType()->getScalarType()->is16bitFPTy() &&
+          sel && sel->getType()->is16bitFPTy() &&
           (feedsHalfArithmetic(sel->getTrueValue(), sel) ||
            feedsHalfArithmetic(sel->getFalseValue(), sel)))
         work.push_back(sel);
   for (llvm::SelectInst *sel : work) {
     llvm::IRBuilder<> b(sel);
-    llvm::Value *cond = sel->getCondition(), *t = sel->getTrueValue(), *f = sel->getFalseValue();
-    llvm::Value *out;
-    if (auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(sel->getType())) {
-      out = llvm::PoisonValue::get(vty);
-      for (unsigned i = 0; i < vty->getNumElements(); ++i) {
-        llvm::Value *c = cond->getType()->isVectorTy() ? b.CreateExtractElement(cond, i) : cond;
-        llvm::Value *e = opaqueHalfSelect(b, c, b.CreateExtractElement(t, i),
-                                          b.CreateExtractElement(f, i));
-        out = b.CreateInsertElement(out, e, i);
-      }
-    } else {
-      out = opaqueHalfSelect(b, cond, t, f);
-    }
+    b.SetCurrentDebugLocation(sel->getDebugLoc());
+    llvm::Value *out =
+        opaqueHalfSelect(b, sel->getCondition(), sel->getTrueValue(), sel->getFalseValue());
     out->takeName(sel);
     sel->replaceAllUsesWith(out);
     sel->eraseFromParent();
