@@ -284,10 +284,11 @@ llvm::Value *opaqueHalfSelect(llvm::IRBuilder<> &b, llvm::Value *cond, llvm::Val
                               llvm::Value *f) {
   llvm::Type *i16 = b.getInt16Ty();
   auto *asmTy = llvm::FunctionType::get(i16, {i16, i16, b.getInt32Ty()}, false);
-  auto *selAsm = llvm::InlineAsm::get(asmTy,
-                                      "{\n\t.reg .b32 %tc_sel;\n\tmov.b32 %tc_sel, {$1, $2};\n\t"
-                                      "shr.b32 %tc_sel, %tc_sel, $3;\n\tcvt.u16.u32 $0, %tc_sel;\n\t}",
-                                      "=h,h,h,r", /*hasSideEffects=*/false);
+  auto *selAsm =
+      llvm::InlineAsm::get(asmTy,
+                           "{\n\t.reg .b32 %tc_sel;\n\tmov.b32 %tc_sel, {$1, $2};\n\t"
+                           "shr.b32 %tc_sel, %tc_sel, $3;\n\tcvt.u16.u32 $0, %tc_sel;\n\t}",
+                           "=h,h,h,r", /*hasSideEffects=*/false);
   llvm::Value *shift = b.CreateSelect(cond, b.getInt32(0), b.getInt32(16));
   llvm::Value *bits =
       b.CreateCall(asmTy, selAsm, {b.CreateBitCast(t, i16), b.CreateBitCast(f, i16), shift});
@@ -324,6 +325,15 @@ void hideHalfSelects(llvm::Module &m) {
     sel->replaceAllUsesWith(out);
     sel->eraseFromParent();
   }
+}
+
+/// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
+/// min/max operands and the 16-bit float selects as they are, so the culprit
+/// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
+/// a PTX cache keeps the two apart.
+bool ptxasWorkaroundsOn() {
+  const char *keep = std::getenv("TC_TEST_NO_PTXAS_WORKAROUND");
+  return !keep || !*keep;
 }
 
 bool emitPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, std::string &error) {
@@ -402,10 +412,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   }
   optimize(*lk.module, *tm, opts.optLevel, gate.get());
   legalizeBoolToFloat(*lk.module);
-  // Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negations
-  // and the 16-bit float selects as they are, so the culprit search can be
-  // shown the ptxas bugs on a GPU.
-  if (const char *keep = std::getenv("TC_TEST_NO_PTXAS_WORKAROUND"); !keep || !*keep) {
+  if (ptxasWorkaroundsOn()) {
     hideNegatedMinMaxOperands(*lk.module);
     hideHalfSelects(*lk.module);
   }
@@ -445,8 +452,12 @@ std::string buildIdentity() {
 std::string compilerVersion() {
   static const std::string v = "triton-c codegen 1 (" + buildIdentity() + "); LLVM " +
                                LLVM_VERSION_STRING " nvptx64; libdevice " + libdeviceHash();
-  std::string bug = activePlantedBug(); // a planted build never reuses clean PTX
-  return bug.empty() ? v : v + " planted:" + bug;
+  std::string out = v;
+  if (std::string bug = activePlantedBug(); !bug.empty())
+    out += " planted:" + bug; // a planted build never reuses clean PTX
+  if (!ptxasWorkaroundsOn())
+    out += " no-ptxas-workaround"; // nor does the test hook reuse worked-around PTX
+  return out;
 }
 
 std::string findPtxas() {
