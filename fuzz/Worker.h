@@ -57,6 +57,11 @@ class Checker {
 public:
   virtual ~Checker() = default;
   virtual OracleResult check(const FuzzKernel &k) = 0;
+  /// Checks `ks` together (the GPU oracle compiles them into one module:
+  /// fuzz/GpuOracle.h); `done` gets each result as soon as it is known. When
+  /// mustExit() turns true, the kernels without a result were not checked.
+  /// By default one check() after the other.
+  virtual void checkBatch(const std::vector<FuzzKernel> &ks, const GpuOracle::BatchDone &done);
   /// The device ("" for the CPU).
   virtual std::string device() = 0;
   /// Whether this process can check no more kernels (CUDA poisoned).
