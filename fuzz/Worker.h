@@ -9,10 +9,16 @@
 // died.
 //
 //   worker -> {"op":"hello","device":D}      once, at start (no device: --reducer)
-//   parent -> {"op":"check","index":I,"sample":B}
+//   parent -> {"op":"check","index":I,"sample":B,"batch_failure":{"property":P,"message":M}?}
+//   parent -> {"op":"check","indices":[I,...],"sample":B}   a batch (--batch N)
 //   worker -> {"op":"checked","index":I,"status":S,"property":P,"message":M,
 //              "features":[...],"gen_ms":G,"check_ms":C,"stages":{S:MS},"exit":B,
-//              "raw_signature":R,"kernel":TEXT}
+//              "raw_signature":R,"kernel":TEXT,"batch_only":B?}
+//             one per kernel of the request, in the order they finish
+//   worker -> {"op":"requeue","index":I,"property":P,"message":M,...,"exit":true}
+//             kernel I failed in a batch (a fault, a hang) and CUDA is gone: the
+//             parent checks it alone in a new worker, with "batch_failure" (a
+//             pass there becomes the failure "batch-only-P")
 //   parent -> {"op":"reduce","index":I,"property":P,"message":M,"seconds":T,
 //              "reduce":B,"kernel":K?,"case_name":N,"reproduce":CMD,"note":TEXT}
 //   worker -> {"op":"best","kernel":K}  (each smaller failing kernel found)
@@ -20,8 +26,12 @@
 //              "message":M,"kernel":TEXT,"steps":N}
 //
 // "exit": true says the worker exits after this reply (CUDA is unusable in
-// it after a fault). Test hooks: TC_FUZZ_TEST_HANG_INDEX=I makes a worker
-// sleep forever on kernel I, TC_FUZZ_TEST_CRASH_INDEX=I makes it abort().
+// it after a fault); the request's kernels without a reply were not checked
+// (the parent checks each of them alone; so too when a worker dies or hangs
+// in a batch). Test hooks: TC_FUZZ_TEST_HANG_INDEX=I makes a worker sleep
+// forever on kernel I, TC_FUZZ_TEST_CRASH_INDEX=I makes it abort(),
+// TC_FUZZ_TEST_COMPILE_FAIL_INDEX=I makes the GPU compile of any module that
+// holds kernel I fail (fuzz/GpuOracle.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -47,7 +47,7 @@ namespace {
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 3;
 // --batch: kernels per worker request, compiled into one module. See
 // docs/fuzz.md ("Batches") for the measurement behind the default.
-constexpr int kDefaultBatch = 16, kMaxBatch = 256;
+constexpr int kDefaultBatch = 32, kMaxBatch = 256;
 
 struct Flags {
   bool cpuOnly = false, compileOnly = false, print = false, worker = false, reducer = false,
