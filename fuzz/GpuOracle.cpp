@@ -156,7 +156,8 @@ GpuOracle::GpuOracle(GpuOracleOptions opts) : opts_(std::move(opts)) {}
 GpuOracle::~GpuOracle() = default;
 
 gpu::GpuBackend &GpuOracle::backend(int kernels) {
-  if (backend_ && kernelsOnBackend_ >= opts_.recycleEvery)
+  // Not while a batch's kernels are being launched: its module would go.
+  if (backend_ && kernelsOnBackend_ >= opts_.recycleEvery && !launchingBatch_)
     backend_.reset(); // the context goes, and every module loaded in it
   if (!backend_) {
     gpu::GpuOptions g;
@@ -452,6 +453,11 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
       deliver(it, it.p.out);
     return;
   }
+  launchingBatch_ = true;
+  struct Reset {
+    bool &flag;
+    ~Reset() { flag = false; }
+  } reset{launchingBatch_};
   for (Item &it : items) {
     if (poisoned_)
       return;
@@ -463,6 +469,8 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
     }
     it.ms += msSince(t1);
     if (r.status == OracleResult::Status::Fail) {
+      if (backend_ && backend_->unusable())
+        poisoned_ = true; // e.g. a failed device assert: CUDA refuses everything now
       if (poisoned_) {
         r.recheckAlone = true; // a fault or hang: CUDA is gone here
         deliver(it, std::move(r));

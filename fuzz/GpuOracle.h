@@ -113,6 +113,7 @@ private:
   GpuOracleOptions opts_;
   std::unique_ptr<gpu::GpuBackend> backend_;
   int kernelsOnBackend_ = 0;
+  bool launchingBatch_ = false; // no fresh context (the batch's module) until it is done
   bool poisoned_ = false;
   std::optional<std::string> ptxas_; // --compile-only: the ptxas found ("" none)
 };
