@@ -7,6 +7,7 @@
 #include "fuzz/Worker.h"
 
 #include "codegen/Codegen.h"
+#include "gpu/GpuBackend.h"
 #include "ir/Printer.h"
 
 #include <gtest/gtest.h>
@@ -155,5 +156,47 @@ TEST(FuzzBatch, ModuleStagesAreSplitOverTheBatch) {
     EXPECT_GT(got[i].stageMs.at("interp"), 0);
     // One module: its optimisation time is shared evenly.
     EXPECT_DOUBLE_EQ(got[i].stageMs.at("llvm-opt"), got[0].stageMs.at("llvm-opt"));
+  }
+}
+
+// On a GPU: one module per batch, one cuModuleLoadData, each kernel launched
+// from it gives the verdict it gets when compiled and loaded alone, and a
+// planted compile failure lands on its kernel alone. Skips without a device.
+TEST(FuzzBatchGpu, BatchVerdictsAreTheSingleKernelVerdicts) {
+  std::string why;
+  if (!gpu::cudaAvailable(&why))
+    GTEST_SKIP() << why;
+  std::vector<FuzzKernel> ks = runnableKernels(35, 24);
+  ASSERT_EQ(ks.size(), 24u);
+  GpuOracleOptions o;
+  o.emiRate = 0;
+  GpuOracle single(o);
+  std::vector<OracleResult> alone;
+  for (const FuzzKernel &k : ks)
+    alone.push_back(single.check(k));
+  ASSERT_FALSE(single.poisoned());
+  for (bool planted : {false, true}) {
+    std::vector<FuzzKernel> batch = ks;
+    batch[7].testCompileFailure = planted;
+    GpuOracle oracle(o);
+    std::vector<int> calls(batch.size(), 0);
+    std::vector<OracleResult> got(batch.size());
+    oracle.checkBatch(batch, [&](size_t i, OracleResult r, double) {
+      ++calls[i];
+      got[i] = std::move(r);
+    });
+    ASSERT_FALSE(oracle.poisoned());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      EXPECT_EQ(calls[i], 1) << i;
+      if (planted && i == 7) {
+        EXPECT_EQ(got[i].property, "gpu-compile") << got[i].message;
+        continue;
+      }
+      EXPECT_EQ(got[i].status, alone[i].status) << i << ": " << got[i].message;
+      EXPECT_EQ(got[i].property, alone[i].property) << i << ": " << got[i].message;
+      if (!planted && got[i].status == OracleResult::Status::Pass) {
+        EXPECT_GT(got[i].stageMs.at("jit"), 0) << i; // its share of the module's load
+      }
+    }
   }
 }
