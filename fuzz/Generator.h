@@ -63,6 +63,10 @@ struct FuzzKernel {
   // Test hook (TC_FUZZ_TEST_COMPILE_FAIL_INDEX, fuzz/Worker.h): the GPU
   // oracle's compile of any module that holds this kernel fails.
   bool testCompileFailure = false;
+  // Test hook (TC_FUZZ_TEST_BATCH_FAULT_INDEX): with --compile-only, this
+  // kernel "faults" when checked in a batch of several (CUDA then counts as
+  // gone in the worker), and passes alone.
+  bool testBatchFault = false;
 };
 
 /// Probabilities of the generator's choices (each in [0, 1]).

@@ -449,8 +449,19 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
     return;
   }
   if (opts_.compileOnly) {
-    for (Item &it : items)
+    for (Item &it : items) {
+      if (ks[it.i].testBatchFault) { // the test hook: as after a fault in a batch
+        poisoned_ = true;
+        OracleResult r;
+        r.status = OracleResult::Status::Fail;
+        r.property = "gpu-fault";
+        r.message = "planted fault in a batch (test hook TC_FUZZ_TEST_BATCH_FAULT_INDEX)";
+        r.recheckAlone = true;
+        deliver(it, std::move(r));
+        return;
+      }
       deliver(it, it.p.out);
+    }
     return;
   }
   launchingBatch_ = true;

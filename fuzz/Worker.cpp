@@ -145,6 +145,7 @@ void handleCheck(const CheckConfig &cfg, Checker &checker, const Json &req, int 
     auto t0 = Clock::now();
     ks.push_back(generateKernel(cfg.policy, kernelSeed(cfg.seed, index), 100));
     ks.back().testCompileFailure = envIndexIs("TC_FUZZ_TEST_COMPILE_FAIL_INDEX", index);
+    ks.back().testBatchFault = envIndexIs("TC_FUZZ_TEST_BATCH_FAULT_INDEX", index);
     genMs.push_back(msSince(t0));
   }
   // A kernel that failed in a batch of an earlier worker, which a fault ended.

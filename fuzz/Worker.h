@@ -31,7 +31,8 @@
 // in a batch). Test hooks: TC_FUZZ_TEST_HANG_INDEX=I makes a worker sleep
 // forever on kernel I, TC_FUZZ_TEST_CRASH_INDEX=I makes it abort(),
 // TC_FUZZ_TEST_COMPILE_FAIL_INDEX=I makes the GPU compile of any module that
-// holds kernel I fail (fuzz/GpuOracle.h).
+// holds kernel I fail (fuzz/GpuOracle.h), TC_FUZZ_TEST_BATCH_FAULT_INDEX=I
+// (--compile-only) makes kernel I "fault" in a batch of several and pass alone.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

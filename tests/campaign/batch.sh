@@ -7,7 +7,9 @@
 #    to one kernel at a time, and only that kernel fails;
 # 2. a worker that hangs or crashes in a batch has the batch's unanswered
 #    kernels checked alone: the hang and the crash land on their own kernels,
-#    exactly as with --batch 1, and every other kernel is checked;
+#    exactly as with --batch 1, and every other kernel is checked; a kernel that
+#    fails only in a batch (a planted fault that ends its worker) is re-checked
+#    alone in a new worker and recorded as "batch-only-gpu-fault";
 # 3. a batched campaign killed with kill -9 and resumed (with another batch
 #    size) journals every index exactly once, with the one-go run's verdicts.
 . "$(dirname "$0")/common.sh"
@@ -74,6 +76,29 @@ others = [r for i, r in recs.items() if i not in (2, 5)]
 assert all(r["status"] != "fail" for r in others), [r for r in others if r["status"] == "fail"]
 PY
 grep -q "one at a time" "$T/w.log" || fail "no message about the batch's kernels checked alone"
+
+# 2b. A kernel that "faults" only in a batch (TC_FUZZ_TEST_BATCH_FAULT_INDEX=9): its
+# worker exits, the campaign checks it alone in a new worker (it passes there) and
+# records "batch-only-gpu-fault"; the batch's unchecked kernels are checked too.
+TC_FUZZ_TEST_BATCH_FAULT_INDEX=9 "$FUZZ" $ARGS --batch 16 --out "$T/f" >"$T/f.log" 2>&1
+[ $? -eq 1 ] || fail "the batch-fault campaign did not exit 1: $(tail -5 "$T/f.log")"
+read -r records distinct <<<"$(journal_check "$T/f")"
+[ "$records" = "$N" ] && [ "$distinct" = "$N" ] || fail "batch-fault journal: $records records, $distinct distinct"
+python3 - "$T/f/journal.jsonl" "$T/one/journal.jsonl" <<'PY' || fail "the batch-only fault is misattributed"
+import json, sys
+recs = {r["index"]: r for r in map(json.loads, open(sys.argv[1]))}
+one = {r["index"]: r for r in map(json.loads, open(sys.argv[2]))}
+fails = sorted(i for i, r in recs.items() if r["status"] == "fail")
+assert fails == [9], fails
+r = recs[9]
+assert r["property"] == "batch-only-gpu-fault", r
+assert "passes when checked alone" in r["finding"]["message"], r["finding"]
+assert r["restarts"] == 1, r["restarts"]
+for i, x in recs.items():  # every other kernel: the --batch 1 verdict (5 was planted there)
+    if i not in (5, 9):
+        assert (x["status"], x["property"]) == (one[i]["status"], one[i]["property"]), i
+PY
+grep -q "checking it alone" "$T/f.log" || fail "no message about the kernel checked alone"
 
 # 3. kill -9 mid-way (kernel 40 hangs, so it cannot finish first), resume with another
 # batch size; kernel 5 planted as in the runs above.
