@@ -59,7 +59,7 @@ struct Flags {
   unsigned threads = 4, numWarps = 4;
   unsigned numStages = codegen::Options{}.numStages;
   int workers = 1, workersPerDevice = 0, device = 0;
-  int batch = 0; // --batch (0: the mode's default)
+  std::optional<int> batch; // --batch (unset: the mode's default)
   std::string devices = "all", shard = "0/1", disableOpt, casesDir, knownFile;
   std::optional<int64_t> replay;
   std::string plantFeature; // testing the failure path: kernels with it "fail"
@@ -267,6 +267,10 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
   std::optional<Shard> shard = parseShard(f.shard, error);
   if (!shard)
     return usage(error);
+  if (f.batch && (*f.batch < 1 || *f.batch > kMaxBatch))
+    return usage("bad --batch " + std::to_string(*f.batch) + " (1 to " + std::to_string(kMaxBatch) +
+                 ")");
+
   o.shard = *shard;
   o.out = f.out.empty() ? temporaryOut() : f.out;
   if (f.out.empty())
@@ -283,10 +287,7 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
                                                        : "";
   o.workerArgs = workerArgs(f);
   o.reproduceFlags = reproduceFlags(f);
-  if (f.batch < 0 || f.batch > kMaxBatch)
-    return usage("bad --batch " + std::to_string(f.batch) + " (1 to " + std::to_string(kMaxBatch) +
-                 ")");
-  o.batch = f.batch > 0 ? f.batch : f.cpuOnly ? 1 : kDefaultBatch;
+  o.batch = f.batch ? *f.batch : f.cpuOnly ? 1 : kDefaultBatch;
   if (f.cpuOnly) {
     if (f.workers < 1)
       return usage("--workers must be at least 1");
