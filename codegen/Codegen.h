@@ -93,8 +93,8 @@ struct Compiled {
   std::string llvmIR; // optimised LLVM IR (when Options::wantLLVM)
   std::string ptx;    // NUL-free PTX text
   unsigned numThreads = 128;
-  size_t sharedBytes = 0; // dynamic shared memory per program
-  unsigned sm = 90;       // the PTX's target, as ptxas -arch wants it
+  size_t sharedBytes = 0;    // dynamic shared memory per program
+  unsigned sm = 90;          // the PTX's target, as ptxas -arch wants it
   bool archSpecific = false; // `.target sm_90a` (wgmma): ptxas -arch=sm_90a
   std::vector<KernelParam> params;
   std::vector<StageTime> times;
@@ -117,6 +117,45 @@ Result compile(const ir::Module &module, const ir::Function &fn, const Options &
 /// the code; the other fields of Compiled describe the first kernel.
 Result compileKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
                       const Options &opts);
+
+/// One kernel of a batch: a verified kernel `function` of its own `module`
+/// (each compiled from its own source with its own defines).
+struct BatchKernel {
+  const ir::Module *module = nullptr;
+  const ir::Function *function = nullptr;
+};
+
+/// Where kernel i of a batch is in the batch's PTX, and how it is launched.
+struct BatchEntry {
+  std::string entry; // its symbol: `<name>_b<i>`
+  unsigned numThreads = 128;
+  size_t sharedBytes = 0;
+  std::vector<KernelParam> params;
+};
+
+struct BatchResult {
+  std::optional<Compiled> compiled; // one PTX module holding every kernel
+  std::vector<BatchEntry> kernels;  // with launchInfo: one per kernel, in order
+  std::string error;
+  bool ok() const { return compiled.has_value(); }
+};
+
+/// Compiles several kernels, each from its own IR module, into ONE LLVM
+/// module and one PTX module (the fuzzer checks many tiny kernels per driver
+/// JIT call: fuzz/GpuOracle.h). The kernels are copied into one IR module,
+/// kernel i renamed `<name>_b<i>`, and go through compileKernels: the same
+/// lowering, libdevice linked once, the same LLVM pipeline and NVPTX codegen
+/// as a single kernel. With `launchInfo`, each kernel is also lowered alone
+/// (into a scratch LLVM context) for its launch interface (threads, dynamic
+/// shared memory), which compileKernels reports for the first kernel only;
+/// that lowering counts as a "lower" stage in Compiled::times.
+BatchResult compileBatch(const std::vector<BatchKernel> &kernels, const Options &opts,
+                         bool launchInfo);
+
+/// Copies `fn` of `src` into `dst` as a new function named `name` (locations
+/// remapped to `dst`'s file table). Returns the copy.
+ir::Function *copyFunction(ir::Module &dst, const ir::Module &src, const ir::Function &fn,
+                           const std::string &name);
 
 /// "LLVM 19.1.7 nvptx64, libdevice <hash>": part of every cache key.
 std::string compilerVersion();

@@ -65,8 +65,9 @@ struct Slot {
   int device = -1; // -1: CPU
   State state = State::Down;
   std::unique_ptr<WorkerProcess> proc;
-  int64_t index = -1;
-  Clock::time_point since;
+  std::vector<int64_t> pending; // Busy: the request's kernels without a reply yet
+  bool batch = false;           // the request held several kernels
+  Clock::time_point since;      // of the request, or of its last reply
 };
 
 // A failure waiting for (or in) the reducer process.
@@ -97,6 +98,8 @@ private:
   void pollOnce();
   void handleSlotLine(Slot &s, const std::string &line);
   void handleChecked(Slot &s, const Json &j);
+  void handleRequeue(Slot &s, const Json &j);
+  bool replied(Slot &s, int64_t index, bool exits);
   void slotDied(Slot &s, bool hung);
   void watchdog();
 
@@ -118,7 +121,8 @@ private:
   Journal journal_;
   CampaignSummary tally_;
   IndexSequence seq_;
-  std::deque<int64_t> retries_;
+  std::deque<int64_t> retries_;     // checked again, each alone
+  std::map<int64_t, Json> inBatch_; // retries that failed in a batch (then CUDA was gone)
   std::map<int64_t, int> deaths_;
   std::map<std::string, int64_t> rawCount_, casesPerSig_;
   std::map<std::string, std::string> rawToSig_;
@@ -206,7 +210,7 @@ int Campaign::run() {
   else
     for (int d : o_.devices)
       for (int i = 0; i < o_.workersPerDevice; ++i)
-        slots_.push_back(Slot{d, Slot::State::Down, nullptr, -1, {}});
+        slots_.push_back(Slot{d, Slot::State::Down, nullptr, {}, false, {}});
   start_ = lastProgress_ = Clock::now();
   for (;;) {
     dispatch();
@@ -250,21 +254,36 @@ void Campaign::dispatch() {
       startSlot(s);
     if (s.state != Slot::State::Idle)
       continue;
-    int64_t index;
+    // A retry goes alone (today's path names its kernel exactly); fresh
+    // indices go in batches of --batch.
+    std::vector<int64_t> indices;
     if (!retries_.empty()) {
-      index = retries_.front();
+      indices.push_back(retries_.front());
       retries_.pop_front();
     } else {
-      index = *seq_.next();
+      while (indices.size() < static_cast<size_t>(std::max(1, o_.batch)))
+        if (std::optional<int64_t> i = seq_.next())
+          indices.push_back(*i);
+        else
+          break;
     }
     bool sample = samples_.size() < kMaxDiscardSamples;
-    if (!s.proc->send({{"op", "check"}, {"index", index}, {"sample", sample}})) {
-      retries_.push_front(index); // it died: poll sees the end of its output
+    Json req = {{"op", "check"}, {"sample", sample}};
+    if (indices.size() == 1)
+      req["index"] = indices.front();
+    else
+      req["indices"] = indices;
+    if (auto it = inBatch_.find(indices.front()); indices.size() == 1 && it != inBatch_.end())
+      req["batch_failure"] = it->second;
+    if (!s.proc->send(req)) {
+      // It died: poll sees the end of its output.
+      retries_.insert(retries_.begin(), indices.begin(), indices.end());
       s.state = Slot::State::Exiting;
       continue;
     }
     s.state = Slot::State::Busy;
-    s.index = index;
+    s.pending = indices;
+    s.batch = indices.size() > 1;
     s.since = Clock::now();
   }
 }
@@ -319,6 +338,8 @@ void Campaign::handleSlotLine(Slot &s, const std::string &line) {
     }
   } else if (op == "checked" && s.state == Slot::State::Busy) {
     handleChecked(s, j);
+  } else if (op == "requeue" && s.state == Slot::State::Busy) {
+    handleRequeue(s, j);
   } else {
     std::cerr << "triton-fuzz: unexpected line from a worker: " << line.substr(0, 200) << "\n";
   }
@@ -335,18 +356,24 @@ void Campaign::handleChecked(Slot &s, const Json &j) {
   if (j.contains("stages"))
     r.stageMs = j.at("stages").get<std::map<std::string, double>>();
   bool exits = j.value("exit", false);
-  r.restarts = deaths_[r.index] + (exits ? 1 : 0);
-  s.state = exits ? Slot::State::Exiting : Slot::State::Idle;
+  if (!replied(s, r.index, exits))
+    return;
+  // A kernel that failed in a batch whose fault ended its worker: that restart is its.
+  int batchRestart = inBatch_.erase(r.index) ? 1 : 0;
+  r.restarts = deaths_[r.index] + (exits ? 1 : 0) + batchRestart;
   std::string message = j.at("message").get<std::string>(), kernel = j.value("kernel", "");
   if (r.status == "fail") {
     r.rawSignature = j.value("raw_signature", "");
-    bool reducible = !exits && r.property != "gpu-fault" && r.property != "gpu-hang";
+    bool batchOnly = j.value("batch_only", false);
+    bool reducible = !exits && !batchOnly && r.property != "gpu-fault" && r.property != "gpu-hang";
     std::cout << "triton-fuzz: FAILURE of property '" << r.property << "' on kernel " << r.index
               << ": " << message.substr(0, 1000) << "\n";
     failure(std::move(r), message, reducible,
-            reducible ? ""
-                      : "Not reduced: the GPU fault made CUDA unusable in the process that "
-                        "checks the candidates; the case holds the original kernel.");
+            reducible   ? ""
+            : batchOnly ? "Not reduced: the kernel fails only when compiled into one module with "
+                          "other kernels (--batch); the case holds the original kernel."
+                        : "Not reduced: the GPU fault made CUDA unusable in the process that "
+                          "checks the candidates; the case holds the original kernel.");
     return;
   }
   r.message = message.substr(0, 1000);
@@ -365,6 +392,42 @@ void Campaign::handleChecked(Slot &s, const Json &j) {
   commit(std::move(r));
 }
 
+// Kernel `index` of the slot's request got its reply: the slot is Idle when
+// the request is done, Exiting when the worker says it exits (its kernels
+// without a reply are checked again, each alone). False for a reply to no
+// kernel of the request.
+bool Campaign::replied(Slot &s, int64_t index, bool exits) {
+  auto it = std::find(s.pending.begin(), s.pending.end(), index);
+  if (it == s.pending.end()) {
+    std::cerr << "triton-fuzz: a worker answered for kernel " << index
+              << ", which it was not asked about\n";
+    return false;
+  }
+  s.pending.erase(it);
+  s.since = Clock::now(); // --hang-timeout counts from the last reply
+  if (exits) {
+    retries_.insert(retries_.begin(), s.pending.begin(), s.pending.end());
+    s.pending.clear();
+    s.state = Slot::State::Exiting;
+  } else if (s.pending.empty()) {
+    s.state = Slot::State::Idle;
+  }
+  return true;
+}
+
+// A kernel that failed in a batch, after which CUDA was unusable in the
+// worker (a fault, a hang): it is checked again alone in a new worker, and
+// fails with "batch-only-<property>" if it passes there.
+void Campaign::handleRequeue(Slot &s, const Json &j) {
+  int64_t index = j.at("index").get<int64_t>();
+  if (!replied(s, index, true))
+    return;
+  inBatch_[index] = {{"property", j.at("property")}, {"message", j.at("message")}};
+  std::cout << "triton-fuzz: kernel " << index << " failed (" << j.at("property").get<std::string>()
+            << ") in a batch, which ended its worker; checking it alone\n";
+  retries_.push_front(index);
+}
+
 void Campaign::slotDied(Slot &s, bool hung) {
   s.proc->kill(!hung);
   std::string how = s.proc->howEnded(), tail = s.proc->stderrTail();
@@ -378,7 +441,18 @@ void Campaign::slotDied(Slot &s, bool hung) {
     return; // it said it would exit (after a fault): the restart is in that kernel's record
   if (was != Slot::State::Busy)
     return;
-  int64_t index = s.index;
+  std::vector<int64_t> pending = std::move(s.pending);
+  s.pending.clear();
+  if (s.batch) {
+    // Which kernel of the batch did it? Each is checked again alone.
+    std::cout << "triton-fuzz: the worker on a batch " << (hung ? "did not answer" : "died")
+              << "; checking its " << pending.size() << " unchecked kernel(s) one at a time\n";
+    retries_.insert(retries_.begin(), pending.begin(), pending.end());
+    return;
+  }
+  if (pending.empty())
+    return;
+  int64_t index = pending.front();
   std::string what = hung ? "did not answer within " + fixed1(o_.hangTimeout) + "s (killed)"
                           : "died (" + how + ")";
   if (++deaths_[index] < kMaxDeathsPerKernel) {

@@ -57,6 +57,7 @@ struct CampaignOptions {
   std::vector<int> devices;  // gpu: the devices used
   int workersPerDevice = 1;  // gpu
   int cpuWorkers = 1;        // cpu-only: --workers
+  int batch = 1;             // --batch: kernels per check request (one module per batch)
   bool stopOnFailure = false;
   std::string casesDir, knownFile;     // known signatures for the reports
   std::vector<std::string> workerArgs; // how a worker is started (--device D is added)

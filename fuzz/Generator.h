@@ -30,8 +30,8 @@ struct BufferDesc {
   std::string name;
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
-  std::vector<double> data; // row-major, prod(shape) values
-  bool isOutput = false;    // written by the kernel
+  std::vector<double> data;        // row-major, prod(shape) values
+  bool isOutput = false;           // written by the kernel
   std::vector<std::string> dims{}; // the size scalar of each axis ("M", "N"), for the reducer
 };
 
@@ -60,28 +60,35 @@ struct FuzzKernel {
   std::vector<std::string> features; // sorted, unique (e.g. "dtype.half", "reduce", "dot")
   bool smallInts = false;            // inputs are small integers in [-4, 4] (exact mode)
   std::vector<GridAxis> gridAxes{};  // per grid axis in use (for the reducer)
+  // Test hook (TC_FUZZ_TEST_COMPILE_FAIL_INDEX, fuzz/Worker.h): the GPU
+  // oracle's compile of any module that holds this kernel fails.
+  bool testCompileFailure = false;
+  // Test hook (TC_FUZZ_TEST_BATCH_FAULT_INDEX): with --compile-only, this
+  // kernel "faults" when checked in a batch of several (CUDA then counts as
+  // gone in the worker), and passes alone.
+  bool testBatchFault = false;
 };
 
 /// Probabilities of the generator's choices (each in [0, 1]).
 struct GenPolicy {
-  double twoD = 0.5;         // 2-D tiles (else 1-D)
-  double smallInts = 0.5;    // input mode: small integers (else general values)
-  double poisonLoads = 0.15; // masked loads without fallback (then no reductions or dot)
-  double unmasked = 0.1;     // sizes that are multiples of the tile, plain loads and stores
-  double extraProgram = 0.2; // one more program than needed on an axis (fully masked)
-  double reduction = 0.5;    // per kernel: a reduction statement
-  double dot = 0.35;         // per 2-D kernel: a matrix product
-  double loop = 0.4;         // a runtime-bound loop
-  double ifStmt = 0.35;      // an `if` on a scalar condition
-  double scalarParam = 0.5;  // a scalar parameter used in expressions
-  double atomic = 0.2;       // the result goes to the output by an atomic (not a store)
-  double threeD = 0.15;      // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
-  double matmul = 0.1;       // a tutorial-style K-loop matmul kernel instead of an elementwise one
-  double dotAcc = 0.5;       // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
+  double twoD = 0.5;          // 2-D tiles (else 1-D)
+  double smallInts = 0.5;     // input mode: small integers (else general values)
+  double poisonLoads = 0.15;  // masked loads without fallback (then no reductions or dot)
+  double unmasked = 0.1;      // sizes that are multiples of the tile, plain loads and stores
+  double extraProgram = 0.2;  // one more program than needed on an axis (fully masked)
+  double reduction = 0.5;     // per kernel: a reduction statement
+  double dot = 0.35;          // per 2-D kernel: a matrix product
+  double loop = 0.4;          // a runtime-bound loop
+  double ifStmt = 0.35;       // an `if` on a scalar condition
+  double scalarParam = 0.5;   // a scalar parameter used in expressions
+  double atomic = 0.2;        // the result goes to the output by an atomic (not a store)
+  double threeD = 0.15;       // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
+  double matmul = 0.1;        // a tutorial-style K-loop matmul kernel instead of an elementwise one
+  double dotAcc = 0.5;        // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
   double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
-  double atomicCas = 0.3;    // of the other atomic kernels: atomic_cas
-  double atomicOld = 0.4;    // of the other atomic kernels: the old values are stored to Z
-  double loopPointer = 0.4;  // of loops: a pointer that walks through an input, masks following
+  double atomicCas = 0.3;     // of the other atomic kernels: atomic_cas
+  double atomicOld = 0.4;     // of the other atomic kernels: the old values are stored to Z
+  double loopPointer = 0.4;   // of loops: a pointer that walks through an input, masks following
   double helperStatements = 0.5; // of helpers: a local declaration before `return`
   double edgeValues = 0.3;   // of general-mode kernels: NaN, +-inf, -0.0, subnormal float inputs
   double edgeFraction = 0.1; // of those kernels' float input elements
@@ -106,8 +113,8 @@ FuzzKernel generateKernel(const GenPolicy &policy, uint64_t seed, int size = 100
 /// smallest kernel found within `seconds` for which `stillFails` holds (the
 /// original if no shrink does). `steps` (optional) counts accepted shrinks.
 FuzzKernel shrinkKernel(const GenPolicy &policy, uint64_t seed, int size,
-                        const std::function<bool(const FuzzKernel &)> &stillFails,
-                        double seconds, int *steps = nullptr);
+                        const std::function<bool(const FuzzKernel &)> &stillFails, double seconds,
+                        int *steps = nullptr);
 
 /// The kernel as text for a report: defines, grid, arguments and source.
 std::string describeKernel(const FuzzKernel &k);

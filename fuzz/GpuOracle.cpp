@@ -8,6 +8,7 @@
 #include "conformance/Runner.h"
 #include "interp/InterpreterBackend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -154,8 +155,9 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
 GpuOracle::GpuOracle(GpuOracleOptions opts) : opts_(std::move(opts)) {}
 GpuOracle::~GpuOracle() = default;
 
-gpu::GpuBackend &GpuOracle::backend() {
-  if (backend_ && kernelsOnBackend_ >= opts_.recycleEvery)
+gpu::GpuBackend &GpuOracle::backend(int kernels) {
+  // Not while a batch's kernels are being launched: its module would go.
+  if (backend_ && kernelsOnBackend_ >= opts_.recycleEvery && !launchingBatch_)
     backend_.reset(); // the context goes, and every module loaded in it
   if (!backend_) {
     gpu::GpuOptions g;
@@ -165,7 +167,7 @@ gpu::GpuBackend &GpuOracle::backend() {
     backend_ = gpu::createGpuBackend(g);
     kernelsOnBackend_ = 0;
   }
-  ++kernelsOnBackend_;
+  kernelsOnBackend_ += kernels;
   return *backend_;
 }
 
@@ -234,18 +236,48 @@ OracleResult GpuOracle::check(const FuzzKernel &k) {
   return result;
 }
 
+struct GpuOracle::Pending {
+  CompileOutcome c;
+  std::map<std::string, HostArray> want; // the interpreter's buffers
+  OracleResult out;                      // a pass, with the reference
+};
+
+namespace {
+const char *const kPlantedCompileFailure =
+    "planted compile failure (test hook TC_FUZZ_TEST_COMPILE_FAIL_INDEX)";
+} // namespace
+
+OracleResult onlyInBatch(const OracleResult &batch) {
+  OracleResult r = batch;
+  r.status = OracleResult::Status::Fail;
+  r.property = "batch-only-" + batch.property;
+  r.message = "fails only when compiled into one module with other kernels (--batch); it "
+              "passes when checked alone: " +
+              batch.message;
+  r.recheckAlone = false;
+  return r;
+}
+
 OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
+  Pending p;
+  if (std::optional<OracleResult> r = interpret(k, clock, p))
+    return std::move(*r);
+  return finishAlone(k, p, clock);
+}
+
+std::optional<OracleResult> GpuOracle::interpret(const FuzzKernel &k, StageClock &clock,
+                                                 Pending &p) {
   OracleResult out;
-  CompileOutcome c = compile(k);
+  p.c = compile(k);
   clock.mark("frontend");
-  if (!c.ok()) {
+  if (!p.c.ok()) {
     out.status = OracleResult::Status::GeneratorBug;
     out.property = "compile";
-    out.message = c.diagnostics;
+    out.message = p.c.diagnostics;
     return out;
   }
-  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
-  RunResult ref = runOn(*createInterpreterBackend(), *c.kernel, k, want, opts_.maxSeconds);
+  p.want = makeBuffers(k);
+  RunResult ref = runOn(*createInterpreterBackend(), *p.c.kernel, k, p.want, opts_.maxSeconds);
   clock.mark("interp");
   if (ref.status != RunResult::Status::Ok) {
     out.status = ref.trap ? OracleResult::Status::Discard : OracleResult::Status::GeneratorBug;
@@ -253,13 +285,20 @@ OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
     out.message = ref.trap ? ref.trap->render() : ref.error;
     return out;
   }
-  out.reference = want;
+  p.out.reference = p.want;
+  return std::nullopt;
+}
+
+OracleResult GpuOracle::finishAlone(const FuzzKernel &k, Pending &p, StageClock &clock) {
+  if (k.testCompileFailure)
+    return gpuError("gpu-compile", std::string("the GPU backend does not compile the kernel: ") +
+                                       kPlantedCompileFailure);
   if (opts_.compileOnly)
-    return compileOnly(*c.kernel, clock, std::move(out));
+    return compileOnly(*p.c.kernel, clock, p.out);
   gpu::GpuBackend &gpu = backend();
   std::string error;
   gpu::CompileInfo info;
-  bool prepared = gpu.prepare(*c.kernel, error, &info);
+  bool prepared = gpu.prepare(*p.c.kernel, error, &info);
   for (const codegen::StageTime &t : info.times)
     clock.attribute(stageOf(t.stage), t.ms);
   clock.attribute("jit", info.loadMs);
@@ -268,7 +307,15 @@ OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
   clock.mark("context");
   if (!prepared)
     return gpuError("gpu-compile", "the GPU backend does not compile the kernel: " + error);
-  RunResult r = runOn(gpu, *c.kernel, k, got, opts_.maxSeconds);
+  return runAndCompare(k, p, gpu, clock);
+}
+
+OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
+                                      StageClock &clock) {
+  OracleResult out = p.out;
+  std::map<std::string, HostArray> got = makeBuffers(k);
+  const CompiledKernel &kernel = *p.c.kernel;
+  RunResult r = runOn(gpu, kernel, k, got, opts_.maxSeconds);
   clock.mark("launch");
   if (r.status == RunResult::Status::Error)
     return gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault", r.error);
@@ -277,9 +324,9 @@ OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
       r.status == RunResult::Status::Trapped
           ? "the GPU trapped where the interpreter did not: " +
                 (r.trap ? r.trap->render() : std::string("?"))
-          : compareWithReference(k, want, got, conf::gpuExtraUlps(c.kernel->function()),
-                                 dotToleranceScale(c.kernel->function()),
-                                 mathRelativeTolerance(c.kernel->function()));
+          : compareWithReference(k, p.want, got, conf::gpuExtraUlps(kernel.function()),
+                                 dotToleranceScale(kernel.function()),
+                                 mathRelativeTolerance(kernel.function()));
   clock.mark("compare");
   if (!diff.empty()) {
     out.status = OracleResult::Status::Fail;
@@ -287,8 +334,165 @@ OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
     out.message = diff;
   }
   if (out.status == OracleResult::Status::Pass && emiSelected(k, opts_.emiRate))
-    checkEmi(k, want, out);
+    checkEmi(k, p.want, out);
   return out;
+}
+
+void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &done) {
+  auto msSince = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  struct Item {
+    size_t i = 0;
+    Pending p;
+    std::map<std::string, double> stages;
+    double ms = 0; // wall time spent on it (its share of the batch's included)
+  };
+  std::vector<Item> items;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    Item it;
+    it.i = i;
+    auto t0 = std::chrono::steady_clock::now();
+    std::optional<OracleResult> r;
+    {
+      StageClock clock(it.stages);
+      r = interpret(ks[i], clock, it.p);
+    }
+    it.ms = msSince(t0);
+    if (r) {
+      r->stageMs = std::move(it.stages);
+      done(i, std::move(*r), it.ms);
+      continue;
+    }
+    items.push_back(std::move(it));
+  }
+  auto deliver = [&](Item &it, OracleResult r) {
+    r.stageMs = it.stages;
+    done(it.i, std::move(r), it.ms);
+  };
+  // Today's path for one kernel: compiled alone.
+  auto alone = [&](Item &it) {
+    auto t0 = std::chrono::steady_clock::now();
+    StageClock clock(it.stages);
+    OracleResult r = finishAlone(ks[it.i], it.p, clock);
+    it.ms += msSince(t0);
+    return r;
+  };
+  if (items.empty())
+    return;
+  if (items.size() == 1) {
+    deliver(items[0], alone(items[0]));
+    return;
+  }
+  // One module for every kernel that the interpreter kept.
+  std::map<std::string, double> shared;
+  auto t0 = std::chrono::steady_clock::now();
+  std::string error;
+  bool ok = false;
+  if (std::any_of(items.begin(), items.end(),
+                  [&](const Item &it) { return ks[it.i].testCompileFailure; })) {
+    error = kPlantedCompileFailure;
+  } else if (opts_.compileOnly) {
+    codegen::Options o = opts_.codegen;
+    o.sm = opts_.compileSm;
+    std::vector<codegen::BatchKernel> batch;
+    for (const Item &it : items)
+      batch.push_back({&it.p.c.kernel->module(), &it.p.c.kernel->function()});
+    codegen::BatchResult r = codegen::compileBatch(batch, o, false);
+    ok = r.ok();
+    error = r.error;
+    if (ok) {
+      for (const codegen::StageTime &t : r.compiled->times)
+        shared[stageOf(t.stage)] += t.ms;
+      if (!ptxas_.has_value())
+        ptxas_ = codegen::findPtxas();
+      if (!ptxas_->empty()) {
+        auto t1 = std::chrono::steady_clock::now();
+        ok = codegen::runPtxas(r.compiled->ptx, o.sm, error);
+        shared["jit"] += msSince(t1);
+      }
+    }
+  } else {
+    gpu::GpuBackend &gpu = backend(static_cast<int>(items.size()));
+    std::vector<const CompiledKernel *> kernels;
+    for (const Item &it : items)
+      kernels.push_back(it.p.c.kernel.get());
+    gpu::CompileInfo info;
+    ok = gpu.prepareBatch(kernels, error, &info);
+    for (const codegen::StageTime &t : info.times)
+      shared[stageOf(t.stage)] += t.ms;
+    shared["jit"] += info.loadMs;
+  }
+  double wall = msSince(t0), timed = 0;
+  for (const auto &[stage, ms] : shared)
+    timed += ms;
+  // The rest: copying the IR into one module, and (GPU) the context.
+  if (wall > timed)
+    shared[opts_.compileOnly ? "llvm-ir" : "context"] += wall - timed;
+  double n = static_cast<double>(items.size());
+  for (Item &it : items) {
+    for (const auto &[stage, ms] : shared)
+      it.stages[stage] += ms / n;
+    it.ms += wall / n;
+  }
+  if (!ok && !opts_.compileOnly && backend_ && backend_->unusable()) {
+    poisoned_ = true; // no kernel to blame: the caller has them checked in new processes
+    return;
+  }
+  if (!ok) {
+    // The batch does not compile or load: one kernel at a time names the culprit.
+    for (Item &it : items) {
+      if (poisoned_)
+        return; // the caller has the rest checked in a new process
+      deliver(it, alone(it));
+    }
+    return;
+  }
+  if (opts_.compileOnly) {
+    for (Item &it : items) {
+      if (ks[it.i].testBatchFault) { // the test hook: as after a fault in a batch
+        poisoned_ = true;
+        OracleResult r;
+        r.status = OracleResult::Status::Fail;
+        r.property = "gpu-fault";
+        r.message = "planted fault in a batch (test hook TC_FUZZ_TEST_BATCH_FAULT_INDEX)";
+        r.recheckAlone = true;
+        deliver(it, std::move(r));
+        return;
+      }
+      deliver(it, it.p.out);
+    }
+    return;
+  }
+  launchingBatch_ = true;
+  struct Reset {
+    bool &flag;
+    ~Reset() { flag = false; }
+  } reset{launchingBatch_};
+  for (Item &it : items) {
+    if (poisoned_)
+      return;
+    auto t1 = std::chrono::steady_clock::now();
+    OracleResult r;
+    {
+      StageClock clock(it.stages);
+      r = runAndCompare(ks[it.i], it.p, *backend_, clock);
+    }
+    it.ms += msSince(t1);
+    if (r.status == OracleResult::Status::Fail) {
+      if (backend_ && backend_->unusable())
+        poisoned_ = true; // e.g. a failed device assert: CUDA refuses everything now
+      if (poisoned_) {
+        r.recheckAlone = true; // a fault or hang: CUDA is gone here
+        deliver(it, std::move(r));
+        return;
+      }
+      // Before it becomes a finding: does it fail alone (today's path)?
+      OracleResult a = alone(it);
+      r = a.status == OracleResult::Status::Fail ? std::move(a) : onlyInBatch(r);
+    }
+    deliver(it, std::move(r));
+  }
 }
 
 OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &clock,

@@ -25,12 +25,30 @@
 // After a fault CUDA is unusable in this process (gpu/GpuBackend.h):
 // poisoned() says so, and the caller (a worker) must exit.
 //
+// Batches (checkBatch, `triton-fuzz --batch N`): each kernel goes through the
+// frontend and the interpreter alone (a trap is a discard, as above); the
+// survivors are compiled into ONE module (codegen::compileBatch: one LLVM
+// module, the same passes, libdevice linked once, one PTX, one
+// cuModuleLoadData; with compileOnly, one ptxas run), then each is launched
+// on its own buffers and compared. Attribution stays per kernel:
+//   - a batch that does not compile or load is checked one kernel at a time
+//     (check()'s path), so the kernel that fails is named;
+//   - a kernel that fails in a batch is checked again alone; if it fails
+//     alone, that result is the finding; if not, it fails with the property
+//     "batch-only-<property>" (a real bug that shows only when compiled with
+//     other kernels); after a fault or hang CUDA is gone, so it comes back
+//     with recheckAlone (the campaign re-checks it in a new worker) and the
+//     batch's later kernels are not checked (the campaign re-queues them);
+//   - the module-level stages (llvm-ir, libdevice, llvm-opt, ptx, jit,
+//     context) are split evenly over the batch's compiled kernels.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "fuzz/Oracle.h"
 #include "gpu/GpuBackend.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +78,13 @@ public:
   ~GpuOracle();
   /// Checks `k`: interpreter first, then the GPU, then the comparison.
   OracleResult check(const FuzzKernel &k);
+  /// Result `r` of kernel `i` of a batch and the wall time it took (its own
+  /// steps plus its share of the batch's), called as soon as it is known.
+  using BatchDone = std::function<void(size_t i, OracleResult r, double checkMs)>;
+  /// Checks `ks` as one batch (see above). `done` is called once per kernel,
+  /// except for the kernels after one that poisoned CUDA (poisoned() is then
+  /// true): the caller must have those checked by another process.
+  void checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &done);
   /// The device's name and compute capability (creates the context); with
   /// compileOnly, what stands in for it ("no GPU: compile only, sm_90, ptxas").
   std::string deviceDescription();
@@ -67,7 +92,17 @@ public:
   bool poisoned() const { return poisoned_; }
 
 private:
-  gpu::GpuBackend &backend();
+  struct Pending;
+  /// `kernels` more kernels go on the backend (a fresh context every recycleEvery).
+  gpu::GpuBackend &backend(int kernels = 1);
+  /// The frontend and the interpreter: the final result of a kernel that
+  /// drops out, else nullopt with `p` filled.
+  std::optional<OracleResult> interpret(const FuzzKernel &k, StageClock &clock, Pending &p);
+  /// The rest of check() for a kernel that interpret() kept: compiled alone.
+  OracleResult finishAlone(const FuzzKernel &k, Pending &p, StageClock &clock);
+  /// Launches `p`'s kernel (prepared already) and compares; the EMI variant.
+  OracleResult runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
+                             StageClock &clock);
   OracleResult gpuError(const std::string &property, const std::string &error);
   /// The EMI variant of a passing kernel `k` whose interpreter outputs are `want`.
   void checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
@@ -78,9 +113,14 @@ private:
   GpuOracleOptions opts_;
   std::unique_ptr<gpu::GpuBackend> backend_;
   int kernelsOnBackend_ = 0;
+  bool launchingBatch_ = false; // no fresh context (the batch's module) until it is done
   bool poisoned_ = false;
   std::optional<std::string> ptxas_; // --compile-only: the ptxas found ("" none)
 };
+
+/// A kernel that failed (`batch`) in a batch but not alone: the failure with
+/// the property "batch-only-<property>" and a message that says so.
+OracleResult onlyInBatch(const OracleResult &batch);
 
 /// The reference outputs of `k`: interp(ir) with one thread (what every
 /// finding's conformance case expects). False with `error` when the kernel

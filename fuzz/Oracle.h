@@ -44,6 +44,10 @@ struct OracleResult {
   /// "llvm-ir", "llvm-opt", "ptx", "jit", "launch", "compare", ...): the
   /// campaign sums them into its per-stage breakdown. Empty when not timed.
   std::map<std::string, double> stageMs;
+  /// GPU oracle, batches: the kernel failed (`property`, `message`) in a
+  /// batch and CUDA is unusable in this process, so it could not be checked
+  /// alone: it must be, in a new process, before it becomes a finding.
+  bool recheckAlone = false;
 };
 
 /// Checks `k` against every CPU-only property.

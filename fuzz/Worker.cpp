@@ -62,6 +62,9 @@ class GpuChecker : public Checker {
 public:
   explicit GpuChecker(GpuOracleOptions o) : oracle_(std::move(o)) {}
   OracleResult check(const FuzzKernel &k) override { return oracle_.check(k); }
+  void checkBatch(const std::vector<FuzzKernel> &ks, const GpuOracle::BatchDone &done) override {
+    oracle_.checkBatch(ks, done);
+  }
   std::string device() override { return oracle_.deviceDescription(); }
   bool mustExit() const override { return oracle_.poisoned(); }
 
@@ -76,17 +79,27 @@ public:
       : inner_(std::move(inner)), feature_(std::move(feature)) {}
   OracleResult check(const FuzzKernel &k) override {
     OracleResult r = inner_->check(k);
-    if (r.status == OracleResult::Status::Pass && hasFeature(k, feature_)) {
-      r.status = OracleResult::Status::Fail;
-      r.property = "planted";
-      r.message = "planted failure: the kernel uses feature " + feature_;
-    }
+    plant(k, r);
     return r;
+  }
+  void checkBatch(const std::vector<FuzzKernel> &ks, const GpuOracle::BatchDone &done) override {
+    inner_->checkBatch(ks, [&](size_t i, OracleResult r, double ms) {
+      plant(ks[i], r);
+      done(i, std::move(r), ms);
+    });
   }
   std::string device() override { return inner_->device(); }
   bool mustExit() const override { return inner_->mustExit(); }
 
 private:
+  void plant(const FuzzKernel &k, OracleResult &r) const {
+    if (r.status == OracleResult::Status::Pass && hasFeature(k, feature_)) {
+      r.status = OracleResult::Status::Fail;
+      r.property = "planted";
+      r.message = "planted failure: the kernel uses feature " + feature_;
+    }
+  }
+
   std::unique_ptr<Checker> inner_;
   std::string feature_;
 };
@@ -122,30 +135,54 @@ void testHooks(int64_t index) {
 }
 
 void handleCheck(const CheckConfig &cfg, Checker &checker, const Json &req, int out) {
-  int64_t index = req.at("index").get<int64_t>();
-  testHooks(index);
-  auto t0 = Clock::now();
-  FuzzKernel k = generateKernel(cfg.policy, kernelSeed(cfg.seed, index), 100);
-  double genMs = msSince(t0);
-  auto t1 = Clock::now();
-  OracleResult r = checker.check(k);
-  Json rep = {{"op", "checked"},
-              {"index", index},
-              {"status", statusName(r.status)},
-              {"property", r.property},
-              {"message", r.message.substr(0, kMessageBytes)},
-              {"features", k.features},
-              {"gen_ms", genMs},
-              {"check_ms", msSince(t1)},
-              {"stages", r.stageMs},
-              {"exit", checker.mustExit()}};
-  bool fail = r.status == OracleResult::Status::Fail;
-  if (fail)
-    rep["raw_signature"] = failureSignature(k, r.property);
-  if (fail || r.status == OracleResult::Status::GeneratorBug ||
-      (r.status == OracleResult::Status::Discard && req.value("sample", false)))
-    rep["kernel"] = describeKernel(k);
-  reply(out, rep);
+  std::vector<int64_t> indices = req.contains("indices")
+                                     ? req.at("indices").get<std::vector<int64_t>>()
+                                     : std::vector<int64_t>{req.at("index").get<int64_t>()};
+  std::vector<FuzzKernel> ks;
+  std::vector<double> genMs;
+  for (int64_t index : indices) {
+    testHooks(index);
+    auto t0 = Clock::now();
+    ks.push_back(generateKernel(cfg.policy, kernelSeed(cfg.seed, index), 100));
+    ks.back().testCompileFailure = envIndexIs("TC_FUZZ_TEST_COMPILE_FAIL_INDEX", index);
+    ks.back().testBatchFault = envIndexIs("TC_FUZZ_TEST_BATCH_FAULT_INDEX", index);
+    genMs.push_back(msSince(t0));
+  }
+  // A kernel that failed in a batch of an earlier worker, which a fault ended.
+  std::optional<OracleResult> inBatch;
+  if (req.contains("batch_failure")) {
+    inBatch = OracleResult{};
+    inBatch->status = OracleResult::Status::Fail;
+    inBatch->property = req.at("batch_failure").at("property").get<std::string>();
+    inBatch->message = req.at("batch_failure").at("message").get<std::string>();
+  }
+  checker.checkBatch(ks, [&](size_t i, OracleResult r, double checkMs) {
+    const FuzzKernel &k = ks[i];
+    if (inBatch && r.status != OracleResult::Status::Fail) {
+      std::map<std::string, double> stages = std::move(r.stageMs);
+      r = onlyInBatch(*inBatch);
+      r.stageMs = std::move(stages);
+    }
+    Json rep = {{"op", r.recheckAlone ? "requeue" : "checked"},
+                {"index", indices[i]},
+                {"status", statusName(r.status)},
+                {"property", r.property},
+                {"message", r.message.substr(0, kMessageBytes)},
+                {"features", k.features},
+                {"gen_ms", genMs[i]},
+                {"check_ms", checkMs},
+                {"stages", r.stageMs},
+                {"exit", checker.mustExit()}};
+    bool fail = r.status == OracleResult::Status::Fail;
+    if (fail && !r.recheckAlone)
+      rep["raw_signature"] = failureSignature(k, r.property);
+    if (r.property.rfind("batch-only-", 0) == 0)
+      rep["batch_only"] = true;
+    if ((fail && !r.recheckAlone) || r.status == OracleResult::Status::GeneratorBug ||
+        (r.status == OracleResult::Status::Discard && req.value("sample", false)))
+      rep["kernel"] = describeKernel(k);
+    reply(out, rep);
+  });
 }
 
 // Shrinks (RapidCheck) and reduces `k` while `stillFails`, within `seconds`.
@@ -293,6 +330,14 @@ DType dtypeNamed(const std::string &name) {
 
 uint64_t kernelSeed(uint64_t seed, int64_t index) {
   return splitmix64(splitmix64(seed) ^ static_cast<uint64_t>(index));
+}
+
+void Checker::checkBatch(const std::vector<FuzzKernel> &ks, const GpuOracle::BatchDone &done) {
+  for (size_t i = 0; i < ks.size() && !mustExit(); ++i) {
+    auto t0 = Clock::now();
+    OracleResult r = check(ks[i]);
+    done(i, std::move(r), msSince(t0));
+  }
 }
 
 std::unique_ptr<Checker> makeChecker(const CheckConfig &cfg) {

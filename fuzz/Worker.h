@@ -9,10 +9,16 @@
 // died.
 //
 //   worker -> {"op":"hello","device":D}      once, at start (no device: --reducer)
-//   parent -> {"op":"check","index":I,"sample":B}
+//   parent -> {"op":"check","index":I,"sample":B,"batch_failure":{"property":P,"message":M}?}
+//   parent -> {"op":"check","indices":[I,...],"sample":B}   a batch (--batch N)
 //   worker -> {"op":"checked","index":I,"status":S,"property":P,"message":M,
 //              "features":[...],"gen_ms":G,"check_ms":C,"stages":{S:MS},"exit":B,
-//              "raw_signature":R,"kernel":TEXT}
+//              "raw_signature":R,"kernel":TEXT,"batch_only":B?}
+//             one per kernel of the request, in the order they finish
+//   worker -> {"op":"requeue","index":I,"property":P,"message":M,...,"exit":true}
+//             kernel I failed in a batch (a fault, a hang) and CUDA is gone: the
+//             parent checks it alone in a new worker, with "batch_failure" (a
+//             pass there becomes the failure "batch-only-P")
 //   parent -> {"op":"reduce","index":I,"property":P,"message":M,"seconds":T,
 //              "reduce":B,"kernel":K?,"case_name":N,"reproduce":CMD,"note":TEXT}
 //   worker -> {"op":"best","kernel":K}  (each smaller failing kernel found)
@@ -20,8 +26,13 @@
 //              "message":M,"kernel":TEXT,"steps":N}
 //
 // "exit": true says the worker exits after this reply (CUDA is unusable in
-// it after a fault). Test hooks: TC_FUZZ_TEST_HANG_INDEX=I makes a worker
-// sleep forever on kernel I, TC_FUZZ_TEST_CRASH_INDEX=I makes it abort().
+// it after a fault); the request's kernels without a reply were not checked
+// (the parent checks each of them alone; so too when a worker dies or hangs
+// in a batch). Test hooks: TC_FUZZ_TEST_HANG_INDEX=I makes a worker sleep
+// forever on kernel I, TC_FUZZ_TEST_CRASH_INDEX=I makes it abort(),
+// TC_FUZZ_TEST_COMPILE_FAIL_INDEX=I makes the GPU compile of any module that
+// holds kernel I fail (fuzz/GpuOracle.h), TC_FUZZ_TEST_BATCH_FAULT_INDEX=I
+// (--compile-only) makes kernel I "fault" in a batch of several and pass alone.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -57,6 +68,11 @@ class Checker {
 public:
   virtual ~Checker() = default;
   virtual OracleResult check(const FuzzKernel &k) = 0;
+  /// Checks `ks` together (the GPU oracle compiles them into one module:
+  /// fuzz/GpuOracle.h); `done` gets each result as soon as it is known. When
+  /// mustExit() turns true, the kernels without a result were not checked.
+  /// By default one check() after the other.
+  virtual void checkBatch(const std::vector<FuzzKernel> &ks, const GpuOracle::BatchDone &done);
   /// The device ("" for the CPU).
   virtual std::string device() = 0;
   /// Whether this process can check no more kernels (CUDA poisoned).

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -82,6 +83,53 @@ public:
     }
   }
 
+  bool prepareBatch(const std::vector<const CompiledKernel *> &kernels, std::string &error,
+                    CompileInfo *info) override {
+    try {
+      ensureContext();
+      auto t0 = Clock::now();
+      configure(true); // launch() passes whole allocations for host buffers
+      std::vector<codegen::BatchKernel> batch;
+      for (const CompiledKernel *k : kernels)
+        batch.push_back({&k->module(), &k->function()});
+      codegen::BatchResult r = codegen::compileBatch(batch, opts_.codegen, true);
+      if (!r.ok()) {
+        error = r.error;
+        return false;
+      }
+      auto t1 = Clock::now();
+      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel);
+      double loadMs = msSince(t1);
+      for (size_t i = 0; i < kernels.size(); ++i) {
+        Loaded l;
+        l.compiled.entry = r.kernels[i].entry;
+        l.compiled.numThreads = r.kernels[i].numThreads;
+        l.compiled.sharedBytes = r.kernels[i].sharedBytes;
+        l.compiled.params = r.kernels[i].params;
+        l.compiled.sm = r.compiled->sm;
+        l.compiled.archSpecific = r.compiled->archSpecific;
+        l.module = module;
+        l.function = module->function(l.compiled.entry);
+        batchLoaded_.push_back(std::move(l));
+        fast_[std::make_tuple(kernels[i]->id(), opts_.codegen.numWarps, opts_.codegen.numStages,
+                              true)] = &batchLoaded_.back();
+      }
+      if (info) {
+        info->times = r.compiled->times;
+        info->loadMs = loadMs;
+        info->totalMs = msSince(t0);
+        info->cacheHit = "";
+      }
+      return true;
+    } catch (const cuda::Error &e) {
+      error = e.what();
+      dropContextIfSticky(e);
+      return false;
+    }
+  }
+
+  bool unusable() const override { return !poisoned_.empty(); }
+
   RunResult launch(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
                    const RunOptions &opts) override {
     return run(kernel, grid, args, opts, 0, 1, nullptr);
@@ -95,7 +143,7 @@ public:
 private:
   struct Loaded {
     codegen::Compiled compiled;
-    std::unique_ptr<cuda::Module> module;
+    std::shared_ptr<cuda::Module> module; // shared by the kernels of a batch
     void *function = nullptr;
   };
 
@@ -117,6 +165,7 @@ private:
     if (!e.sticky())
       return;
     loaded_.clear();
+    batchLoaded_.clear();
     fast_.clear();
     ctx_.reset();
     poisoned_ = e.what();
@@ -133,6 +182,19 @@ private:
                                codegen::compilerVersion()});
   }
 
+  /// The codegen options for the device; `aligned`: every pointer argument
+  /// is a whole allocation.
+  void configure(bool aligned) {
+    if (!sm_)
+      sm_ = static_cast<unsigned>(std::min(ctx_->computeCapability(), 90));
+    opts_.codegen.sm = sm_;
+    if (ctx_->computeCapability() != 90) // sm_90a code (wgmma) runs on sm_90 devices only
+      opts_.codegen.wgmma = false;
+    // Buffers copied by execute() are whole allocations (16-byte aligned);
+    // device arrays may be views at any element offset.
+    opts_.codegen.alignedPointers = aligned;
+  }
+
   /// Compiles (or finds) and loads the kernel for the current options.
   Loaded *load(const CompiledKernel &kernel, std::string &error, CompileInfo *info,
                bool aligned = true) {
@@ -143,14 +205,7 @@ private:
     if (!info)
       if (auto it = fast_.find(fastKey); it != fast_.end())
         return it->second;
-    if (!sm_)
-      sm_ = static_cast<unsigned>(std::min(ctx_->computeCapability(), 90));
-    opts_.codegen.sm = sm_;
-    if (ctx_->computeCapability() != 90) // sm_90a code (wgmma) runs on sm_90 devices only
-      opts_.codegen.wgmma = false;
-    // Buffers copied by execute() are whole allocations (16-byte aligned);
-    // device arrays may be views at any element offset.
-    opts_.codegen.alignedPointers = aligned;
+    configure(aligned);
     std::string key = cacheKey(kernel);
     if (auto it = loaded_.find(key); it != loaded_.end()) {
       if (info) {
@@ -279,9 +334,8 @@ private:
         for (int64_t claim : {pa.aligned, pa.multipleOf})
           if (claim > 1 && addr % static_cast<uint64_t>(claim) != 0)
             return trapped(makeLaunchTrap(kernel, TrapKind::Misaligned,
-                                          "pointer argument '" + name +
-                                              "' is not aligned to " + std::to_string(claim) +
-                                              " bytes on the device"));
+                                          "pointer argument '" + name + "' is not aligned to " +
+                                              std::to_string(claim) + " bytes on the device"));
         values[i] = addr;
       } else {
         values[i] = *scalarArgumentBits(*args.scalar(name), t.dtype);
@@ -326,6 +380,7 @@ private:
   DiskCache disk_;
   std::unique_ptr<cuda::Context> ctx_;
   std::map<std::string, Loaded> loaded_;
+  std::list<Loaded> batchLoaded_; // kernels of prepareBatch modules (reached through fast_)
   std::map<std::tuple<uint64_t, unsigned, unsigned, bool>, Loaded *> fast_;
   void *stream_ = nullptr;
   unsigned sm_ = 0;
@@ -339,7 +394,7 @@ private:
 /// fork) and returns what it wrote, or nullopt when no child could run. `ok`
 /// is whether the child exited with status 0 (probe returned true).
 static std::optional<std::string> probeInChild(const std::function<bool(std::string &)> &probe,
-                                        bool &ok) {
+                                               bool &ok) {
   int fds[2];
   if (::pipe(fds) != 0)
     return std::nullopt;
@@ -359,8 +414,8 @@ static std::optional<std::string> probeInChild(const std::function<bool(std::str
     msg.append(buf, static_cast<size_t>(n));
   ::close(fds[0]);
   int status = 0;
-  ok = pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-       WEXITSTATUS(status) == 0;
+  ok =
+      pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   return msg;
 }
 

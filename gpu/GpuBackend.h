@@ -33,10 +33,10 @@
 namespace tc::gpu {
 
 struct GpuOptions {
-  int device = 0;              // CUDA device ordinal
-  codegen::Options codegen;    // num_warps, target (sm is taken from the device)
-  bool diskCache = true;       // $XDG_CACHE_HOME/triton-c (or ~/.cache/triton-c)
-  std::string cacheDir;        // overrides the default cache directory
+  int device = 0;           // CUDA device ordinal
+  codegen::Options codegen; // num_warps, target (sm is taken from the device)
+  bool diskCache = true;    // $XDG_CACHE_HOME/triton-c (or ~/.cache/triton-c)
+  std::string cacheDir;     // overrides the default cache directory
   /// Use the device's primary context (the one PyTorch uses) instead of a
   /// context of our own, so that device pointers of CUDA tensors are valid.
   bool primaryContext = false;
@@ -44,16 +44,16 @@ struct GpuOptions {
 
 /// Timing of repeated launches (CUDA events), for --bench.
 struct BenchResult {
-  std::vector<double> ms;      // one per timed launch
+  std::vector<double> ms; // one per timed launch
   double medianMs = 0, minMs = 0;
 };
 
 /// Per-stage compile time and whether the module came from a cache.
 struct CompileInfo {
   std::vector<codegen::StageTime> times;
-  double loadMs = 0;           // cuModuleLoadData
-  double totalMs = 0;          // source IR -> loaded module
-  std::string cacheHit;        // "", "memory" or "disk"
+  double loadMs = 0;    // cuModuleLoadData
+  double totalMs = 0;   // source IR -> loaded module
+  std::string cacheHit; // "", "memory" or "disk"
 };
 
 class GpuBackend : public Backend {
@@ -65,6 +65,22 @@ public:
                           BenchResult &out) = 0;
   /// Compiles (or finds in a cache) and loads the kernel without running it.
   virtual bool prepare(const CompiledKernel &kernel, std::string &error, CompileInfo *info) = 0;
+  /// Compiles several kernels into ONE module (codegen::compileBatch: one LLVM
+  /// module, one PTX, one cuModuleLoadData) and makes each launchable: a later
+  /// launch() of kernels[i] with whole-allocation (host) buffers runs its
+  /// function of that module. `info` gets the batch's stage times. False
+  /// with `error` when codegen refuses any kernel or the driver rejects the
+  /// module (then check the kernels one at a time to name the culprit). A
+  /// backend that cannot batch returns false, saying so.
+  virtual bool prepareBatch(const std::vector<const CompiledKernel *> &kernels, std::string &error,
+                            CompileInfo *info) {
+    (void)kernels;
+    (void)info;
+    error = "this backend does not compile kernels in batches";
+    return false;
+  }
+  /// Whether CUDA became unusable in this process (a sticky error, e.g. a fault).
+  virtual bool unusable() const { return false; }
   /// Threads per program for the following launches (a part of the compile key).
   virtual void setNumWarps(unsigned numWarps) = 0;
   virtual unsigned numWarps() const = 0;

@@ -45,6 +45,9 @@ using namespace tc::fuzz;
 namespace {
 
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 3;
+// --batch: kernels per worker request, compiled into one module. See
+// docs/fuzz.md ("Batches") for the measurement behind the default.
+constexpr int kDefaultBatch = 32, kMaxBatch = 256;
 
 struct Flags {
   bool cpuOnly = false, compileOnly = false, print = false, worker = false, reducer = false,
@@ -56,6 +59,7 @@ struct Flags {
   unsigned threads = 4, numWarps = 4;
   unsigned numStages = codegen::Options{}.numStages;
   int workers = 1, workersPerDevice = 0, device = 0;
+  std::optional<int> batch; // --batch (unset: the mode's default)
   std::string devices = "all", shard = "0/1", disableOpt, casesDir, knownFile;
   std::optional<int64_t> replay;
   std::string plantFeature; // testing the failure path: kernels with it "fail"
@@ -263,6 +267,10 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
   std::optional<Shard> shard = parseShard(f.shard, error);
   if (!shard)
     return usage(error);
+  if (f.batch && (*f.batch < 1 || *f.batch > kMaxBatch))
+    return usage("bad --batch " + std::to_string(*f.batch) + " (1 to " + std::to_string(kMaxBatch) +
+                 ")");
+
   o.shard = *shard;
   o.out = f.out.empty() ? temporaryOut() : f.out;
   if (f.out.empty())
@@ -279,6 +287,7 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
                                                        : "";
   o.workerArgs = workerArgs(f);
   o.reproduceFlags = reproduceFlags(f);
+  o.batch = f.batch ? *f.batch : f.cpuOnly ? 1 : kDefaultBatch;
   if (f.cpuOnly) {
     if (f.workers < 1)
       return usage("--workers must be at least 1");
@@ -395,6 +404,11 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--devices", f.devices, "GPU devices: all, or ordinals 0,2,... (default all)");
   app.add_option("--workers-per-device", f.workersPerDevice,
                  "Workers per GPU (default: cores / devices; --compile-only: cores)");
+  app.add_option("--batch", f.batch,
+                 "GPU and --compile-only: kernels checked together, compiled into one module "
+                 "(one PTX, one JIT load; default " +
+                     std::to_string(kDefaultBatch) +
+                     "; 1: one module per kernel); --cpu-only: kernels per request (default 1)");
   app.add_option("--num-warps", f.numWarps, "GPU: threads per program / 32 (default 4)");
   app.add_option("--num-stages", f.numStages,
                  "GPU: software-pipelining stages of the loads in loops, 1 to 8 (default " +

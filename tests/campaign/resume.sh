@@ -4,7 +4,9 @@
 # once, the kernel count equals a one-go run's, and every kernel got the same
 # verdict as in the one-go run (kernels depend on (seed, index) alone, not on
 # the number of workers). The workers die with the parent, a torn last line is
-# ignored, and a restart with other arguments into the folder is refused.
+# ignored, and a restart with other arguments into the folder is refused. The
+# killed run sends kernels in batches of 4 per request, the resumed one of 3
+# (--batch changes how kernels are handed out, never which or their verdicts).
 . "$(dirname "$0")/common.sh"
 N=60
 ARGS="--cpu-only --seed 5 --max-kernels $N --time 10m"
@@ -14,7 +16,7 @@ ARGS="--cpu-only --seed 5 --max-kernels $N --time 10m"
 
 # Kernel 30 hangs in this first run (a test hook), so the campaign cannot
 # finish before it is killed however fast the build is.
-TC_FUZZ_TEST_HANG_INDEX=30 "$FUZZ" $ARGS --workers 2 --out "$T/two" >"$T/two1.log" 2>&1 &
+TC_FUZZ_TEST_HANG_INDEX=30 "$FUZZ" $ARGS --workers 2 --batch 4 --out "$T/two" >"$T/two1.log" 2>&1 &
 pid=$!
 for _ in $(seq 200); do
   [ -f "$T/two/journal.jsonl" ] && [ "$(wc -l <"$T/two/journal.jsonl")" -ge 10 ] && break
@@ -37,7 +39,7 @@ printf '{"index": 999, "status": "pa' >>"$T/two/journal.jsonl" # a torn write
 [ $? -eq 3 ] || fail "a restart with another seed was not refused"
 grep -q "other arguments" "$T/refused.log" || fail "no clear message for other arguments"
 
-"$FUZZ" $ARGS --workers 2 --out "$T/two" >"$T/two2.log" 2>&1
+"$FUZZ" $ARGS --workers 2 --batch 3 --out "$T/two" >"$T/two2.log" 2>&1
 grep -q "resuming" "$T/two2.log" || fail "the restart did not resume"
 read -r records distinct <<<"$(journal_check "$T/two")"
 [ "$records" = "$N" ] && [ "$distinct" = "$N" ] ||

@@ -1,13 +1,14 @@
 #!/bin/bash
 # Two shards of a campaign check disjoint halves (I % 2 == K) of the kernels
 # of one run, and their merge counts as many kernels as that run. merge refuses
-# a missing campaign and an output that would overwrite an input.
+# a missing campaign and an output that would overwrite an input. Shard 1 runs
+# with --batch 3 (kernels per worker request): its shard's indices all the same.
 . "$(dirname "$0")/common.sh"
 N=40
 ARGS="--cpu-only --seed 7 --max-kernels $N --time 10m"
 "$FUZZ" $ARGS --out "$T/one" >"$T/one.log" 2>&1
 "$FUZZ" $ARGS --shard 0/2 --out "$T/s0" >"$T/s0.log" 2>&1
-"$FUZZ" $ARGS --shard 1/2 --out "$T/s1" >"$T/s1.log" 2>&1
+"$FUZZ" $ARGS --shard 1/2 --batch 3 --out "$T/s1" >"$T/s1.log" 2>&1
 [ "$(summary_field "$T/s0" kernels)" = "$((N / 2))" ] || fail "shard 0: not $((N / 2)) kernels"
 python3 - "$T/s0/journal.jsonl" "$T/s1/journal.jsonl" $N <<'PY' || fail "shard indices wrong"
 import json, sys

@@ -1,0 +1,104 @@
+// Many kernels, each from its own IR module, in one PTX module (Codegen.h).
+#include "codegen/Codegen.h"
+#include "codegen/Lower.h"
+
+#include <chrono>
+#include <map>
+
+namespace tc::codegen {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Copies the ops of `from` to the end of `to`, mapping values through `map`.
+class FunctionCopier {
+public:
+  FunctionCopier(ir::Module &dst, const ir::Module &src) : dst_(dst), src_(src) {}
+
+  ir::Location loc(ir::Location l) {
+    if (l.file < src_.files.size())
+      l.file = dst_.fileIndex(src_.files[l.file]);
+    return l;
+  }
+
+  void copyBlock(const ir::Block &from, ir::Block &to) {
+    for (const auto &op : from.ops()) {
+      auto copy = std::make_unique<ir::Op>(op->kind(), loc(op->loc()));
+      std::vector<ir::Value *> operands;
+      operands.reserve(op->numOperands());
+      for (ir::Value *v : op->operands())
+        operands.push_back(map_.at(v));
+      copy->setOperands(std::move(operands));
+      for (const ir::NamedAttr &a : op->attrs())
+        copy->setAttr(a.name, a.value);
+      for (const auto &r : op->results()) {
+        ir::Value *nr = copy->addResult(r->type());
+        nr->setNameHint(r->nameHint());
+        map_[r.get()] = nr;
+      }
+      copy->setParentBlock(&to);
+      ir::Op *raw = copy.get();
+      to.ops().push_back(std::move(copy));
+      for (const auto &region : op->regions()) {
+        ir::Block *nb = raw->addRegion();
+        for (const auto &arg : region->args()) {
+          ir::Value *na = nb->addArgument(arg->type());
+          na->setNameHint(arg->nameHint());
+          map_[arg.get()] = na;
+        }
+        copyBlock(*region, *nb);
+      }
+    }
+  }
+
+  ir::Function *copy(const ir::Function &fn, const std::string &name) {
+    ir::Function *out = dst_.addFunction(name, loc(fn.loc()));
+    for (unsigned i = 0; i < fn.numParams(); ++i)
+      map_[fn.param(i)] = out->addParam(fn.paramName(i), fn.param(i)->type(), fn.paramAttrs(i));
+    copyBlock(fn.body(), out->body());
+    return out;
+  }
+
+private:
+  ir::Module &dst_;
+  const ir::Module &src_;
+  std::map<const ir::Value *, ir::Value *> map_;
+};
+
+} // namespace
+
+ir::Function *copyFunction(ir::Module &dst, const ir::Module &src, const ir::Function &fn,
+                           const std::string &name) {
+  return FunctionCopier(dst, src).copy(fn, name);
+}
+
+BatchResult compileBatch(const std::vector<BatchKernel> &kernels, const Options &opts,
+                         bool launchInfo) {
+  BatchResult out;
+  ir::Module merged;
+  std::vector<const ir::Function *> fns;
+  for (size_t i = 0; i < kernels.size(); ++i)
+    fns.push_back(copyFunction(merged, *kernels[i].module, *kernels[i].function,
+                               kernels[i].function->name() + "_b" + std::to_string(i)));
+  Result r = compileKernels(merged, fns, opts);
+  if (!r.ok()) {
+    out.error = r.error;
+    return out;
+  }
+  if (launchInfo) {
+    auto t0 = Clock::now();
+    for (const ir::Function *fn : fns) {
+      llvm::LLVMContext ctx;
+      LoweredKernel lk;
+      if (!lowerKernel(merged, *fn, opts, ctx, lk, out.error))
+        return out; // compileKernels lowered it: not expected
+      out.kernels.push_back({lk.entry, lk.numThreads, lk.sharedBytes, lk.params});
+    }
+    r.compiled->times.push_back(
+        {"lower", std::chrono::duration<double, std::milli>(Clock::now() - t0).count()});
+  }
+  out.compiled = std::move(r.compiled);
+  return out;
+}
+
+} // namespace tc::codegen
