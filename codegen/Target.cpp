@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <mutex>
 #include <sys/stat.h>
@@ -327,6 +328,86 @@ void hideHalfSelects(llvm::Module &m) {
   }
 }
 
+/// Whether `u` turns a bool into a number (zext, sext, uitofp, sitofp).
+bool materializesBool(const llvm::User *u) {
+  return llvm::isa<llvm::ZExtInst>(u) || llvm::isa<llvm::SExtInst>(u) ||
+         llvm::isa<llvm::UIToFPInst>(u) || llvm::isa<llvm::SIToFPInst>(u);
+}
+
+/// `cast` (a zext/sext/uitofp/sitofp of a bool) computed from `wide`, the
+/// same bool as a 32-bit 0 or 1.
+llvm::Value *castFromWideBool(llvm::IRBuilder<> &b, llvm::CastInst *cast, llvm::Value *wide) {
+  llvm::Type *to = cast->getDestTy();
+  switch (cast->getOpcode()) {
+  case llvm::Instruction::ZExt:
+    return b.CreateZExtOrTrunc(wide, to);
+  case llvm::Instruction::SExt:
+    return b.CreateNeg(b.CreateZExtOrTrunc(wide, to)); // true is all ones
+  case llvm::Instruction::UIToFP:
+    return b.CreateUIToFP(wide, to);
+  default: // SIToFP: true is -1
+    return b.CreateSIToFP(b.CreateNeg(wide), to);
+  }
+}
+
+/// Carries every bool phi that is also turned into a number (a bool stored,
+/// added, converted) as a 32-bit 0/1 instead of a predicate. ptxas (CUDA 13.0,
+/// also the driver 580 JIT, sm_90; right at -O0) moves a `selp.u32 %r, 1, 0,
+/// %p` past a later in-place update of `%p` (`xor.pred %p, %p, %q`, which is
+/// how LLVM's PHI elimination writes a second bool phi into the first one's
+/// register), so the number reads the updated bool: seed 20261208 kernel
+/// 23167 (`r1 - x1` with r1 the loaded bool, acc3 = x0 flipped K times in the
+/// predicate x0 had) stored nothing where it had to store 1
+/// (docs/upstream/ptxas-selp-pred-update.md). With the phi in a 32-bit
+/// register, each number is read from it and the predicate is a fresh
+/// `setp` after the join. Runs after the optimiser, which would narrow it back.
+void widenMaterializedBoolPhis(llvm::Module &m) {
+  std::vector<llvm::PHINode *> work;
+  for (llvm::Function &f : m)
+    for (llvm::BasicBlock &bb : f)
+      for (llvm::PHINode &phi : bb.phis())
+        if (phi.getType()->isIntOrIntVectorTy(1) &&
+            llvm::any_of(phi.users(), [](const llvm::User *u) { return materializesBool(u); }))
+          work.push_back(&phi);
+  for (llvm::PHINode *phi : work) {
+    llvm::Type *wideTy = phi->getType()->getWithNewBitWidth(32);
+    llvm::PHINode *wide = llvm::PHINode::Create(wideTy, phi->getNumIncomingValues(),
+                                                phi->getName() + ".wide", phi->getIterator());
+    wide->setDebugLoc(phi->getDebugLoc());
+    std::map<llvm::BasicBlock *, llvm::Value *> fromBlock; // a block may come in twice
+    for (unsigned i = 0; i < phi->getNumIncomingValues(); ++i) {
+      llvm::BasicBlock *pred = phi->getIncomingBlock(i);
+      llvm::Value *&w = fromBlock[pred];
+      if (!w) {
+        llvm::Value *v = phi->getIncomingValue(i);
+        if (v == phi) {
+          w = wide;
+        } else {
+          llvm::IRBuilder<> b(pred->getTerminator());
+          w = b.CreateZExt(v, wideTy); // folded for a constant
+        }
+      }
+      wide->addIncoming(w, pred);
+    }
+    llvm::IRBuilder<> b(&*phi->getParent()->getFirstInsertionPt());
+    b.SetCurrentDebugLocation(phi->getDebugLoc());
+    llvm::Value *asBool = b.CreateICmpNE(wide, llvm::Constant::getNullValue(wideTy));
+    for (llvm::User *u : llvm::make_early_inc_range(phi->users())) {
+      auto *cast = llvm::dyn_cast<llvm::CastInst>(u);
+      if (!cast || !materializesBool(cast))
+        continue;
+      llvm::IRBuilder<> cb(cast);
+      cb.SetCurrentDebugLocation(cast->getDebugLoc());
+      llvm::Value *num = castFromWideBool(cb, cast, wide);
+      num->takeName(cast);
+      cast->replaceAllUsesWith(num);
+      cast->eraseFromParent();
+    }
+    phi->replaceAllUsesWith(asBool);
+    phi->eraseFromParent();
+  }
+}
+
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
 /// min/max operands and the 16-bit float selects as they are, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
@@ -415,6 +496,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   if (ptxasWorkaroundsOn()) {
     hideNegatedMinMaxOperands(*lk.module);
     hideHalfSelects(*lk.module);
+    widenMaterializedBoolPhis(*lk.module);
   }
   c.times.push_back({"optimize", msSince(t0)});
   if (opts.wantLLVM) {
