@@ -435,7 +435,7 @@ llvm::Value *opaqueProductHigh(llvm::IRBuilder<> &b, const llvm::DataLayout &dl,
 /// Takes every high half of a 64-bit product, `(i32)(x * y >> 32)` (how
 /// `umulhi` of 32-bit integers lowers), without the 64-bit multiply whose
 /// upper word LLVM splits out with `mov.b64 {lo, hi}`. ptxas (CUDA 13.0, also
-/// the driver 580 JIT, sm_90, -O1 and up; right at -O0) rewrites
+/// the driver 580 JIT, sm_80 to sm_100, -O2 and up; right at -O0 and -O1) rewrites
 /// `hi(x * y) * c`, with `y` and `c` the same on each trip round a loop, as
 /// `x * hi(y * c)` computed before the loop, where the sign word of `c` is
 /// read from R1 (the stack pointer): seed 20261310 kernel 58417
@@ -472,7 +472,8 @@ void hideProductHighHalves(llvm::Module &m) {
 }
 
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
-/// min/max operands and the 16-bit float selects as they are, so the culprit
+/// min/max operands, the 16-bit float selects, the bool phis and the high
+/// halves of 64-bit products as they are, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
 /// a PTX cache keeps the two apart.
 bool ptxasWorkaroundsOn() {
