@@ -353,7 +353,7 @@ static int toolMain(int argc, char **argv) {
   app.add_flag("--no-locs", opt.noLocs, "print IR without source locations");
   app.add_flag("--verify", opt.verify, "check diagnostics against expected-* comments");
   app.add_flag("-O,--opt", opt.optimize, "run the default IR pass pipeline");
-  app.add_option("--passes", opt.passes, "comma-separated IR passes to run (see --help-passes)");
+  app.add_option("--passes", opt.passes, "comma-separated IR passes to run, in order: canonicalize, fold, cse, dce (default with -O or --emit=llvm|ptx: all four)");
   app.add_flag("--print-after-all", opt.printAfterAll, "print the IR after every pass");
   app.add_flag("--verify-each", opt.verifyEach, "run the IR verifier after every pass");
   app.set_version_flag("--version", "tritonc 0.1.0");
