@@ -4,12 +4,14 @@
 #include "codegen/Lower.h"
 #include "support/PlantedBugs.h"
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/OptBisect.h>
@@ -22,14 +24,15 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Local.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -339,12 +342,10 @@ bool materializesBool(const llvm::User *u) {
 llvm::Value *castFromWideBool(llvm::IRBuilder<> &b, llvm::CastInst *cast, llvm::Value *wide) {
   llvm::Type *to = cast->getDestTy();
   switch (cast->getOpcode()) {
-  case llvm::Instruction::ZExt:
-    return b.CreateZExtOrTrunc(wide, to);
+  case llvm::Instruction::ZExt: return b.CreateZExtOrTrunc(wide, to);
   case llvm::Instruction::SExt:
     return b.CreateNeg(b.CreateZExtOrTrunc(wide, to)); // true is all ones
-  case llvm::Instruction::UIToFP:
-    return b.CreateUIToFP(wide, to);
+  case llvm::Instruction::UIToFP: return b.CreateUIToFP(wide, to);
   default: // SIToFP: true is -1
     return b.CreateSIToFP(b.CreateNeg(wide), to);
   }
@@ -408,8 +409,71 @@ void widenMaterializedBoolPhis(llvm::Module &m) {
   }
 }
 
+/// The high 32 bits of `prod`, a 64-bit product `x * y`: `mul.hi.s32` /
+/// `mul.hi.u32` of the low halves when both factors are 32-bit numbers
+/// sign- (zero-) extended, which is the same value, else `prod`'s `shr.u64`
+/// by 32 in inline PTX.
+llvm::Value *opaqueProductHigh(llvm::IRBuilder<> &b, const llvm::DataLayout &dl,
+                               llvm::BinaryOperator *prod) {
+  llvm::Value *x = prod->getOperand(0), *y = prod->getOperand(1);
+  bool bothSigned = llvm::ComputeNumSignBits(x, dl) > 32 && llvm::ComputeNumSignBits(y, dl) > 32;
+  bool bothUnsigned = llvm::computeKnownBits(x, dl).countMinLeadingZeros() >= 32 &&
+                      llvm::computeKnownBits(y, dl).countMinLeadingZeros() >= 32;
+  llvm::Type *i32 = b.getInt32Ty();
+  if (bothSigned || bothUnsigned)
+    return b.CreateIntrinsic(
+        i32, bothSigned ? llvm::Intrinsic::nvvm_mulhi_i : llvm::Intrinsic::nvvm_mulhi_ui,
+        {b.CreateTrunc(x, i32), b.CreateTrunc(y, i32)});
+  auto *asmTy = llvm::FunctionType::get(i32, {b.getInt64Ty()}, false);
+  auto *hiAsm = llvm::InlineAsm::get(asmTy,
+                                     "{\n\t.reg .b64 %tc_hi;\n\tshr.u64 %tc_hi, $1, 32;\n\t"
+                                     "cvt.u32.u64 $0, %tc_hi;\n\t}",
+                                     "=r,l", /*hasSideEffects=*/false);
+  return b.CreateCall(asmTy, hiAsm, {prod});
+}
+
+/// Takes every high half of a 64-bit product, `(i32)(x * y >> 32)` (how
+/// `umulhi` of 32-bit integers lowers), without the 64-bit multiply whose
+/// upper word LLVM splits out with `mov.b64 {lo, hi}`. ptxas (CUDA 13.0, also
+/// the driver 580 JIT, sm_80 to sm_100, -O2 and up; right at -O0 and -O1) rewrites
+/// `hi(x * y) * c`, with `y` and `c` the same on each trip round a loop, as
+/// `x * hi(y * c)` computed before the loop, where the sign word of `c` is
+/// read from R1 (the stack pointer): seed 20261310 kernel 58417
+/// (`umulhi(r1, x0) * x1` in a do-while loop) stored -1998779392 where 0 is
+/// right (docs/upstream/ptxas-mul-hi-loop.md). `mul.hi.s32` / `mul.hi.u32`
+/// (and `shr.u64` for 64-bit factors) come out right. Runs after the
+/// optimiser, which would form the 64-bit multiply again.
+void hideProductHighHalves(llvm::Module &m) {
+  using namespace llvm::PatternMatch;
+  std::vector<std::pair<llvm::TruncInst *, llvm::BinaryOperator *>> work;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f)) {
+      auto *tr = llvm::dyn_cast<llvm::TruncInst>(&inst);
+      llvm::Value *wide = nullptr;
+      if (!tr || !tr->getType()->isIntegerTy(32) || !tr->getSrcTy()->isIntegerTy(64) ||
+          !match(tr->getOperand(0), m_CombineOr(m_LShr(m_Value(wide), m_SpecificInt(32)),
+                                                m_AShr(m_Value(wide), m_SpecificInt(32)))))
+        continue;
+      if (auto *prod = llvm::dyn_cast<llvm::BinaryOperator>(wide);
+          prod && prod->getOpcode() == llvm::Instruction::Mul)
+        work.emplace_back(tr, prod);
+    }
+  const llvm::DataLayout &dl = m.getDataLayout();
+  for (auto [tr, prod] : work) {
+    llvm::IRBuilder<> b(tr);
+    b.SetCurrentDebugLocation(tr->getDebugLoc());
+    llvm::Value *hi = opaqueProductHigh(b, dl, prod);
+    hi->takeName(tr);
+    llvm::Value *shift = tr->getOperand(0);
+    tr->replaceAllUsesWith(hi);
+    tr->eraseFromParent();
+    llvm::RecursivelyDeleteTriviallyDeadInstructions(shift);
+  }
+}
+
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
-/// min/max operands and the 16-bit float selects as they are, so the culprit
+/// min/max operands, the 16-bit float selects, the bool phis and the high
+/// halves of 64-bit products as they are, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
 /// a PTX cache keeps the two apart.
 bool ptxasWorkaroundsOn() {
@@ -497,6 +561,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
     hideNegatedMinMaxOperands(*lk.module);
     hideHalfSelects(*lk.module);
     widenMaterializedBoolPhis(*lk.module);
+    hideProductHighHalves(*lk.module);
   }
   c.times.push_back({"optimize", msSince(t0)});
   if (opts.wantLLVM) {

@@ -17,6 +17,10 @@ interpreter.
   fp16/bf16 tiles; kernel 23167, a bool loop accumulator stored under an unsigned comparison
   of `bool - uint32` (the store was skipped on an H100 with the driver JIT); kernel 121146,
   `min(1 - x, 0)` to f64 (the difference under a min that the VIMNMX workaround hides).
+- Seed 20261310 (2026-11-27), kernel 58417: `umulhi(r1, x0) * x1` in a do-while loop gave
+  -1998779392 instead of 0: ptxas rewrites hi(x * y) * c in a loop as x * hi(y * c)
+  (docs/upstream/ptxas-mul-hi-loop.md), with the pattern itself for int32, uint32 and the
+  high word of an int64 product.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -29,7 +33,8 @@ import util
 from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
-               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208), reduced; expected values computed by '
+               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310), '
+               'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
 rng = random.Random(20261126)
@@ -348,5 +353,130 @@ for ts, xv in [(2, 0), (2, 5), (2, -3), (1, 1), (8, -128)]:
                args=[buf('X0', 'int8', 1, [xv]), buf('Y', 'float64', 1, fill=3),
                      scalar('N', 'int32', 1)],
                expect=util.expect_outputs(Y=out(y, 'float64', 'exact'))))
+
+# Seed 20261310 (campaign of 2026-11-27), kernel 58417: `umulhi(r1, x0) * x1` in a do-while
+# loop, r1 an int8 max over an axis, stored to f64: an H100 stored -1998779392 where 0 is
+# right. ptxas rewrites hi(x * y) * c, with y and c the same on each trip, as x * hi(y * c)
+# before the loop, the sign word of c read from the stack pointer
+# (docs/upstream/ptxas-mul-hi-loop.md). Every element of the tile reads X0[0], X1[0] and
+# stores Y[0] (rb, rm, rn are 0); K <= 0 (the loop runs once: i3 never changes).
+SIG58417 = ('gpu-mismatch|f64|addptr,and,broadcast,cast,cmp_lt,condition,constant,expand_dims,'
+            'load,min,mul,reduce.max,return,splat,store,umulhi,while,yield')
+K58417 = """__global__ void fuzz(int32 *X0, int8 *X1, double *Y, int32 B, int32 M, int32 N, int32 K) {
+  int rb[TB] = 0;
+  int rm[TM] = 0;
+  int rn[TN] = 0;
+  bool mask[TB, TM, TN] = (rb[:, newaxis, newaxis] < B) && (rm[newaxis, :, newaxis] < M) && (rn[newaxis, newaxis, :] < N);
+  int32 *pX0[TB, TM, TN] = X0 + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :];
+  int32 x0[TB, TM, TN] = *pX0;
+  int8 *pX1[TB, TM, TN] = X1 + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :];
+  int8 x1[TB, TM, TN] = mask ? *pX1 : 1;
+  double *pY[TB, TM, TN] = Y + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :];
+  int8 r1[TB, TN] = x1[:, max, :];
+  float acc2[TB, TM, TN] = 0;
+  int i3 = 0;
+  do {
+    acc2 = min(acc2, (float)((umulhi(r1[:, newaxis, :], x0) * (x1))));
+  } while (i3 < K);
+  *?(mask) pY = acc2;
+}
+"""
+S.source('k58417', K58417)
+S.description += '\nfuzz-signature: ' + SIG58417  # later campaigns know the finding
+for x0, x1, bmn, name in [(41, 97, 1, ''), (-2000000000, 100, 1, '_neg'),
+                          (-2**31, -128, 1, '_min'), (2**31 - 1, 127, 1, '_max'),
+                          (41, 97, 0, '_masked')]:
+    mask = bmn > 0
+    x1v = x1 if mask else 1                      # int8 under the mask, else 1
+    r1 = x1v                                     # max over TM of equal values
+    hi = (r1 * x0) >> 32                         # int8 -> int32, signed high half
+    v = float(util.f32(float(wrap32(hi * x1v))))  # int32 product wraps, then to float
+    acc2 = min(0.0, v)
+    y = [acc2] if mask else [3.0]
+    c = case('seed20261310_kernel58417_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'loop.do', 'op.umulhi', 'op.mul', 'op.minmax',
+              'reduce.max', 'load.masked', 'cast', 'dtype.int8', 'dtype.int32',
+              'dtype.float32', 'dtype.float64', 'tile.3d'],
+             source_ref='k58417', defines={'TB': 1, 'TM': 2, 'TN': 2}, grid=[1, 1, 1],
+             args=[buf('X0', 'int32', [1, 1, 1], [x0]), buf('X1', 'int8', [1, 1, 1], [x1]),
+                   buf('Y', 'float64', [1, 1, 1], fill=3.0), scalar('B', 'int32', bmn),
+                   scalar('M', 'int32', 1), scalar('N', 'int32', 1), scalar('K', 'int32', 0)],
+             expect=util.expect_outputs(Y=out(y, 'float64', 'exact')))
+    if not name:
+        c['description'] = ('The reduced kernel of seed 20261310 kernel 58417 with its data.\n'
+                            'fuzz-signature: ' + SIG58417)
+    S.add(c)
+
+# The pattern itself: acc += umulhi(a, b) * c over K trips, b and c loaded before the loop,
+# for int32 (signed high half) and uint32; and the high word of an int64 product,
+# (int32)((a * b) >> 32) * c, which takes the 64-bit path of the workaround.
+KMULHI = """__global__ void mulhiloop(TYPE *A, TYPE *B, TYPE *C, TYPE *Y, int32 N, int32 K) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  TYPE b[TS] = *?(mask) (B + rm);
+  TYPE c[TS] = *?(mask) (C + rm);
+  TYPE acc[TS] = 0;
+  for (int i = 0; i < K; i++) {
+    TYPE a[TS] = *?(mask) (A + i * N + rm);
+    acc = acc + umulhi(a, b) * c;
+  }
+  *?(mask) (Y + rm) = acc;
+}
+"""
+S.source('kmulhi', KMULHI)
+rng3 = random.Random(20261310)
+for ty in ['int32', 'uint32']:
+    lo, hi_ = (-2**31, 2**31 - 1) if ty == 'int32' else (0, 2**32 - 1)
+    for ts, n, k in [(16, 45, 3), (1, 5, 2)]:
+        a = [rng3.randint(lo, hi_) for _ in range(n * k)]
+        b = [rng3.randint(lo, hi_) for _ in range(n)]
+        c = [rng3.randint(-1000, 1000) % (2**32) if ty == 'uint32' else rng3.randint(-1000, 1000)
+             for _ in range(n)]
+        c = [util.wrap(v, ty) for v in c]
+        y = []
+        for j in range(n):
+            acc = 0
+            for i in range(k):
+                acc = util.wrap(acc + util.wrap(((a[i * n + j] * b[j]) >> 32) * c[j], ty), ty)
+            y.append(acc)
+        S.add(case('ptxas_mul_hi_loop_%s_ts%d_k%d' % (ty, ts, k),
+                   ['fuzz', 'loop', 'op.umulhi', 'op.mul', 'dtype.' + ty],
+                   source_ref='kmulhi', defines={'TS': ts, 'TYPE': ty}, grid=[-(-n // ts)],
+                   args=[buf('A', ty, n * k, a), buf('B', ty, n, b), buf('C', ty, n, c),
+                         buf('Y', ty, n, fill=3), scalar('N', 'int32', n),
+                         scalar('K', 'int32', k)],
+                   expect=util.expect_outputs(Y=out(y, ty, 'exact'))))
+
+KHI64 = """__global__ void hi64loop(int64 *A, int64 *B, int32 *C, int32 *Y, int32 N, int32 K) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  int64 b[TS] = *?(mask) (B + rm);
+  int32 c[TS] = *?(mask) (C + rm);
+  int32 acc[TS] = 0;
+  for (int i = 0; i < K; i++) {
+    int64 a[TS] = *?(mask) (A + i * N + rm);
+    acc = acc + (int32)((a * b) >> 32) * c;
+  }
+  *?(mask) (Y + rm) = acc;
+}
+"""
+for ts, n, k in [(16, 45, 3)]:
+    a = [rng3.randint(-2**63, 2**63 - 1) for _ in range(n * k)]
+    b = [rng3.randint(-2**40, 2**40) for _ in range(n)]
+    c = [rng3.randint(-1000, 1000) for _ in range(n)]
+    y = []
+    for j in range(n):
+        acc = 0
+        for i in range(k):
+            hi = wrap32(util.wrap(a[i * n + j] * b[j], 'int64') >> 32)  # int64 wraps; >> is ashr
+            acc = wrap32(acc + wrap32(hi * c[j]))
+        y.append(acc)
+    S.add(case('ptxas_mul_hi_loop_int64_ts%d_k%d' % (ts, k),
+               ['fuzz', 'loop', 'op.mul', 'op.shift', 'cast', 'dtype.int64', 'dtype.int32'],
+               source=KHI64, defines={'TS': ts}, grid=[-(-n // ts)],
+               args=[buf('A', 'int64', n * k, a), buf('B', 'int64', n, b),
+                     buf('C', 'int32', n, c), buf('Y', 'int32', n, fill=3),
+                     scalar('N', 'int32', n), scalar('K', 'int32', k)],
+               expect=util.expect_outputs(Y=out(y, 'int32', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))
