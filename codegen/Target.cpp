@@ -240,6 +240,22 @@ llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
 /// 20261209 kernel 57892; right at ptxas -O0). ptxas keeps
 /// `~x + 1` as a LOP3 and an add. Runs after the optimiser, which would fold
 /// it back into `0 - x`.
+/// Whether `user` takes the difference `sub` where ptxas misfolds its
+/// negation: an integer min/max, or the shifted operand of a right shift.
+/// ptxas (CUDA 13.0, the driver 580 JIT, sm_90; right at -O0) folds
+/// `(0 - x) >> 1` into `LEA.HI.SX32 d, -x, a, 0x1f`, which shifts before it
+/// negates: `(-1) >> 1` came out 0, not -1 (seed 20261320 kernel 35709,
+/// `x0 + ((-rm) >> 1)` stored to int64; tests/lit/gpu/fuzz-neg-shift.tc).
+bool takesHiddenNegation(const llvm::User *user, const llvm::Value *sub) {
+  if (llvm::isa<llvm::MinMaxIntrinsic>(user))
+    return true;
+  auto *shift = llvm::dyn_cast<llvm::BinaryOperator>(user);
+  return shift &&
+         (shift->getOpcode() == llvm::Instruction::AShr ||
+          shift->getOpcode() == llvm::Instruction::LShr) &&
+         shift->getOperand(0) == sub;
+}
+
 void hideNegatedMinMaxOperands(llvm::Module &m) {
   std::vector<llvm::BinaryOperator *> negs;
   for (llvm::Function &f : m)
@@ -249,7 +265,7 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
           !sub->getType()->isIntOrIntVectorTy() || sub->getType()->getScalarSizeInBits() > 64)
         continue;
       for (llvm::User *u : sub->users())
-        if (llvm::isa<llvm::MinMaxIntrinsic>(u)) {
+        if (takesHiddenNegation(u, sub)) {
           negs.push_back(sub);
           break;
         }
@@ -260,8 +276,8 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
     llvm::Value *hidden = opaqueNeg(b, sub->getOperand(1));
     if (!llvm::PatternMatch::match(sub->getOperand(0), llvm::PatternMatch::m_Zero()))
       hidden = b.CreateAdd(sub->getOperand(0), hidden); // a - b as a + (~b + 1)
-    sub->replaceUsesWithIf(
-        hidden, [](llvm::Use &use) { return llvm::isa<llvm::MinMaxIntrinsic>(use.getUser()); });
+    sub->replaceUsesWithIf(hidden,
+                           [sub](llvm::Use &use) { return takesHiddenNegation(use.getUser(), sub); });
   }
 }
 

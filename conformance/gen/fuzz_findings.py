@@ -479,4 +479,68 @@ for ts, n, k in [(16, 45, 3)]:
                      scalar('N', 'int32', n), scalar('K', 'int32', k)],
                expect=util.expect_outputs(Y=out(y, 'int32', 'exact'))))
 
+# Seed 20261320 (campaign of 2026-11-27), kernel 35709: `x0 + ((-rm) >> 1)` exchanged into an
+# int64: an H100 stored 0 where -1 is right. ptxas folds `(0 - x) >> 1` into
+# `LEA.HI.SX32 d, -x, a, 0x1f`, which negates after the shift ((-1) >> 1 became 0, not -1);
+# codegen hides a negation or difference that a right shift takes as `~x + 1`
+# (tests/lit/gpu/fuzz-neg-shift.tc). `>>` of a signed int is arithmetic: Python's >> floors.
+SIG35709 = ('gpu-mismatch|i64|add,addptr,atomic_rmw.xchg,cast,cmp_lt,constant,get_program_id,'
+            'load,neg,return,shr,splat')
+K35709 = """__global__ void fuzz(uint8 *X0, int64 *Y, int32 N) {
+  int pm = get_program_id(0);
+  int rm[TS] = pm;
+  bool mask[TS] = rm < N;
+  uint8 *pX0[TS] = X0 + rm;
+  uint8 x0[TS] = mask ? *pX0 : 0;
+  int64 *pY[TS] = Y + rm;
+  uint8 v2[TS] = x0;
+  int32 v3[TS] = (-(rm));
+  int32 w11[TS] = v2;
+  atomic_xchg(pY, (int64)((w11 + ((v3 >> 1)))), mask);
+}
+"""
+S.source('k35709', K35709)
+S.description += '\nfuzz-signature: ' + SIG35709
+rng4 = random.Random(20261320)
+for x0, n, name in [([0, 92], 2, ''), ([255, 0, 7, 200, 1], 5, '_5'), ([9, 9, 9], 2, '_masked')]:
+    g = len(x0)
+    y = [x0[i] + ((-i) >> 1) if i < n else 3 for i in range(g)]
+    c = case('seed20261320_kernel35709_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'atomic', 'atomic.xchg', 'op.neg', 'op.shift', 'cast',
+              'dtype.uint8', 'dtype.int32', 'dtype.int64', 'grid.multi'],
+             source_ref='k35709', defines={'TS': 1}, grid=[g, 1, 1],
+             args=[buf('X0', 'uint8', g, x0), buf('Y', 'int64', g, fill=3),
+                   scalar('N', 'int32', n)],
+             expect=util.expect_outputs(Y=out(y, 'int64', 'exact')))
+    if not name:
+        c['description'] = ('The reduced kernel of seed 20261320 kernel 35709 with its data.\n'
+                            'fuzz-signature: ' + SIG35709)
+    S.add(c)
+
+# The pattern on tiles: a negation and a difference shifted right, arithmetic (int32) and
+# logical (uint32).
+KNEGSHIFT = """__global__ void negshift(TYPE *A, TYPE *X, TYPE *Y, int32 N) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  TYPE x[TS] = *?(mask) (X + rm);
+  TYPE a[TS] = *?(mask) (A + rm);
+  *?(mask) (Y + rm) = ((0 - x) >> 1) + ((a - x) >> 3);
+}
+"""
+S.source('knegshift', KNEGSHIFT)
+for ty in ['int32', 'uint32']:
+    n, ts = 45, 16
+    lo, hi_ = (-1000, 1000)
+    xs = [util.wrap(rng4.randint(lo, hi_), ty) for _ in range(n)]
+    as_ = [util.wrap(rng4.randint(lo, hi_), ty) for _ in range(n)]
+    def shr(v, k):  # v already wrapped to ty: >> is arithmetic for int32, logical for uint32
+        return v >> k
+    y = [util.wrap(shr(util.wrap(-xs[i], ty), 1) + shr(util.wrap(as_[i] - xs[i], ty), 3), ty)
+         for i in range(n)]
+    S.add(case('ptxas_neg_shift_%s' % ty, ['fuzz', 'op.neg', 'op.sub', 'op.shift', 'dtype.' + ty],
+               source_ref='knegshift', defines={'TS': ts, 'TYPE': ty}, grid=[-(-n // ts)],
+               args=[buf('A', ty, n, as_), buf('X', ty, n, xs), buf('Y', ty, n, fill=3),
+                     scalar('N', 'int32', n)],
+               expect=util.expect_outputs(Y=out(y, ty, 'exact'))))
+
 S.write(util.out_path('fuzz-findings.json'))
