@@ -517,6 +517,44 @@ for x0, n, name in [([0, 92], 2, ''), ([255, 0, 7, 200, 1], 5, '_5'), ([9, 9, 9]
                             'fuzz-signature: ' + SIG35709)
     S.add(c)
 
+# Seed 20261320, kernel 154083: the same ptxas fold as kernel 35709, `(-rn) >> 1` inside a min
+# with `S % x2`, stored to f16 (the GPU stored 1 where 0 is right). rm is 1, rn the program id
+# along axis 1 (one program along axis 0, so no two programs store the same element).
+SIG154083 = ('gpu-mismatch|f16|add,addptr,and,cast,cmp_lt,constant,get_program_id,load,min,mul,'
+             'neg,rem,return,shr,splat,store')
+K154083 = """__global__ void fuzz(float *X2, half *Y, int32 M, int32 N, bool S) {
+  int pn = get_program_id(1);
+  int rm[TM] = 1;
+  int rn[TN] = pn;
+  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  float *pX2[TM, TN] = X2 + rm[:, newaxis] * N + rn[newaxis, :];
+  float x2[TM, TN] = *pX2;
+  half *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  int32 v0[TM, TN] = (-rn[newaxis, :]);
+  float v4[TM, TN] = min(((S % (x2))), ((v0 >> 1) + rm[:, newaxis]));
+  *?(mask) pY = v4;
+}
+"""
+S.source('k154083', K154083)
+S.description += '\nfuzz-signature: ' + SIG154083
+for x2, sv, n, name in [([1.0, 2.0, 3.0, -2.0], 1, 2, ''), ([5.0, 5.0, 4.0, 7.0, 2.0, -3.0], 1, 3, '_n3'),
+                        ([1.0, 1.0, 2.0, 2.0], 0, 2, '_s0')]:
+    y = [3.0] * len(x2)
+    for pn in range(n):
+        r = math.fmod(float(sv), x2[1 * n + pn])      # bool S as 0/1, C fmod
+        y[1 * n + pn] = min(r, float(((-pn) >> 1) + 1))  # >> of a signed int floors
+    c = case('seed20261320_kernel154083_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'op.neg', 'op.shift', 'op.mod.float', 'op.minmax',
+              'dtype.float32', 'dtype.float16', 'dtype.bool', 'grid.2d'],
+             source_ref='k154083', defines={'TM': 1, 'TN': 1}, grid=[1, n, 1],
+             args=[buf('X2', 'float32', [2, n], x2), buf('Y', 'float16', [2, n], fill=3.0),
+                   scalar('M', 'int32', 2), scalar('N', 'int32', n), scalar('S', 'bool', sv)],
+             expect=util.expect_outputs(Y=out(y, 'float16', 'exact')))
+    if not name:
+        c['description'] = ('The reduced kernel of seed 20261320 kernel 154083 with data.\n'
+                            'fuzz-signature: ' + SIG154083)
+    S.add(c)
+
 # The pattern on tiles: a negation and a difference shifted right, arithmetic (int32) and
 # logical (uint32).
 KNEGSHIFT = """__global__ void negshift(TYPE *A, TYPE *X, TYPE *Y, int32 N) {
