@@ -1,6 +1,7 @@
 //===- Culprit.cpp - Which optimisation makes a GPU failure go away ------===//
 #include "fuzz/Culprit.h"
 
+#include "fuzz/Oracle.h"
 #include "runtime/Launch.h"
 
 #include <chrono>
@@ -15,11 +16,7 @@ using Clock = std::chrono::steady_clock;
 
 std::vector<std::string> gatedPasses(const FuzzKernel &k, codegen::Options opts,
                                      std::string &error) {
-  CompileRequest req;
-  req.sourceName = "fuzz.tc";
-  req.sourceText = k.source;
-  req.defines = k.defines;
-  CompileOutcome c = compileKernel(req);
+  CompileOutcome c = compileFuzzKernel(k);
   if (!c.ok()) {
     error = c.diagnostics;
     return {};

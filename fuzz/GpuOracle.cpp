@@ -15,14 +15,6 @@
 namespace tc::fuzz {
 namespace {
 
-CompileOutcome compile(const FuzzKernel &k) {
-  CompileRequest req;
-  req.sourceName = "fuzz.tc";
-  req.sourceText = k.source;
-  req.defines = k.defines;
-  return compileKernel(req);
-}
-
 // Binds `buffers` (by name) and `k`'s scalars.
 LaunchArgs bind(const FuzzKernel &k, std::map<std::string, HostArray> &buffers) {
   LaunchArgs args;
@@ -139,7 +131,7 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
 
 bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::string, HostArray> &out,
                      std::string &error) {
-  CompileOutcome c = compile(k);
+  CompileOutcome c = compileFuzzKernel(k);
   if (!c.ok()) {
     error = "the kernel does not compile:\n" + c.diagnostics;
     return false;
@@ -268,7 +260,7 @@ OracleResult GpuOracle::checkTimed(const FuzzKernel &k, StageClock &clock) {
 std::optional<OracleResult> GpuOracle::interpret(const FuzzKernel &k, StageClock &clock,
                                                  Pending &p) {
   OracleResult out;
-  p.c = compile(k);
+  p.c = compileFuzzKernel(k);
   clock.mark("frontend");
   if (!p.c.ok()) {
     out.status = OracleResult::Status::GeneratorBug;
@@ -525,7 +517,7 @@ void GpuOracle::checkEmi(const FuzzKernel &k, const std::map<std::string, HostAr
   std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k));
   if (!v)
     return;
-  CompileOutcome c = compile(*v);
+  CompileOutcome c = compileFuzzKernel(*v);
   if (!c.ok())
     return; // fuzz::checkEmi compiled it
   std::map<std::string, HostArray> vwant = makeBuffers(*v), got = makeBuffers(*v);

@@ -273,4 +273,12 @@ bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain
   return true;
 }
 
+CompileOutcome compileFuzzKernel(const FuzzKernel &k) {
+  CompileRequest req;
+  req.sourceName = "fuzz.tc";
+  req.sourceText = k.source;
+  req.defines = k.defines;
+  return compileKernel(req);
+}
+
 } // namespace tc::fuzz

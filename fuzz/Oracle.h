@@ -67,6 +67,10 @@ std::optional<FuzzKernel> retiled(const FuzzKernel &k);
 /// does not compile).
 std::string printedIR(const FuzzKernel &k, bool optimize);
 
+/// Compiles `k` as the runtime compiles a user's kernel (source "fuzz.tc",
+/// its defines), for the GPU oracle, the culprit search and tests.
+CompileOutcome compileFuzzKernel(const FuzzKernel &k);
+
 /// The host arrays of `k`'s buffers, by name, as generated.
 std::map<std::string, HostArray> makeBuffers(const FuzzKernel &k);
 

@@ -20,14 +20,6 @@ using namespace tc::fuzz;
 
 namespace {
 
-CompileOutcome compileFuzz(const FuzzKernel &k) {
-  CompileRequest req;
-  req.sourceName = "fuzz.tc";
-  req.sourceText = k.source;
-  req.defines = k.defines;
-  return compileKernel(req);
-}
-
 // The first `n` kernels of campaign `seed` that compile and run on the interpreter.
 std::vector<FuzzKernel> runnableKernels(uint64_t seed, size_t n) {
   std::vector<FuzzKernel> out;
@@ -45,7 +37,7 @@ std::vector<FuzzKernel> runnableKernels(uint64_t seed, size_t n) {
 
 TEST(FuzzBatch, CopiedKernelPrintsAsTheSameIR) {
   for (const FuzzKernel &k : runnableKernels(31, 5)) {
-    CompileOutcome c = compileFuzz(k);
+    CompileOutcome c = compileFuzzKernel(k);
     ASSERT_TRUE(c.ok()) << c.diagnostics;
     ir::Module copy;
     codegen::copyFunction(copy, c.kernel->module(), c.kernel->function(), c.kernel->name());
@@ -62,7 +54,7 @@ TEST(FuzzBatch, OnePtxHoldsEveryKernelAndPtxasAcceptsIt) {
   std::vector<CompileOutcome> cs;
   std::vector<codegen::BatchKernel> batch;
   for (const FuzzKernel &k : ks) {
-    cs.push_back(compileFuzz(k));
+    cs.push_back(compileFuzzKernel(k));
     ASSERT_TRUE(cs.back().ok()) << cs.back().diagnostics;
   }
   for (const CompileOutcome &c : cs)
