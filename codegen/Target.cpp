@@ -487,9 +487,74 @@ void hideProductHighHalves(llvm::Module &m) {
   }
 }
 
+/// The select with a zero arm among `op`'s operands (an integer and/or/xor),
+/// and the operand's index; null when there is none.
+std::pair<llvm::SelectInst *, unsigned> zeroArmSelectOperand(llvm::BinaryOperator *op) {
+  using namespace llvm::PatternMatch;
+  for (unsigned i = 0; i < 2; ++i)
+    if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(op->getOperand(i));
+        sel && (match(sel->getTrueValue(), m_Zero()) || match(sel->getFalseValue(), m_Zero())))
+      return {sel, i};
+  return {nullptr, 0};
+}
+
+/// Moves every integer select with a zero arm that an and/or/xor takes below
+/// that operation: `(p ? v : 0) & x` becomes `p ? (v & x) : 0`, and
+/// `(p ? v : 0) | x` (also `^`) becomes `p ? (v | x) : x`. ptxas (CUDA 13.0,
+/// also the driver 580 JIT, sm_90, -O1 and up; right at -O0) turns such a
+/// pair into a LOP3 that ands with a mask `SEL Rm, RZ, 0xffffffff, !P`, and
+/// where two loops take the same invariant condition (an unrolled loop and its
+/// remainder) it computes the mask in the first loop only: the remainder loop,
+/// reached without the first when the trip count is below the unroll factor,
+/// read a register that never held the mask. Seed 20261320 kernel 88674
+/// (`acc8 += (v7 * i9) & (x0 ^ v6)` for i9 below K = 2, v7 a bool read from a
+/// slice) summed to 0 where 1 is right (docs/upstream/ptxas-lop3-mask-loop.md,
+/// tests/lit/gpu/fuzz-select-and-loop.tc). A select that ends in anything but
+/// a logic operation is left a plain SEL. Runs after the optimiser, which
+/// would fold it back.
+void sinkZeroArmSelectsBelowLogic(llvm::Module &m) {
+  std::vector<llvm::WeakTrackingVH> work; // null once erased (an op may be queued twice)
+  auto isLogic = [](const llvm::Value *v) {
+    auto *op = llvm::dyn_cast<llvm::BinaryOperator>(v);
+    return op && op->isBitwiseLogicOp() && op->getType()->getScalarSizeInBits() > 1;
+  };
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (isLogic(&inst))
+        work.emplace_back(&inst);
+  while (!work.empty()) {
+    auto *op = llvm::cast_or_null<llvm::BinaryOperator>(work.back());
+    work.pop_back();
+    auto [sel, idx] = op ? zeroArmSelectOperand(op) : std::pair<llvm::SelectInst *, unsigned>{};
+    if (!sel)
+      continue;
+    llvm::Value *other = op->getOperand(1 - idx);
+    bool zeroOnTrue = llvm::PatternMatch::match(sel->getTrueValue(), llvm::PatternMatch::m_Zero());
+    llvm::Value *v = zeroOnTrue ? sel->getFalseValue() : sel->getTrueValue();
+    llvm::IRBuilder<> b(op);
+    b.SetCurrentDebugLocation(op->getDebugLoc());
+    llvm::Value *inner = b.CreateBinOp(op->getOpcode(), v, other);
+    llvm::Value *otherwise = op->getOpcode() == llvm::Instruction::And
+                                 ? llvm::Constant::getNullValue(op->getType())
+                                 : other; // 0 | x = 0 ^ x = x
+    llvm::Value *out = zeroOnTrue ? b.CreateSelect(sel->getCondition(), otherwise, inner)
+                                  : b.CreateSelect(sel->getCondition(), inner, otherwise);
+    out->takeName(op);
+    op->replaceAllUsesWith(out);
+    op->eraseFromParent();
+    llvm::RecursivelyDeleteTriviallyDeadInstructions(sel);
+    if (isLogic(inner)) // `v & other` may take another zero-arm select
+      work.emplace_back(inner);
+    for (llvm::User *u : out->users()) // and the new select may feed a logic op
+      if (isLogic(u))
+        work.emplace_back(u);
+  }
+}
+
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
-/// min/max operands, the 16-bit float selects, the bool phis and the high
-/// halves of 64-bit products as they are, so the culprit
+/// min/max operands, the 16-bit float selects, the bool phis, the high
+/// halves of 64-bit products and the zero-arm selects under logic operations
+/// as they are, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
 /// a PTX cache keeps the two apart.
 bool ptxasWorkaroundsOn() {
@@ -578,6 +643,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
     hideHalfSelects(*lk.module);
     widenMaterializedBoolPhis(*lk.module);
     hideProductHighHalves(*lk.module);
+    sinkZeroArmSelectsBelowLogic(*lk.module);
   }
   c.times.push_back({"optimize", msSince(t0)});
   if (opts.wantLLVM) {

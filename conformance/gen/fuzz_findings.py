@@ -21,6 +21,10 @@ interpreter.
   -1998779392 instead of 0: ptxas rewrites hi(x * y) * c in a loop as x * hi(y * c)
   (docs/upstream/ptxas-mul-hi-loop.md), with the pattern itself for int32, uint32 and the
   high word of an int64 product.
+- Seed 20261320 (2026-11-27): kernels 35709 and 154083, `(-x) >> 1` (ptxas folds it into a
+  LEA.HI with a negated operand, docs/upstream/ptxas-lea-hi-neg.md); kernel 88674,
+  `(p ? i : 0) & x` in an unrolled loop and its remainder loop (ptxas computes the LOP3 mask in
+  the first loop only, docs/upstream/ptxas-lop3-mask-loop.md).
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -33,7 +37,7 @@ import util
 from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
-               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310), '
+               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -580,5 +584,88 @@ for ty in ['int32', 'uint32']:
                args=[buf('A', ty, n, as_), buf('X', ty, n, xs), buf('Y', ty, n, fill=3),
                      scalar('N', 'int32', n)],
                expect=util.expect_outputs(Y=out(y, ty, 'exact'))))
+
+# Seed 20261320, kernel 88674: `acc8 += (v7 * i9) & (x0 ^ v6)` for i9 below K, v7 and v6 true
+# (read from a slice), stored to bf16: an H100 stored 0 where 1 is right (K = 2, x0 even).
+# LLVM unrolls the loop by 8 with a remainder loop; ptxas ands each `(p ? i : 0) & x` with a
+# mask it computes in the unrolled loop only, which the remainder loop, run alone when K < 8,
+# reads undefined (docs/upstream/ptxas-lop3-mask-loop.md); codegen moves the select below the
+# and (tests/lit/gpu/fuzz-select-and-loop.tc). `x0 ^ v6` is int8 ^ bool: both promote to int
+# (x0 sign-extended), so the sum is sum(i & (x0 ^ 1)); below 256, so exact in bf16.
+SIG88674 = ('gpu-mismatch|bf16|add,addptr,and,cast,cmp_lt,condition,constant,extract_slice,'
+            'insert_slice,load,mul,return,splat,store,undef,while,xor,yield')
+K88674 = """__global__ void fuzz(int8 *X0, bf16 *Y, int32 B, int32 M, int32 N, int32 K) {
+  int rb[TB] = 0;
+  int rm[TM] = 0;
+  int rn[TN] = 0;
+  bool mask[TB, TM, TN] = (rb[:, newaxis, newaxis] < B) && (rm[newaxis, :, newaxis] < M) && (rn[newaxis, newaxis, :] < N);
+  int8 *pX0[TB, TM, TN] = X0 + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :];
+  bf16 *pY[TB, TM, TN] = Y + rb[:, newaxis, newaxis] * (M * N) + rm[newaxis, :, newaxis] * N + rn[newaxis, newaxis, :];
+  bool sb1[2, TB, TM, TN];
+  sb1[1, :, :, :] = 1;
+  int si2 = 1;
+  bool v3[TB, TM, TN] = sb1[si2, :, :, :];
+  bool v5[TB, TM, TN] = v3;
+  bool v6[TB, TM, TN] = v5;
+  bool v7[TB, TM, TN] = v6;
+  int64 acc8[TB, TM, TN] = 0;
+  for (int i9 = 0; i9 < K; i9++) {
+    acc8 = acc8 + (int64)(((v7 * i9) & ((*pX0) ^ v6)));
+  }
+  *?(mask) pY = (acc8);
+}
+"""
+S.source('k88674', K88674)
+S.description += '\nfuzz-signature: ' + SIG88674
+for x0, k, name in [(0, 2, ''), (6, 5, '_k5'), (-3, 7, '_k7'), (1, 3, '_odd'), (-128, 9, '_k9'),
+                    (2, 12, '_k12'), (5, 8, '_k8'), (4, 0, '_k0')]:
+    y = sum(i & (x0 ^ 1) for i in range(k))
+    assert 0 <= y < 256
+    c = case('seed20261320_kernel88674_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'slices', 'op.and', 'op.xor', 'loop', 'cast',
+              'dtype.int8', 'dtype.int64', 'dtype.bfloat16'],
+             source_ref='k88674', defines={'TB': 1, 'TM': 1, 'TN': 1}, grid=[1, 1, 1],
+             args=[buf('X0', 'int8', [1, 1, 1], [x0]), buf('Y', 'bfloat16', [1, 1, 1], fill=3.0),
+                   scalar('B', 'int32', 1), scalar('M', 'int32', 1), scalar('N', 'int32', 1),
+                   scalar('K', 'int32', k)],
+             expect=util.expect_outputs(Y=out([float(y)], 'bfloat16', 'exact')))
+    if not name:
+        c['description'] = ('The reduced kernel of seed 20261320 kernel 88674 with data.\n'
+                            'fuzz-signature: ' + SIG88674)
+    S.add(c)
+
+# The pattern on tiles: and, or and xor of a zero-arm select in a loop, 32 and 64 bits, trip
+# counts below, at and above the unroll factor.
+KSELLOGIC = """__global__ void selandloop(TYPE *X, bool *C, TYPE *Y, int32 N, int32 K) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  TYPE x[TS] = *?(mask) (X + rm);
+  bool c[TS] = *?(mask) (C + rm);
+  TYPE acc[TS] = 0;
+  for (int i = 0; i < K; i++) {
+    acc = acc + ((c ? i : 0) & x) + ((c ? i + 1 : 0) | x) + (x ^ (c ? i + 2 : 0));
+  }
+  *?(mask) (Y + rm) = acc;
+}
+"""
+S.source('ksellogic', KSELLOGIC)
+for ty in ['int32', 'int64']:
+    for k in [3, 9]:
+        n, ts = 37, 16
+        xs = [rng4.randint(-(1 << 20), 1 << 20) for _ in range(n)]
+        cs = [rng4.randint(0, 1) for _ in range(n)]
+        y = []
+        for xv, cv in zip(xs, cs):
+            acc = 0
+            for i in range(k):
+                acc += ((i if cv else 0) & xv) + ((i + 1 if cv else 0) | xv) + (xv ^ (i + 2 if cv else 0))
+            y.append(util.wrap(acc, ty))
+        S.add(case('ptxas_select_logic_loop_%s_k%d' % (ty, k),
+                   ['fuzz', 'op.and', 'op.or', 'op.xor', 'op.select', 'loop', 'dtype.' + ty,
+                    'dtype.bool'],
+                   source_ref='ksellogic', defines={'TS': ts, 'TYPE': ty}, grid=[-(-n // ts)],
+                   args=[buf('X', ty, n, xs), buf('C', 'bool', n, cs), buf('Y', ty, n, fill=3),
+                         scalar('N', 'int32', n), scalar('K', 'int32', k)],
+                   expect=util.expect_outputs(Y=out(y, ty, 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))
