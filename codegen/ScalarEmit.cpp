@@ -12,7 +12,8 @@
 //    round once in hardware, like fma.rn.f32/f64.
 //  - Narrowing float conversions are one fptrunc (cvt.rn.*; LLVM expands
 //    f64 -> bf16 on sm_80 with round-to-odd to f32). fp16 <-> bf16 goes
-//    through f32 exactly.
+//    through f32 exactly. bf16 widens through its bits (widenBF16: LLVM's
+//    InstCombine would narrow f64/f32 arithmetic on it to half).
 //  - Integer -> bf16: LLVM's sm_80 lowering of a 32/64-bit integer to bf16
 //    rounds to f32 first (two roundings), so the integer is first rounded to
 //    odd at 24 significant bits, which makes the f32 step exact.
@@ -255,9 +256,26 @@ Value *intToFloat(llvm::IRBuilder<> &b, Value *v, DType from, DType to) {
   return isSigned ? b.CreateSIToFP(v, ty) : b.CreateUIToFP(v, ty);
 }
 
+/// bf16 `v` widened exactly to f32 or f64, through its bits (a bf16 is the
+/// upper half of the f32 of the same value) rather than an `fpext`. LLVM 19's
+/// InstCombine narrows `fptrunc (fsub (fpext a), (fpext b)) to half` (also
+/// fadd, fmul, fdiv) into `fsub half (fptrunc a), (fptrunc b)` when a and b
+/// are bf16, because it compares mantissa widths only: a bf16 beyond half's
+/// range became inf, and `v4 - (double)v4` with v4 = 2^32 gave NaN where 0 is
+/// right (GPU campaign seed 20261401 kernel 101762;
+/// docs/upstream/llvm-instcombine-bf16-half.md). It does not look through
+/// the bits, so the subtraction stays in f64 (or f32) and rounds once.
+Value *widenBF16(llvm::IRBuilder<> &b, Value *v, llvm::Type *to) {
+  Value *bits = b.CreateZExt(b.CreateBitCast(v, b.getInt16Ty()), b.getInt32Ty());
+  Value *f = b.CreateBitCast(b.CreateShl(bits, 16), b.getFloatTy());
+  return to->isFloatTy() ? f : b.CreateFPExt(f, to);
+}
+
 /// Float to float, rounded once to nearest even when narrowing.
 Value *floatToFloat(llvm::IRBuilder<> &b, Value *v, DType from, DType to) {
   llvm::Type *ty = scalarType(b.getContext(), to);
+  if (from == DType::BF16 && bitWidth(to) > 16)
+    return widenBF16(b, v, ty);
   if (bitWidth(from) < bitWidth(to))
     return b.CreateFPExt(v, ty);
   if (bitWidth(from) == bitWidth(to)) // fp16 <-> bf16: exact to f32, then one rounding

@@ -668,4 +668,79 @@ for ty in ['int32', 'int64']:
                          scalar('N', 'int32', n), scalar('K', 'int32', k)],
                    expect=util.expect_outputs(Y=out(y, ty, 'exact'))))
 
+# Seed 20261401, kernel 101762: `bf16 v4 = x2 + ~x2` (x2 = 1, so 2^32), then `v4 - (double)v4`
+# stored to f16 gave NaN where 0 is right: LLVM 19's InstCombine narrows fptrunc(fsub(fpext a,
+# fpext b)) to half for bf16 a, b, and 2^32 is inf in half (docs/upstream/
+# llvm-instcombine-bf16-half.md); codegen widens a bf16 through its bits.
+SIG101762 = 'gpu-mismatch|f16|add,cast,cmp_lt,constant,not,return,splat,store,sub'
+K101762 = """__global__ void fuzz(half *Y, int32 N) {
+  int rm[TS] = 0;
+  bool mask[TS] = rm < N;
+  uint32 x2[TS] = mask;
+  half *pY[TS] = Y + rm;
+  bf16 v0[TS] = (~x2);
+  bf16 v4[TS] = ((x2) + (v0));
+  *?(mask) pY = ((v4 - (double)(v4)));
+}
+"""
+S.source('k101762', K101762)
+S.description += '\nfuzz-signature: ' + SIG101762
+for n, name in [(1, ''), (0, '_n0')]:
+    # n = 1: v4 = bf16(1 + bf16(2^32 - 2)) = 2^32 and v4 - v4 = 0; n = 0: nothing is stored.
+    c = case('seed20261401_kernel101762_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'cast', 'op.not', 'op.sub', 'dtype.bfloat16',
+              'dtype.float16', 'dtype.float64', 'dtype.uint32'],
+             source_ref='k101762', defines={'TS': 1}, grid=[1, 1, 1],
+             args=[buf('Y', 'float16', 1, fill=3.0), scalar('N', 'int32', n)],
+             expect=util.expect_outputs(Y=out([0.0 if n else 3.0], 'float16', 'exact')))
+    if not name:
+        c['description'] = ('The reduced kernel of seed 20261401 kernel 101762 with its data.\n'
+                            'fuzz-signature: ' + SIG101762)
+    S.add(c)
+
+# The pattern on loaded tiles: bf16 operands widened to f64 (-, /) and f32 (*), the result
+# stored to f16. Operands of 8 significant bits beyond half's range; the exact difference and
+# product fit half; the quotient is rounded to f64, then to half, as the source asks.
+KBF16WIDEN = """__global__ void narrow(bf16 *A, bf16 *B, bf16 *C, half *Y, int32 N) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  bf16 a[TS] = *?(mask) (A + rm);
+  bf16 b[TS] = *?(mask) (B + rm);
+  bf16 c[TS] = *?(mask) (C + rm);
+  *?(mask) (Y + rm) = (double)a - (double)b;
+  *?(mask) (Y + N + rm) = (double)a / (double)b;
+  *?(mask) (Y + 2 * N + rm) = (float)a * (float)c;
+}
+"""
+S.source('kbf16widen', KBF16WIDEN)
+rng5 = random.Random(20261401)
+n, ts = 41, 16
+av, bv, cv = [], [], []
+for i in range(n):
+    e = rng5.randint(17, 40)                       # a in 2^17 .. 2^48: inf in half
+    m = rng5.randint(128, 255)
+    a = m * 2.0 ** (e - 7)
+    if e <= 19:                                    # a - b = k * 2^(e - 7) <= 3 * 2^12 fits half
+        b = (m - rng5.randint(0, 3)) * 2.0 ** (e - 7)
+    else:
+        b = rng5.randint(128, 255) * 2.0 ** (e - 7 - rng5.randint(0, 2))
+        if abs(a - b) > 60000:
+            b = a
+    c = rng5.randint(128, 255) * 2.0 ** (-(e - 7) - 7 - rng5.randint(0, 7))  # a * c in [1, 508]
+    av.append(a)
+    bv.append(b)
+    cv.append(c)
+y = [util.f16(a - b) for a, b in zip(av, bv)]    # exact in f64
+y += [util.f16(a / b) for a, b in zip(av, bv)]    # Python's / is f64 division, rounded once
+y += [util.f16(a * c) for a, c in zip(av, cv)]    # exact in f32 (16 significant bits)
+assert all(math.isfinite(v) for v in y)
+S.add(case('bf16_widen_sub_div_double_mul_float_to_half',
+           ['fuzz', 'cast', 'op.sub', 'op.div.float', 'op.mul', 'dtype.bfloat16', 'dtype.float16',
+            'dtype.float64', 'dtype.float32'],
+           source_ref='kbf16widen', defines={'TS': ts}, grid=[-(-n // ts)],
+           args=[buf('A', 'bfloat16', n, av), buf('B', 'bfloat16', n, bv),
+                 buf('C', 'bfloat16', n, cv), buf('Y', 'float16', 3 * n, fill=3.0),
+                 scalar('N', 'int32', n)],
+           expect=util.expect_outputs(Y=out(y, 'float16', 'exact'))))
+
 S.write(util.out_path('fuzz-findings.json'))
