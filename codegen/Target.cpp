@@ -551,10 +551,111 @@ void sinkZeroArmSelectsBelowLogic(llvm::Module &m) {
   }
 }
 
+/// Converts every float to an 8- or 16-bit integer (`fptosi`/`fptoui`) as a
+/// conversion to a 32-bit integer and a truncation, the same bits for every
+/// value in the target's range (the others are undefined on the GPU either
+/// way). ptxas (CUDA 13.0, also the driver 580 JIT, sm_90, -O2 and up; right
+/// at -O0 and -O1) rematerialises a `cvt.rzi.s16.f32` that is used before a
+/// loop holding a call (the `div.rn.f32` slow path) and again after it, copies
+/// it with `PRMT Rx, Ry, 0x7610, Rx` (the low half only) and then compares
+/// and converts Rx as the sign-extended 32-bit value, reading the stale upper
+/// half: seed 20261320 kernel 156135 (`(int8)min(max(kc, x0), ...)` used
+/// before a K loop of divisions and in an if/else after it) compared
+/// 0x40000003 where 3 was right and its atomic_cas wrote nothing
+/// (docs/upstream/ptxas-f2i16-remat.md, tests/lit/gpu/fuzz-f2i16-remat.tc).
+/// With a 32-bit F2I, ptxas sign-extends the narrow value explicitly. Runs
+/// after the optimiser, which would narrow the conversion again.
+void widenNarrowFloatToInt(llvm::Module &m) {
+  std::vector<llvm::CastInst *> work;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if ((llvm::isa<llvm::FPToSIInst>(&inst) || llvm::isa<llvm::FPToUIInst>(&inst)) &&
+          inst.getType()->getScalarSizeInBits() < 32 &&
+          inst.getType()->getScalarSizeInBits() > 1)
+        work.push_back(llvm::cast<llvm::CastInst>(&inst));
+  for (llvm::CastInst *cvt : work) {
+    llvm::IRBuilder<> b(cvt);
+    b.SetCurrentDebugLocation(cvt->getDebugLoc());
+    llvm::Type *wide = cvt->getType()->getWithNewBitWidth(32);
+    // Every value of an 8/16-bit type, signed or unsigned, is an int32.
+    llvm::Value *w = b.CreateFPToSI(cvt->getOperand(0), wide);
+    llvm::Value *out = b.CreateTrunc(w, cvt->getType());
+    out->takeName(cvt);
+    cvt->replaceAllUsesWith(out);
+    cvt->eraseFromParent();
+  }
+}
+
+/// Whether `v` is a 32-bit value that NVPTX computes as a bare `mul.hi`: an
+/// unsigned division by a constant that is not a power of two (LLVM's magic
+/// number; without a shift where the dividend's range allows), or the
+/// `mul.hi` intrinsics (hideProductHighHalves writes them).
+bool isMulHiLike(const llvm::Value *v) {
+  using namespace llvm::PatternMatch;
+  const llvm::APInt *d = nullptr;
+  if (match(v, m_UDiv(m_Value(), m_APInt(d))))
+    return !d->isPowerOf2();
+  auto *ii = llvm::dyn_cast<llvm::IntrinsicInst>(v);
+  return ii && (ii->getIntrinsicID() == llvm::Intrinsic::nvvm_mulhi_i ||
+                ii->getIntrinsicID() == llvm::Intrinsic::nvvm_mulhi_ui);
+}
+
+/// Whether the 64-bit `v` is a bare `mul.hi.u32` zero-extended: `zext(m)`
+/// with m isMulHiLike, or `(x * y) >> 32` of two 32-bit unsigned factors
+/// (how `umulhi` of 32-bit integers reads once InstCombine has dropped the
+/// truncation; NVPTX selects `mul.hi.u32` and `cvt.u64.u32`).
+bool isWidenedMulHi(const llvm::Value *v) {
+  using namespace llvm::PatternMatch;
+  const llvm::Value *hi = nullptr, *x = nullptr, *y = nullptr;
+  if (match(v, m_ZExt(m_Value(hi))))
+    return hi->getType()->isIntegerTy(32) && isMulHiLike(hi);
+  auto narrowFactor = [](const llvm::Value *f) {
+    const llvm::APInt *c = nullptr;
+    if (match(f, m_APInt(c)))
+      return c->isIntN(32);
+    const llvm::Value *src = nullptr;
+    return match(f, m_ZExt(m_Value(src))) && src->getType()->getScalarSizeInBits() <= 32;
+  };
+  return match(v, m_LShr(m_Mul(m_Value(x), m_Value(y)), m_SpecificInt(32))) && narrowFactor(x) &&
+         narrowFactor(y);
+}
+
+/// Rewrites every 64-bit `a - b` with `a` a bare `mul.hi.u32` widened
+/// (isWidenedMulHi) as `~(~a + b)`, the same bits. ptxas (CUDA 13.0, also the driver 580
+/// JIT, sm_80 to sm_100, -O1 and up; right at -O0) fuses the `mul.hi.u32`, the
+/// `cvt.u64.u32` and the `sub.s64` into an IMAD.HI that adds `{0, -b.lo}` and
+/// takes that add's carry into the high word, where `~b.lo + 1`'s is right:
+/// when b.lo is 0 the high word came out 0xFFFFFFFF, 2^32 too small. Seed
+/// 20261401 kernel 56097 (`cdiv(rn, 3) - (x1 % (S | 1))` stored to int64)
+/// stored -4294967296 where 0 is right (docs/upstream/ptxas-imad-hi-sub.md,
+/// tests/lit/gpu/fuzz-mulhi-sub64.tc). ptxas keeps the two `not`s and the add
+/// apart (one instruction more). Runs after the optimiser, which would fold
+/// it back into a `sub`.
+void hideMulHiMinuends(llvm::Module &m) {
+  using namespace llvm::PatternMatch;
+  std::vector<llvm::BinaryOperator *> work;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f)) {
+      llvm::Value *a = nullptr;
+      if (inst.getType()->isIntegerTy(64) && match(&inst, m_Sub(m_Value(a), m_Value())) &&
+          isWidenedMulHi(a))
+        work.push_back(llvm::cast<llvm::BinaryOperator>(&inst));
+    }
+  for (llvm::BinaryOperator *sub : work) {
+    llvm::IRBuilder<> b(sub);
+    b.SetCurrentDebugLocation(sub->getDebugLoc());
+    llvm::Value *out = b.CreateNot(b.CreateAdd(b.CreateNot(sub->getOperand(0)), sub->getOperand(1)));
+    out->takeName(sub);
+    sub->replaceAllUsesWith(out);
+    sub->eraseFromParent();
+  }
+}
+
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
 /// min/max operands, the 16-bit float selects, the bool phis, the high
-/// halves of 64-bit products and the zero-arm selects under logic operations
-/// as they are, so the culprit
+/// halves of 64-bit products, the zero-arm selects under logic operations and
+/// the float to 8/16-bit integer conversions and the 64-bit differences of a
+/// mul.hi as they are, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
 /// a PTX cache keeps the two apart.
 bool ptxasWorkaroundsOn() {
@@ -644,6 +745,8 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
     widenMaterializedBoolPhis(*lk.module);
     hideProductHighHalves(*lk.module);
     sinkZeroArmSelectsBelowLogic(*lk.module);
+    widenNarrowFloatToInt(*lk.module);
+    hideMulHiMinuends(*lk.module); // after hideProductHighHalves, which writes mul.hi
   }
   c.times.push_back({"optimize", msSince(t0)});
   if (opts.wantLLVM) {

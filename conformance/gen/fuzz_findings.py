@@ -24,7 +24,12 @@ interpreter.
 - Seed 20261320 (2026-11-27): kernels 35709 and 154083, `(-x) >> 1` (ptxas folds it into a
   LEA.HI with a negated operand, docs/upstream/ptxas-lea-hi-neg.md); kernel 88674,
   `(p ? i : 0) & x` in an unrolled loop and its remainder loop (ptxas computes the LOP3 mask in
-  the first loop only, docs/upstream/ptxas-lop3-mask-loop.md).
+  the first loop only, docs/upstream/ptxas-lop3-mask-loop.md); kernel 156135, an int8 from a
+  float used around a loop (ptxas re-reads a stale upper half, docs/upstream/ptxas-f2i16-remat.md).
+- Seed 20261401 (2026-11-27): kernel 101762, `v4 - (double)v4` for a bf16 v4 of 2^32 stored to
+  f16 (LLVM's InstCombine narrows to half, docs/upstream/llvm-instcombine-bf16-half.md); kernel
+  56097, `cdiv(rn, 3) - (x1 % (S | 1))` in 64 bits (ptxas's IMAD.HI carry,
+  docs/upstream/ptxas-imad-hi-sub.md).
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -37,7 +42,7 @@ import util
 from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
-               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320), '
+               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -742,5 +747,177 @@ S.add(case('bf16_widen_sub_div_double_mul_float_to_half',
                  buf('C', 'bfloat16', n, cv), buf('Y', 'float16', 3 * n, fill=3.0),
                  scalar('N', 'int32', n)],
            expect=util.expect_outputs(Y=out(y, 'float16', 'exact'))))
+
+# Seed 20261320, kernel 156135: `v6 = (int8)min(max(max(kc, x0), -100), 100)` used before a K loop
+# of divisions and in an if/else after it; the atomic_cas compared with the wrong value (an H100
+# left Y = 3 where 55 is right). ptxas rematerialises the 16-bit cvt.rzi after the loop and reads a
+# stale upper half (docs/upstream/ptxas-f2i16-remat.md); codegen converts through 32 bits.
+# Semantics here: x0 = X0 where (row < M, col < N) else 2; dd5 = 1.5 + sum over the 8 columns of
+# x0 * 3 (only column 0 is in N = 1, the others are 2) = 43.5 + 3 * x0; K = 0 or C <= 2 leaves the
+# loop's sum unused by the C <= 2 branch.
+SIG156135 = ('gpu-mismatch|i16|add,addptr,and,atomic_cas,broadcast,cast,cmp_ge,cmp_gt,cmp_lt,'
+             'condition,constant,div,dot,expand_dims,get_program_id,if,load,max,min,mul,or,range,'
+             'return,select,splat,sub,while,yield')
+K156135 = """__global__ void fuzz(uint32 *X0, int16 *Y, int32 M, int32 N, int32 K, int32 C) {
+  int pm = get_program_id(0);
+  int pn = get_program_id(1);
+  int rm[TM] = pm * TM + 0 ... TM;
+  int rn[TN] = pn * TN + 0 ... TN;
+  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  uint32 *pX0[TM, TN] = X0 + rm[:, newaxis] * N + rn[newaxis, :];
+  uint32 x0[TM, TN] = mask ? *pX0 : 2;
+  int16 *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  float kc[TM, TN] = 3;
+  uint32 v0[TM, TN] = x0;
+  float da1[TM, TN] = (float)(x0);
+  float dw2[TM, TN] = kc;
+  float ds3[TN] = dw2[max, :];
+  float db4[TN, TN] = ds3[newaxis, :];
+  float dd5[TM, TN] = 1.5;
+  dd5 += da1 @ db4;
+  int8 v6[TM, TN] = (int8)min(max(max(kc, v0), -100), 100);
+  int8 v7[TM, TN] = (v6 | 1);
+  float v8[TM, TN] = dd5;
+  float acc9[TM, TN] = (float)(v0);
+  for (int i10 = 0; i10 < K; i10++) {
+    acc9 = acc9 + ((v8 / v7) - min(i10, rm[:, newaxis]));
+  }
+  float w11[TM, TN] = (v7 - v8);
+  if (C > 2) {
+    w11 = (acc9 - (uint32)(v6));
+  } else {
+    w11 = (float)((kc >= v6));
+  }
+  atomic_cas(pY, (int16)(select((x0 - w11) < min(v6, kc), 3, 5)), (int16)min(max((w11 + max(max((dd5 + 2), (v7 - v8)), (v8 - 5))), -1000), 1000), mask);
+}
+"""
+S.source('k156135', K156135)
+S.description += '\nfuzz-signature: ' + SIG156135
+
+
+def k156135_y(x0, c, y0):
+    """One element of kernel 156135 for K = 0, or any K when c <= 2 (x0 small and non-negative)."""
+    v6 = int(min(max(max(3.0, float(x0)), -100.0), 100.0))   # int8, in range
+    v7 = v6 | 1
+    dd5 = 43.5 + 3 * x0
+    if c > 2:
+        w11 = float(x0) - float(v6)                           # acc9 = (float)x0 when K = 0
+    else:
+        w11 = 1.0 if 3.0 >= v6 else 0.0
+    cmp = 3 if (x0 - w11) < min(float(v6), 3.0) else 5
+    val = math.trunc(min(max(w11 + max(max(dd5 + 2, v7 - dd5), dd5 - 5), -1000.0), 1000.0))
+    return val if y0 == cmp else y0
+
+
+for x0s, y0s, k, cv, name in [([3] * 9, [3] * 9, 0, 2, ''),
+                               ([0, 1, 2, 3, 4, 0, 1, 2, 3], [3, 3, 3, 3, 5, 3, 3, 3, 3], 0, 2, '_mix'),
+                               ([0] * 9, [3] * 9, 0, 2, '_x0'),
+                               ([3] * 9, [5] * 9, 0, 3, '_c3'),
+                               ([2, 3, 9, 1, 0, 3, 3, 7, 3], [3, 3, 5, 3, 3, 5, 3, 5, 3], 2, 2, '_k2')]:
+    y = [k156135_y(x, cv, y0) for x, y0 in zip(x0s, y0s)]
+    c = case('seed20261320_kernel156135_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'atomic', 'atomic.cas', 'dot', 'reduce', 'cast', 'loop',
+              'if', 'dtype.uint32', 'dtype.int16', 'dtype.int8', 'dtype.float32'],
+             source_ref='k156135', defines={'TM': 4, 'TN': 8}, grid=[3, 1, 1],
+             args=[buf('X0', 'uint32', [9, 1], x0s), buf('Y', 'int16', [9, 1], y0s),
+                   scalar('M', 'int32', 9), scalar('N', 'int32', 1), scalar('K', 'int32', k),
+                   scalar('C', 'int32', cv)],
+             expect=util.expect_outputs(Y=out(y, 'int16', 'exact')))
+    if not name:
+        c['description'] = ('The reduced kernel of seed 20261320 kernel 156135 with data.\n'
+                            'fuzz-signature: ' + SIG156135)
+    S.add(c)
+
+# The pattern on tiles: every float to every 8/16-bit integer, from f32 and f16 (in range).
+KNARROWCVT = """__global__ void narrowcvt(FROM *X, int8 *A, uint8 *B, int16 *C, uint16 *D, int32 N) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  FROM x[TS] = *?(mask) (X + rm);
+  *?(mask) (A + rm) = (int8)(x - 128);
+  *?(mask) (B + rm) = (uint8)x;
+  *?(mask) (C + rm) = (int16)(x * 100 - 20000);
+  *?(mask) (D + rm) = (uint16)(x * 200);
+}
+"""
+S.source('knarrowcvt', KNARROWCVT)
+for fty in ['float32', 'float16']:
+    n, ts = 45, 16
+    xs = [rng4.randint(0, 255 * 4) / 4 for _ in range(n)]   # 0 .. 255 in quarters: exact in f16
+    def rd(v):  # the arithmetic above in the source type, rounded once
+        return util.round_to(v, fty)
+    a = [math.trunc(rd(x - 128)) for x in xs]
+    b_ = [math.trunc(x) for x in xs]
+    cc = [math.trunc(rd(rd(x * 100) - 20000)) for x in xs]
+    d = [math.trunc(rd(x * 200)) for x in xs]
+    assert all(-128 <= v <= 127 for v in a) and all(-32768 <= v <= 32767 for v in cc)
+    assert all(0 <= v <= 65535 for v in d)
+    S.add(case('ptxas_f2i_narrow_%s' % fty, ['fuzz', 'cast', 'dtype.' + fty, 'dtype.int8',
+                                              'dtype.uint8', 'dtype.int16', 'dtype.uint16'],
+               source_ref='knarrowcvt', defines={'TS': ts, 'FROM': {'float32': 'float', 'float16': 'half'}[fty]}, grid=[-(-n // ts)],
+               args=[buf('X', fty, n, xs), buf('A', 'int8', n, fill=3), buf('B', 'uint8', n, fill=3),
+                     buf('C', 'int16', n, fill=3), buf('D', 'uint16', n, fill=3),
+                     scalar('N', 'int32', n)],
+               expect=util.expect_outputs(A=out(a, 'int8', 'exact'), B=out(b_, 'uint8', 'exact'),
+                                          C=out(cc, 'int16', 'exact'),
+                                          D=out(d, 'uint16', 'exact'))))
+
+# Seed 20261401, kernel 56097: `cdiv(rn, 3) - (x1 % (S | 1))` stored to int64 gave -2^32 where 0
+# is right: ptxas fuses mul.hi.u32 (the division by 3), cvt.u64.u32 and sub.s64 into an IMAD.HI
+# whose carry is wrong when the subtrahend's low word is 0 (docs/upstream/ptxas-imad-hi-sub.md);
+# codegen writes zext(mul.hi) - b as ~(~zext(mul.hi) + b). int32 - uint64 is uint64 (wraps),
+# stored to int64.
+SIG56097 = ('gpu-mismatch|i64|add,addptr,and,cast,cmp_lt,constant,div,get_program_id,load,mul,or,'
+            'rem,return,splat,store,sub')
+K56097 = """__global__ void fuzz(uint16 *X1, int64 *Y, int32 M, int32 N, uint64 S) {
+  int pn = get_program_id(1);
+  int rm[TM] = 0;
+  int rn[TN] = pn;
+  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  uint16 *pX1[TM, TN] = X1 + rm[:, newaxis] * N + rn[newaxis, :];
+  uint16 x1[TM, TN] = *pX1;
+  int64 *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  *?(mask) pY = ((cdiv((rn[newaxis, :]), 3) - (x1 % ((S) | 1))));
+}
+"""
+S.source('k56097', K56097)
+S.description += '\nfuzz-signature: ' + SIG56097
+for x1, sv, name in [([0], 0, ''), ([7], 0, '_x7'), ([0], 0xFFFFFFFF00000000, '_shigh'),
+                     ([0, 5, 12, 7, 9, 65535], 2, '_s2'), ([0, 5, 12, 7, 9, 65535], 4, '_s4')]:
+    n = len(x1)
+    y = [util.wrap(-(-pn // 3) - (x % (sv | 1)), 'int64') for pn, x in enumerate(x1)]
+    c = case('seed20261401_kernel56097_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'op.cdiv', 'op.mod.int', 'op.sub', 'cast',
+              'dtype.uint16', 'dtype.uint64', 'dtype.int64', 'grid.2d'],
+             source_ref='k56097', defines={'TM': 1, 'TN': 1}, grid=[1, n, 1],
+             args=[buf('X1', 'uint16', [1, n], x1), buf('Y', 'int64', [1, n], fill=3),
+                   scalar('M', 'int32', 1), scalar('N', 'int32', n), scalar('S', 'uint64', sv)],
+             expect=util.expect_outputs(Y=out(y, 'int64', 'exact')))
+    if not name:
+        c['description'] = ('The reduced kernel of seed 20261401 kernel 56097 with its data.\n'
+                            'fuzz-signature: ' + SIG56097)
+    S.add(c)
+
+# The pattern on tiles: a quotient by 3 and umulhi, each minus an int64 whose low word is often 0.
+KHISUB = """__global__ void hisub(uint32 *U, int64 *B, int64 *Y, int32 N) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  uint32 u[TS] = *(U + rm);
+  int64 b[TS] = *(B + rm);
+  *(Y + rm) = ((u & 131071) / 3) - b;
+  *(Y + N + rm) = umulhi(u, 2654435769) - b;
+}
+"""
+S.source('khisub', KHISUB)
+n, ts = 64, 16
+us = [rng4.randint(0, (1 << 32) - 1) for _ in range(n)]
+bs = [rng4.randint(-5, 5) << 32 if i % 2 == 0 else rng4.randint(-(1 << 40), 1 << 40)
+      for i in range(n)]
+y = [((u & 131071) // 3) - b for u, b in zip(us, bs)]
+y += [((u * 2654435769) >> 32) - b for u, b in zip(us, bs)]
+S.add(case('ptxas_imad_hi_sub64', ['fuzz', 'op.div.int', 'op.umulhi', 'op.sub', 'dtype.uint32',
+                                    'dtype.int64'],
+           source_ref='khisub', defines={'TS': ts}, grid=[n // ts],
+           args=[buf('U', 'uint32', n, us), buf('B', 'int64', n, bs),
+                 buf('Y', 'int64', 2 * n, fill=3), scalar('N', 'int32', n)],
+           expect=util.expect_outputs(Y=out(y, 'int64', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))
