@@ -427,9 +427,11 @@ Val Builder::binary(int depth) {
     std::string count = constant ? std::to_string(range(0, 7)) : "(" + b.text + " & 7)";
     return {"(" + a.text + " " + s + " " + count + ")", rt};
   }
-  features_.insert("op.select");
   Val c = expr(depth - 1);
   Val d = expr(depth - 1);
+  if (c.inexact || d.inexact) // the condition compares: discontinuous
+    return plain("+", "add");
+  features_.insert("op.select");
   std::string fn = coin(0.3) ? "where(" : "select(";
   return {fn + c.text + " < " + d.text + ", " + a.text + ", " + b.text + ")", rt};
 }
@@ -969,8 +971,14 @@ void Builder::epilogue(DType outType) {
   features_.insert(unmasked_ ? "store.plain" : "store.masked");
   std::string storeMask = "mask";
   if (!unmasked_ && !poison_ && coin(0.3)) {
-    features_.insert("store.data_mask");
-    storeMask = "mask && (" + expr(1).text + " < " + expr(1).text + ")";
+    Val l = expr(1), r = expr(1);
+    // A comparison is discontinuous: no inexact operand (seed 20261402 kernel
+    // 209079 stored where the interpreter did not: `exp(x - 2.0) + 2.0 <
+    // (x & 7) + exp(x - 2.0)` rounds differently when exp is one ULP off).
+    if (!l.inexact && !r.inexact) {
+      features_.insert("store.data_mask");
+      storeMask = "mask && (" + l.text + " < " + r.text + ")";
+    }
   }
   if (atomic_ == AtomicKind::None) {
     line((unmasked_ ? std::string("*pY") : "*?(" + storeMask + ") pY") + " = " + result.text + ";");
@@ -992,8 +1000,12 @@ void Builder::atomicStore(const Val &result, DType outType, const std::string &s
   std::string call;
   if (atomic_ == AtomicKind::Cas) {
     features_.insert("atomic.cas");
-    std::string lhs = expr(1).text, rhs = expr(1).text;
-    Val cmp = castTo({"select(" + lhs + " < " + rhs + ", 3, 5)", DType::I32}, outType);
+    Val lhs = expr(1), rhs = expr(1);
+    // The compare value comes from a comparison: not of inexact values.
+    std::string which = lhs.inexact || rhs.inexact
+                            ? std::string("3")
+                            : "select(" + lhs.text + " < " + rhs.text + ", 3, 5)";
+    Val cmp = castTo({which, DType::I32}, outType);
     call = "atomic_cas(pY, " + cmp.text + ", " + result.text + maskArg + ")";
   } else {
     std::vector<std::string> ops = {"add", "max", "min", "xchg"};

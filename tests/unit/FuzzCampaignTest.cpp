@@ -392,6 +392,28 @@ TEST(FuzzGpuOracle, DotKernelsGetAToleranceScaledByK) {
   EXPECT_NE(compareWithReference(k, want, got, 0, 288.0), "");
 }
 
+// A ULP-bounded sum that a subtraction shrinks: its error is relative to the
+// terms, about the size of the inputs, not to the small result (seed 20261402
+// kernel 206233: 1.4e-6 off in 0.0858, the terms about 2.6).
+TEST(FuzzGpuOracle, MathToleranceScalesWithTheInputs) {
+  FuzzKernel k = twoBuffers(false);
+  k.buffers[0].data = {8, -3, 0.5, 1};
+  k.buffers[1].dtype = DType::F64; // f64's own tolerance is far below these errors
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  const double tol = 4.0 * 2 * std::ldexp(1.0, -23); // log2f: 1 ULP, + 1, x 4
+  want.at("Y").setDouble(0, 0.0858306884765625);
+  got.at("Y").setDouble(0, 0.08583211898803711); // 1.4e-6 off: 1.7e-5 relative
+  EXPECT_EQ(compareWithReference(k, want, got, 0, 0, tol), ""); // within tol * 8
+  got.at("Y").setDouble(0, 0.0859);                             // 6.9e-5 off: beyond
+  EXPECT_NE(compareWithReference(k, want, got, 0, 0, tol), "");
+  k.buffers[0].data = {1, -1, 0.5, 1}; // inputs of magnitude 1: tol itself
+  want = makeBuffers(k);
+  got = makeBuffers(k);
+  want.at("Y").setDouble(0, 0.0858306884765625);
+  got.at("Y").setDouble(0, 0.08583211898803711);
+  EXPECT_NE(compareWithReference(k, want, got, 0, 0, tol), "");
+}
+
 // An f32 `sin` converted to f64 may be off by f32 ULPs in the f64 output.
 TEST(FuzzGpuOracle, MathResultsAreComparedInTheirOwnPrecision) {
   CompileRequest req;

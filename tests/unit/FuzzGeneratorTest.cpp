@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -373,4 +374,54 @@ TEST(FuzzGenerator, KernelsDescribeTheirAxes) {
       EXPECT_GE(k.grid[a] * tile, static_cast<int64_t>(scalars.at(k.gridAxes[a].size)));
     }
   }
+}
+
+// A store's data mask compares two expressions: a comparison is discontinuous,
+// so neither may call a function whose GPU result is only ULP-bounded (seed
+// 20261402 kernel 209079: `exp(x - 2.0) + 2.0 < (x & 7) + exp(x - 2.0)`).
+TEST(FuzzGenerator, DataMasksCompareNoUlpBoundedValues) {
+  static const char *const ulpBounded[] = {"exp(",  "exp2(", "log(", "log2(",
+                                           "sin(",  "cos(",  "rsqrt(", "pow("};
+  int masks = 0;
+  for (int i = 0; i < 3000; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    for (size_t at = k.source.find("*?(mask && ("); at != std::string::npos;
+         at = k.source.find("*?(mask && (", at + 1)) {
+      std::string line = k.source.substr(at, k.source.find('\n', at) - at);
+      std::string cond = line.substr(0, line.find(") p"));
+      ++masks;
+      for (const char *f : ulpBounded)
+        EXPECT_EQ(cond.find(f), std::string::npos) << "seed " << seedOf(i) << ": " << line;
+    }
+  }
+  EXPECT_GT(masks, 50); // the data masks are there
+}
+
+// Likewise the condition of every select/where (an operand, or atomic_cas's
+// compare value): the text up to the first comma outside parentheses.
+TEST(FuzzGenerator, SelectConditionsCompareNoUlpBoundedValues) {
+  static const char *const ulpBounded[] = {"exp(",  "exp2(", "log(", "log2(",
+                                           "sin(",  "cos(",  "rsqrt(", "pow("};
+  int selects = 0;
+  for (int i = 0; i < 3000; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    for (const char *fn : {"select(", "where("})
+      for (size_t at = k.source.find(fn); at != std::string::npos; at = k.source.find(fn, at + 1)) {
+        if (at > 0 && (std::isalnum(static_cast<unsigned char>(k.source[at - 1])) ||
+                       k.source[at - 1] == '_'))
+          continue; // part of a longer name
+        size_t end = at + std::string(fn).size();
+        for (int depth = 0; end < k.source.size(); ++end) {
+          char ch = k.source[end];
+          if (ch == ',' && depth == 0)
+            break;
+          depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+        }
+        std::string cond = k.source.substr(at, end - at);
+        ++selects;
+        for (const char *f : ulpBounded)
+          EXPECT_EQ(cond.find(f), std::string::npos) << "seed " << seedOf(i) << ": " << cond;
+      }
+  }
+  EXPECT_GT(selects, 100);
 }
