@@ -570,8 +570,7 @@ void widenNarrowFloatToInt(llvm::Module &m) {
   for (llvm::Function &f : m)
     for (llvm::Instruction &inst : llvm::instructions(f))
       if ((llvm::isa<llvm::FPToSIInst>(&inst) || llvm::isa<llvm::FPToUIInst>(&inst)) &&
-          inst.getType()->getScalarSizeInBits() < 32 &&
-          inst.getType()->getScalarSizeInBits() > 1)
+          inst.getType()->getScalarSizeInBits() < 32 && inst.getType()->getScalarSizeInBits() > 1)
         work.push_back(llvm::cast<llvm::CastInst>(&inst));
   for (llvm::CastInst *cvt : work) {
     llvm::IRBuilder<> b(cvt);
@@ -644,7 +643,8 @@ void hideMulHiMinuends(llvm::Module &m) {
   for (llvm::BinaryOperator *sub : work) {
     llvm::IRBuilder<> b(sub);
     b.SetCurrentDebugLocation(sub->getDebugLoc());
-    llvm::Value *out = b.CreateNot(b.CreateAdd(b.CreateNot(sub->getOperand(0)), sub->getOperand(1)));
+    llvm::Value *out =
+        b.CreateNot(b.CreateAdd(b.CreateNot(sub->getOperand(0)), sub->getOperand(1)));
     out->takeName(sub);
     sub->replaceAllUsesWith(out);
     sub->eraseFromParent();

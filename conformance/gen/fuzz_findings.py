@@ -53,6 +53,15 @@ def wrap32(v):
     return util.wrap(v, 'int32')
 
 
+def add_finding(seed, kernel, sig, name, c):
+    """Adds case `c` of the reduced kernel of a campaign finding; the first of its cases (name
+    '') carries the finding's signature, by which later campaigns know it."""
+    if not name:
+        c['description'] = ('The reduced kernel of seed %d kernel %d with its data.\n'
+                            'fuzz-signature: %s' % (seed, kernel, sig))
+    S.add(c)
+
+
 # ---- kernel 896: do { i++; acc = min(acc, min(i, -rm)); } while (i < K)
 K896 = """__global__ void fuzz(int32 *Y, int32 N, int32 K) {
   int pm = get_program_id(0);
@@ -411,10 +420,7 @@ for x0, x1, bmn, name in [(41, 97, 1, ''), (-2000000000, 100, 1, '_neg'),
                    buf('Y', 'float64', [1, 1, 1], fill=3.0), scalar('B', 'int32', bmn),
                    scalar('M', 'int32', 1), scalar('N', 'int32', 1), scalar('K', 'int32', 0)],
              expect=util.expect_outputs(Y=out(y, 'float64', 'exact')))
-    if not name:
-        c['description'] = ('The reduced kernel of seed 20261310 kernel 58417 with its data.\n'
-                            'fuzz-signature: ' + SIG58417)
-    S.add(c)
+    add_finding(20261310, 58417, SIG58417, name, c)
 
 # The pattern itself: acc += umulhi(a, b) * c over K trips, b and c loaded before the loop,
 # for int32 (signed high half) and uint32; and the high word of an int64 product,
@@ -521,10 +527,7 @@ for x0, n, name in [([0, 92], 2, ''), ([255, 0, 7, 200, 1], 5, '_5'), ([9, 9, 9]
              args=[buf('X0', 'uint8', g, x0), buf('Y', 'int64', g, fill=3),
                    scalar('N', 'int32', n)],
              expect=util.expect_outputs(Y=out(y, 'int64', 'exact')))
-    if not name:
-        c['description'] = ('The reduced kernel of seed 20261320 kernel 35709 with its data.\n'
-                            'fuzz-signature: ' + SIG35709)
-    S.add(c)
+    add_finding(20261320, 35709, SIG35709, name, c)
 
 # Seed 20261320, kernel 154083: the same ptxas fold as kernel 35709, `(-rn) >> 1` inside a min
 # with `S % x2`, stored to f16 (the GPU stored 1 where 0 is right). rm is 1, rn the program id
@@ -559,10 +562,7 @@ for x2, sv, n, name in [([1.0, 2.0, 3.0, -2.0], 1, 2, ''), ([5.0, 5.0, 4.0, 7.0,
              args=[buf('X2', 'float32', [2, n], x2), buf('Y', 'float16', [2, n], fill=3.0),
                    scalar('M', 'int32', 2), scalar('N', 'int32', n), scalar('S', 'bool', sv)],
              expect=util.expect_outputs(Y=out(y, 'float16', 'exact')))
-    if not name:
-        c['description'] = ('The reduced kernel of seed 20261320 kernel 154083 with data.\n'
-                            'fuzz-signature: ' + SIG154083)
-    S.add(c)
+    add_finding(20261320, 154083, SIG154083, name, c)
 
 # The pattern on tiles: a negation and a difference shifted right, arithmetic (int32) and
 # logical (uint32).
@@ -634,10 +634,7 @@ for x0, k, name in [(0, 2, ''), (6, 5, '_k5'), (-3, 7, '_k7'), (1, 3, '_odd'), (
                    scalar('B', 'int32', 1), scalar('M', 'int32', 1), scalar('N', 'int32', 1),
                    scalar('K', 'int32', k)],
              expect=util.expect_outputs(Y=out([float(y)], 'bfloat16', 'exact')))
-    if not name:
-        c['description'] = ('The reduced kernel of seed 20261320 kernel 88674 with data.\n'
-                            'fuzz-signature: ' + SIG88674)
-    S.add(c)
+    add_finding(20261320, 88674, SIG88674, name, c)
 
 # The pattern on tiles: and, or and xor of a zero-arm select in a loop, 32 and 64 bits, trip
 # counts below, at and above the unroll factor.
@@ -698,10 +695,7 @@ for n, name in [(1, ''), (0, '_n0')]:
              source_ref='k101762', defines={'TS': 1}, grid=[1, 1, 1],
              args=[buf('Y', 'float16', 1, fill=3.0), scalar('N', 'int32', n)],
              expect=util.expect_outputs(Y=out([0.0 if n else 3.0], 'float16', 'exact')))
-    if not name:
-        c['description'] = ('The reduced kernel of seed 20261401 kernel 101762 with its data.\n'
-                            'fuzz-signature: ' + SIG101762)
-    S.add(c)
+    add_finding(20261401, 101762, SIG101762, name, c)
 
 # The pattern on loaded tiles: bf16 operands widened to f64 (-, /) and f32 (*), the result
 # stored to f16. Operands of 8 significant bits beyond half's range; the exact difference and
@@ -823,10 +817,7 @@ for x0s, y0s, k, cv, name in [([3] * 9, [3] * 9, 0, 2, ''),
                    scalar('M', 'int32', 9), scalar('N', 'int32', 1), scalar('K', 'int32', k),
                    scalar('C', 'int32', cv)],
              expect=util.expect_outputs(Y=out(y, 'int16', 'exact')))
-    if not name:
-        c['description'] = ('The reduced kernel of seed 20261320 kernel 156135 with data.\n'
-                            'fuzz-signature: ' + SIG156135)
-    S.add(c)
+    add_finding(20261320, 156135, SIG156135, name, c)
 
 # The pattern on tiles: every float to every 8/16-bit integer, from f32 and f16 (in range).
 KNARROWCVT = """__global__ void narrowcvt(FROM *X, int8 *A, uint8 *B, int16 *C, uint16 *D, int32 N) {
@@ -892,10 +883,7 @@ for x1, sv, name in [([0], 0, ''), ([7], 0, '_x7'), ([0], 0xFFFFFFFF00000000, '_
              args=[buf('X1', 'uint16', [1, n], x1), buf('Y', 'int64', [1, n], fill=3),
                    scalar('M', 'int32', 1), scalar('N', 'int32', n), scalar('S', 'uint64', sv)],
              expect=util.expect_outputs(Y=out(y, 'int64', 'exact')))
-    if not name:
-        c['description'] = ('The reduced kernel of seed 20261401 kernel 56097 with its data.\n'
-                            'fuzz-signature: ' + SIG56097)
-    S.add(c)
+    add_finding(20261401, 56097, SIG56097, name, c)
 
 # The pattern on tiles: a quotient by 3 and umulhi, each minus an int64 whose low word is often 0.
 KHISUB = """__global__ void hisub(uint32 *U, int64 *B, int64 *Y, int32 N) {

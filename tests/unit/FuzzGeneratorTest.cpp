@@ -23,7 +23,9 @@ namespace {
 
 constexpr int kKernels = 200;
 
-uint64_t seedOf(int i) { return 1000 + static_cast<uint64_t>(i) * 7919; }
+uint64_t seedOf(int i) {
+  return 1000 + static_cast<uint64_t>(i) * 7919;
+}
 
 bool sameKernel(const FuzzKernel &a, const FuzzKernel &b) {
   if (a.source != b.source || a.defines != b.defines || a.grid != b.grid ||
@@ -47,7 +49,8 @@ FuzzKernel handKernel(const std::string &body) {
   k.defines = {{"TS", "4"}};
   k.source = "__global__ void fuzz(int32 *X0, int32 *Y, int32 N) {\n"
              "  int rm[TS] = 0 ... TS;\n  bool mask[TS] = rm < N;\n"
-             "  int32 x0[TS] = mask ? *(X0 + rm) : 0;\n" + body + "}\n";
+             "  int32 x0[TS] = mask ? *(X0 + rm) : 0;\n" +
+             body + "}\n";
   k.buffers = {{"X0", DType::I32, {3}, {1, 0, 2}, false}, {"Y", DType::I32, {3}, {3, 3, 3}, true}};
   k.scalars = {{"N", DType::I32, 3}};
   return k;
@@ -70,9 +73,10 @@ TEST(FuzzGenerator, KernelsCompileAndRarelyTrap) {
         }
     }
     ASSERT_NE(r.status, OracleResult::Status::GeneratorBug)
-        << r.property << ": " << r.message << "\n" << describeKernel(k);
-    EXPECT_NE(r.status, OracleResult::Status::Fail)
-        << r.property << ": " << r.message << "\n" << describeKernel(k);
+        << r.property << ": " << r.message << "\n"
+        << describeKernel(k);
+    EXPECT_NE(r.status, OracleResult::Status::Fail) << r.property << ": " << r.message << "\n"
+                                                    << describeKernel(k);
     discards += r.status == OracleResult::Status::Discard;
   }
   EXPECT_LT(discards, kKernels / 5);
@@ -93,11 +97,24 @@ TEST(FuzzGenerator, FeaturesCoverTheLanguage) {
   for (int i = 0; i < kKernels; ++i)
     for (const std::string &f : generateKernel({}, seedOf(i)).features)
       ++counts[f];
-  std::vector<std::string> wanted = {"reduce", "dot", "load.masked", "loop", "if",
-                                     "tile.1d", "tile.2d", "tile.size1", "boundary.tail",
-                                     "grid.2d", "broadcast.newaxis", "mode.small_ints",
-                                     "mode.general", "op.div.int", "op.shift",
-                                     "cast.float_to_int", "load.poison", "store.masked"};
+  std::vector<std::string> wanted = {"reduce",
+                                     "dot",
+                                     "load.masked",
+                                     "loop",
+                                     "if",
+                                     "tile.1d",
+                                     "tile.2d",
+                                     "tile.size1",
+                                     "boundary.tail",
+                                     "grid.2d",
+                                     "broadcast.newaxis",
+                                     "mode.small_ints",
+                                     "mode.general",
+                                     "op.div.int",
+                                     "op.shift",
+                                     "cast.float_to_int",
+                                     "load.poison",
+                                     "store.masked"};
   for (DType t : kAllDTypes)
     wanted.push_back("dtype." + std::string(conformanceName(t)));
   for (const std::string &f : wanted)
@@ -197,8 +214,8 @@ TEST(FuzzOracle, TileVariantsOnlyForKernelsThatCannotDependOnTiles) {
     std::optional<FuzzKernel> v = retiled(k);
     bool tileBound = false;
     for (const std::string &f : k.features)
-      tileBound = tileBound || f == "reduce" || f == "dot" || f == "load.plain" ||
-                  f == "num_programs";
+      tileBound =
+          tileBound || f == "reduce" || f == "dot" || f == "load.plain" || f == "num_programs";
     EXPECT_EQ(v.has_value(), !tileBound);
     if (!v)
       continue;
@@ -263,12 +280,20 @@ int64_t elementsOf(const std::vector<int64_t> &shape) {
 // 600 kernels (the campaign's mix), each under its own feature name.
 TEST(FuzzGenerator, NewConstructsAppearWithTheDefaultPolicy) {
   std::map<std::string, int> counts = featureCounts({}, 600);
-  for (const char *f :
-       {"tile.3d", "grid.3d", "reduce.axis0", "reduce.axis1", "reduce.axis2", "dot.batched",
-        "dot.full", "dot.acc", "dot.acc.compound", "dot.trans_a", "dot.trans_b", "matmul.kloop",
-        "matmul.mixed", "dot.float16", "dot.bfloat16", "atomic.collide", "atomic.cas", "atomic.old",
-        "input.edge", "input.nan", "input.inf", "input.neg_zero", "input.subnormal",
-        "loop.pointer", "helper.statements", "broadcast.newaxis3d", "matmul.unmasked"})
+  for (const char *f : {"tile.3d",           "grid.3d",
+                        "reduce.axis0",      "reduce.axis1",
+                        "reduce.axis2",      "dot.batched",
+                        "dot.full",          "dot.acc",
+                        "dot.acc.compound",  "dot.trans_a",
+                        "dot.trans_b",       "matmul.kloop",
+                        "matmul.mixed",      "dot.float16",
+                        "dot.bfloat16",      "atomic.collide",
+                        "atomic.cas",        "atomic.old",
+                        "input.edge",        "input.nan",
+                        "input.inf",         "input.neg_zero",
+                        "input.subnormal",   "loop.pointer",
+                        "helper.statements", "broadcast.newaxis3d",
+                        "matmul.unmasked"})
     EXPECT_GT(counts[f], 0) << "no kernel among 600 has feature " << f;
 }
 
@@ -281,8 +306,8 @@ TEST(FuzzGenerator, NewConstructsAreDefined) {
   for (int i = 0; i < 150; ++i) {
     FuzzKernel k = generateKernel(p, seedOf(i) + 17);
     OracleResult r = checkKernel(k);
-    ASSERT_EQ(r.status, OracleResult::Status::Pass)
-        << r.property << ": " << r.message << "\n" << describeKernel(k);
+    ASSERT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message << "\n"
+                                                    << describeKernel(k);
     for (const std::string &f : k.features)
       ++seen[f];
   }
@@ -376,12 +401,15 @@ TEST(FuzzGenerator, KernelsDescribeTheirAxes) {
   }
 }
 
+// Calls of the functions whose GPU result is only ULP-bounded (the text before
+// the argument).
+const char *const kUlpBoundedCalls[] = {"exp(", "exp2(", "log(",   "log2(",
+                                        "sin(", "cos(",  "rsqrt(", "pow("};
+
 // A store's data mask compares two expressions: a comparison is discontinuous,
 // so neither may call a function whose GPU result is only ULP-bounded (seed
 // 20261402 kernel 209079: `exp(x - 2.0) + 2.0 < (x & 7) + exp(x - 2.0)`).
 TEST(FuzzGenerator, DataMasksCompareNoUlpBoundedValues) {
-  static const char *const ulpBounded[] = {"exp(",  "exp2(", "log(", "log2(",
-                                           "sin(",  "cos(",  "rsqrt(", "pow("};
   int masks = 0;
   for (int i = 0; i < 3000; ++i) {
     FuzzKernel k = generateKernel({}, seedOf(i));
@@ -390,7 +418,7 @@ TEST(FuzzGenerator, DataMasksCompareNoUlpBoundedValues) {
       std::string line = k.source.substr(at, k.source.find('\n', at) - at);
       std::string cond = line.substr(0, line.find(") p"));
       ++masks;
-      for (const char *f : ulpBounded)
+      for (const char *f : kUlpBoundedCalls)
         EXPECT_EQ(cond.find(f), std::string::npos) << "seed " << seedOf(i) << ": " << line;
     }
   }
@@ -400,15 +428,13 @@ TEST(FuzzGenerator, DataMasksCompareNoUlpBoundedValues) {
 // Likewise the condition of every select/where (an operand, or atomic_cas's
 // compare value): the text up to the first comma outside parentheses.
 TEST(FuzzGenerator, SelectConditionsCompareNoUlpBoundedValues) {
-  static const char *const ulpBounded[] = {"exp(",  "exp2(", "log(", "log2(",
-                                           "sin(",  "cos(",  "rsqrt(", "pow("};
   int selects = 0;
   for (int i = 0; i < 3000; ++i) {
     FuzzKernel k = generateKernel({}, seedOf(i));
     for (const char *fn : {"select(", "where("})
       for (size_t at = k.source.find(fn); at != std::string::npos; at = k.source.find(fn, at + 1)) {
-        if (at > 0 && (std::isalnum(static_cast<unsigned char>(k.source[at - 1])) ||
-                       k.source[at - 1] == '_'))
+        if (at > 0 &&
+            (std::isalnum(static_cast<unsigned char>(k.source[at - 1])) || k.source[at - 1] == '_'))
           continue; // part of a longer name
         size_t end = at + std::string(fn).size();
         for (int depth = 0; end < k.source.size(); ++end) {
@@ -419,7 +445,7 @@ TEST(FuzzGenerator, SelectConditionsCompareNoUlpBoundedValues) {
         }
         std::string cond = k.source.substr(at, end - at);
         ++selects;
-        for (const char *f : ulpBounded)
+        for (const char *f : kUlpBoundedCalls)
           EXPECT_EQ(cond.find(f), std::string::npos) << "seed " << seedOf(i) << ": " << cond;
       }
   }
