@@ -539,7 +539,8 @@ void sinkZeroArmSelectsBelowLogic(llvm::Module &m) {
                                  : other; // 0 | x = 0 ^ x = x
     llvm::Value *out = zeroOnTrue ? b.CreateSelect(sel->getCondition(), otherwise, inner)
                                   : b.CreateSelect(sel->getCondition(), inner, otherwise);
-    out->takeName(op);
+    if (!llvm::isa<llvm::Constant>(out)) // IRBuilder folds constant operands
+      out->takeName(op);
     op->replaceAllUsesWith(out);
     op->eraseFromParent();
     llvm::RecursivelyDeleteTriviallyDeadInstructions(sel);
@@ -579,7 +580,8 @@ void widenNarrowFloatToInt(llvm::Module &m) {
     // Every value of an 8/16-bit type, signed or unsigned, is an int32.
     llvm::Value *w = b.CreateFPToSI(cvt->getOperand(0), wide);
     llvm::Value *out = b.CreateTrunc(w, cvt->getType());
-    out->takeName(cvt);
+    if (!llvm::isa<llvm::Constant>(out))
+      out->takeName(cvt);
     cvt->replaceAllUsesWith(out);
     cvt->eraseFromParent();
   }
