@@ -53,6 +53,13 @@ def wrap32(v):
     return util.wrap(v, 'int32')
 
 
+def finding_source(key, text, sig):
+    """Adds a finding's reduced kernel as source `key`; the suite's description lists its
+    signature, by which later campaigns know the finding."""
+    S.source(key, text)
+    S.description += '\nfuzz-signature: ' + sig
+
+
 def add_finding(seed, kernel, sig, name, c):
     """Adds case `c` of the reduced kernel of a campaign finding; the first of its cases (name
     '') carries the finding's signature, by which later campaigns know it."""
@@ -399,8 +406,7 @@ K58417 = """__global__ void fuzz(int32 *X0, int8 *X1, double *Y, int32 B, int32 
   *?(mask) pY = acc2;
 }
 """
-S.source('k58417', K58417)
-S.description += '\nfuzz-signature: ' + SIG58417  # later campaigns know the finding
+finding_source('k58417', K58417, SIG58417)
 for x0, x1, bmn, name in [(41, 97, 1, ''), (-2000000000, 100, 1, '_neg'),
                           (-2**31, -128, 1, '_min'), (2**31 - 1, 127, 1, '_max'),
                           (41, 97, 0, '_masked')]:
@@ -514,8 +520,7 @@ K35709 = """__global__ void fuzz(uint8 *X0, int64 *Y, int32 N) {
   atomic_xchg(pY, (int64)((w11 + ((v3 >> 1)))), mask);
 }
 """
-S.source('k35709', K35709)
-S.description += '\nfuzz-signature: ' + SIG35709
+finding_source('k35709', K35709, SIG35709)
 rng4 = random.Random(20261320)
 for x0, n, name in [([0, 92], 2, ''), ([255, 0, 7, 200, 1], 5, '_5'), ([9, 9, 9], 2, '_masked')]:
     g = len(x0)
@@ -547,8 +552,7 @@ K154083 = """__global__ void fuzz(float *X2, half *Y, int32 M, int32 N, bool S) 
   *?(mask) pY = v4;
 }
 """
-S.source('k154083', K154083)
-S.description += '\nfuzz-signature: ' + SIG154083
+finding_source('k154083', K154083, SIG154083)
 for x2, sv, n, name in [([1.0, 2.0, 3.0, -2.0], 1, 2, ''), ([5.0, 5.0, 4.0, 7.0, 2.0, -3.0], 1, 3, '_n3'),
                         ([1.0, 1.0, 2.0, 2.0], 0, 2, '_s0')]:
     y = [3.0] * len(x2)
@@ -620,8 +624,7 @@ K88674 = """__global__ void fuzz(int8 *X0, bf16 *Y, int32 B, int32 M, int32 N, i
   *?(mask) pY = (acc8);
 }
 """
-S.source('k88674', K88674)
-S.description += '\nfuzz-signature: ' + SIG88674
+finding_source('k88674', K88674, SIG88674)
 for x0, k, name in [(0, 2, ''), (6, 5, '_k5'), (-3, 7, '_k7'), (1, 3, '_odd'), (-128, 9, '_k9'),
                     (2, 12, '_k12'), (5, 8, '_k8'), (4, 0, '_k0')]:
     y = sum(i & (x0 ^ 1) for i in range(k))
@@ -685,8 +688,7 @@ K101762 = """__global__ void fuzz(half *Y, int32 N) {
   *?(mask) pY = ((v4 - (double)(v4)));
 }
 """
-S.source('k101762', K101762)
-S.description += '\nfuzz-signature: ' + SIG101762
+finding_source('k101762', K101762, SIG101762)
 for n, name in [(1, ''), (0, '_n0')]:
     # n = 1: v4 = bf16(1 + bf16(2^32 - 2)) = 2^32 and v4 - v4 = 0; n = 0: nothing is stored.
     c = case('seed20261401_kernel101762_gpu-mismatch' + name,
@@ -785,8 +787,7 @@ K156135 = """__global__ void fuzz(uint32 *X0, int16 *Y, int32 M, int32 N, int32 
   atomic_cas(pY, (int16)(select((x0 - w11) < min(v6, kc), 3, 5)), (int16)min(max((w11 + max(max((dd5 + 2), (v7 - v8)), (v8 - 5))), -1000), 1000), mask);
 }
 """
-S.source('k156135', K156135)
-S.description += '\nfuzz-signature: ' + SIG156135
+finding_source('k156135', K156135, SIG156135)
 
 
 def k156135_y(x0, c, y0):
@@ -870,8 +871,7 @@ K56097 = """__global__ void fuzz(uint16 *X1, int64 *Y, int32 M, int32 N, uint64 
   *?(mask) pY = ((cdiv((rn[newaxis, :]), 3) - (x1 % ((S) | 1))));
 }
 """
-S.source('k56097', K56097)
-S.description += '\nfuzz-signature: ' + SIG56097
+finding_source('k56097', K56097, SIG56097)
 for x1, sv, name in [([0], 0, ''), ([7], 0, '_x7'), ([0], 0xFFFFFFFF00000000, '_shigh'),
                      ([0, 5, 12, 7, 9, 65535], 2, '_s2'), ([0, 5, 12, 7, 9, 65535], 4, '_s4')]:
     n = len(x1)
