@@ -297,6 +297,8 @@ Val Builder::castTo(const Val &v, DType to) {
 
 // An int32 in [-2, 2] computed from `v` (so that sums of many are exact).
 Val Builder::smallExact(const Val &v) {
+  if (v.inexact) // the clamp truncates: discontinuous (seed 20261502 kernel 140003)
+    return {"((int32)0)", DType::I32};
   if (isFloat(v.type))
     return {"(int32)min(max(" + v.text + ", -2), 2)", DType::I32};
   if (isBool(v.type))
@@ -497,8 +499,12 @@ Val Builder::unary(int depth) {
     // error of about e * ln(b): a few ULPs of an inexact x of 40 become tens of
     // ULPs of exp2(x), past the one-function bound the GPU is compared with
     // (campaign 2026-11-27: exp2(exp(x)), seed 20261207 kernels 134883, 137468).
-    if (a.inexact && (f == "exp" || f == "exp2"))
-      f = "sin";
+    // sin and cos keep an absolute error of their argument, and an inexact
+    // argument may be far larger than the inputs the tolerance scales with: one
+    // ULP of exp(4.5) = 90.017 moves cos by 6.8e-6 (seed 20261502 kernel 275324).
+    // Neither family may take an inexact argument; abs passes its error on as is.
+    if (a.inexact && (f == "exp" || f == "exp2" || f == "sin" || f == "cos"))
+      f = "abs";
     mark.value =
         a.inexact || !(f == "sqrt" || f == "abs" || f == "floor" || f == "ceil" || f == "fma");
     features_.insert("op.math");

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -450,4 +451,147 @@ TEST(FuzzGenerator, SelectConditionsCompareNoUlpBoundedValues) {
       }
   }
   EXPECT_GT(selects, 100);
+}
+
+namespace {
+
+bool isIdentChar(char ch) {
+  return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+}
+
+// The identifiers of `text` (names, type names and keywords alike).
+std::set<std::string> identifiers(const std::string &text) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < text.size();) {
+    if (!isIdentChar(text[i]) || std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && isIdentChar(text[end]))
+      ++end;
+    names.insert(text.substr(i, end - i));
+    i = end;
+  }
+  return names;
+}
+
+// Whether `text` calls a function whose GPU result is only ULP-bounded or
+// names a variable computed from one.
+bool usesUlpBounded(const std::string &text, const std::set<std::string> &tainted) {
+  for (const char *f : kUlpBoundedCalls)
+    for (size_t at = text.find(f); at != std::string::npos; at = text.find(f, at + 1))
+      if (at == 0 || !isIdentChar(text[at - 1]))
+        return true;
+  for (const std::string &name : identifiers(text))
+    if (tainted.count(name))
+      return true;
+  return false;
+}
+
+// The variables of a kernel (without helper functions) whose value depends on
+// a ULP-bounded call: an independent reading of the source text, statement by
+// statement (`T name[..] = e`, `name = e`), to a fixed point for loops.
+std::set<std::string> ulpBoundedNames(const std::string &source) {
+  std::vector<std::string> statements(1);
+  for (char ch : source) {
+    if (ch == ';' || ch == '{' || ch == '}')
+      statements.emplace_back();
+    else
+      statements.back() += ch;
+  }
+  std::set<std::string> tainted;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const std::string &s : statements) {
+      size_t eq = std::string::npos;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (s[i] == '=' && (i == 0 || std::string("=<>!").find(s[i - 1]) == std::string::npos) &&
+            (i + 1 == s.size() || s[i + 1] != '=')) {
+          eq = i;
+          break;
+        }
+      if (eq == std::string::npos)
+        continue;
+      std::string lhs = s.substr(0, eq);
+      size_t firstChar = lhs.find_first_not_of(" \n\t");
+      if (firstChar == std::string::npos || lhs[firstChar] == '*')
+        continue; // a store
+      lhs = lhs.substr(0, lhs.find('['));
+      size_t end = lhs.find_last_not_of(" \t+-*/%&|^");
+      size_t begin = end;
+      while (begin > 0 && isIdentChar(lhs[begin - 1]))
+        --begin;
+      std::string name = lhs.substr(begin, end + 1 - begin);
+      if (!tainted.count(name) && usesUlpBounded(s.substr(eq + 1), tainted))
+        grew = tainted.insert(name).second;
+    }
+  }
+  return tainted;
+}
+
+// The argument text of the call whose name ends at `open` (the '('), up to the
+// first top-level comma or the closing parenthesis.
+std::string firstArgument(const std::string &text, size_t open) {
+  size_t end = open + 1;
+  for (int depth = 0; end < text.size(); ++end) {
+    char ch = text[end];
+    if ((ch == ',' || ch == ')') && depth == 0)
+      break;
+    depth += ch == '(' || ch == '[' ? 1 : ch == ')' || ch == ']' ? -1 : 0;
+  }
+  return text.substr(open + 1, end - open - 1);
+}
+
+} // namespace
+
+// sin, cos, exp and exp2 amplify an argument's error past the bound the GPU is
+// compared with (seed 20261502 kernel 275324: cos(exp(1 - S)), one ULP of
+// exp(4.5) moved cos by 6.8e-6), so none takes a value computed from a
+// ULP-bounded call, directly or through variables, reductions and loops.
+TEST(FuzzGenerator, PeriodicAndExponentialFunctionsTakeNoUlpBoundedValues) {
+  int calls = 0, inexactVariables = 0;
+  for (int i = 0; i < 12000; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    if (std::count(k.features.begin(), k.features.end(), "helper"))
+      continue; // helpers carry inexactness through parameters: not read here
+    std::set<std::string> tainted = ulpBoundedNames(k.source);
+    inexactVariables += static_cast<int>(tainted.size());
+    for (const char *fn : {"sin(", "cos(", "exp(", "exp2(", "sinf(", "cosf(", "expf(", "exp2f("})
+      for (size_t at = k.source.find(fn); at != std::string::npos; at = k.source.find(fn, at + 1)) {
+        if (at > 0 && isIdentChar(k.source[at - 1]))
+          continue;
+        std::string arg = firstArgument(k.source, at + std::string(fn).size() - 1);
+        ++calls;
+        EXPECT_FALSE(usesUlpBounded(arg, tainted)) << "seed " << seedOf(i) << ": " << fn << arg
+                                                   << ")\n" << k.source;
+      }
+  }
+  EXPECT_GT(calls, 200);
+  EXPECT_GT(inexactVariables, 500); // the reading finds the flows it checks
+}
+
+// A float atomic_add adds values clamped to [-2, 2] and truncated (so that the
+// sums are exact): the truncation is discontinuous, so the clamped value is
+// computed from no ULP-bounded call (seed 20261502 kernel 140003: exp(S * 0.25)
+// summed, cancelled and truncated differently on the GPU).
+TEST(FuzzGenerator, AtomicAddendsTruncateNoUlpBoundedValues) {
+  int addends = 0;
+  for (int i = 0; i < 12000; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    if (std::count(k.features.begin(), k.features.end(), "helper"))
+      continue; // helpers carry inexactness through parameters: not read here
+    std::set<std::string> tainted = ulpBoundedNames(k.source);
+    const std::string clamp = "(int32)min(max(";
+    for (size_t at = k.source.find(clamp); at != std::string::npos;
+         at = k.source.find(clamp, at + 1)) {
+      std::string arg = firstArgument(k.source, at + clamp.size() - 1);
+      if (k.source.compare(at + clamp.size() + arg.size(), 9, ", -2), 2)") != 0)
+        continue; // a conversion's clamp, not an addend's
+      ++addends;
+      EXPECT_FALSE(usesUlpBounded(arg, tainted)) << "seed " << seedOf(i) << ": " << arg << "\n"
+                                                 << k.source;
+    }
+  }
+  EXPECT_GT(addends, 50);
 }
