@@ -2,6 +2,10 @@
 #include "fuzz/Oracle.h"
 
 #include "fuzz/Emi.h"
+#include "fuzz/GpuOracle.h"
+
+#include "codegen/Ulp.h"
+#include "conformance/Runner.h"
 
 #include "frontend/Compiler.h"
 #include "interp/InterpreterBackend.h"
@@ -10,6 +14,7 @@
 #include "ir/Printer.h"
 #include "runtime/Trap.h"
 #include "support/Diagnostics.h"
+#include "support/ScalarRules.h"
 #include "support/SourceManager.h"
 
 #include <algorithm>
@@ -128,6 +133,81 @@ bool hasFeature(const FuzzKernel &k, const std::string &f) {
   return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
 }
 
+// The GPU's accuracy bound (codegen/Ulp.h) of a math function.
+int gpuMathBound(num::MathFn f, DType t) {
+  switch (f) {
+  case num::MathFn::Exp: return codegen::gpuUlpBound(ir::OpKind::Exp, t);
+  case num::MathFn::Exp2: return codegen::gpuUlpBound(ir::OpKind::Exp2, t);
+  case num::MathFn::Log: return codegen::gpuUlpBound(ir::OpKind::Log, t);
+  case num::MathFn::Log2: return codegen::gpuUlpBound(ir::OpKind::Log2, t);
+  case num::MathFn::Sqrt: return codegen::gpuUlpBound(ir::OpKind::Sqrt, t);
+  case num::MathFn::Rsqrt: return codegen::gpuUlpBound(ir::OpKind::Rsqrt, t);
+  case num::MathFn::Sin: return codegen::gpuUlpBound(ir::OpKind::Sin, t);
+  case num::MathFn::Cos: return codegen::gpuUlpBound(ir::OpKind::Cos, t);
+  case num::MathFn::Abs: return codegen::gpuUlpBound(ir::OpKind::Abs, t);
+  case num::MathFn::Floor: return codegen::gpuUlpBound(ir::OpKind::Floor, t);
+  case num::MathFn::Ceil: return codegen::gpuUlpBound(ir::OpKind::Ceil, t);
+  }
+  return 0;
+}
+
+// Installs a num::MathNudge on this thread for one scope.
+class NudgeScope {
+public:
+  explicit NudgeScope(num::MathNudge &n) { num::tlsMathNudge = &n; }
+  ~NudgeScope() { num::tlsMathNudge = nullptr; }
+  NudgeScope(const NudgeScope &) = delete;
+  NudgeScope &operator=(const NudgeScope &) = delete;
+};
+
+// The first difference, under the GPU comparison, between `ref` and a run of
+// `kernel` with every ULP-bounded math result one ULP off: at random, all up,
+// all down ("" when there is none or the kernel has no such math).
+std::string ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &k,
+                             const std::map<std::string, HostArray> &ref, double seconds) {
+  const ir::Function &fn = kernel.function();
+  double mathTol = mathRelativeTolerance(fn);
+  if (mathTol == 0)
+    return "";
+  for (int direction : {0, 1, -1}) {
+    num::MathNudge nudge{kernelHash(k), &gpuMathBound, direction, 0};
+    Run got;
+    {
+      NudgeScope scope(nudge);
+      got = launch(kernel, k, 1, seconds);
+    }
+    if (nudge.moved == 0)
+      return "";
+    std::string how = std::to_string(nudge.moved) + " math results one ULP " +
+                      (direction == 0 ? "off at random" : direction > 0 ? "up" : "down");
+    if (got.result.status != RunResult::Status::Ok)
+      return "with " + how + ", the run ends with " + describeRun(got.result) +
+             " (the reference: ok)";
+    std::string diff = compareWithReference(k, ref, got.buffers, conf::gpuExtraUlps(fn),
+                                            dotToleranceScale(fn), mathTol);
+    if (!diff.empty())
+      return "with " + how + ": " + diff;
+  }
+  return "";
+}
+
+// Property (f): a GPU whose ULP-bounded math results are one ULP off the
+// reference's passes the GPU comparison. Else the GPU oracle could report a
+// correct backend: the generator let an inexact value reach a discontinuity
+// or an amplifying operation (the GPU oracle discards such a kernel).
+bool ulpStable(const CompiledKernel &kernel, const FuzzKernel &k, const Run &ref, double seconds,
+               OracleResult &out) {
+  std::string diff = ulpSensitivityOf(kernel, k, ref.buffers, seconds);
+  if (diff.empty())
+    return true;
+  out.status = OracleResult::Status::Fail;
+  out.property = "ulp-sensitive";
+  out.message = "a GPU one ULP off in its math functions would fail the comparison, " + diff +
+                "\n(a generator blind spot: an inexact value reaches a discontinuous or "
+                "amplifying operation)";
+  return false;
+}
+
 } // namespace
 
 std::optional<FuzzKernel> retiled(const FuzzKernel &k) {
@@ -235,6 +315,8 @@ OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts) {
                  "the tile-size variant" + defs + " differs", out))
       return out;
   }
+  if (opts.ulpStability && !ulpStable(*plain.kernel, k, ref, opts.maxSeconds, out))
+    return out;
   if (emiSelected(k, opts.emiRate))
     checkEmi(k, ref.buffers, opts.maxSeconds, out);
   return out;
@@ -271,6 +353,14 @@ bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain
     }
   }
   return true;
+}
+
+std::string ulpSensitivity(const FuzzKernel &k, const std::map<std::string, HostArray> &reference,
+                           double maxSeconds) {
+  Compiled plain = compile(k, false);
+  if (!plain.kernel)
+    return "";
+  return ulpSensitivityOf(*plain.kernel, k, reference, maxSeconds);
 }
 
 CompileOutcome compileFuzzKernel(const FuzzKernel &k) {

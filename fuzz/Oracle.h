@@ -8,7 +8,9 @@
 //   (b) interp(passes(ir)) == interp(ir) (default pass pipeline);
 //   (c) the results do not depend on RunOptions::threads (1 vs N);
 //   (d) for kernels without reductions or `@` (which work within a tile), the
-//       results do not depend on the tile-size defines (TS, TM, TN).
+//       results do not depend on the tile-size defines (TS, TM, TN);
+//   (f) for kernels with ULP-bounded math, the results with each such result
+//       moved by one ULP pass the GPU oracle's comparison ("ulp-sensitive").
 // Results are compared bit for bit, except that any NaN matches any NaN (the
 // conformance suite's "exact").
 //
@@ -29,12 +31,14 @@ struct OracleOptions {
   double maxSeconds = 20;   // per launch (a hang counts as a discard)
   bool tileVariants = true; // property (d)
   double emiRate = 0.1;     // property (e): the share of kernels checked with an EMI variant
+  bool ulpStability = false; // property (f) (--ulp-sensitivity)
 };
 
 struct OracleResult {
   enum class Status { Pass, Discard, GeneratorBug, Fail };
   Status status = Status::Pass;
-  std::string property; // Fail: "roundtrip", "passes", "threads", "tiles", "emi-mismatch"; Discard:
+  std::string property; // Fail: "roundtrip", "passes", "threads", "tiles", "emi-mismatch",
+                        // "ulp-sensitive"; Discard:
                         // the trap kind
   std::string message;  // diagnostics, the trap, or the first difference
   /// The buffers after interp(ir) with one thread (the reference), and after
@@ -58,6 +62,14 @@ OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts = {});
 /// False with `out` filled ("emi-mismatch", or a generator bug "emi-compile").
 bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain, double maxSeconds,
               OracleResult &out);
+
+/// Property (f), which the GPU oracle also asks before it reports a
+/// difference: the first difference, under the GPU comparison, between
+/// `reference` (interp(ir) of `k`, one thread) and the interpreter's results
+/// with every ULP-bounded math result one ULP off (at random, all up, all
+/// down); "" when there is none, or `k` has no such math.
+std::string ulpSensitivity(const FuzzKernel &k, const std::map<std::string, HostArray> &reference,
+                           double maxSeconds);
 
 /// `k` with other tile sizes (a quarter or four times each define) and the
 /// grid to match, when its results cannot depend on them; nullopt otherwise.

@@ -357,6 +357,49 @@ template <DType D> inline St<D> floatMinT(St<D> a, St<D> b) {
   return x != x ? b : r;
 }
 
+/// A test hook of the fuzzer's "ulp-stable" property (docs/fuzz.md): while a
+/// MathNudge is installed on a thread, every math result there whose GPU
+/// counterpart is only ULP-bounded (`bound` > 0) moves by one ULP: up
+/// (`direction` 1), down (-1), or by -1, 0 or +1 ULPs chosen by a generator
+/// seeded with `state` (`direction` 0): a GPU that is one ULP off. No
+/// effect on NaN, inf or a result that would become one, nor on results the
+/// GPU's functions return exactly: 0, small integers and powers of two
+/// (sin(0), cos(0), exp(0), log2(8), exp2(3), rsqrt(4)).
+struct MathNudge {
+  uint64_t state = 0;
+  int (*bound)(MathFn, DType) = nullptr;
+  int direction = 0;
+  uint64_t moved = 0; // results moved so far
+};
+inline thread_local MathNudge *tlsMathNudge = nullptr;
+
+template <DType D> St<D> nudgedMath(MathFn f, St<D> r) {
+  MathNudge &n = *tlsMathNudge;
+  if (!n.bound || n.bound(f, D) <= 0)
+    return r;
+  n.state += 0x9e3779b97f4a7c15ull; // splitmix64
+  uint64_t z = n.state;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  double x = toDouble<D>(r);
+  int step = n.direction != 0 ? (x < 0 ? -n.direction : n.direction) // in magnitude
+                              : static_cast<int>((z ^ (z >> 31)) % 3) - 1;
+  int exponent = 0;
+  bool exact = x == 0 || (std::fabs(x) <= 1024 && x == std::trunc(x)) ||
+               (std::isfinite(x) && std::frexp(std::fabs(x), &exponent) == 0.5);
+  if (step == 0 || !std::isfinite(x) || exact)
+    return r;
+  FloatBitsT<D> bits = bitsOf<D>(r);
+  FloatBitsT<D> sign = bits & kSignBit<D>;
+  auto magnitude = static_cast<FloatBitsT<D>>(bits & ~kSignBit<D>);
+  St<D> moved = ofBits<D>(static_cast<FloatBitsT<D>>(
+      sign | static_cast<FloatBitsT<D>>(step > 0 ? magnitude + 1 : magnitude - 1)));
+  if (!std::isfinite(toDouble<D>(moved)))
+    return r;
+  ++n.moved;
+  return moved;
+}
+
 /// Transcendental and rounding functions, computed in double and rounded once.
 template <DType D> inline St<D> floatMathT(num::MathFn f, St<D> a) {
   if (f == num::MathFn::Abs)
@@ -375,6 +418,8 @@ template <DType D> inline St<D> floatMathT(num::MathFn f, St<D> a) {
   case num::MathFn::Floor: r = std::floor(x); break;
   case num::MathFn::Ceil: r = std::ceil(x); break;
   }
+  if (tlsMathNudge) [[unlikely]]
+    return nudgedMath<D>(f, fromDouble<D>(r));
   return fromDouble<D>(r);
 }
 

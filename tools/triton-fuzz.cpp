@@ -64,6 +64,7 @@ struct Flags {
   std::optional<int64_t> replay;
   std::string plantFeature; // testing the failure path: kernels with it "fail"
   double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
+  bool ulpSensitivity = false; // cpu-only: property (f)
 };
 
 struct MergeFlags {
@@ -132,6 +133,12 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
     return std::nullopt;
   }
   c.cpu.emiRate = c.gpu.emiRate = f.emiRate;
+  if (f.ulpSensitivity && !f.cpuOnly) {
+    error = "--ulp-sensitivity needs --cpu-only (a GPU campaign discards every ULP-sensitive "
+            "kernel the GPU differs on)";
+    return std::nullopt;
+  }
+  c.cpu.ulpStability = f.ulpSensitivity;
   if (!codegen::disableOptimizations(c.gpu.codegen, f.disableOpt, error))
     return std::nullopt;
   return c;
@@ -160,6 +167,8 @@ std::vector<std::string> workerArgs(const Flags &f) {
     a.insert(a.end(), {"--fail-on-feature", f.plantFeature});
   if (f.emiRate != Flags{}.emiRate)
     a.insert(a.end(), {"--emi-rate", std::to_string(f.emiRate)});
+  if (f.ulpSensitivity)
+    a.push_back("--ulp-sensitivity");
   return a;
 }
 
@@ -185,6 +194,8 @@ std::string reproduceFlags(const Flags &f) {
     rate << f.emiRate;
     s += " --emi-rate " + rate.str();
   }
+  if (f.ulpSensitivity)
+    s += " --ulp-sensitivity";
   return s;
 }
 
@@ -399,6 +410,9 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--hang-timeout", f.hangTimeout, "A kernel not checked by then is a hang (60s)");
   app.add_option("--emi-rate", f.emiRate,
                  "Share of kernels also checked with an EMI variant, 0 to 1 (default 0.1)");
+  app.add_flag("--ulp-sensitivity", f.ulpSensitivity,
+               "cpu-only: also fail kernels whose results, with each ULP-bounded math result "
+               "one ULP off, would fail the GPU comparison (generator blind spots)");
   app.add_option("--threads", f.threads, "cpu-only: thread count compared with 1 (default 4)");
   app.add_option("--workers", f.workers, "cpu-only: worker processes (default 1)");
   app.add_option("--devices", f.devices, "GPU devices: all, or ordinals 0,2,... (default all)");

@@ -435,3 +435,67 @@ TEST(FuzzGpuOracle, MathResultsAreComparedInTheirOwnPrecision) {
   got.at("Y").setDouble(0, 0.84148); // 1e-5 relative: beyond 12 f32 ULPs
   EXPECT_NE(compareWithReference(k, want, got, 3, 0, tol), "");
 }
+
+namespace {
+
+// A one-element kernel `fuzz(double *Y, int32 N, bf16 S)` that stores `value`
+// (an expression of S and kc, a float tile of 1).
+FuzzKernel oneValueKernel(const std::string &value, double s) {
+  FuzzKernel k;
+  k.kernelName = "fuzz";
+  k.defines = {{"TS", "1"}};
+  k.source = "__global__ void fuzz(double *Y, int32 N, bf16 S) {\n"
+             "  int rm[TS] = 0;\n  bool mask[TS] = rm < N;\n  double *pY[TS] = Y + rm;\n"
+             "  float kc[TS] = 1;\n  *?(mask) pY = " +
+             value + ";\n}\n";
+  k.buffers.push_back({"Y", DType::F64, {1}, {3}, true});
+  k.scalars = {{"N", DType::I32, 1}, {"S", DType::BF16, s}};
+  return k;
+}
+
+std::string sensitivityOf(const FuzzKernel &k) {
+  std::map<std::string, HostArray> want;
+  std::string error;
+  EXPECT_TRUE(interpReference(k, 20, want, error)) << error;
+  return ulpSensitivity(k, want, 20);
+}
+
+} // namespace
+
+// Property (f) and the GPU oracle's discard: a kernel whose result a GPU one
+// ULP off in its math would move past the comparison's tolerance is found on
+// the interpreter (seed 20261502 kernel 275324: cos(exp(4.5)), a GPU 1 ULP
+// high in exp, cos 6.8e-6 off); exp alone, exact results (sin(0) = 0, which a
+// GPU returns exactly) and kernels without such math are not.
+TEST(FuzzGpuOracle, UlpSensitiveKernelsAreFoundOnTheInterpreter) {
+  std::string s = sensitivityOf(oneValueKernel("cos(exp(kc - S))", -3.5));
+  EXPECT_NE(s.find("Y[0]"), std::string::npos) << s;
+  EXPECT_EQ(sensitivityOf(oneValueKernel("exp(kc - S)", -3.5)), "");
+  EXPECT_EQ(sensitivityOf(oneValueKernel("rsqrt(sin(kc * 0))", -3.5)), "");
+  EXPECT_EQ(sensitivityOf(oneValueKernel("kc - S", -3.5)), "");
+  // Seed 20261502 kernel 140003: exp(S * 0.25) summed over 4 lanes, cancelled
+  // to just above -2 and truncated: -1 on the interpreter, -2 on a GPU 1 ULP off.
+  FuzzKernel atomic;
+  atomic.kernelName = "fuzz";
+  atomic.defines = {{"TM", "1"}, {"TN", "4"}};
+  atomic.source =
+      "__global__ void fuzz(double *Y, int32 M, int32 N, int8 S) {\n"
+      "  int rm[TM] = 0;\n  int rn[TN] = 0;\n"
+      "  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);\n"
+      "  int64 x0[TM, TN] = 0;\n  uint64 x1[TM, TN] = 0;\n"
+      "  float v0[TM, TN] = exp(((S) * 0.25));\n  float r1[TM] = v0[:, +];\n"
+      "  float v5[TM, TN] = (-((S + r1[:, newaxis])));\n"
+      "  double *pc6[TM, TN] = Y + rm[:, newaxis] % 4 * N + rn[newaxis, :] % 4;\n"
+      "  atomic_add(pc6, (double)((int32)min(max((double)((v5 + (((r1[:, newaxis] + "
+      "rm[:, newaxis]) + (x0 * v0)) - ((x1 == x1) | 4)))), -2), 2)), mask);\n}\n";
+  atomic.buffers.push_back({"Y", DType::F64, {1, 1}, {3}, true});
+  atomic.scalars = {{"M", DType::I32, 1}, {"N", DType::I32, 1}, {"S", DType::I8, -3}};
+  s = sensitivityOf(atomic);
+  EXPECT_NE(s.find("Y[0]"), std::string::npos) << s;
+  // The interpreter itself is back to exact math after the check.
+  FuzzKernel k = oneValueKernel("exp(kc - S)", -3.5);
+  std::map<std::string, HostArray> want;
+  std::string error;
+  ASSERT_TRUE(interpReference(k, 20, want, error)) << error;
+  EXPECT_EQ(want.at("Y").getDouble(0), static_cast<double>(static_cast<float>(std::exp(4.5))));
+}
