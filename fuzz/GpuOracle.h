@@ -136,6 +136,12 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
                                  double dotScale = 0, double mathRelTol = 0);
 
+/// The (buffer, index) pairs of the elements that differ under the GPU
+/// comparison (the same as compareWithReference's).
+ElementSet differingElements(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
+                             const std::map<std::string, HostArray> &got, uint64_t extraUlps,
+                             double dotScale = 0, double mathRelTol = 0);
+
 /// For a kernel that calls ULP-bounded functions (codegen/Ulp.h), the relative
 /// error their results may carry into any float output, whatever its dtype:
 /// 4 x (bound + 1) x the machine epsilon of the narrowest dtype they are called

@@ -160,15 +160,14 @@ public:
   NudgeScope &operator=(const NudgeScope &) = delete;
 };
 
-// The first difference, under the GPU comparison, between `ref` and a run of
-// `kernel` with every ULP-bounded math result one ULP off: at random, all up,
-// all down ("" when there is none or the kernel has no such math).
-std::string ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &k,
-                             const std::map<std::string, HostArray> &ref, double seconds) {
+// Property (f) for a compiled kernel (see ulpSensitivity).
+UlpSensitivity ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &k,
+                                const std::map<std::string, HostArray> &ref, double seconds) {
+  UlpSensitivity out;
   const ir::Function &fn = kernel.function();
   double mathTol = mathRelativeTolerance(fn);
   if (mathTol == 0)
-    return "";
+    return out;
   for (int direction : {0, 1, -1}) {
     num::MathNudge nudge{kernelHash(k), &gpuMathBound, direction, 0};
     Run got;
@@ -177,18 +176,27 @@ std::string ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &k,
       got = launch(kernel, k, 1, seconds);
     }
     if (nudge.moved == 0)
-      return "";
+      return out;
     std::string how = std::to_string(nudge.moved) + " math results one ULP " +
                       (direction == 0 ? "off at random" : direction > 0 ? "up" : "down");
-    if (got.result.status != RunResult::Status::Ok)
-      return "with " + how + ", the run ends with " + describeRun(got.result) +
-             " (the reference: ok)";
-    std::string diff = compareWithReference(k, ref, got.buffers, conf::gpuExtraUlps(fn),
-                                            dotToleranceScale(fn), mathTol);
-    if (!diff.empty())
-      return "with " + how + ": " + diff;
+    if (got.result.status != RunResult::Status::Ok) {
+      out.trapped = true;
+      if (out.first.empty())
+        out.first = "with " + how + ", the run ends with " + describeRun(got.result) +
+                    " (the reference: ok)";
+      continue;
+    }
+    uint64_t ulps = conf::gpuExtraUlps(fn);
+    double dotScale = dotToleranceScale(fn);
+    std::string diff = compareWithReference(k, ref, got.buffers, ulps, dotScale, mathTol);
+    if (diff.empty())
+      continue;
+    if (out.first.empty())
+      out.first = "with " + how + ": " + diff;
+    ElementSet e = differingElements(k, ref, got.buffers, ulps, dotScale, mathTol);
+    out.elements.insert(e.begin(), e.end());
   }
-  return "";
+  return out;
 }
 
 // Property (f): a GPU whose ULP-bounded math results are one ULP off the
@@ -197,7 +205,7 @@ std::string ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &k,
 // or an amplifying operation (the GPU oracle discards such a kernel).
 bool ulpStable(const CompiledKernel &kernel, const FuzzKernel &k, const Run &ref, double seconds,
                OracleResult &out) {
-  std::string diff = ulpSensitivityOf(kernel, k, ref.buffers, seconds);
+  std::string diff = ulpSensitivityOf(kernel, k, ref.buffers, seconds).first;
   if (diff.empty())
     return true;
   out.status = OracleResult::Status::Fail;
@@ -355,11 +363,12 @@ bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain
   return true;
 }
 
-std::string ulpSensitivity(const FuzzKernel &k, const std::map<std::string, HostArray> &reference,
-                           double maxSeconds) {
+UlpSensitivity ulpSensitivity(const FuzzKernel &k,
+                              const std::map<std::string, HostArray> &reference,
+                              double maxSeconds) {
   Compiled plain = compile(k, false);
   if (!plain.kernel)
-    return "";
+    return {};
   return ulpSensitivityOf(*plain.kernel, k, reference, maxSeconds);
 }
 

@@ -20,8 +20,10 @@
 #include "fuzz/Generator.h"
 #include "runtime/Launch.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace tc::fuzz {
@@ -63,13 +65,32 @@ OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts = {});
 bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain, double maxSeconds,
               OracleResult &out);
 
+/// Elements of a kernel's buffers: (buffer name, index).
+using ElementSet = std::set<std::pair<std::string, int64_t>>;
+
+/// What property (f) finds: where the interpreter's results, with every
+/// ULP-bounded math result one ULP off, fail the GPU comparison against the
+/// reference.
+struct UlpSensitivity {
+  std::string first; // the first such difference ("" when there is none)
+  ElementSet elements; // every element that differs in any of the runs
+  bool trapped = false; // a run trapped (then any element may differ)
+  /// Whether every element of `gpuDiff` (a GPU's differences) differs here too.
+  bool covers(const ElementSet &gpuDiff) const {
+    if (first.empty())
+      return false;
+    return trapped || std::includes(elements.begin(), elements.end(), gpuDiff.begin(),
+                                    gpuDiff.end());
+  }
+};
+
 /// Property (f), which the GPU oracle also asks before it reports a
-/// difference: the first difference, under the GPU comparison, between
-/// `reference` (interp(ir) of `k`, one thread) and the interpreter's results
-/// with every ULP-bounded math result one ULP off (at random, all up, all
-/// down); "" when there is none, or `k` has no such math.
-std::string ulpSensitivity(const FuzzKernel &k, const std::map<std::string, HostArray> &reference,
-                           double maxSeconds);
+/// difference: `reference` (interp(ir) of `k`, one thread) against the
+/// interpreter's results with every ULP-bounded math result one ULP off (at
+/// random, all up, all down), under the GPU comparison. Empty when `k` has no
+/// such math.
+UlpSensitivity ulpSensitivity(const FuzzKernel &k,
+                              const std::map<std::string, HostArray> &reference, double maxSeconds);
 
 /// `k` with other tile sizes (a quarter or four times each define) and the
 /// grid to match, when its results cannot depend on them; nullopt otherwise.

@@ -457,7 +457,15 @@ std::string sensitivityOf(const FuzzKernel &k) {
   std::map<std::string, HostArray> want;
   std::string error;
   EXPECT_TRUE(interpReference(k, 20, want, error)) << error;
-  return ulpSensitivity(k, want, 20);
+  UlpSensitivity u = ulpSensitivity(k, want, 20);
+  EXPECT_EQ(u.first.empty(), u.elements.empty() && !u.trapped);
+  EXPECT_TRUE(u.first.empty() || u.covers({})); // an empty set is covered
+  if (!u.first.empty()) { // the element of the one-element output, nothing else
+    EXPECT_EQ(u.elements, (ElementSet{{"Y", 0}}));
+    EXPECT_TRUE(u.covers({{"Y", 0}}));
+    EXPECT_FALSE(u.covers({{"Y", 0}, {"Y", 1}}));
+  }
+  return u.first;
 }
 
 } // namespace
