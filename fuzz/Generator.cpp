@@ -185,7 +185,7 @@ private:
   void dot();
   void product(DType acc, const std::string &name, const std::string &dims, const std::string &prod,
                const std::string &rangeInit);
-  void fullDot(DType t, DType acc, const std::string &a);
+  void fullDot(DType t, DType acc, const std::string &a, bool aInexact);
   void loop();
   Val walkingPointer(std::vector<std::string> &after);
   void ifStatement();
@@ -612,24 +612,28 @@ void Builder::dot() {
   useType(acc);
   std::string a = fresh("da");
   declare(a, castTo(*rc::gen::elementOf(tiles_), t));
+  // An operand computed from an inexact value makes the product inexact (seed
+  // 20261510 kernel 204120: `log` values summed by `@` converted to uint64).
+  bool aInexact = tiles_.back().inexact;
   tiles_.pop_back();
   if (rank_ == 3 || coin(0.4)) {
-    fullDot(t, acc, a);
+    fullDot(t, acc, a, aInexact);
     return;
   }
   std::string b = fresh("db"), d = fresh("dd"), s = fresh("ds");
   declare(b, castTo(*rc::gen::elementOf(tiles_), t));
+  bool inexact = dotInexact(acc) || aInexact || tiles_.back().inexact;
   tiles_.pop_back();
   if (coin(0.5)) {
     features_.insert("dot.trans_b");
     product(acc, d, "[TM, TM]", a + " @ ^" + b, "(rm[:, newaxis] - rm[newaxis, :])");
     line(lang(acc) + " " + s + "[TM] = " + d + "[:, +];");
-    leaves_.push_back({s + "[:, newaxis]", acc, dotInexact(acc)});
+    leaves_.push_back({s + "[:, newaxis]", acc, inexact});
   } else {
     features_.insert("dot.trans_a");
     product(acc, d, "[TN, TN]", "^" + a + " @ " + b, "(rn[:, newaxis] - rn[newaxis, :])");
     line(lang(acc) + " " + s + "[TN] = " + d + "[+, :];");
-    leaves_.push_back({s + "[newaxis, :]", acc, dotInexact(acc)});
+    leaves_.push_back({s + "[newaxis, :]", acc, inexact});
   }
 }
 
@@ -637,9 +641,10 @@ void Builder::dot() {
 // another tile, broadcast with `newaxis`: [TM, TN] @ [TN, TN], or batched with
 // the batch axis trailing (as the original): [TB, TM, TN] @ [TM, TM, TN] is
 // M = TB, K = TM, N = TM over TN batches. The product is a full-shape tile.
-void Builder::fullDot(DType t, DType acc, const std::string &a) {
+void Builder::fullDot(DType t, DType acc, const std::string &a, bool aInexact) {
   std::string w = fresh("dw"), s = fresh("ds"), b = fresh("db"), d = fresh("dd");
   declare(w, castTo(*rc::gen::elementOf(tiles_), t));
+  bool inexact = dotInexact(acc) || aInexact || tiles_.back().inexact;
   tiles_.pop_back();
   std::string red = coin(0.5) ? "max" : "min";
   bool outer = coin(0.5);
@@ -659,7 +664,7 @@ void Builder::fullDot(DType t, DType acc, const std::string &a) {
                                 : "(rm[:, newaxis] - rn[newaxis, :])";
   product(acc, d, shape(), a + " @ " + b, init);
   useType(acc);
-  tiles_.push_back({d, acc, dotInexact(acc)});
+  tiles_.push_back({d, acc, inexact});
 }
 
 // A pointer that walks through an input along axis 0 inside a loop, with the

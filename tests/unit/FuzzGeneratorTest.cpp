@@ -553,8 +553,9 @@ TEST(FuzzGenerator, PeriodicAndExponentialFunctionsTakeNoUlpBoundedValues) {
   int calls = 0, inexactVariables = 0;
   for (int i = 0; i < 12000; ++i) {
     FuzzKernel k = generateKernel({}, seedOf(i));
-    if (std::count(k.features.begin(), k.features.end(), "helper"))
-      continue; // helpers carry inexactness through parameters: not read here
+    if (std::count(k.features.begin(), k.features.end(), "helper") ||
+        std::count(k.features.begin(), k.features.end(), "slices"))
+      continue; // not read here: helpers' parameters, the slice a double buffer reads
     std::set<std::string> tainted = ulpBoundedNames(k.source);
     inexactVariables += static_cast<int>(tainted.size());
     for (const char *fn : {"sin(", "cos(", "exp(", "exp2(", "sinf(", "cosf(", "expf(", "exp2f("})
@@ -568,30 +569,39 @@ TEST(FuzzGenerator, PeriodicAndExponentialFunctionsTakeNoUlpBoundedValues) {
       }
   }
   EXPECT_GT(calls, 200);
-  EXPECT_GT(inexactVariables, 500); // the reading finds the flows it checks
+  EXPECT_GT(inexactVariables, 300); // the reading finds the flows it checks
 }
 
-// A float atomic_add adds values clamped to [-2, 2] and truncated (so that the
-// sums are exact): the truncation is discontinuous, so the clamped value is
-// computed from no ULP-bounded call (seed 20261502 kernel 140003: exp(S * 0.25)
-// summed, cancelled and truncated differently on the GPU).
-TEST(FuzzGenerator, AtomicAddendsTruncateNoUlpBoundedValues) {
-  int addends = 0;
+// Every conversion of a float to an integer (clamped first: `(T)min(max(e, lo),
+// hi)`) truncates: discontinuous, so `e` is computed from no ULP-bounded call.
+// That includes a float atomic_add's addend, clamped to [-2, 2] so that the
+// sums stay exact (seed 20261502 kernel 140003: exp(S * 0.25) summed,
+// cancelled and truncated differently on the GPU), and values summed by `@`
+// (seed 20261510 kernel 204120: `log` values through `@` to uint64).
+TEST(FuzzGenerator, FloatToIntConversionsTakeNoUlpBoundedValues) {
+  int conversions = 0, addends = 0, products = 0;
   for (int i = 0; i < 12000; ++i) {
     FuzzKernel k = generateKernel({}, seedOf(i));
-    if (std::count(k.features.begin(), k.features.end(), "helper"))
-      continue; // helpers carry inexactness through parameters: not read here
+    if (std::count(k.features.begin(), k.features.end(), "helper") ||
+        std::count(k.features.begin(), k.features.end(), "slices"))
+      continue; // not read here: helpers' parameters, the slice a double buffer reads
     std::set<std::string> tainted = ulpBoundedNames(k.source);
-    const std::string clamp = "(int32)min(max(";
+    const std::string clamp = ")min(max(";
     for (size_t at = k.source.find(clamp); at != std::string::npos;
          at = k.source.find(clamp, at + 1)) {
+      size_t open = k.source.rfind('(', at);
+      std::string type = k.source.substr(open + 1, at - open - 1);
+      if (type.find("int") == std::string::npos)
+        continue; // not a conversion
       std::string arg = firstArgument(k.source, at + clamp.size() - 1);
-      if (k.source.compare(at + clamp.size() + arg.size(), 9, ", -2), 2)") != 0)
-        continue; // a conversion's clamp, not an addend's
-      ++addends;
-      EXPECT_FALSE(usesUlpBounded(arg, tainted)) << "seed " << seedOf(i) << ": " << arg << "\n"
-                                                 << k.source;
+      ++conversions;
+      addends += k.source.compare(at + clamp.size() + arg.size(), 9, ", -2), 2)") == 0;
+      products += usesUlpBounded(arg, {}) ? 0 : arg.find("ds") != std::string::npos;
+      EXPECT_FALSE(usesUlpBounded(arg, tainted)) << "seed " << seedOf(i) << ": (" << type
+                                                 << ")min(max(" << arg << "\n" << k.source;
     }
   }
-  EXPECT_GT(addends, 50);
+  EXPECT_GT(conversions, 1000);
+  EXPECT_GT(addends, 30);
+  EXPECT_GT(products, 20);
 }
