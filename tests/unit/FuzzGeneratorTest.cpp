@@ -530,6 +530,13 @@ std::set<std::string> ulpBoundedNames(const std::string &source) {
   return tainted;
 }
 
+// Whether ulpBoundedNames reads `k`'s flows: not through helpers' parameters
+// nor the run-time choice of the slice a double buffer reads.
+bool flowsReadable(const FuzzKernel &k) {
+  return !std::count(k.features.begin(), k.features.end(), "helper") &&
+         !std::count(k.features.begin(), k.features.end(), "slices");
+}
+
 // The argument text of the call whose name ends at `open` (the '('), up to the
 // first top-level comma or the closing parenthesis.
 std::string firstArgument(const std::string &text, size_t open) {
@@ -553,9 +560,8 @@ TEST(FuzzGenerator, PeriodicAndExponentialFunctionsTakeNoUlpBoundedValues) {
   int calls = 0, inexactVariables = 0;
   for (int i = 0; i < 12000; ++i) {
     FuzzKernel k = generateKernel({}, seedOf(i));
-    if (std::count(k.features.begin(), k.features.end(), "helper") ||
-        std::count(k.features.begin(), k.features.end(), "slices"))
-      continue; // not read here: helpers' parameters, the slice a double buffer reads
+    if (!flowsReadable(k))
+      continue;
     std::set<std::string> tainted = ulpBoundedNames(k.source);
     inexactVariables += static_cast<int>(tainted.size());
     for (const char *fn : {"sin(", "cos(", "exp(", "exp2(", "sinf(", "cosf(", "expf(", "exp2f("})
@@ -582,9 +588,8 @@ TEST(FuzzGenerator, FloatToIntConversionsTakeNoUlpBoundedValues) {
   int conversions = 0, addends = 0, products = 0;
   for (int i = 0; i < 12000; ++i) {
     FuzzKernel k = generateKernel({}, seedOf(i));
-    if (std::count(k.features.begin(), k.features.end(), "helper") ||
-        std::count(k.features.begin(), k.features.end(), "slices"))
-      continue; // not read here: helpers' parameters, the slice a double buffer reads
+    if (!flowsReadable(k))
+      continue;
     std::set<std::string> tainted = ulpBoundedNames(k.source);
     const std::string clamp = ")min(max(";
     for (size_t at = k.source.find(clamp); at != std::string::npos;
