@@ -366,21 +366,19 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   if (r.status == RunResult::Status::Error)
     return gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault", r.error);
   out.other = got;
-  std::string diff =
-      r.status == RunResult::Status::Trapped
-          ? "the GPU trapped where the interpreter did not: " +
-                (r.trap ? r.trap->render() : std::string("?"))
-          : compareWithReference(k, p.want, got, conf::gpuExtraUlps(kernel.function()),
-                                 dotToleranceScale(kernel.function()),
-                                 mathRelativeTolerance(kernel.function()));
+  const ir::Function &fn = kernel.function();
+  uint64_t ulps = conf::gpuExtraUlps(fn);
+  double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
+  std::string diff = r.status == RunResult::Status::Trapped
+                         ? "the GPU trapped where the interpreter did not: " +
+                               (r.trap ? r.trap->render() : std::string("?"))
+                         : compareWithReference(k, p.want, got, ulps, dotScale, mathTol);
   clock.mark("compare");
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
     // Not judged: every element the GPU differs in, the interpreter one ULP
     // off in its math differs in too (docs/fuzz.md, property (f)).
-    UlpSensitivity u = ulpSensitivity(k, p.want, opts_.maxSeconds);
-    if (u.covers(differingElements(k, p.want, got, conf::gpuExtraUlps(kernel.function()),
-                                   dotToleranceScale(kernel.function()),
-                                   mathRelativeTolerance(kernel.function())))) {
+    UlpSensitivity u = ulpSensitivity(kernel, k, p.want, opts_.maxSeconds);
+    if (u.covers(differingElements(k, p.want, got, ulps, dotScale, mathTol))) {
       out.status = OracleResult::Status::Discard;
       out.property = "ulp-sensitive";
       out.message = "the GPU differs (" + diff + "), and so does the interpreter " + u.first;
@@ -603,17 +601,16 @@ void GpuOracle::checkEmi(const FuzzKernel &k, const std::map<std::string, HostAr
                    "the EMI variant: " + r.error);
     return;
   }
+  const ir::Function &fn = c.kernel->function();
+  uint64_t ulps = conf::gpuExtraUlps(fn);
+  double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
   std::string diff =
       r.status == RunResult::Status::Trapped
           ? "the GPU trapped on the EMI variant: " + (r.trap ? r.trap->render() : std::string("?"))
-          : compareWithReference(*v, vwant, got, conf::gpuExtraUlps(c.kernel->function()),
-                                 dotToleranceScale(c.kernel->function()),
-                                 mathRelativeTolerance(c.kernel->function()));
+          : compareWithReference(*v, vwant, got, ulps, dotScale, mathTol);
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
-    UlpSensitivity u = ulpSensitivity(*v, vwant, opts_.maxSeconds);
-    if (u.covers(differingElements(*v, vwant, got, conf::gpuExtraUlps(c.kernel->function()),
-                                   dotToleranceScale(c.kernel->function()),
-                                   mathRelativeTolerance(c.kernel->function())))) {
+    UlpSensitivity u = ulpSensitivity(*c.kernel, *v, vwant, opts_.maxSeconds);
+    if (u.covers(differingElements(*v, vwant, got, ulps, dotScale, mathTol))) {
       out.status = OracleResult::Status::Discard;
       out.property = "ulp-sensitive";
       out.message = "the EMI variant: the GPU differs (" + diff +

@@ -160,14 +160,17 @@ public:
   NudgeScope &operator=(const NudgeScope &) = delete;
 };
 
-// Property (f) for a compiled kernel (see ulpSensitivity).
-UlpSensitivity ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &k,
-                                const std::map<std::string, HostArray> &ref, double seconds) {
+} // namespace
+
+UlpSensitivity ulpSensitivity(const CompiledKernel &kernel, const FuzzKernel &k,
+                              const std::map<std::string, HostArray> &ref, double seconds) {
   UlpSensitivity out;
   const ir::Function &fn = kernel.function();
   double mathTol = mathRelativeTolerance(fn);
   if (mathTol == 0)
     return out;
+  uint64_t ulps = conf::gpuExtraUlps(fn);
+  double dotScale = dotToleranceScale(fn);
   for (int direction : {0, 1, -1}) {
     num::MathNudge nudge{kernelHash(k), &gpuMathBound, direction, 0};
     Run got;
@@ -186,18 +189,18 @@ UlpSensitivity ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &
                     " (the reference: ok)";
       continue;
     }
-    uint64_t ulps = conf::gpuExtraUlps(fn);
-    double dotScale = dotToleranceScale(fn);
-    std::string diff = compareWithReference(k, ref, got.buffers, ulps, dotScale, mathTol);
-    if (diff.empty())
+    ElementSet e = differingElements(k, ref, got.buffers, ulps, dotScale, mathTol);
+    if (e.empty())
       continue;
     if (out.first.empty())
-      out.first = "with " + how + ": " + diff;
-    ElementSet e = differingElements(k, ref, got.buffers, ulps, dotScale, mathTol);
+      out.first =
+          "with " + how + ": " + compareWithReference(k, ref, got.buffers, ulps, dotScale, mathTol);
     out.elements.insert(e.begin(), e.end());
   }
   return out;
 }
+
+namespace {
 
 // Property (f): a GPU whose ULP-bounded math results are one ULP off the
 // reference's passes the GPU comparison. Else the GPU oracle could report a
@@ -205,7 +208,7 @@ UlpSensitivity ulpSensitivityOf(const CompiledKernel &kernel, const FuzzKernel &
 // or an amplifying operation (the GPU oracle discards such a kernel).
 bool ulpStable(const CompiledKernel &kernel, const FuzzKernel &k, const Run &ref, double seconds,
                OracleResult &out) {
-  std::string diff = ulpSensitivityOf(kernel, k, ref.buffers, seconds).first;
+  std::string diff = ulpSensitivity(kernel, k, ref.buffers, seconds).first;
   if (diff.empty())
     return true;
   out.status = OracleResult::Status::Fail;
@@ -369,7 +372,7 @@ UlpSensitivity ulpSensitivity(const FuzzKernel &k,
   Compiled plain = compile(k, false);
   if (!plain.kernel)
     return {};
-  return ulpSensitivityOf(*plain.kernel, k, reference, maxSeconds);
+  return ulpSensitivity(*plain.kernel, k, reference, maxSeconds);
 }
 
 CompileOutcome compileFuzzKernel(const FuzzKernel &k) {

@@ -89,6 +89,9 @@ struct UlpSensitivity {
 /// interpreter's results with every ULP-bounded math result one ULP off (at
 /// random, all up, all down), under the GPU comparison. Empty when `k` has no
 /// such math.
+UlpSensitivity ulpSensitivity(const CompiledKernel &kernel, const FuzzKernel &k,
+                              const std::map<std::string, HostArray> &reference, double maxSeconds);
+/// The same, compiling `k` first (empty when it does not compile).
 UlpSensitivity ulpSensitivity(const FuzzKernel &k,
                               const std::map<std::string, HostArray> &reference, double maxSeconds);
 
