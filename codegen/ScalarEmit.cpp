@@ -29,6 +29,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
 #include <cassert>
@@ -455,12 +456,21 @@ Value *floatBinary(llvm::IRBuilder<> &b, llvm::Module &m, Bin op, DType t, Value
 //===----------------------------------------------------------------------===//
 
 /// High half of the double-width product: signed for signed dtypes (as the
-/// interpreter's umulhi), unsigned otherwise.
+/// interpreter's umulhi), unsigned otherwise. 64-bit factors go through
+/// `mul.hi.s64`/`mul.hi.u64` (the NVVM intrinsics), not an i128 product:
+/// LLVM 19's loop strength reduction rewrites `zext(a / b) * c` in i128 as
+/// `zext(a) / zext(b) * c`, and the NVPTX backend has no i128 division (it
+/// aborts with `Undefined external symbol ""`; seed 20261601 kernel 248931,
+/// docs/upstream/llvm-nvptx-lsr-i128-udiv.md).
 Value *mulHi(llvm::IRBuilder<> &b, DType t, Value *x, Value *y) {
   unsigned w = x->getType()->getIntegerBitWidth();
-  llvm::Type *wide = b.getIntNTy(2 * w);
   bool s = isSignedInt(t);
   if (plantedBug("umulhi-sign")) s = !s;
+  if (w == 64)
+    return b.CreateIntrinsic(x->getType(),
+                             s ? llvm::Intrinsic::nvvm_mulhi_ll : llvm::Intrinsic::nvvm_mulhi_ull,
+                             {x, y});
+  llvm::Type *wide = b.getIntNTy(2 * w);
   Value *xw = s ? b.CreateSExt(x, wide) : b.CreateZExt(x, wide);
   Value *yw = s ? b.CreateSExt(y, wide) : b.CreateZExt(y, wide);
   return b.CreateTrunc(b.CreateLShr(b.CreateMul(xw, yw), w), x->getType());

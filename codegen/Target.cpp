@@ -229,8 +229,8 @@ llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
 }
 
 /// Hides every negation `0 - x` (and difference `a - x`) that an integer
-/// min/max takes as an operand
-/// behind `~x + 1` with the `~` in inline PTX. ptxas (CUDA 13.0, sm_90, -O1
+/// min/max takes as an operand (or a right shift, or a bitcast to a float:
+/// takesHiddenNegation) behind `~x + 1` with the `~` in inline PTX. ptxas (CUDA 13.0, sm_90, -O1
 /// and up, also the driver's JIT) fuses two chained min/max into one
 /// three-input VIMNMX3 and drops a `neg` it folds into one of its operands:
 /// `min(min(a, -b), c)` became `min(a, b, c)` (docs/upstream/ptxas-vimnmx3-neg.md;
@@ -241,14 +241,25 @@ llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
 /// `~x + 1` as a LOP3 and an add. Runs after the optimiser, which would fold
 /// it back into `0 - x`.
 /// Whether `user` takes the difference `sub` where ptxas misfolds its
-/// negation: an integer min/max, or the shifted operand of a right shift.
+/// negation: an integer min/max, the shifted operand of a right shift, or a
+/// bitcast of a negation `0 - x` to a float.
 /// ptxas (CUDA 13.0, the driver 580 JIT, sm_90; right at -O0) folds
 /// `(0 - x) >> 1` into `LEA.HI.SX32 d, -x, a, 0x1f`, which shifts before it
 /// negates: `(-1) >> 1` came out 0, not -1 (seed 20261320 kernel 35709,
 /// `x0 + ((-rm) >> 1)` stored to int64; tests/lit/gpu/fuzz-neg-shift.tc).
+/// It also folds the integer `neg` of a float's bits, compared with 0
+/// (`setp.gt.f64 (mov.b64 (neg.s64 x)), 0`), into the float negation
+/// modifier of an FSETP/DSETP/HSETP2 (`0 < -x`), which differs when x's
+/// bits or -x's are a NaN: `bitcast<double>(-S) > 0` with S = -2 (the bits
+/// of a NaN; -S is the smallest subnormal) came out false (seed 20261601
+/// kernel 139394; docs/upstream/ptxas-neg-bits-setp.md,
+/// tests/lit/gpu/fuzz-neg-bits-setp.tc).
 bool takesHiddenNegation(const llvm::User *user, const llvm::Value *sub) {
   if (llvm::isa<llvm::MinMaxIntrinsic>(user))
     return true;
+  if (llvm::isa<llvm::BitCastInst>(user) && user->getType()->isFPOrFPVectorTy())
+    return llvm::PatternMatch::match(llvm::cast<llvm::User>(sub)->getOperand(0),
+                                     llvm::PatternMatch::m_Zero());
   auto *shift = llvm::dyn_cast<llvm::BinaryOperator>(user);
   return shift &&
          (shift->getOpcode() == llvm::Instruction::AShr ||
@@ -601,10 +612,11 @@ bool isMulHiLike(const llvm::Value *v) {
                 ii->getIntrinsicID() == llvm::Intrinsic::nvvm_mulhi_ui);
 }
 
-/// Whether the 64-bit `v` is a bare `mul.hi.u32` zero-extended: `zext(m)`
-/// with m isMulHiLike, or `(x * y) >> 32` of two 32-bit unsigned factors
-/// (how `umulhi` of 32-bit integers reads once InstCombine has dropped the
-/// truncation; NVPTX selects `mul.hi.u32` and `cvt.u64.u32`).
+/// Whether the 64-bit `v` is a bare `mul.hi` zero-extended: `zext(m)` with m
+/// isMulHiLike, or `(x * y) >> 32` of two 32-bit factors, unsigned or
+/// signed (how `umulhi` of 32-bit integers reads once InstCombine has dropped
+/// the truncation; NVPTX selects `mul.hi.u32` or `mul.hi.s32` and
+/// `cvt.u64.u32`).
 bool isWidenedMulHi(const llvm::Value *v) {
   using namespace llvm::PatternMatch;
   const llvm::Value *hi = nullptr, *x = nullptr, *y = nullptr;
@@ -613,23 +625,24 @@ bool isWidenedMulHi(const llvm::Value *v) {
   auto narrowFactor = [](const llvm::Value *f) {
     const llvm::APInt *c = nullptr;
     if (match(f, m_APInt(c)))
-      return c->isIntN(32);
+      return c->isIntN(32) || c->isSignedIntN(32);
     const llvm::Value *src = nullptr;
-    return match(f, m_ZExt(m_Value(src))) && src->getType()->getScalarSizeInBits() <= 32;
+    return match(f, m_ZExtOrSExt(m_Value(src))) && src->getType()->getScalarSizeInBits() <= 32;
   };
   return match(v, m_LShr(m_Mul(m_Value(x), m_Value(y)), m_SpecificInt(32))) && narrowFactor(x) &&
          narrowFactor(y);
 }
 
-/// Rewrites every 64-bit `a - b` with `a` a bare `mul.hi.u32` widened
-/// (isWidenedMulHi) as `~(~a + b)`, the same bits. ptxas (CUDA 13.0, also the driver 580
+/// Rewrites every 64-bit `a - b` with `a` a bare `mul.hi.u32` or `mul.hi.s32`
+/// widened (isWidenedMulHi) as `~(~a + b)`, the same bits. ptxas (CUDA 13.0, also the driver 580
 /// JIT, sm_80 to sm_100, -O1 and up; right at -O0) fuses the `mul.hi.u32`, the
 /// `cvt.u64.u32` and the `sub.s64` into an IMAD.HI that adds `{0, -b.lo}` and
 /// takes that add's carry into the high word, where `~b.lo + 1`'s is right:
 /// when b.lo is 0 the high word came out 0xFFFFFFFF, 2^32 too small. Seed
 /// 20261401 kernel 56097 (`cdiv(rn, 3) - (x1 % (S | 1))` stored to int64)
 /// stored -4294967296 where 0 is right (docs/upstream/ptxas-imad-hi-sub.md,
-/// tests/lit/gpu/fuzz-mulhi-sub64.tc). ptxas keeps the two `not`s and the add
+/// tests/lit/gpu/fuzz-mulhi-sub64.tc). `mul.hi.s32` the same: seed 20261601
+/// kernel 14778 (`umulhi(rm - 1, rm - 1) - (int64)x1` of int32 factors). ptxas keeps the two `not`s and the add
 /// apart (one instruction more). Runs after the optimiser, which would fold
 /// it back into a `sub`.
 void hideMulHiMinuends(llvm::Module &m) {
@@ -654,7 +667,7 @@ void hideMulHiMinuends(llvm::Module &m) {
 }
 
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
-/// min/max operands, the 16-bit float selects, the bool phis, the high
+/// min/max operands (and shifted and float-reinterpreted negations), the 16-bit float selects, the bool phis, the high
 /// halves of 64-bit products, the zero-arm selects under logic operations and
 /// the float to 8/16-bit integer conversions and the 64-bit differences of a
 /// mul.hi as they are, so the culprit

@@ -30,6 +30,12 @@ interpreter.
   f16 (LLVM's InstCombine narrows to half, docs/upstream/llvm-instcombine-bf16-half.md); kernel
   56097, `cdiv(rn, 3) - (x1 % (S | 1))` in 64 bits (ptxas's IMAD.HI carry,
   docs/upstream/ptxas-imad-hi-sub.md).
+- Seed 20261601 (2026-11-27, two H200s): kernel 248931, `umulhi` of a 64-bit quotient in a loop
+  aborted the compile (LLVM's loop strength reduction wrote an i128 division,
+  docs/upstream/llvm-nvptx-lsr-i128-udiv.md); kernel 14778, `umulhi` of int32 minus an int64
+  (the signed form of the IMAD.HI carry); kernel 139394, `bitcast<double>(-S) > 0` (ptxas folds
+  the integer neg into a float negation, docs/upstream/ptxas-neg-bits-setp.md), with the pattern
+  itself for every float width.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -42,7 +48,8 @@ import util
 from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
-               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401), '
+               '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401, '
+               '20261601), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -907,5 +914,207 @@ S.add(case('ptxas_imad_hi_sub64', ['fuzz', 'op.div.int', 'op.umulhi', 'op.sub', 
            args=[buf('U', 'uint32', n, us), buf('B', 'int64', n, bs),
                  buf('Y', 'int64', 2 * n, fill=3), scalar('N', 'int32', n)],
            expect=util.expect_outputs(Y=out(y, 'int64', 'exact'))))
+
+# ---- Seed 20261601 (campaign of 2026-11-27, two H200s)
+rng6 = random.Random(20261601)
+
+
+def float_of_bits(bits, dtype):
+    """The float whose `dtype` encoding is the unsigned integer `bits`."""
+    import struct
+    if dtype == 'float64':
+        return struct.unpack('<d', struct.pack('<Q', bits))[0]
+    if dtype == 'float32':
+        return struct.unpack('<f', struct.pack('<I', bits))[0]
+    if dtype == 'float16':
+        return struct.unpack('<e', struct.pack('<H', bits))[0]
+    return struct.unpack('<f', struct.pack('<I', bits << 16))[0]  # bfloat16
+
+
+def neg_bits(v, width):
+    """The bits of the integer negation -v in `width` bits (two's complement)."""
+    return (-v) % (1 << width)
+
+
+# Kernel 248931: `umulhi(q, rm)` of a 64-bit quotient in a loop made the GPU backend abort
+# (`LLVM ERROR: Undefined external symbol ""`): umulhi of 64-bit integers was an i128 product,
+# and LLVM 19's loop strength reduction rewrote zext(a / b) as an i128 division, which NVPTX
+# cannot lower (docs/upstream/llvm-nvptx-lsr-i128-udiv.md). umulhi of 64-bit integers is now
+# mul.hi.s64/u64. The kernel is the original (a fault is not reduced).
+SIG248931 = ('gpu-fault|u64|add,addptr,and,cast,cmp_eq,cmp_gt,condition,constant,div,'
+             'get_program_id,if,load,max,min,mul,or,range,rem,return,splat,store,sub,umulhi,'
+             'while,xor,yield')
+K248931 = """__global__ void fuzz(int64 *X0, uint64 *Y, int32 N, int32 K, int32 C, bf16 S) {
+  int pm = get_program_id(0);
+  int rm[TS] = pm * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  int64 *pX0[TS] = X0 + rm;
+  int64 x0[TS] = *pX0;
+  uint64 *pY[TS] = Y + rm;
+  uint64 v0[TS] = ((x0 + x0) / (((uint64)(x0) & 7) | 1));
+  uint64 v1[TS] = ((x0 + x0) / (((uint64)(x0) & 7) | 1));
+  float acc2[TS] = (rm + 1.5);
+  int64 *q4[TS] = pX0;
+  int o5 = 0;
+  for (int i3 = K; i3 > 0; i3 -= 1) {
+    if (i3 == 1) continue;
+    bool mq6[TS] = (rm + o5) < N;
+    acc2 = max(acc2, (float)((umulhi(((x0 + x0) / (((uint64)(x0) & 7) | 1)), rm) + i3)));
+    q4 += 2;
+    o5 += 2;
+  }
+  int32 w7[TS] = (rm % 5);
+  if (C > 0) {
+    w7 = (int32)min(max(((bf16)(x0) - (S + acc2)), -1000), 1000);
+  }
+  *pY = (uint64)min(max((w7 + ((S + 5) + 7)), 0), 1000);
+}
+"""
+finding_source('k248931', K248931, SIG248931)
+
+
+def k248931_y(x0s, k, c, s):
+    """The kernel's Y by the language's rules: int64 + int64 divided by a uint64 is an unsigned
+    division of the wrapped sum; umulhi of uint64 is the unsigned high half; bf16 + float is
+    float; bf16 + int is bf16 (rounded after each operation); conversions to integers
+    truncate."""
+    m64 = 1 << 64
+    ys = []
+    for rm, x0 in enumerate(x0s):
+        q = ((2 * x0) % m64) // (((x0 % m64) & 7) | 1)
+        acc = util.f32(rm + 1.5)
+        for i3 in range(k, 0, -1):
+            if i3 == 1:
+                continue
+            acc = max(acc, util.f32((((q * (rm % m64)) >> 64) + i3) % m64))
+        w7 = rm % 5
+        if c > 0:
+            d = util.f32(util.bf16(x0) - util.f32(s + acc))
+            w7 = int(min(max(d, -1000.0), 1000.0))  # int() truncates toward zero
+        t = util.bf16(util.bf16(util.bf16(s + 5) + 7) + w7)
+        ys.append(int(min(max(t, 0.0), 1000.0)))
+    return ys
+
+
+for x0s, k, name in [([-3, 3, -4, -1, -4, 1, -1, 3], 2, ''),
+                     ([-3, 3, -4, -1, -4, 1, -4, -3], 4, '_k4'),
+                     ([rng6.randint(-9, 9) for _ in range(16)], 5, '_k5')]:
+    n = len(x0s)
+    c = case('seed20261601_kernel248931_gpu-fault' + name,
+             ['fuzz', 'fuzz.gpu-fault', 'op.umulhi', 'op.div.int', 'loop', 'loop.continue',
+              'dtype.int64', 'dtype.uint64', 'dtype.bfloat16', 'dtype.float32'],
+             source_ref='k248931', defines={'TS': 4}, grid=[n // 4],
+             args=[buf('X0', 'int64', n, x0s), buf('Y', 'uint64', n, fill=3),
+                   scalar('N', 'int32', n), scalar('K', 'int32', k), scalar('C', 'int32', 1),
+                   scalar('S', 'bfloat16', -1.25)],
+             expect=util.expect_outputs(Y=out(k248931_y(x0s, k, 1, -1.25), 'uint64', 'exact')))
+    add_finding(20261601, 248931, SIG248931, name, c)
+
+# Kernel 14778: `umulhi(rm - 1, rm - 1) - (int64)x1` of int32 factors (the signed high half:
+# 0 for -1 * -1) stored through float to uint32 gave 0 where 1 is right: ptxas fuses
+# mul.hi.s32, cvt.u64.u32 and sub.s64 into an IMAD.HI whose carry is wrong when the
+# subtrahend's low word is 0, as for mul.hi.u32 (docs/upstream/ptxas-imad-hi-sub.md).
+SIG14778 = ('gpu-mismatch|u32|addptr,cast,cmp_lt,constant,get_program_id,load,return,splat,'
+            'store,sub,umulhi,xor')
+K14778 = """int32 h0(uint16 p0[TS], int32 p1[TS]) {
+  return umulhi(p1, p1);
+}
+__global__ void fuzz(float *X1, uint32 *Y, int32 N) {
+  int pm = get_program_id(0);
+  int rm[TS] = pm;
+  bool mask[TS] = rm < N;
+  int8 x0[TS] = 1;
+  float *pX1[TS] = X1 + rm;
+  float x1[TS] = *pX1;
+  uint16 x2[TS] = 0;
+  uint32 *pY[TS] = Y + rm;
+  float v2[TS] = (x0 ^ (h0((x2), (rm - 1)) - (int64)(x1)));
+  *?(mask) pY = v2;
+}
+"""
+finding_source('k14778', K14778, SIG14778)
+for x1, name in [([0.0], ''), ([-5.0], '_x-5'), ([0.0, -5.0, -4.0, -4096.0], '_grid4')]:
+    n = len(x1)
+    y = []
+    for rm, x in enumerate(x1):
+        hi = ((rm - 1) * (rm - 1)) >> 32                     # signed high half of int32 * int32
+        v = 1 ^ util.wrap(hi - int(x), 'int64')              # int8 ^ int64 is int64
+        y.append(int(util.f32(v)))                           # float, then to uint32 (truncates)
+    c = case('seed20261601_kernel14778_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'op.umulhi', 'op.sub', 'helper', 'cast',
+              'dtype.int32', 'dtype.int64', 'dtype.float32', 'dtype.uint32'],
+             source_ref='k14778', defines={'TS': 1}, grid=[n],
+             args=[buf('X1', 'float32', n, x1), buf('Y', 'uint32', n, fill=3),
+                   scalar('N', 'int32', n)],
+             expect=util.expect_outputs(Y=out(y, 'uint32', 'exact')))
+    add_finding(20261601, 14778, SIG14778, name, c)
+
+# Kernel 139394: `bitcast<double>(-S) > 0` (as `(S ^ S) < bitcast<double>(-S)`) was false on an
+# H200 for S = -2, whose -S = 2 is the bits of the smallest subnormal: ptxas folds the integer
+# neg.s64 into the DSETP's float negation modifier (`0 < -x`), which differs where x's bits or
+# -x's are a NaN (docs/upstream/ptxas-neg-bits-setp.md). The atomic_cas then compared with 5,
+# not 3, and did not swap.
+SIG139394 = ('gpu-mismatch|f64|atomic_cas,bitcast,cast,cmp_lt,constant,neg,return,select,'
+             'splat,xor')
+K139394 = """bf16 h6(int64 p0[TS], bf16 p1[TS]) {
+  return (p1);
+}
+__global__ void fuzz(double *Y, int32 N, int64 S) {
+  int rm[TS] = 0;
+  bool mask[TS] = rm < N;
+  double *pY[TS] = Y + rm;
+  atomic_cas(pY, (double)(select((S ^ S) < bitcast<double>((-S)), 3, 5)), (double)(S), mask);
+}
+"""
+finding_source('k139394', K139394, SIG139394)
+for sv, name in [(-2, ''), (-1, '_s-1'), (2, '_s2'), (0, '_s0'), (-(1 << 63), '_smin'),
+                 (-(1 << 52), '_s-2p52')]:
+    cmp = 3.0 if 0.0 < float_of_bits(neg_bits(sv, 64), 'float64') else 5.0
+    y = float(sv) if cmp == 3.0 else 3.0          # Y holds 3.0: swapped to (double)S when equal
+    c = case('seed20261601_kernel139394_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'atomic', 'atomic.cas', 'op.bitcast', 'op.neg',
+              'op.select', 'dtype.int64', 'dtype.float64'],
+             source_ref='k139394', defines={'TS': 1}, grid=[1],
+             args=[buf('Y', 'float64', 1, [3.0]), scalar('N', 'int32', 1),
+                   scalar('S', 'int64', sv)],
+             expect=util.expect_outputs(Y=out([y], 'float64', 'exact')))
+    add_finding(20261601, 139394, SIG139394, name, c)
+
+# The pattern on tiles, every float width: the bits of an integer negation compared with 0.
+KNEGBITS = """__global__ void negbits(int32 *I, int16 *H, int64 *L, int32 *Y) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  int32 i[TS] = *(I + rm);
+  int16 h[TS] = *(H + rm);
+  int64 l[TS] = *(L + rm);
+  *(Y + rm) = (bitcast<float>(-i) > 0) + 2 * (bitcast<half>(-h) > 0) +
+              4 * (bitcast<bf16>(-h) < 0) + 8 * (bitcast<double>(-l) >= 0) +
+              16 * (bitcast<float>(-i) != 0);
+}
+"""
+S.source('knegbits', KNEGBITS)
+n, ts = 64, 16
+small = [0, 1, -1, 2, -2, 3, -3, 5, -5, 100, -100]
+ii = small + [-(1 << 31), (1 << 31) - 1, -0x7F800000, -0x7F800001, 0x00800000, -0x3F800000]
+hh = small + [-(1 << 15), (1 << 15) - 1, -0x7C00, -0x7C01, -0x7F80, -0x3C00]
+ll = small + [-(1 << 63), (1 << 63) - 1, -0x7FF0000000000000, -0x7FF0000000000001, -(1 << 52),
+              -0x3FF0000000000000]
+while len(ii) < n:
+    ii.append(rng6.randint(-(1 << 31), (1 << 31) - 1))
+    hh.append(rng6.randint(-(1 << 15), (1 << 15) - 1))
+    ll.append(rng6.randint(-(1 << 63), (1 << 63) - 1))
+y = []
+for a, b, c_ in zip(ii, hh, ll):
+    fi = float_of_bits(neg_bits(a, 32), 'float32')
+    v = int(fi > 0) + 2 * int(float_of_bits(neg_bits(b, 16), 'float16') > 0) + \
+        4 * int(float_of_bits(neg_bits(b, 16), 'bfloat16') < 0) + \
+        8 * int(float_of_bits(neg_bits(c_, 64), 'float64') >= 0) + 16 * int(fi != 0)
+    y.append(v)  # comparisons with a NaN are false, except != (true)
+S.add(case('ptxas_neg_bits_setp', ['fuzz', 'op.bitcast', 'op.neg', 'op.cmp', 'dtype.int16',
+                                    'dtype.int32', 'dtype.int64', 'dtype.float16',
+                                    'dtype.bfloat16', 'dtype.float32', 'dtype.float64'],
+           source_ref='knegbits', defines={'TS': ts}, grid=[n // ts],
+           args=[buf('I', 'int32', n, ii), buf('H', 'int16', n, hh), buf('L', 'int64', n, ll),
+                 buf('Y', 'int32', n, fill=3)],
+           expect=util.expect_outputs(Y=out(y, 'int32', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))
