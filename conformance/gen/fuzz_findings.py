@@ -1080,41 +1080,35 @@ for sv, name in [(-2, ''), (-1, '_s-1'), (2, '_s2'), (0, '_s0'), (-(1 << 63), '_
              expect=util.expect_outputs(Y=out([y], 'float64', 'exact')))
     add_finding(20261601, 139394, SIG139394, name, c)
 
-# The pattern on tiles, every float width: the bits of an integer negation compared with 0.
-KNEGBITS = """__global__ void negbits(int32 *I, int16 *H, int64 *L, int32 *Y) {
-  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
-  int32 i[TS] = *(I + rm);
-  int16 h[TS] = *(H + rm);
-  int64 l[TS] = *(L + rm);
-  *(Y + rm) = (bitcast<float>(-i) > 0) + 2 * (bitcast<half>(-h) > 0) +
-              4 * (bitcast<bf16>(-h) < 0) + 8 * (bitcast<double>(-l) >= 0) +
-              16 * (bitcast<float>(-i) != 0);
+# The pattern itself, every float width: the bits of the negation of a kernel parameter (a
+# uniform register, where ptxas folds it) compared with 0. Without the workaround ptxas writes
+# FSETP/DSETP/HSETP2 with a negated operand for each compare here.
+KNEGBITS = """__global__ void negbits(int32 A, int32 D, int16 B, int16 E, int64 C, int32 *Y) {
+  *Y = (bitcast<float>(-A) > 0) + 2 * (bitcast<half>(-B) > 0) + 4 * (bitcast<bf16>(-E) < 0) +
+       8 * (bitcast<double>(-C) >= 0) + 16 * (bitcast<float>(-D) != 0);
 }
 """
 S.source('knegbits', KNEGBITS)
-n, ts = 64, 16
-small = [0, 1, -1, 2, -2, 3, -3, 5, -5, 100, -100]
-ii = small + [-(1 << 31), (1 << 31) - 1, -0x7F800000, -0x7F800001, 0x00800000, -0x3F800000]
-hh = small + [-(1 << 15), (1 << 15) - 1, -0x7C00, -0x7C01, -0x7F80, -0x3C00]
-ll = small + [-(1 << 63), (1 << 63) - 1, -0x7FF0000000000000, -0x7FF0000000000001, -(1 << 52),
-              -0x3FF0000000000000]
-while len(ii) < n:
-    ii.append(rng6.randint(-(1 << 31), (1 << 31) - 1))
-    hh.append(rng6.randint(-(1 << 15), (1 << 15) - 1))
-    ll.append(rng6.randint(-(1 << 63), (1 << 63) - 1))
-y = []
-for a, b, c_ in zip(ii, hh, ll):
-    fi = float_of_bits(neg_bits(a, 32), 'float32')
-    v = int(fi > 0) + 2 * int(float_of_bits(neg_bits(b, 16), 'float16') > 0) + \
-        4 * int(float_of_bits(neg_bits(b, 16), 'bfloat16') < 0) + \
-        8 * int(float_of_bits(neg_bits(c_, 64), 'float64') >= 0) + 16 * int(fi != 0)
-    y.append(v)  # comparisons with a NaN are false, except != (true)
-S.add(case('ptxas_neg_bits_setp', ['fuzz', 'op.bitcast', 'op.neg', 'op.cmp', 'dtype.int16',
-                                    'dtype.int32', 'dtype.int64', 'dtype.float16',
-                                    'dtype.bfloat16', 'dtype.float32', 'dtype.float64'],
-           source_ref='knegbits', defines={'TS': ts}, grid=[n // ts],
-           args=[buf('I', 'int32', n, ii), buf('H', 'int16', n, hh), buf('L', 'int64', n, ll),
-                 buf('Y', 'int32', n, fill=3)],
-           expect=util.expect_outputs(Y=out(y, 'int32', 'exact'))))
+for v32, v16, v64, name in [
+        (-2, -2, -2, 'm2'), (-1, -1, -1, 'm1'), (1, 1, 1, '1'), (2, 2, 2, '2'), (0, 0, 0, '0'),
+        (-(1 << 31), -(1 << 15), -(1 << 63), 'min'),
+        (-0x7F800001, -0x7C01, -0x7FF0000000000001, 'nan_bits'),
+        (-0x7F800000, -0x7C00, -0x7FF0000000000000, 'inf_bits'),
+        (-0x3F800000, -0x3C00, -0x3FF0000000000000, 'minus_one_bits'),
+        (0x3F800000, 0x3C00, 0x3FF0000000000000, 'one_bits')]:
+    y = int(float_of_bits(neg_bits(v32, 32), 'float32') > 0) + \
+        2 * int(float_of_bits(neg_bits(v16, 16), 'float16') > 0) + \
+        4 * int(float_of_bits(neg_bits(v16, 16), 'bfloat16') < 0) + \
+        8 * int(float_of_bits(neg_bits(v64, 64), 'float64') >= 0) + \
+        16 * int(float_of_bits(neg_bits(v32, 32), 'float32') != 0)  # NaN: false, except !=
+    S.add(case('ptxas_neg_bits_setp_' + name,
+               ['fuzz', 'op.bitcast', 'op.neg', 'op.cmp', 'scalar.param', 'dtype.int16',
+                'dtype.int32', 'dtype.int64', 'dtype.float16', 'dtype.bfloat16', 'dtype.float32',
+                'dtype.float64'],
+               source_ref='knegbits', grid=[1],
+               args=[scalar('A', 'int32', v32), scalar('D', 'int32', v32),
+                     scalar('B', 'int16', v16), scalar('E', 'int16', v16),
+                     scalar('C', 'int64', v64), buf('Y', 'int32', 1, fill=3)],
+               expect=util.expect_outputs(Y=out([y], 'int32', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))
