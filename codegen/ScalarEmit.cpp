@@ -466,6 +466,12 @@ Value *mulHi(llvm::IRBuilder<> &b, DType t, Value *x, Value *y) {
   unsigned w = x->getType()->getIntegerBitWidth();
   bool s = isSignedInt(t);
   if (plantedBug("umulhi-sign")) s = !s;
+  auto *cx = llvm::dyn_cast<llvm::ConstantInt>(x), *cy = llvm::dyn_cast<llvm::ConstantInt>(y);
+  if (w == 64 && cx && cy) { // the intrinsic does not fold: fold it here
+    const llvm::APInt &a = cx->getValue(), &c = cy->getValue();
+    llvm::APInt p = s ? a.sext(128) * c.sext(128) : a.zext(128) * c.zext(128);
+    return llvm::ConstantInt::get(x->getType(), p.lshr(64).trunc(64));
+  }
   if (w == 64)
     return b.CreateIntrinsic(x->getType(),
                              s ? llvm::Intrinsic::nvvm_mulhi_ll : llvm::Intrinsic::nvvm_mulhi_ull,
