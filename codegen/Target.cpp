@@ -292,6 +292,36 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
   }
 }
 
+/// Hides every integer `abs(x)` that a bitcast to a float takes as
+/// `x < 0 ? ~x + 1 : x`, the `~` in inline PTX. ptxas (CUDA 13.0, sm_90, -O1
+/// and up; right at -O0) folds the integer `abs` of a uniform value whose bits
+/// are compared as a float with 0 into the compare's float absolute-value
+/// modifier (`FSETP.LT RZ, |x|`), as it folds a `neg` into its negation
+/// modifier (takesHiddenNegation): wrong where x's bits are a NaN, so
+/// `bitcast<float>(abs(A)) > 0` with A = -2 read false
+/// (docs/upstream/ptxas-neg-bits-setp.md, tests/lit/gpu/fuzz-neg-bits-setp.tc).
+/// Runs after the optimiser, which would fold it back into an `abs`.
+void hideAbsOfFloatBits(llvm::Module &m) {
+  std::vector<llvm::IntrinsicInst *> work;
+  auto isFloatBitcast = [](const llvm::Use &u) {
+    return llvm::isa<llvm::BitCastInst>(u.getUser()) && u.getUser()->getType()->isFPOrFPVectorTy();
+  };
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *ii = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+          ii && ii->getIntrinsicID() == llvm::Intrinsic::abs &&
+          ii->getType()->getScalarSizeInBits() <= 64 && llvm::any_of(ii->uses(), isFloatBitcast))
+        work.push_back(ii);
+  for (llvm::IntrinsicInst *abs : work) {
+    llvm::IRBuilder<> b(abs->getNextNode());
+    b.SetCurrentDebugLocation(abs->getDebugLoc());
+    llvm::Value *x = abs->getArgOperand(0);
+    llvm::Value *hidden = b.CreateSelect(
+        b.CreateICmpSLT(x, llvm::Constant::getNullValue(x->getType())), opaqueNeg(b, x), x);
+    abs->replaceUsesWithIf(hidden, isFloatBitcast);
+  }
+}
+
 /// Whether `v`, a value computed at run time (not a constant), is used, other
 /// than by `except`, by 16-bit float arithmetic (an fadd/fsub/fmul/fdiv/frem,
 /// an fneg or a call such as fma).
@@ -667,7 +697,7 @@ void hideMulHiMinuends(llvm::Module &m) {
 }
 
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
-/// min/max operands (and shifted and float-reinterpreted negations), the 16-bit float selects, the bool phis, the high
+/// min/max operands (and shifted and float-reinterpreted negations and abs), the 16-bit float selects, the bool phis, the high
 /// halves of 64-bit products, the zero-arm selects under logic operations and
 /// the float to 8/16-bit integer conversions and the 64-bit differences of a
 /// mul.hi as they are, so the culprit
@@ -756,6 +786,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   legalizeBoolToFloat(*lk.module);
   if (ptxasWorkaroundsOn()) {
     hideNegatedMinMaxOperands(*lk.module);
+    hideAbsOfFloatBits(*lk.module);
     hideHalfSelects(*lk.module);
     widenMaterializedBoolPhis(*lk.module);
     hideProductHighHalves(*lk.module);

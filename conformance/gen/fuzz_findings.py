@@ -35,7 +35,7 @@ interpreter.
   docs/upstream/llvm-nvptx-lsr-i128-udiv.md); kernel 14778, `umulhi` of int32 minus an int64
   (the signed form of the IMAD.HI carry); kernel 139394, `bitcast<double>(-S) > 0` (ptxas folds
   the integer neg into a float negation, docs/upstream/ptxas-neg-bits-setp.md), with the pattern
-  itself for every float width.
+  itself for every float width, and the same fold of an integer abs.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -1109,6 +1109,39 @@ for v32, v16, v64, name in [
                args=[scalar('A', 'int32', v32), scalar('D', 'int32', v32),
                      scalar('B', 'int16', v16), scalar('E', 'int16', v16),
                      scalar('C', 'int64', v64), buf('Y', 'int32', 1, fill=3)],
+               expect=util.expect_outputs(Y=out([y], 'int32', 'exact'))))
+
+# The same fold for an integer abs: ptxas takes it as the compare's float |x| modifier.
+KABSBITS = """__global__ void absbits(int32 A, int16 B, int16 E, int64 C, int32 *Y) {
+  *Y = (bitcast<float>(abs(A)) > 0) + 2 * (bitcast<half>(abs(B)) > 0) +
+       4 * (bitcast<bf16>(abs(E)) >= 0) + 8 * (bitcast<double>(abs(C)) > 0);
+}
+"""
+S.source('kabsbits', KABSBITS)
+
+
+def abs_bits(v, width):
+    """The bits of the integer abs(v) in `width` bits (abs(MIN) == MIN)."""
+    return abs(v) % (1 << width)
+
+
+for v32, v16, v64, name in [
+        (-2, -2, -2, 'm2'), (-1, -1, -1, 'm1'), (2, 2, 2, '2'), (0, 0, 0, '0'),
+        (-(1 << 31), -(1 << 15), -(1 << 63), 'min'),
+        (-0x7F800001, -0x7C01, -0x7FF0000000000001, 'nan_bits'),
+        (-0x3F800000, -0x3C00, -0x3FF0000000000000, 'minus_one_bits')]:
+    y = int(float_of_bits(abs_bits(v32, 32), 'float32') > 0) + \
+        2 * int(float_of_bits(abs_bits(v16, 16), 'float16') > 0) + \
+        4 * int(float_of_bits(abs_bits(v16, 16), 'bfloat16') >= 0) + \
+        8 * int(float_of_bits(abs_bits(v64, 64), 'float64') > 0)  # NaN: false
+    S.add(case('ptxas_abs_bits_setp_' + name,
+               ['fuzz', 'op.bitcast', 'op.abs', 'op.cmp', 'scalar.param', 'dtype.int16',
+                'dtype.int32', 'dtype.int64', 'dtype.float16', 'dtype.bfloat16', 'dtype.float32',
+                'dtype.float64'],
+               source_ref='kabsbits', grid=[1],
+               args=[scalar('A', 'int32', v32), scalar('B', 'int16', v16),
+                     scalar('E', 'int16', v16), scalar('C', 'int64', v64),
+                     buf('Y', 'int32', 1, fill=3)],
                expect=util.expect_outputs(Y=out([y], 'int32', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))
