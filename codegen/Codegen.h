@@ -157,6 +157,11 @@ BatchResult compileBatch(const std::vector<BatchKernel> &kernels, const Options 
 ir::Function *copyFunction(ir::Module &dst, const ir::Module &src, const ir::Function &fn,
                            const std::string &name);
 
+/// Makes LLVM's fatal errors (reached only through a bug in the backend or in
+/// LLVM) print `error: internal compiler error: ...` and exit with code 70
+/// instead of aborting. Installed the first time a kernel is compiled.
+void installLlvmFatalErrorHandler();
+
 /// "LLVM 19.1.7 nvptx64, libdevice <hash>": part of every cache key.
 std::string compilerVersion();
 

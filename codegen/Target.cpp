@@ -20,6 +20,7 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -53,9 +54,32 @@ double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+/// LLVM's fatal errors (a backend that cannot select an instruction, say)
+/// end the process: say what happened as a compiler error, not a bare
+/// `LLVM ERROR:` and an abort with a core dump, and exit with 70 (EX_SOFTWARE).
+void reportLlvmFatalError(void *, const char *reason, bool) {
+  std::fprintf(stderr,
+               "error: internal compiler error: LLVM's NVPTX code generator stopped: %s\n"
+               "note: this is a bug in the GPU backend or in LLVM, not in the kernel; please "
+               "report it with the kernel's source and its -D values\n",
+               reason);
+  std::fflush(stderr);
+  std::_Exit(70);
+}
+
+} // namespace
+
+void installLlvmFatalErrorHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] { llvm::install_fatal_error_handler(reportLlvmFatalError); });
+}
+
+namespace {
+
 void initTarget() {
   static std::once_flag once;
   std::call_once(once, [] {
+    installLlvmFatalErrorHandler();
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
