@@ -466,13 +466,9 @@ Value *mulHi(llvm::IRBuilder<> &b, DType t, Value *x, Value *y) {
   unsigned w = x->getType()->getIntegerBitWidth();
   bool s = isSignedInt(t);
   if (plantedBug("umulhi-sign")) s = !s;
-  auto *cx = llvm::dyn_cast<llvm::ConstantInt>(x), *cy = llvm::dyn_cast<llvm::ConstantInt>(y);
-  if (w == 64 && cx && cy) { // the intrinsic does not fold: fold it here
-    const llvm::APInt &a = cx->getValue(), &c = cy->getValue();
-    llvm::APInt p = s ? a.sext(128) * c.sext(128) : a.zext(128) * c.zext(128);
-    return llvm::ConstantInt::get(x->getType(), p.lshr(64).trunc(64));
-  }
-  if (w == 64)
+  // Two constants take the wide product below, which the builder folds (the
+  // intrinsic does not fold).
+  if (w == 64 && !(llvm::isa<llvm::Constant>(x) && llvm::isa<llvm::Constant>(y)))
     return b.CreateIntrinsic(x->getType(),
                              s ? llvm::Intrinsic::nvvm_mulhi_ll : llvm::Intrinsic::nvvm_mulhi_ull,
                              {x, y});
