@@ -346,6 +346,68 @@ void hideAbsOfFloatBits(llvm::Module &m) {
   }
 }
 
+/// Rewrites every float equality test against 1.0 (`x == 1.0`, `x != 1.0`,
+/// ordered or not; any float width, scalar or splat) as a test of x's bits.
+/// ptxas (CUDA 13.0, also the driver 580 JIT, sm_90; right at -O0) takes a
+/// register it knows holds the integer 0 or 1 (a phi of `selp 1, 0` or of the
+/// constants 0 and 1), compared as a float for equality with 1.0, for a bool:
+/// it tests `!= 0` instead, so the bits 1 (the smallest subnormal) read as equal
+/// to 1.0. `min(bitcast<float>(b % 3), 1.0)` with b true came out 1, not 0: the
+/// min's tie test `x == 1.0` took the wrong arm (seed 20261801 kernel 59412;
+/// docs/upstream/ptxas-bool-eq-one.md, tests/lit/gpu/fuzz-bool-eq-one.tc).
+/// Exact: 1.0 has one encoding, so `x == 1.0` is `bits(x) == bits(1.0)`, and a
+/// NaN (the unordered forms) is `(bits(x) & ~sign) > bits(inf)`. ptxas compares
+/// those integers right. Runs after the optimiser, which would fold it back.
+void compareWithOneAsBits(llvm::Module &m) {
+  using namespace llvm::PatternMatch;
+  std::vector<llvm::FCmpInst *> work;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *cmp = llvm::dyn_cast<llvm::FCmpInst>(&inst);
+          cmp && cmp->isEquality() &&
+          (match(cmp->getOperand(0), m_FPOne()) || match(cmp->getOperand(1), m_FPOne())))
+        work.push_back(cmp);
+  for (llvm::FCmpInst *cmp : work) {
+    llvm::IRBuilder<> b(cmp);
+    b.SetCurrentDebugLocation(cmp->getDebugLoc());
+    bool oneFirst = match(cmp->getOperand(0), m_FPOne());
+    llvm::Value *x = cmp->getOperand(oneFirst ? 1 : 0);
+    llvm::Type *fty = x->getType();
+    unsigned width = fty->getScalarSizeInBits();
+    llvm::Type *ity = fty->getWithNewType(b.getIntNTy(width));
+    const llvm::fltSemantics &sem = fty->getScalarType()->getFltSemantics();
+    auto bitsOf = [&](const llvm::APFloat &v) {
+      return llvm::ConstantInt::get(ity, v.bitcastToAPInt());
+    };
+    llvm::Value *bits = b.CreateBitCast(x, ity);
+    llvm::Value *same = b.CreateICmpEQ(bits, bitsOf(llvm::APFloat::getOne(sem)));
+    llvm::Value *out = nullptr;
+    switch (cmp->getPredicate()) {
+    case llvm::CmpInst::FCMP_OEQ:
+      out = same;
+      break;
+    case llvm::CmpInst::FCMP_UNE:
+      out = b.CreateNot(same);
+      break;
+    case llvm::CmpInst::FCMP_UEQ:
+    case llvm::CmpInst::FCMP_ONE: {
+      llvm::APInt magnitude = llvm::APInt::getSignedMaxValue(width);
+      llvm::Value *nan = b.CreateICmpUGT(b.CreateAnd(bits, llvm::ConstantInt::get(ity, magnitude)),
+                                         bitsOf(llvm::APFloat::getInf(sem)));
+      out = cmp->getPredicate() == llvm::CmpInst::FCMP_UEQ
+                ? b.CreateOr(same, nan)
+                : b.CreateAnd(b.CreateNot(same), b.CreateNot(nan));
+      break;
+    }
+    default:
+      continue; // isEquality() admits only the four above
+    }
+    out->takeName(cmp);
+    cmp->replaceAllUsesWith(out);
+    cmp->eraseFromParent();
+  }
+}
+
 /// Whether `v`, a value computed at run time (not a constant), is used, other
 /// than by `except`, by 16-bit float arithmetic (an fadd/fsub/fmul/fdiv/frem,
 /// an fneg or a call such as fma).
@@ -811,6 +873,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   if (ptxasWorkaroundsOn()) {
     hideNegatedMinMaxOperands(*lk.module);
     hideAbsOfFloatBits(*lk.module);
+    compareWithOneAsBits(*lk.module);
     hideHalfSelects(*lk.module);
     widenMaterializedBoolPhis(*lk.module);
     hideProductHighHalves(*lk.module);

@@ -36,6 +36,10 @@ interpreter.
   (the signed form of the IMAD.HI carry); kernel 139394, `bitcast<double>(-S) > 0` (ptxas folds
   the integer neg into a float negation, docs/upstream/ptxas-neg-bits-setp.md), with the pattern
   itself for every float width, and the same fold of an integer abs.
+- Seed 20261801 (2026-11-28, one H100): kernel 59412, `min(bitcast<float>(b % 3), 1.0)` of a
+  bool b (ptxas tests a 0/1 register compared as a float with 1.0 `!= 0`,
+  docs/upstream/ptxas-bool-eq-one.md), with the pattern itself for every float width and the
+  rewritten compare on any bits.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -49,7 +53,7 @@ from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
                '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401, '
-               '20261601), '
+               '20261601) and 2026-11-28 (seed 20261801), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -1141,6 +1145,113 @@ for v32, v16, v64, name in [
                source_ref='kabsbits', grid=[1],
                args=[scalar('A', 'int32', v32), scalar('B', 'int16', v16),
                      scalar('E', 'int16', v16), scalar('C', 'int64', v64),
+                     buf('Y', 'int32', 1, fill=3)],
+               expect=util.expect_outputs(Y=out([y], 'int32', 'exact'))))
+
+# Seed 20261801 (2026-11-28, one H100), kernel 59412: `min(bitcast<float>(b % 3), 1.0)` for a
+# bool b loaded as true (the bits 1, the smallest subnormal), stored to int8, gave 1, not 0:
+# ptxas takes a register it knows holds the integer 0 or 1 (a phi of `selp 1, 0`), compared as a
+# float for equality with 1.0 (here the min's tie test), for a bool and tests `!= 0`
+# (docs/upstream/ptxas-bool-eq-one.md).
+SIG59412 = ('gpu-mismatch|i8|addptr,and,bitcast,cast,cmp_gt,cmp_lt,constant,if,load,min,mul,rem,'
+            'return,select,splat,store,yield')
+K59412 = """bool h2(uint32 p0[TM, TN], bool p1[TM, TN]) {
+  bool t[TM, TN] = p1;
+  return t;
+}
+float h7(float p0[TM, TN], int32 p1[TM, TN]) {
+  return (p0);
+}
+__global__ void fuzz(bool *X0, int8 *Y, int32 M, int32 N, int32 C) {
+  int rm[TM] = 0;
+  int rn[TN] = 1;
+  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  bool *pX0[TM, TN] = X0 + rm[:, newaxis] * N + rn[newaxis, :];
+  bool x0[TM, TN] = mask ? *pX0 : 0;
+  int8 *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  float v0[TM, TN] = 1;
+  bool v1[TM, TN] = where(v0 < x0, x0, x0);
+  bool v3[TM, TN] = h2((uint32)(v1), x0);
+  float w6[TM, TN] = 0;
+  if (C > 0) {
+  } else {
+    w6 = min(bitcast<float>((v3 % 3)), v0);
+  }
+  *?(mask) pY = w6;
+}
+"""
+finding_source('k59412', K59412, SIG59412)
+for x0s, c, name in [([0, 1], 0, ''), ([1, 0], 0, '_x0'), ([1, 1], 1, '_c1'), ([0, 0], 0, '_x00')]:
+    # The program writes Y[1] (rm = 0, rn = 1): bool % 3 is an int32, its bits a float, the
+    # min with 1.0 that float (a subnormal or 0), then truncated to int8; Y[0] keeps its 3.
+    # The reduced kernel ran on a grid of [1, 2, 1], whose two programs both store Y[1] (a
+    # race the interpreter reports); one program shows the bug the same.
+    w6 = 0.0 if c > 0 else min(float_of_bits(x0s[1] % 3, 'float32'), 1.0)
+    c = case('seed20261801_kernel59412_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'op.bitcast', 'op.minmax', 'op.mod.int', 'cast',
+              'cast.float_to_int', 'dtype.bool', 'dtype.int8', 'dtype.float32', 'helper',
+              'tile.2d', 'store.masked'],
+             source_ref='k59412', defines={'TM': 1, 'TN': 1}, grid=[1],
+             args=[buf('X0', 'bool', [1, 2], x0s), buf('Y', 'int8', [1, 2], fill=3),
+                   scalar('M', 'int32', 1), scalar('N', 'int32', 2), scalar('C', 'int32', c)],
+             expect=util.expect_outputs(Y=out([3, int(w6)], 'int8', 'exact')))
+    add_finding(20261801, 59412, SIG59412, name, c)
+
+# The pattern itself, every float width: a bool, through a branch (a phi of 0 and `selp 1, 0`
+# for ptxas), compared with 1.0 as a float's bits. Without the workaround ptxas tests the f16,
+# bf16 and f32 compares `!= 0`: 3 instead of 4 for X = 1, C = 1.
+KBOOLONE = """__global__ void boolone(bool *X, int32 C, int32 *Y) {
+  int32 b = 0;
+  if (C > 0) {
+    b = *X;
+  }
+  *Y = (bitcast<float>(b) == 1.0) + 2 * (bitcast<half>((int16)b) == 1.0) +
+       4 * (bitcast<bf16>((int16)b) != 1.0) + 8 * (bitcast<double>((int64)b) == 1.0);
+}
+"""
+S.source('kboolone', KBOOLONE)
+for x, c in [(1, 1), (0, 1), (1, 0)]:
+    b = x if c > 0 else 0
+    y = int(float_of_bits(b, 'float32') == 1.0) + 2 * int(float_of_bits(b, 'float16') == 1.0) + \
+        4 * int(float_of_bits(b, 'bfloat16') != 1.0) + 8 * int(float_of_bits(b, 'float64') == 1.0)
+    S.add(case('ptxas_bool_eq_one_x%d_c%d' % (x, c),
+               ['fuzz', 'op.bitcast', 'op.cmp', 'if', 'dtype.bool', 'dtype.int16', 'dtype.int32',
+                'dtype.int64', 'dtype.float16', 'dtype.bfloat16', 'dtype.float32',
+                'dtype.float64'],
+               source_ref='kboolone', grid=[1],
+               args=[buf('X', 'bool', 1, [x]), scalar('C', 'int32', c),
+                     buf('Y', 'int32', 1, fill=3)],
+               expect=util.expect_outputs(Y=out([y], 'int32', 'exact'))))
+
+# The rewritten compares on any bits, the unordered forms included (`x < 1 || x > 1` is
+# InstCombine's `one`, its negation `ueq`): equal only to 1.0's own bits, NaN unordered.
+KUNORD = """__global__ void unordered(int32 *I, int64 *L, int32 *Y) {
+  int32 i = *I;
+  int64 l = *L;
+  float f = bitcast<float>(i);
+  double d = bitcast<double>(l);
+  *Y = (f < 1.0 || f > 1.0) + 2 * (!(f < 1.0) && !(f > 1.0)) + 4 * (d < 1.0 || d > 1.0) +
+       8 * (!(d < 1.0) && !(d > 1.0));
+}
+"""
+S.source('kunord', KUNORD)
+for i32, i64, name in [(0x3F800000, 0x3FF0000000000000, 'one'), (1, 1, 'subnormal1'),
+                       (0, 0, 'zero'), (0x3F800001, 0x3FF0000000000001, 'one_ulp_up'),
+                       (0x3F7FFFFF, 0x3FEFFFFFFFFFFFFF, 'one_ulp_down'),
+                       (0xBF800000, 0xBFF0000000000000, 'minus_one'),
+                       (0x7FC00000, 0x7FF8000000000000, 'nan'),
+                       (0xFF800001, 0xFFF0000000000001, 'neg_nan'),
+                       (0x7F800000, 0x7FF0000000000000, 'inf')]:
+    f = float_of_bits(i32, 'float32')
+    d = float_of_bits(i64, 'float64')
+    y = int(f < 1.0 or f > 1.0) + 2 * int(not (f < 1.0) and not (f > 1.0)) + \
+        4 * int(d < 1.0 or d > 1.0) + 8 * int(not (d < 1.0) and not (d > 1.0))
+    S.add(case('bits_cmp_one_unordered_' + name,
+               ['fuzz', 'op.bitcast', 'op.cmp', 'op.not', 'dtype.int32', 'dtype.int64',
+                'dtype.float32', 'dtype.float64', 'float.nan'],
+               source_ref='kunord', grid=[1],
+               args=[buf('I', 'int32', 1, [util.wrap(i32, 'int32')]),
+                     buf('L', 'int64', 1, [util.wrap(i64, 'int64')]),
                      buf('Y', 'int32', 1, fill=3)],
                expect=util.expect_outputs(Y=out([y], 'int32', 'exact'))))
 
