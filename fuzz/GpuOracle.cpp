@@ -29,10 +29,11 @@ LaunchArgs bind(const FuzzKernel &k, std::map<std::string, HostArray> &buffers) 
 }
 
 RunResult runOn(Backend &backend, const CompiledKernel &kernel, const FuzzKernel &k,
-                std::map<std::string, HostArray> &buffers, double seconds) {
+                std::map<std::string, HostArray> &buffers, double seconds, bool raceCheck = false) {
   LaunchArgs args = bind(k, buffers);
   RunOptions opts;
   opts.maxSeconds = seconds;
+  opts.raceCheck = raceCheck;
   return backend.launch(kernel, k.grid, args, opts);
 }
 
@@ -184,14 +185,14 @@ ElementSet differingElements(const FuzzKernel &k, const std::map<std::string, Ho
 }
 
 bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::string, HostArray> &out,
-                     std::string &error) {
+                     std::string &error, bool raceCheck) {
   CompileOutcome c = compileFuzzKernel(k);
   if (!c.ok()) {
     error = "the kernel does not compile:\n" + c.diagnostics;
     return false;
   }
   out = makeBuffers(k);
-  RunResult r = runOn(*createInterpreterBackend(), *c.kernel, k, out, maxSeconds);
+  RunResult r = runOn(*createInterpreterBackend(), *c.kernel, k, out, maxSeconds, raceCheck);
   if (r.status == RunResult::Status::Ok)
     return true;
   error = r.trap ? r.trap->render() : "interpreter error: " + r.error;

@@ -124,9 +124,11 @@ OracleResult onlyInBatch(const OracleResult &batch);
 
 /// The reference outputs of `k`: interp(ir) with one thread (what every
 /// finding's conformance case expects). False with `error` when the kernel
-/// does not compile or does not run to completion.
+/// does not compile or does not run to completion; with `raceCheck`, also when
+/// two of its programs race (a `data_race` trap, as the conformance runner
+/// reports it).
 bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::string, HostArray> &out,
-                     std::string &error);
+                     std::string &error, bool raceCheck = false);
 
 /// The first element of `got` that differs from `want` under the fuzzer's
 /// GPU comparison (see above); "" when they agree. `extraUlps` is

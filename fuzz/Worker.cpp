@@ -245,6 +245,15 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
         return false;
       OracleResult r = check.check(c);
       bool same = r.status == OracleResult::Status::Fail && r.property == property;
+      // The GPU oracle's interpreter run does not check races (the generator's
+      // kernels have none), but a reduction step can make two programs store
+      // one element, which the conformance runner then reports as data_race:
+      // such a candidate is no reduction.
+      if (same && !cfg.cpuOnly) {
+        std::map<std::string, HostArray> ref;
+        std::string error;
+        same = interpReference(c, 20, ref, error, /*raceCheck=*/true);
+      }
       if (same) {
         message = r.message.substr(0, kMessageBytes);
         reply(out, {{"op", "best"}, {"kernel", kernelToJson(c)}});

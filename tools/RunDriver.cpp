@@ -578,6 +578,7 @@ int RunDriver::runLaunch(Backend &backend, const CaseHook &hook) const {
   ro.maxSeconds = opt_.timeout;
   ro.trace = opt_.trace;
   ro.out = &std::cout;
+  ro.raceCheck = true; // as triton-conformance runs the case: a race is a data_race trap
   std::vector<conf::Variant> variants = c->variants();
   for (const conf::Variant &v : variants) {
     if (variants.size() > 1)

@@ -355,6 +355,23 @@ TEST(FuzzGpuOracle, InterpReferenceRunsTheKernel) {
   EXPECT_NE(error.find("does not compile"), std::string::npos);
 }
 
+// A reduction step can leave two programs storing one element: the reducer
+// asks interpReference with raceCheck, which reports it as the runner does.
+TEST(FuzzGpuOracle, InterpReferenceReportsRacesWhenAsked) {
+  FuzzKernel k;
+  k.source = "__global__ void f(float *Y) { *Y = 2.5; }";
+  k.kernelName = "f";
+  k.grid = {2, 1, 1};
+  k.buffers.push_back({"Y", DType::F32, {1}, {0}, true});
+  std::map<std::string, HostArray> out;
+  std::string error;
+  ASSERT_TRUE(interpReference(k, 5, out, error)) << error;
+  EXPECT_FALSE(interpReference(k, 5, out, error, /*raceCheck=*/true));
+  EXPECT_NE(error.find("data_race"), std::string::npos) << error;
+  k.grid = {1, 1, 1};
+  EXPECT_TRUE(interpReference(k, 5, out, error, /*raceCheck=*/true)) << error;
+}
+
 } // namespace
 
 // docs/fuzz.md: kernels with `@` are compared with a tolerance scaled by K.
