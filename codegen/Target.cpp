@@ -346,6 +346,131 @@ void hideAbsOfFloatBits(llvm::Module &m) {
   }
 }
 
+/// Whether the bits of `v` are those of a bool in every case ptxas can see:
+/// the constants 0, 1 and all ones (of any type), undef, `zext`/`sext` of an
+/// i1, and selects, phis, integer extensions and truncations, and bitcasts of
+/// such values.
+bool isBoolBits(const llvm::Value *v, unsigned depth, llvm::SmallPtrSetImpl<const llvm::Value *> &seen) {
+  if (llvm::isa<llvm::UndefValue>(v))
+    return true;
+  auto boolConstant = [](const llvm::Constant *c) {
+    llvm::APInt bits;
+    if (auto *ci = llvm::dyn_cast<llvm::ConstantInt>(c))
+      bits = ci->getValue();
+    else if (auto *cf = llvm::dyn_cast<llvm::ConstantFP>(c))
+      bits = cf->getValueAPF().bitcastToAPInt();
+    else
+      return llvm::isa<llvm::UndefValue>(c);
+    return bits.isZero() || bits.isOne() || bits.isAllOnes();
+  };
+  if (auto *c = llvm::dyn_cast<llvm::Constant>(v)) {
+    auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(c->getType());
+    if (!vty)
+      return boolConstant(c);
+    for (unsigned i = 0; i < vty->getNumElements(); ++i) {
+      const llvm::Constant *e = c->getAggregateElement(i);
+      if (!e || !boolConstant(e))
+        return false;
+    }
+    return true;
+  }
+  if (depth == 0)
+    return false;
+  if (!seen.insert(v).second)
+    return true; // a cycle through phis adds no other value
+  if (auto *cast = llvm::dyn_cast<llvm::CastInst>(v)) {
+    if ((llvm::isa<llvm::ZExtInst>(cast) || llvm::isa<llvm::SExtInst>(cast)) &&
+        cast->getSrcTy()->isIntOrIntVectorTy(1))
+      return true;
+    // Widening, narrowing or reinterpreting the bits of a bool keeps them a bool's.
+    return (llvm::isa<llvm::ZExtInst>(cast) || llvm::isa<llvm::SExtInst>(cast) ||
+            llvm::isa<llvm::TruncInst>(cast) || llvm::isa<llvm::BitCastInst>(cast)) &&
+           isBoolBits(cast->getOperand(0), depth - 1, seen);
+  }
+  if (auto *sel = llvm::dyn_cast<llvm::SelectInst>(v))
+    return isBoolBits(sel->getTrueValue(), depth - 1, seen) &&
+           isBoolBits(sel->getFalseValue(), depth - 1, seen);
+  if (auto *phi = llvm::dyn_cast<llvm::PHINode>(v))
+    return llvm::all_of(phi->incoming_values(),
+                        [&](const llvm::Use &in) { return isBoolBits(in.get(), depth - 1, seen); });
+  return false;
+}
+
+bool isBoolBits(const llvm::Value *v) {
+  llvm::SmallPtrSet<const llvm::Value *, 8> seen;
+  return !llvm::isa<llvm::Constant>(v) && isBoolBits(v, 6, seen);
+}
+
+/// `x` (an integer of at most 64 bits, or a vector of them) through an
+/// identity `prmt.b32` in inline PTX for each 32-bit word: the same bits, in
+/// a register whose value ptxas does not know.
+llvm::Value *opaqueBits(llvm::IRBuilder<> &b, llvm::Value *x) {
+  if (auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(x->getType())) {
+    llvm::Value *out = llvm::PoisonValue::get(vty);
+    for (unsigned i = 0; i < vty->getNumElements(); ++i)
+      out = b.CreateInsertElement(out, opaqueBits(b, b.CreateExtractElement(x, i)), i);
+    return out;
+  }
+  bool wide = x->getType()->getIntegerBitWidth() > 32;
+  llvm::Type *reg = wide ? b.getInt64Ty() : b.getInt32Ty();
+  auto *asmTy = llvm::FunctionType::get(reg, {reg}, false);
+  auto *prmt = llvm::InlineAsm::get(
+      asmTy,
+      wide ? "{\n\t.reg .b32 %tc_lo, %tc_hi;\n\tmov.b64 {%tc_lo, %tc_hi}, $1;\n\t"
+             "prmt.b32 %tc_lo, %tc_lo, 0, 0x3210;\n\tprmt.b32 %tc_hi, %tc_hi, 0, 0x3210;\n\t"
+             "mov.b64 $0, {%tc_lo, %tc_hi};\n\t}"
+           : "prmt.b32 $0, $1, 0, 0x3210;",
+      wide ? "=l,l" : "=r,r", /*hasSideEffects=*/false);
+  llvm::Value *r = b.CreateCall(asmTy, prmt, {b.CreateZExtOrTrunc(x, reg)});
+  return b.CreateZExtOrTrunc(r, x->getType());
+}
+
+/// Hides from ptxas every register whose bits are a bool's (isBoolBits: a
+/// `selp 1, 0`, a phi of 0 and 1) where it is used as a float: a bitcast of
+/// such an integer to a float, and a float select or phi of such bits (the
+/// subnormal 2^-149 and 0), go through opaqueBits. ptxas (CUDA 13.0, also
+/// the driver 580 JIT, sm_90; right at -O0) takes such a register for a bool
+/// in float arithmetic: it turned `(double)bitcast<float>(b)` of a bool b
+/// into `b ? 1.0 : 0.0` (the bits 1 read as the number 1), so `v < acc` with
+/// v those bits and acc = 1.0 came out false (seed 20261811 kernel 125084),
+/// and it tests a compare with 1.0 `!= 0` (compareWithOneAsBits; seed
+/// 20261801 kernel 59412). docs/upstream/ptxas-bool-bits-float.md,
+/// tests/lit/gpu/fuzz-bool-bits-float.tc. Runs after the optimiser, which would
+/// see through nothing here but could move the bitcasts.
+void hideBoolBitsFromFloats(llvm::Module &m) {
+  std::vector<llvm::BitCastInst *> casts;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *bc = llvm::dyn_cast<llvm::BitCastInst>(&inst);
+          bc && bc->getType()->isFPOrFPVectorTy() && bc->getSrcTy()->isIntOrIntVectorTy() &&
+          bc->getSrcTy()->getScalarSizeInBits() <= 64 && isBoolBits(bc->getOperand(0)))
+        casts.push_back(bc);
+  for (llvm::BitCastInst *bc : casts) {
+    llvm::IRBuilder<> b(bc);
+    b.SetCurrentDebugLocation(bc->getDebugLoc());
+    bc->setOperand(0, opaqueBits(b, bc->getOperand(0)));
+  }
+  // Float selects and phis of the bits (after the bitcasts above, which no
+  // longer count: their operands are opaque now).
+  std::vector<llvm::Instruction *> floats;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if ((llvm::isa<llvm::SelectInst>(inst) || llvm::isa<llvm::PHINode>(inst)) &&
+          inst.getType()->isFPOrFPVectorTy() && inst.getType()->getScalarSizeInBits() <= 64 &&
+          isBoolBits(&inst))
+        floats.push_back(&inst);
+  for (llvm::Instruction *v : floats) {
+    llvm::IRBuilder<> b(v->getParent(), v->getParent()->getFirstInsertionPt());
+    if (!llvm::isa<llvm::PHINode>(v))
+      b.SetInsertPoint(v->getNextNode());
+    b.SetCurrentDebugLocation(v->getDebugLoc());
+    llvm::Type *ity = v->getType()->getWithNewType(b.getIntNTy(v->getType()->getScalarSizeInBits()));
+    auto *bits = llvm::cast<llvm::Instruction>(b.CreateBitCast(v, ity));
+    llvm::Value *hidden = b.CreateBitCast(opaqueBits(b, bits), v->getType());
+    v->replaceUsesWithIf(hidden, [bits](llvm::Use &u) { return u.getUser() != bits; });
+  }
+}
+
 /// Rewrites every float equality test against 1.0 (`x == 1.0`, `x != 1.0`,
 /// ordered or not; any float width, scalar or splat) as a test of x's bits.
 /// ptxas (CUDA 13.0, also the driver 580 JIT, sm_90; right at -O0) takes a
@@ -354,7 +479,7 @@ void hideAbsOfFloatBits(llvm::Module &m) {
 /// it tests `!= 0` instead, so the bits 1 (the smallest subnormal) read as equal
 /// to 1.0. `min(bitcast<float>(b % 3), 1.0)` with b true came out 1, not 0: the
 /// min's tie test `x == 1.0` took the wrong arm (seed 20261801 kernel 59412;
-/// docs/upstream/ptxas-bool-eq-one.md, tests/lit/gpu/fuzz-bool-eq-one.tc).
+/// docs/upstream/ptxas-bool-bits-float.md, tests/lit/gpu/fuzz-bool-bits-float.tc).
 /// Exact: 1.0 has one encoding, so `x == 1.0` is `bits(x) == bits(1.0)`, and a
 /// NaN (the unordered forms) is `(bits(x) & ~sign) > bits(inf)`. ptxas compares
 /// those integers right. Runs after the optimiser, which would fold it back.
@@ -874,6 +999,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
     hideNegatedMinMaxOperands(*lk.module);
     hideAbsOfFloatBits(*lk.module);
     compareWithOneAsBits(*lk.module);
+    hideBoolBitsFromFloats(*lk.module);
     hideHalfSelects(*lk.module);
     widenMaterializedBoolPhis(*lk.module);
     hideProductHighHalves(*lk.module);

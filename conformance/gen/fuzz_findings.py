@@ -36,10 +36,11 @@ interpreter.
   (the signed form of the IMAD.HI carry); kernel 139394, `bitcast<double>(-S) > 0` (ptxas folds
   the integer neg into a float negation, docs/upstream/ptxas-neg-bits-setp.md), with the pattern
   itself for every float width, and the same fold of an integer abs.
-- Seed 20261801 (2026-11-28, one H100): kernel 59412, `min(bitcast<float>(b % 3), 1.0)` of a
-  bool b (ptxas tests a 0/1 register compared as a float with 1.0 `!= 0`,
-  docs/upstream/ptxas-bool-eq-one.md), with the pattern itself for every float width and the
-  rewritten compare on any bits.
+- Seeds 20261801 and 20261811 (2026-11-28, one H100): kernel 59412,
+  `min(bitcast<float>(b % 3), 1.0)` of a bool b, and kernel 125084, `(double)` of a bool's
+  bits as a float (ptxas reads the bits 1 of a bool-valued register used as a float as the
+  number 1, docs/upstream/ptxas-bool-bits-float.md), with the pattern itself for every float
+  width and the rewritten compare with 1.0 on any bits.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -53,7 +54,7 @@ from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
                '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401, '
-               '20261601) and 2026-11-28 (seed 20261801), '
+               '20261601) and 2026-11-28 (seeds 20261801, 20261811), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -1150,9 +1151,9 @@ for v32, v16, v64, name in [
 
 # Seed 20261801 (2026-11-28, one H100), kernel 59412: `min(bitcast<float>(b % 3), 1.0)` for a
 # bool b loaded as true (the bits 1, the smallest subnormal), stored to int8, gave 1, not 0:
-# ptxas takes a register it knows holds the integer 0 or 1 (a phi of `selp 1, 0`), compared as a
-# float for equality with 1.0 (here the min's tie test), for a bool and tests `!= 0`
-# (docs/upstream/ptxas-bool-eq-one.md).
+# ptxas takes a register whose bits are a bool's (a phi of `selp 1, 0`) for a bool where a float
+# uses it; here a compare with 1.0 (the min's tie test) became `!= 0`
+# (docs/upstream/ptxas-bool-bits-float.md).
 SIG59412 = ('gpu-mismatch|i8|addptr,and,bitcast,cast,cmp_gt,cmp_lt,constant,if,load,min,mul,rem,'
             'return,select,splat,store,yield')
 K59412 = """bool h2(uint32 p0[TM, TN], bool p1[TM, TN]) {
@@ -1196,6 +1197,49 @@ for x0s, c, name in [([0, 1], 0, ''), ([1, 0], 0, '_x0'), ([1, 1], 1, '_c1'), ([
                    scalar('M', 'int32', 1), scalar('N', 'int32', 2), scalar('C', 'int32', c)],
              expect=util.expect_outputs(Y=out([3, int(w6)], 'int8', 'exact')))
     add_finding(20261801, 59412, SIG59412, name, c)
+
+# Seed 20261811 (2026-11-28, one H100), kernel 125084: `bitcast<float>((x2 >= 1.0) & 1) < acc`
+# with acc = 1.0 after a loop of float mins was false for x2 = 1: ptxas turned the cvt.f64.f32 of
+# the bool's bits into a select of the double 1.0 (the bits 1 read as the number 1).
+SIG125084 = ('gpu-mismatch|u8|add,addptr,and,bitcast,cast,cmp_ge,cmp_lt,condition,constant,'
+             'get_program_id,load,min,mul,return,splat,store,while,yield')
+K125084 = """__global__ void fuzz(uint8 *X2, uint8 *Y, int32 M, int32 N, int32 K) {
+  int pm = get_program_id(0);
+  int rm[TM] = pm;
+  int rn[TN] = 0;
+  uint8 *pX2[TM, TN] = X2 + rm[:, newaxis] * N + rn[newaxis, :];
+  uint8 x2[TM, TN] = *pX2;
+  uint8 *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  float v0[TM, TN] = 1;
+  float v3[TM, TN] = bitcast<float>(((x2 >= v0) & 1));
+  double acc4[TM, TN] = 1;
+  int i5 = 0;
+  do {
+    i5++;
+    acc4 = min(acc4, (double)(x2));
+  } while (i5 < K);
+  *?((v3 < acc4)) pY = 0;
+}
+"""
+finding_source('k125084', K125084, SIG125084)
+for x2s, k, name in [([0, 1], 0, ''), ([1, 0, 2, 1], 9, '_k9'), ([5, 1, 0, 255], 3, '_k3')]:
+    ys = []
+    for x2 in x2s:
+        v3 = float_of_bits(int(x2 >= 1.0) & 1, 'float32')   # the bits 0 or 1: 0.0 or 2^-149
+        acc = 1.0
+        for _ in range(max(k, 1)):                           # do-while: at least one trip
+            acc = min(acc, float(x2))                        # no NaN, no signed zeros here
+        ys.append(0 if v3 < acc else 3)                      # float < double compares in double
+    n = len(x2s)
+    c = case('seed20261811_kernel125084_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'op.bitcast', 'op.minmax', 'op.cmp', 'loop',
+              'loop.do_while', 'cast', 'dtype.uint8', 'dtype.float32', 'dtype.float64',
+              'store.masked', 'tile.2d'],
+             source_ref='k125084', defines={'TM': 1, 'TN': 1}, grid=[n],
+             args=[buf('X2', 'uint8', [n, 1], x2s), buf('Y', 'uint8', [n, 1], fill=3),
+                   scalar('M', 'int32', n), scalar('N', 'int32', 1), scalar('K', 'int32', k)],
+             expect=util.expect_outputs(Y=out(ys, 'uint8', 'exact')))
+    add_finding(20261811, 125084, SIG125084, name, c)
 
 # The pattern itself, every float width: a bool, through a branch (a phi of 0 and `selp 1, 0`
 # for ptxas), compared with 1.0 as a float's bits. Without the workaround ptxas tests the f16,
