@@ -252,6 +252,17 @@ llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
   return out;
 }
 
+/// Whether `inst` is `x * C` with C a negative constant (or a splat of one):
+/// InstCombine's form of `-(x << k)` and `-(x * c)`, which NVPTX writes as a
+/// `neg` of the shift or product (seed 20261821 kernel 180:
+/// `max(max(~x, -(x << 1)), ~~x)` became `VIMNMX3 (~x, x << 1, x)`).
+bool isNegatingMul(const llvm::Instruction *inst) {
+  const llvm::APInt *c = nullptr;
+  return inst->getOpcode() == llvm::Instruction::Mul &&
+         llvm::PatternMatch::match(inst->getOperand(1), llvm::PatternMatch::m_APInt(c)) &&
+         c->isNegative();
+}
+
 /// Hides every negation `0 - x` (and difference `a - x`) that an integer
 /// min/max takes as an operand (or a right shift, or a bitcast to a float:
 /// takesHiddenNegation) behind `~x + 1` with the `~` in inline PTX. ptxas (CUDA 13.0, sm_90, -O1
@@ -282,7 +293,8 @@ bool takesHiddenNegation(const llvm::User *user, const llvm::Value *sub) {
   if (llvm::isa<llvm::MinMaxIntrinsic>(user))
     return true;
   if (llvm::isa<llvm::BitCastInst>(user) && user->getType()->isFPOrFPVectorTy())
-    return llvm::PatternMatch::match(llvm::cast<llvm::User>(sub)->getOperand(0),
+    return isNegatingMul(llvm::cast<llvm::Instruction>(sub)) ||
+           llvm::PatternMatch::match(llvm::cast<llvm::User>(sub)->getOperand(0),
                                      llvm::PatternMatch::m_Zero());
   auto *shift = llvm::dyn_cast<llvm::BinaryOperator>(user);
   return shift &&
@@ -296,7 +308,7 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
   for (llvm::Function &f : m)
     for (llvm::Instruction &inst : llvm::instructions(f)) {
       auto *sub = llvm::dyn_cast<llvm::BinaryOperator>(&inst);
-      if (!sub || sub->getOpcode() != llvm::Instruction::Sub ||
+      if (!sub || (sub->getOpcode() != llvm::Instruction::Sub && !isNegatingMul(sub)) ||
           !sub->getType()->isIntOrIntVectorTy() || sub->getType()->getScalarSizeInBits() > 64)
         continue;
       for (llvm::User *u : sub->users())
@@ -308,11 +320,19 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
   for (llvm::BinaryOperator *sub : negs) {
     llvm::IRBuilder<> b(sub->getNextNode());
     b.SetCurrentDebugLocation(sub->getDebugLoc());
-    llvm::Value *hidden = opaqueNeg(b, sub->getOperand(1));
-    if (!llvm::PatternMatch::match(sub->getOperand(0), llvm::PatternMatch::m_Zero()))
-      hidden = b.CreateAdd(sub->getOperand(0), hidden); // a - b as a + (~b + 1)
+    llvm::Value *hidden = nullptr;
+    if (isNegatingMul(sub)) { // x * C as -(x * -C), which wraps to the same bits for every C
+      auto *c = llvm::cast<llvm::Constant>(sub->getOperand(1));
+      hidden = opaqueNeg(b, b.CreateMul(sub->getOperand(0), llvm::ConstantExpr::getNeg(c)));
+    } else {
+      hidden = opaqueNeg(b, sub->getOperand(1));
+      if (!llvm::PatternMatch::match(sub->getOperand(0), llvm::PatternMatch::m_Zero()))
+        hidden = b.CreateAdd(sub->getOperand(0), hidden); // a - b as a + (~b + 1)
+    }
     sub->replaceUsesWithIf(hidden,
                            [sub](llvm::Use &use) { return takesHiddenNegation(use.getUser(), sub); });
+    if (sub->use_empty())
+      sub->eraseFromParent();
   }
 }
 

@@ -41,6 +41,9 @@ interpreter.
   bits as a float (ptxas reads the bits 1 of a bool-valued register used as a float as the
   number 1, docs/upstream/ptxas-bool-bits-float.md), with the pattern itself for every float
   width and the rewritten compare with 1.0 on any bits.
+- Seed 20261821 (2026-11-28, one H100): kernel 180, `max(max(~x, -(x << 1)), ~~x)` (InstCombine's
+  `x * -2` under two maxes: ptxas's VIMNMX3 drops the neg, docs/upstream/ptxas-vimnmx3-neg.md),
+  with the pattern for negated shifts and products.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -54,7 +57,7 @@ from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
                '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401, '
-               '20261601) and 2026-11-28 (seeds 20261801, 20261811), '
+               '20261601) and 2026-11-28 (seeds 20261801, 20261811, 20261821), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -1240,6 +1243,67 @@ for x2s, k, name in [([0, 1], 0, ''), ([1, 0, 2, 1], 9, '_k9'), ([5, 1, 0, 255],
                    scalar('M', 'int32', n), scalar('N', 'int32', 1), scalar('K', 'int32', k)],
              expect=util.expect_outputs(Y=out(ys, 'uint8', 'exact')))
     add_finding(20261811, 125084, SIG125084, name, c)
+
+# Seed 20261821 (2026-11-28, one H100), kernel 180: `max(max(~x, -(x << 1)), ~~x)` gave 2 for
+# x = 1, not 1: InstCombine writes `-(x << 1)` as `x * -2`, NVPTX that as shl and neg.s32, and
+# ptxas fused the two maxes into one VIMNMX3 and dropped the neg (docs/upstream/ptxas-vimnmx3-neg.md;
+# the workaround matched only `0 - x` until then).
+SIG180 = ('gpu-mismatch|u64|addptr,and,cast,cmp_lt,constant,get_program_id,max,mul,neg,not,'
+          'return,shl,splat,store')
+K180 = """__global__ void fuzz(uint64 *Y, int32 M, int32 N) {
+  int pm = get_program_id(0);
+  int rm[TM] = pm;
+  int rn[TN] = 0;
+  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  uint64 *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  int32 v3[TM, TN] = ((rm[:, newaxis]) << 1);
+  *?(mask) pY = (max(max((~(rm[:, newaxis])), (-v3)), (~(~rm[:, newaxis]))));
+}
+"""
+finding_source('k180', K180, SIG180)
+for n, name in [(2, ''), (5, '_grid5')]:
+    y = [util.wrap(max(max(~r, -(r << 1)), r), 'uint64') for r in range(n)]  # int32 max, then to uint64
+    c = case('seed20261821_kernel180_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'op.minmax', 'op.neg', 'op.not', 'op.shl', 'cast',
+              'dtype.int32', 'dtype.uint64', 'tile.2d', 'store.masked'],
+             source_ref='k180', defines={'TM': 1, 'TN': 1}, grid=[n],
+             args=[buf('Y', 'uint64', [n, 1], fill=3), scalar('M', 'int32', n),
+                   scalar('N', 'int32', 1)],
+             expect=util.expect_outputs(Y=out(y, 'uint64', 'exact')))
+    add_finding(20261821, 180, SIG180, name, c)
+
+# The pattern on loaded tiles: a negated shift or product (InstCombine's `x * -C`) under two
+# min/max, for int32 and int64. Unmasked loads: behind a mask the product reaches the min
+# through a phi, which ptxas does not fuse. Without the workaround the int32 shifts come out
+# as `VIMNMX3 (a, b << k, c)`; a product by -3 is an IMAD by -3 (right either way).
+K180T = """__global__ void negmul3(TYPE *A, TYPE *B, TYPE *C, TYPE *Y) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  TYPE a[TS] = *(A + rm);
+  TYPE b[TS] = *(B + rm);
+  TYPE c[TS] = *(C + rm);
+  *(Y + rm) = EXPR;
+}
+"""
+S.source('k180t', K180T)
+rng180 = random.Random(20261821)
+EXPRS180 = {
+    'max_neg_shl_b': ('max(max(a, -(b << 1)), c)', lambda a, b, c: max(max(a, -(b << 1)), c)),
+    'min_neg_mul3_b': ('min(min(a, -(b * 3)), c)', lambda a, b, c: min(min(a, -(b * 3)), c)),
+    'max_neg_shl4_b': ('max(c, max(a, -(b << 4)))', lambda a, b, c: max(c, max(a, -(b << 4)))),
+}
+for ty in ['int32', 'int64']:
+    for name, (text, fn) in EXPRS180.items():
+        n = 48
+        a = [rng180.randint(-50, 50) for _ in range(n)]
+        b = [rng180.randint(-50, 50) for _ in range(n)]
+        c = [rng180.randint(-50, 50) for _ in range(n)]
+        y = [util.wrap(fn(a[i], b[i], c[i]), ty) for i in range(n)]
+        S.add(case('ptxas_vimnmx3_%s_%s' % (name, ty),
+                   ['fuzz', 'op.minmax', 'op.neg', 'op.mul', 'op.shl', 'dtype.' + ty],
+                   source_ref='k180t', defines={'TS': 16, 'TYPE': ty, 'EXPR': text}, grid=[3],
+                   args=[buf('A', ty, n, a), buf('B', ty, n, b), buf('C', ty, n, c),
+                         buf('Y', ty, n, fill=3)],
+                   expect=util.expect_outputs(Y=out(y, ty, 'exact'))))
 
 # The pattern itself, every float width: a bool, through a branch (a phi of 0 and `selp 1, 0`
 # for ptxas), compared with 1.0 as a float's bits. Without the workaround ptxas tests the f16,
