@@ -252,15 +252,19 @@ llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
   return out;
 }
 
-/// Whether `inst` is `x * C` with C a negative constant (or a splat of one):
-/// InstCombine's form of `-(x << k)` and `-(x * c)`, which NVPTX writes as a
-/// `neg` of the shift or product (seed 20261821 kernel 180:
-/// `max(max(~x, -(x << 1)), ~~x)` became `VIMNMX3 (~x, x << 1, x)`).
+/// Whether `inst` is `x * C` or `x / C` (signed) with C a negative constant
+/// (or a splat of one): InstCombine's forms of `-(x << k)`, `-(x * c)` and
+/// `-(x / c)`, which NVPTX writes as a `neg` of the shift, product or
+/// quotient (seed 20261821 kernel 180: `max(max(~x, -(x << 1)), ~~x)` became
+/// `VIMNMX3 (~x, x << 1, x)`). Not a division by the most negative value,
+/// whose negation is itself.
 bool isNegatingMul(const llvm::Instruction *inst) {
   const llvm::APInt *c = nullptr;
-  return inst->getOpcode() == llvm::Instruction::Mul &&
-         llvm::PatternMatch::match(inst->getOperand(1), llvm::PatternMatch::m_APInt(c)) &&
-         c->isNegative();
+  if (!llvm::PatternMatch::match(inst->getOperand(1), llvm::PatternMatch::m_APInt(c)) ||
+      !c->isNegative())
+    return false;
+  return inst->getOpcode() == llvm::Instruction::Mul ||
+         (inst->getOpcode() == llvm::Instruction::SDiv && !c->isMinSignedValue());
 }
 
 /// Hides every negation `0 - x` (and difference `a - x`) that an integer
@@ -321,9 +325,14 @@ void hideNegatedMinMaxOperands(llvm::Module &m) {
     llvm::IRBuilder<> b(sub->getNextNode());
     b.SetCurrentDebugLocation(sub->getDebugLoc());
     llvm::Value *hidden = nullptr;
-    if (isNegatingMul(sub)) { // x * C as -(x * -C), which wraps to the same bits for every C
+    if (isNegatingMul(sub)) {
+      // x * C as -(x * -C), which wraps to the same bits for every C; x / C as
+      // -(x / -C), the same since the division truncates.
       auto *c = llvm::cast<llvm::Constant>(sub->getOperand(1));
-      hidden = opaqueNeg(b, b.CreateMul(sub->getOperand(0), llvm::ConstantExpr::getNeg(c)));
+      llvm::Value *pos = sub->getOpcode() == llvm::Instruction::Mul
+                             ? b.CreateMul(sub->getOperand(0), llvm::ConstantExpr::getNeg(c))
+                             : b.CreateSDiv(sub->getOperand(0), llvm::ConstantExpr::getNeg(c));
+      hidden = opaqueNeg(b, pos);
     } else {
       hidden = opaqueNeg(b, sub->getOperand(1));
       if (!llvm::PatternMatch::match(sub->getOperand(0), llvm::PatternMatch::m_Zero()))

@@ -1272,8 +1272,8 @@ for n, name in [(2, ''), (5, '_grid5')]:
              expect=util.expect_outputs(Y=out(y, 'uint64', 'exact')))
     add_finding(20261821, 180, SIG180, name, c)
 
-# The pattern on loaded tiles: a negated shift or product (InstCombine's `x * -C`) under two
-# min/max, for int32 and int64. Unmasked loads: behind a mask the product reaches the min
+# The pattern on loaded tiles: a negated shift, product or quotient (InstCombine's `x * -C`,
+# `x / -C`) under two min/max, for int32 and int64. Unmasked loads: behind a mask the product reaches the min
 # through a phi, which ptxas does not fuse. Without the workaround the int32 shifts come out
 # as `VIMNMX3 (a, b << k, c)`; a product by -3 is an IMAD by -3 (right either way).
 K180T = """__global__ void negmul3(TYPE *A, TYPE *B, TYPE *C, TYPE *Y) {
@@ -1286,10 +1286,21 @@ K180T = """__global__ void negmul3(TYPE *A, TYPE *B, TYPE *C, TYPE *Y) {
 """
 S.source('k180t', K180T)
 rng180 = random.Random(20261821)
+
+
+def tdiv(a, b):
+    """Integer division truncating toward zero (the language's `/` on integers)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
 EXPRS180 = {
     'max_neg_shl_b': ('max(max(a, -(b << 1)), c)', lambda a, b, c: max(max(a, -(b << 1)), c)),
     'min_neg_mul3_b': ('min(min(a, -(b * 3)), c)', lambda a, b, c: min(min(a, -(b * 3)), c)),
     'max_neg_shl4_b': ('max(c, max(a, -(b << 4)))', lambda a, b, c: max(c, max(a, -(b << 4)))),
+    # InstCombine's `b / -2` for `-(b / 2)`: NVPTX's shift-based division and a neg.
+    'max_neg_div2_b': ('max(max(a, -(b / 2)), c)', lambda a, b, c: max(max(a, -tdiv(b, 2)), c)),
+    'min_div_m4_b': ('min(min(a, b / -4), c)', lambda a, b, c: min(min(a, tdiv(b, -4)), c)),
 }
 for ty in ['int32', 'int64']:
     for name, (text, fn) in EXPRS180.items():
