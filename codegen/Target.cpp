@@ -2,6 +2,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/Libdevice.h"
 #include "codegen/Lower.h"
+#include "codegen/PtxLint.h"
 #include "support/PlantedBugs.h"
 
 #include <llvm/Analysis/ValueTracking.h>
@@ -1045,6 +1046,15 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   if (!emitPtx(*lk.module, *tm, c.ptx, r.error))
     return r;
   c.times.push_back({"ptx", msSince(t0)});
+  if (const char *check = std::getenv("TC_TEST_PTXAS_HAZARDS"); check && *check) {
+    // Developer check (docs/fuzz.md): a pattern a ptxas workaround should
+    // have rewritten is a compile error, which the fuzzer reduces.
+    if (std::vector<PtxHazard> hz = findPtxasHazards(c.ptx); !hz.empty()) {
+      r.error = "a pattern ptxas miscompiles is left in the PTX (TC_TEST_PTXAS_HAZARDS): " +
+                hz[0].what + ", at PTX line " + std::to_string(hz[0].line) + ": " + hz[0].text;
+      return r;
+    }
+  }
   if (gate)
     c.gatedPasses = std::move(gate->seen);
   c.entry = lk.entry;

@@ -1,0 +1,162 @@
+// See PtxLint.h.
+#include "codegen/PtxLint.h"
+
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+
+namespace tc::codegen {
+namespace {
+
+struct Inst {
+  int line = 0;
+  std::string opcode;
+  std::vector<std::string> operands; // the destination first, as written
+  std::string text;
+};
+
+std::string trim(std::string_view s) {
+  size_t b = s.find_first_not_of(" \t");
+  size_t e = s.find_last_not_of(" \t;");
+  return b == std::string_view::npos || e < b ? "" : std::string(s.substr(b, e - b + 1));
+}
+
+/// The instructions of `ptx`, one per line (the backend writes one per line;
+/// a guard `@%p` is dropped).
+std::vector<Inst> parse(std::string_view ptx) {
+  std::vector<Inst> out;
+  int line = 0;
+  size_t pos = 0;
+  while (pos <= ptx.size()) {
+    size_t end = ptx.find('\n', pos);
+    std::string l = trim(ptx.substr(pos, end == std::string_view::npos ? ptx.size() - pos : end - pos));
+    ++line;
+    pos = end == std::string_view::npos ? ptx.size() + 1 : end + 1;
+    if (size_t c = l.find("//"); c != std::string::npos)
+      l = trim(l.substr(0, c));
+    if (l.empty() || l[0] == '.' || l[0] == '$' || l[0] == '{' || l[0] == '}' || l[0] == '(' ||
+        l[0] == ')')
+      continue;
+    if (l[0] == '@') {
+      size_t sp = l.find_first_of(" \t");
+      if (sp == std::string::npos)
+        continue;
+      l = trim(l.substr(sp));
+    }
+    size_t sp = l.find_first_of(" \t");
+    Inst in;
+    in.line = line;
+    in.text = l;
+    in.opcode = l.substr(0, sp);
+    if (sp != std::string::npos) {
+      std::string rest = l.substr(sp);
+      size_t start = 0;
+      int depth = 0;
+      for (size_t i = 0; i <= rest.size(); ++i) {
+        char ch = i < rest.size() ? rest[i] : ',';
+        depth += ch == '{' || ch == '[' ? 1 : ch == '}' || ch == ']' ? -1 : 0;
+        if (ch == ',' && depth == 0) {
+          in.operands.push_back(trim(std::string_view(rest).substr(start, i - start)));
+          start = i + 1;
+        }
+      }
+    }
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+bool startsWith(const std::string &s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+bool isFloatReg(const std::string &r) {
+  return startsWith(r, "%f") && r.size() > 2 && (std::isdigit(static_cast<unsigned char>(r[2])) ||
+                                                  (r[2] == 'd' && r.size() > 3));
+}
+
+enum class Def { Neg, BoolSelect, BoolConstant, Other };
+
+Def classify(const Inst &in) {
+  static const std::regex neg(R"(neg\.s(16|32|64))");
+  static const std::regex selp(R"(selp\.[usbf](16|32|64))");
+  static const std::regex mov(R"(mov\.[usb](16|32|64))");
+  if (std::regex_match(in.opcode, neg))
+    return Def::Neg;
+  auto isBit = [](const std::string &v, bool one) {
+    return one ? (v == "1" || v == "0f00000001" || v == "0d0000000000000001")
+               : (v == "0" || v == "0f00000000" || v == "0d0000000000000000");
+  };
+  if (std::regex_match(in.opcode, selp) && in.operands.size() == 4 &&
+      ((isBit(in.operands[1], true) && isBit(in.operands[2], false)) ||
+       (isBit(in.operands[1], false) && isBit(in.operands[2], true))))
+    return Def::BoolSelect;
+  if (std::regex_match(in.opcode, mov) && in.operands.size() == 2 &&
+      (in.operands[1] == "0" || in.operands[1] == "1"))
+    return Def::BoolConstant;
+  return Def::Other;
+}
+
+} // namespace
+
+std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
+  std::vector<Inst> insts = parse(ptx);
+  // Every definition of each register (the destination: the first operand,
+  // except for stores, branches and the like, which define none).
+  std::map<std::string, std::vector<Def>> defs;
+  for (const Inst &in : insts) {
+    if (in.operands.empty() || startsWith(in.opcode, "st.") || startsWith(in.opcode, "bra") ||
+        startsWith(in.opcode, "ret") || startsWith(in.opcode, "red.") ||
+        startsWith(in.opcode, "bar"))
+      continue;
+    const std::string &d = in.operands[0];
+    if (!d.empty() && d[0] == '%')
+      defs[d].push_back(classify(in));
+  }
+  auto all = [&](const std::string &r, auto pred) {
+    auto it = defs.find(r);
+    if (it == defs.end())
+      return false;
+    for (Def d : it->second)
+      if (!pred(d))
+        return false;
+    return true;
+  };
+  auto isNeg = [&](const std::string &r) { return all(r, [](Def d) { return d == Def::Neg; }); };
+  auto isBool = [&](const std::string &r) {
+    auto it = defs.find(r);
+    if (it == defs.end())
+      return false;
+    bool select = false;
+    for (Def d : it->second) {
+      if (d != Def::BoolSelect && d != Def::BoolConstant)
+        return false;
+      select |= d == Def::BoolSelect;
+    }
+    return select || it->second.size() > 1; // a phi of the constants 0 and 1 counts
+  };
+  static const std::regex minmaxShr(R"((min|max)\.[us](16|32|64)|shr\.[usb](16|32|64))");
+  static const std::regex movBits(R"(mov\.b(32|64))");
+  static const std::regex floatUse(R"(cvt\.f(16|32|64)\.f(16|32|64)|cvt\.rn\.f(16|32)\.f(32|64)|setp\.[a-z]+\.f(32|64))");
+  std::vector<PtxHazard> out;
+  for (const Inst &in : insts) {
+    if (in.operands.size() < 2)
+      continue;
+    bool toFloat = std::regex_match(in.opcode, movBits) && isFloatReg(in.operands[0]);
+    for (size_t i = 1; i < in.operands.size(); ++i) {
+      const std::string &r = in.operands[i];
+      if (r.empty() || r[0] != '%')
+        continue;
+      bool shifted = startsWith(in.opcode, "shr") ? i == 1 : true; // not the shift amount
+      if (isNeg(r) && ((std::regex_match(in.opcode, minmaxShr) && shifted) || toFloat))
+        out.push_back({in.line, toFloat ? "a neg whose bits a float takes (ptxas-neg-bits-setp)"
+                                        : "a neg taken by a min/max or right shift "
+                                          "(ptxas-vimnmx3-neg, ptxas-lea-hi-neg)",
+                       in.text});
+      else if (isBool(r) && (toFloat || (isFloatReg(r) && std::regex_match(in.opcode, floatUse))))
+        out.push_back({in.line, "a bool's bits used as a float (ptxas-bool-bits-float)", in.text});
+    }
+  }
+  return out;
+}
+
+} // namespace tc::codegen

@@ -1,0 +1,31 @@
+// Finds, in PTX text, the patterns that ptxas (CUDA 13.0, sm_90) is known to
+// miscompile and that the backend's ptxas workarounds (codegen/Target.cpp)
+// should have rewritten. A developer's check: with TC_TEST_PTXAS_HAZARDS=1 a
+// compile that leaves one fails, so `triton-fuzz --compile-only` finds and
+// reduces the kernels where a workaround misses a form of its pattern, without
+// a GPU (docs/fuzz.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tc::codegen {
+
+struct PtxHazard {
+  int line = 0;     // 1-based line in the PTX
+  std::string what; // which known ptxas bug the pattern meets
+  std::string text; // the instruction that uses the value
+};
+
+/// Every use, in `ptx`, of (1) the result of a `neg.s16/s32/s64` by an
+/// integer min/max, a right shift, or a move into a float register
+/// (docs/upstream/ptxas-vimnmx3-neg.md, ptxas-lea-hi-neg.md,
+/// ptxas-neg-bits-setp.md); (2) a register whose every definition is a
+/// `selp` of 1 and 0 (or of the float bits 1 and 0) or the constant 0 or 1,
+/// by a move into a float register, a float conversion or a float compare
+/// (ptxas-bool-bits-float.md). Registers are matched by name; a register
+/// also defined otherwise does not count.
+std::vector<PtxHazard> findPtxasHazards(std::string_view ptx);
+
+} // namespace tc::codegen

@@ -1,0 +1,67 @@
+// codegen/PtxLint.h: the patterns of the known ptxas bugs, found by name in PTX.
+#include "codegen/PtxLint.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using tc::codegen::findPtxasHazards;
+
+TEST(PtxLint, NegTakenByMinMaxOrShift) {
+  // docs/upstream/ptxas-vimnmx3-neg.md: neg.s32 feeding max.s32.
+  auto hz = findPtxasHazards("\tshl.b32 \t%r6, %r1, 1;\n"
+                             "\tneg.s32 \t%r7, %r6;\n"
+                             "\tmax.s32 \t%r8, %r5, %r7;\n");
+  ASSERT_EQ(hz.size(), 1u);
+  EXPECT_EQ(hz[0].line, 3);
+  EXPECT_NE(hz[0].what.find("min/max"), std::string::npos);
+  // The shifted operand of a right shift counts; the shift amount does not.
+  EXPECT_EQ(findPtxasHazards("neg.s32 %r2, %r1;\nshr.s32 %r3, %r2, 1;\n").size(), 1u);
+  EXPECT_TRUE(findPtxasHazards("neg.s32 %r2, %r1;\nshr.s32 %r3, %r4, %r2;\n").empty());
+  // The workaround's form: not + add.
+  EXPECT_TRUE(findPtxasHazards("not.b32 %r2, %r1;\nadd.s32 %r3, %r2, 1;\n"
+                               "max.s32 %r4, %r5, %r3;\n")
+                  .empty());
+  // A register also defined otherwise (a phi) is not known to be a neg.
+  EXPECT_TRUE(findPtxasHazards("neg.s32 %r2, %r1;\nmov.b32 %r2, 5;\nmin.s32 %r4, %r5, %r2;\n")
+                  .empty());
+}
+
+TEST(PtxLint, NegBitsTakenByAFloat) {
+  // docs/upstream/ptxas-neg-bits-setp.md
+  auto hz = findPtxasHazards("neg.s64 %rd3, %rd2;\nmov.b64 %fd1, %rd3;\n"
+                             "setp.gt.f64 %p1, %fd1, 0d0000000000000000;\n");
+  ASSERT_EQ(hz.size(), 1u);
+  EXPECT_EQ(hz[0].line, 2);
+  EXPECT_TRUE(findPtxasHazards("neg.s32 %r2, %r1;\nadd.s32 %r3, %r2, %r4;\n").empty());
+}
+
+TEST(PtxLint, BoolBitsUsedAsAFloat) {
+  // docs/upstream/ptxas-bool-bits-float.md: a phi of 0 and selp 1, 0 moved to a float.
+  auto hz = findPtxasHazards("\tmov.b32 \t%r10, 0;\n"
+                             "\t@!%p1 bra \t$L__BB0_2;\n"
+                             "\tselp.u32 \t%r10, 1, 0, %p4;\n"
+                             "$L__BB0_2:\n"
+                             "\tmov.b32 \t%f1, %r10;\n"
+                             "\tsetp.eq.f32 \t%p9, %f1, 0f3F800000;\n");
+  ASSERT_EQ(hz.size(), 1u);
+  EXPECT_EQ(hz[0].line, 5);
+  EXPECT_NE(hz[0].what.find("bool"), std::string::npos);
+  // A float select of the bits 1 and 0, converted.
+  EXPECT_EQ(findPtxasHazards("selp.f32 %f1, 0f00000001, 0f00000000, %p1;\n"
+                             "cvt.f64.f32 %fd1, %f1;\n")
+                .size(),
+            1u);
+  // The workaround's form: through an identity prmt.
+  EXPECT_TRUE(findPtxasHazards("selp.u32 %r1, 1, 0, %p1;\nprmt.b32 %r2, %r1, 0, 0x3210;\n"
+                               "mov.b32 %f1, %r2;\n")
+                  .empty());
+  // A bool used as an integer, and a counter that starts at 0, are fine.
+  EXPECT_TRUE(findPtxasHazards("selp.u32 %r1, 1, 0, %p1;\nadd.s32 %r2, %r1, %r3;\n").empty());
+  EXPECT_TRUE(findPtxasHazards("mov.b32 %r1, 0;\nadd.s32 %r1, %r1, 1;\nmov.b32 %f1, %r1;\n")
+                  .empty());
+  // Other constants are no bool.
+  EXPECT_TRUE(findPtxasHazards("selp.u32 %r1, 2, 0, %p1;\nmov.b32 %f1, %r1;\n").empty());
+}
+
+} // namespace
