@@ -74,7 +74,7 @@ bool isFloatReg(const std::string &r) {
                                                   (r[2] == 'd' && r.size() > 3));
 }
 
-enum class Def { Neg, BoolSelect, BoolConstant, Other };
+enum class Def { Neg, BoolSelect, BoolConstant, MulHi, WideMulHi, Other };
 
 Def classify(const Inst &in) {
   static const std::regex neg(R"(neg\.s(16|32|64))");
@@ -82,6 +82,8 @@ Def classify(const Inst &in) {
   static const std::regex mov(R"(mov\.[usb](16|32|64))");
   if (std::regex_match(in.opcode, neg))
     return Def::Neg;
+  if (in.opcode == "mul.hi.u32" || in.opcode == "mul.hi.s32")
+    return Def::MulHi;
   auto isBit = [](const std::string &v, bool one) {
     return one ? (v == "1" || v == "0f00000001" || v == "0d0000000000000001")
                : (v == "0" || v == "0f00000000" || v == "0d0000000000000000");
@@ -112,6 +114,13 @@ std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
     if (!d.empty() && d[0] == '%')
       defs[d].push_back(classify(in));
   }
+  // A 64-bit zero extension of a 32-bit high half (the minuend ptxas fuses).
+  for (const Inst &in : insts)
+    if (in.opcode == "cvt.u64.u32" && in.operands.size() == 2) {
+      auto src = defs.find(in.operands[1]);
+      if (src != defs.end() && src->second.size() == 1 && src->second[0] == Def::MulHi)
+        defs[in.operands[0]] = {Def::WideMulHi};
+    }
   auto all = [&](const std::string &r, auto pred) {
     auto it = defs.find(r);
     if (it == defs.end())
@@ -151,6 +160,11 @@ std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
         out.push_back({in.line, toFloat ? "a neg whose bits a float takes (ptxas-neg-bits-setp)"
                                         : "a neg taken by a min/max or right shift "
                                           "(ptxas-vimnmx3-neg, ptxas-lea-hi-neg)",
+                       in.text});
+      else if (in.opcode == "sub.s64" && i == 1 &&
+               all(r, [](Def d) { return d == Def::WideMulHi; }))
+        out.push_back({in.line, "a 64-bit difference whose minuend is a zero-extended mul.hi "
+                                "(ptxas-imad-hi-sub)",
                        in.text});
       else if (isBool(r) && (toFloat || (isFloatReg(r) && std::regex_match(in.opcode, floatUse))))
         out.push_back({in.line, "a bool's bits used as a float (ptxas-bool-bits-float)", in.text});

@@ -24,8 +24,9 @@ struct PtxHazard {
 /// ptxas-neg-bits-setp.md); (2) a register whose every definition is a
 /// `selp` of 1 and 0 (or of the float bits 1 and 0) or the constant 0 or 1,
 /// by a move into a float register, a float conversion or a float compare
-/// (ptxas-bool-bits-float.md). Registers are matched by name; a register
-/// also defined otherwise does not count.
+/// (ptxas-bool-bits-float.md); (3) a `mul.hi.u32/s32` zero-extended to 64
+/// bits as the minuend of a `sub.s64` (ptxas-imad-hi-sub.md). Registers are
+/// matched by name; a register also defined otherwise does not count.
 std::vector<PtxHazard> findPtxasHazards(std::string_view ptx);
 
 } // namespace tc::codegen

@@ -64,4 +64,17 @@ TEST(PtxLint, BoolBitsUsedAsAFloat) {
   EXPECT_TRUE(findPtxasHazards("selp.u32 %r1, 2, 0, %p1;\nmov.b32 %f1, %r1;\n").empty());
 }
 
+TEST(PtxLint, ZeroExtendedHighHalfAsMinuend) {
+  // docs/upstream/ptxas-imad-hi-sub.md
+  const char *bad = "mul.hi.u32 %r2, %r0, 1431655766;\ncvt.u64.u32 %rd1, %r2;\n"
+                    "cvt.u64.u32 %rd2, %r1;\nsub.s64 %rd3, %rd1, %rd2;\n";
+  auto hz = findPtxasHazards(bad);
+  ASSERT_EQ(hz.size(), 1u);
+  EXPECT_EQ(hz[0].line, 4);
+  // As the subtrahend, or added, it is fine.
+  EXPECT_TRUE(findPtxasHazards("mul.hi.u32 %r2, %r0, 3;\ncvt.u64.u32 %rd1, %r2;\n"
+                               "sub.s64 %rd3, %rd2, %rd1;\nadd.s64 %rd4, %rd1, %rd2;\n")
+                  .empty());
+}
+
 } // namespace
