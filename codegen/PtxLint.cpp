@@ -74,7 +74,7 @@ bool isFloatReg(const std::string &r) {
                                                   (r[2] == 'd' && r.size() > 3));
 }
 
-enum class Def { Neg, BoolSelect, BoolConstant, MulHi, WideMulHi, Other };
+enum class Def { Neg, BoolSelect, BoolConstant, BoolCopy, MulHi, WideMulHi, Other };
 
 Def classify(const Inst &in) {
   static const std::regex neg(R"(neg\.s(16|32|64))");
@@ -137,15 +137,29 @@ std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
       return false;
     bool select = false;
     for (Def d : it->second) {
-      if (d != Def::BoolSelect && d != Def::BoolConstant)
+      if (d != Def::BoolSelect && d != Def::BoolConstant && d != Def::BoolCopy)
         return false;
-      select |= d == Def::BoolSelect;
+      select |= d != Def::BoolConstant;
     }
     return select || it->second.size() > 1; // a phi of the constants 0 and 1 counts
   };
+  // An integer widening, narrowing or copy of a bool's bits keeps them a
+  // bool's (`cvt.u16.u32` before a 16-bit float compare, `cvt.u64.u32` before
+  // a `mov.b64` to a double). A few rounds follow chains of them.
+  static const std::regex intCopy(R"(cvt\.[us](16|32|64)\.[us](16|32|64)|mov\.[bu](16|32|64))");
+  for (int round = 0; round < 3; ++round)
+    for (const Inst &in : insts)
+      if (std::regex_match(in.opcode, intCopy) && in.operands.size() == 2 &&
+          isBool(in.operands[1])) {
+        std::vector<Def> &d = defs[in.operands[0]];
+        if (d.size() == 1 && d[0] == Def::Other)
+          d[0] = Def::BoolCopy;
+      }
   static const std::regex minmaxShr(R"((min|max)\.[us](16|32|64)|shr\.[usb](16|32|64))");
   static const std::regex movBits(R"(mov\.b(32|64))");
-  static const std::regex floatUse(R"(cvt\.f(16|32|64)\.f(16|32|64)|cvt\.rn\.f(16|32)\.f(32|64)|setp\.[a-z]+\.f(32|64))");
+  // Opcodes whose source operands are floats (a 16-bit float is in a %rs register).
+  static const std::regex floatUse(
+      R"(cvt(\.r[nzmp])?\.(f16|bf16|f32|f64)\.(f16|bf16|f32|f64)|setp\.[a-z]+\.(f16|bf16|f32|f64))");
   std::vector<PtxHazard> out;
   for (const Inst &in : insts) {
     if (in.operands.size() < 2)
@@ -166,7 +180,7 @@ std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
         out.push_back({in.line, "a 64-bit difference whose minuend is a zero-extended mul.hi "
                                 "(ptxas-imad-hi-sub)",
                        in.text});
-      else if (isBool(r) && (toFloat || (isFloatReg(r) && std::regex_match(in.opcode, floatUse))))
+      else if (isBool(r) && (toFloat || std::regex_match(in.opcode, floatUse)))
         out.push_back({in.line, "a bool's bits used as a float (ptxas-bool-bits-float)", in.text});
     }
   }

@@ -44,8 +44,9 @@ TEST(PtxLint, BoolBitsUsedAsAFloat) {
                              "$L__BB0_2:\n"
                              "\tmov.b32 \t%f1, %r10;\n"
                              "\tsetp.eq.f32 \t%p9, %f1, 0f3F800000;\n");
-  ASSERT_EQ(hz.size(), 1u);
+  ASSERT_EQ(hz.size(), 2u); // the move, and the compare of the copy
   EXPECT_EQ(hz[0].line, 5);
+  EXPECT_EQ(hz[1].line, 6);
   EXPECT_NE(hz[0].what.find("bool"), std::string::npos);
   // A float select of the bits 1 and 0, converted.
   EXPECT_EQ(findPtxasHazards("selp.f32 %f1, 0f00000001, 0f00000000, %p1;\n"
@@ -60,6 +61,15 @@ TEST(PtxLint, BoolBitsUsedAsAFloat) {
   EXPECT_TRUE(findPtxasHazards("selp.u32 %r1, 1, 0, %p1;\nadd.s32 %r2, %r1, %r3;\n").empty());
   EXPECT_TRUE(findPtxasHazards("mov.b32 %r1, 0;\nadd.s32 %r1, %r1, 1;\nmov.b32 %f1, %r1;\n")
                   .empty());
+  // Through an integer narrowing to a 16-bit float compare, and a widening to a double.
+  EXPECT_EQ(findPtxasHazards("selp.u32 %r1, 1, 0, %p1;\ncvt.u16.u32 %rs2, %r1;\n"
+                             "setp.eq.f16 %p2, %rs2, %rs4;\n")
+                .size(),
+            1u);
+  EXPECT_EQ(findPtxasHazards("selp.u32 %r1, 1, 0, %p1;\ncvt.u64.u32 %rd3, %r1;\n"
+                             "mov.b64 %fd1, %rd3;\n")
+                .size(),
+            1u);
   // Other constants are no bool.
   EXPECT_TRUE(findPtxasHazards("selp.u32 %r1, 2, 0, %p1;\nmov.b32 %f1, %r1;\n").empty());
 }
