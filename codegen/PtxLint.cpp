@@ -160,8 +160,14 @@ std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
   // Opcodes whose source operands are floats (a 16-bit float is in a %rs register).
   static const std::regex floatUse(
       R"(cvt(\.r[nzmp])?\.(f16|bf16|f32|f64)\.(f16|bf16|f32|f64)|setp\.[a-z]+\.(f16|bf16|f32|f64))");
+  static const std::regex narrowCvt(R"(cvt\.rzi\.[su](8|16)\.(f16|bf16|f32|f64))");
   std::vector<PtxHazard> out;
   for (const Inst &in : insts) {
+    if (std::regex_match(in.opcode, narrowCvt)) {
+      out.push_back({in.line, "a float converted straight to an 8/16-bit integer (ptxas-f2i16-remat)",
+                     in.text});
+      continue;
+    }
     if (in.operands.size() < 2)
       continue;
     bool toFloat = std::regex_match(in.opcode, movBits) && isFloatReg(in.operands[0]);

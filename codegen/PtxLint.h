@@ -25,7 +25,9 @@ struct PtxHazard {
 /// `selp` of 1 and 0 (or of the float bits 1 and 0) or the constant 0 or 1,
 /// by a move into a float register, a float conversion or a float compare
 /// (ptxas-bool-bits-float.md); (3) a `mul.hi.u32/s32` zero-extended to 64
-/// bits as the minuend of a `sub.s64` (ptxas-imad-hi-sub.md). Registers are
+/// bits as the minuend of a `sub.s64` (ptxas-imad-hi-sub.md); (4) any
+/// `cvt.rzi` from a float to an 8- or 16-bit integer (ptxas-f2i16-remat.md:
+/// the backend converts through 32 bits). Registers are
 /// matched by name; a register also defined otherwise does not count.
 std::vector<PtxHazard> findPtxasHazards(std::string_view ptx);
 

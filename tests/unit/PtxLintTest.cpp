@@ -87,4 +87,11 @@ TEST(PtxLint, ZeroExtendedHighHalfAsMinuend) {
                   .empty());
 }
 
+TEST(PtxLint, NarrowFloatToInt) {
+  // docs/upstream/ptxas-f2i16-remat.md: the backend converts through 32 bits.
+  EXPECT_EQ(findPtxasHazards("cvt.rzi.s16.f32 %rs1, %f1;\n").size(), 1u);
+  EXPECT_EQ(findPtxasHazards("cvt.rzi.u8.f64 %rs1, %fd1;\n").size(), 1u);
+  EXPECT_TRUE(findPtxasHazards("cvt.rzi.s32.f32 %r1, %f1;\ncvt.u16.u32 %rs1, %r1;\n").empty());
+}
+
 } // namespace
