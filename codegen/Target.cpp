@@ -240,17 +240,23 @@ llvm::Value *opaqueNot(llvm::IRBuilder<> &b, llvm::Value *x) {
 }
 
 /// `0 - x` as `~x + 1`, element by element for vectors.
-llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
+/// `scalar(b, x)` for a scalar `x`; element by element for a vector (the
+/// inline PTX of the opaque helpers takes one register).
+template <typename Scalar>
+llvm::Value *perElement(llvm::IRBuilder<> &b, llvm::Value *x, Scalar scalar) {
   auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
   if (!vty)
-    return b.CreateAdd(opaqueNot(b, x), llvm::ConstantInt::get(x->getType(), 1));
+    return scalar(b, x);
   llvm::Value *out = llvm::PoisonValue::get(vty);
-  for (unsigned i = 0; i < vty->getNumElements(); ++i) {
-    llvm::Value *e = b.CreateExtractElement(x, i);
-    e = b.CreateAdd(opaqueNot(b, e), llvm::ConstantInt::get(e->getType(), 1));
-    out = b.CreateInsertElement(out, e, i);
-  }
+  for (unsigned i = 0; i < vty->getNumElements(); ++i)
+    out = b.CreateInsertElement(out, scalar(b, b.CreateExtractElement(x, i)), i);
   return out;
+}
+
+llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
+  return perElement(b, x, [](llvm::IRBuilder<> &b, llvm::Value *e) {
+    return b.CreateAdd(opaqueNot(b, e), llvm::ConstantInt::get(e->getType(), 1));
+  });
 }
 
 /// Whether `inst` is `x * C` or `x / C` (signed) with C a negative constant
@@ -431,16 +437,10 @@ bool isBoolBits(const llvm::Value *v) {
   return !llvm::isa<llvm::Constant>(v) && isBoolBits(v, 6, seen);
 }
 
-/// `x` (an integer of at most 64 bits, or a vector of them) through an
-/// identity `prmt.b32` in inline PTX for each 32-bit word: the same bits, in
-/// a register whose value ptxas does not know.
-llvm::Value *opaqueBits(llvm::IRBuilder<> &b, llvm::Value *x) {
-  if (auto *vty = llvm::dyn_cast<llvm::FixedVectorType>(x->getType())) {
-    llvm::Value *out = llvm::PoisonValue::get(vty);
-    for (unsigned i = 0; i < vty->getNumElements(); ++i)
-      out = b.CreateInsertElement(out, opaqueBits(b, b.CreateExtractElement(x, i)), i);
-    return out;
-  }
+/// `x` (an integer of at most 64 bits) through an identity `prmt.b32` in
+/// inline PTX for each 32-bit word: the same bits, in a register whose value
+/// ptxas does not know.
+llvm::Value *opaqueScalarBits(llvm::IRBuilder<> &b, llvm::Value *x) {
   bool wide = x->getType()->getIntegerBitWidth() > 32;
   llvm::Type *reg = wide ? b.getInt64Ty() : b.getInt32Ty();
   auto *asmTy = llvm::FunctionType::get(reg, {reg}, false);
@@ -453,6 +453,11 @@ llvm::Value *opaqueBits(llvm::IRBuilder<> &b, llvm::Value *x) {
       wide ? "=l,l" : "=r,r", /*hasSideEffects=*/false);
   llvm::Value *r = b.CreateCall(asmTy, prmt, {b.CreateZExtOrTrunc(x, reg)});
   return b.CreateZExtOrTrunc(r, x->getType());
+}
+
+/// opaqueScalarBits of an integer or of each element of a vector of them.
+llvm::Value *opaqueBits(llvm::IRBuilder<> &b, llvm::Value *x) {
+  return perElement(b, x, opaqueScalarBits);
 }
 
 /// Hides from ptxas every register whose bits are a bool's (isBoolBits: a
