@@ -378,8 +378,9 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
     // Not judged: every element the GPU differs in, the interpreter one ULP
     // off in its math differs in too (docs/fuzz.md, property (f)).
-    UlpSensitivity u = ulpSensitivity(kernel, k, p.want, opts_.maxSeconds);
-    if (u.covers(differingElements(k, p.want, got, ulps, dotScale, mathTol))) {
+    ElementSet differing = differingElements(k, p.want, got, ulps, dotScale, mathTol);
+    UlpSensitivity u = ulpSensitivity(kernel, k, p.want, opts_.maxSeconds, &differing);
+    if (u.covers(differing)) {
       out.status = OracleResult::Status::Discard;
       out.property = "ulp-sensitive";
       out.message = "the GPU differs (" + diff + "), and so does the interpreter " + u.first;
@@ -610,8 +611,9 @@ void GpuOracle::checkEmi(const FuzzKernel &k, const std::map<std::string, HostAr
           ? "the GPU trapped on the EMI variant: " + (r.trap ? r.trap->render() : std::string("?"))
           : compareWithReference(*v, vwant, got, ulps, dotScale, mathTol);
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
-    UlpSensitivity u = ulpSensitivity(*c.kernel, *v, vwant, opts_.maxSeconds);
-    if (u.covers(differingElements(*v, vwant, got, ulps, dotScale, mathTol))) {
+    ElementSet differing = differingElements(*v, vwant, got, ulps, dotScale, mathTol);
+    UlpSensitivity u = ulpSensitivity(*c.kernel, *v, vwant, opts_.maxSeconds, &differing);
+    if (u.covers(differing)) {
       out.status = OracleResult::Status::Discard;
       out.property = "ulp-sensitive";
       out.message = "the EMI variant: the GPU differs (" + diff +

@@ -87,13 +87,20 @@ struct UlpSensitivity {
 /// Property (f), which the GPU oracle also asks before it reports a
 /// difference: `reference` (interp(ir) of `k`, one thread) against the
 /// interpreter's results with every ULP-bounded math result one ULP off (at
-/// random, all up, all down), under the GPU comparison. Empty when `k` has no
-/// such math.
+/// random, all up, all down), under the GPU comparison. With `target` (the
+/// elements a GPU differs in), up to kExtraUlpPatterns more random patterns
+/// (some with most results left exact) until `target` is covered. Empty when
+/// `k` has no such math.
 UlpSensitivity ulpSensitivity(const CompiledKernel &kernel, const FuzzKernel &k,
-                              const std::map<std::string, HostArray> &reference, double maxSeconds);
+                              const std::map<std::string, HostArray> &reference, double maxSeconds,
+                              const ElementSet *target = nullptr);
 /// The same, compiling `k` first (empty when it does not compile).
 UlpSensitivity ulpSensitivity(const FuzzKernel &k,
-                              const std::map<std::string, HostArray> &reference, double maxSeconds);
+                              const std::map<std::string, HostArray> &reference, double maxSeconds,
+                              const ElementSet *target = nullptr);
+/// Random ULP patterns `ulpSensitivity` tries beyond the first three when it
+/// has a target to cover.
+inline constexpr int kExtraUlpPatterns = 32;
 
 /// `k` with other tile sizes (a quarter or four times each define) and the
 /// grid to match, when its results cannot depend on them; nullopt otherwise.

@@ -30,6 +30,7 @@
 #include "support/FloatBits.h"
 #include "support/Numerics.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -361,7 +362,10 @@ template <DType D> inline St<D> floatMinT(St<D> a, St<D> b) {
 /// MathNudge is installed on a thread, every math result there whose GPU
 /// counterpart is only ULP-bounded (`bound` > 0) moves by one ULP: up
 /// (`direction` 1), down (-1), or by -1, 0 or +1 ULPs chosen by a generator
-/// seeded with `state` (`direction` 0): a GPU that is one ULP off. No
+/// seeded with `state` (`direction` 0): a GPU that is one ULP off. With
+/// `direction` 0, a result moves down with probability 1/`spread`, up with
+/// 1/`spread`, and stays otherwise (3: each a third; 16: a few results off,
+/// the rest exact, as when one lane's result is off and another's is not). No
 /// effect on NaN, inf or a result that would become one, nor on results the
 /// GPU's functions return exactly: 0, small integers and powers of two
 /// (sin(0), cos(0), exp(0), log2(8), exp2(3), rsqrt(4)).
@@ -370,6 +374,7 @@ struct MathNudge {
   int (*bound)(MathFn, DType) = nullptr;
   int direction = 0;
   uint64_t moved = 0; // results moved so far
+  uint64_t spread = 3; // with direction 0: one in `spread` down, one up (at least 3)
 };
 inline thread_local MathNudge *tlsMathNudge = nullptr;
 
@@ -382,8 +387,11 @@ template <DType D> St<D> nudgedMath(MathFn f, St<D> r) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   double x = toDouble<D>(r);
+  uint64_t spread = std::max<uint64_t>(n.spread, 3), pick = (z ^ (z >> 31)) % spread;
   int step = n.direction != 0 ? (x < 0 ? -n.direction : n.direction) // in magnitude
-                              : static_cast<int>((z ^ (z >> 31)) % 3) - 1;
+             : pick == 0      ? -1
+             : pick == spread - 1 ? 1
+                                  : 0;
   int exponent = 0;
   bool exact = x == 0 || (std::fabs(x) <= 1024 && x == std::trunc(x)) ||
                (std::isfinite(x) && std::frexp(std::fabs(x), &exponent) == 0.5);

@@ -9,6 +9,7 @@
 #include "fuzz/GpuOracle.h"
 #include "fuzz/Journal.h"
 #include "fuzz/Worker.h"
+#include "conformance/Runner.h"
 
 #include <gtest/gtest.h>
 
@@ -523,4 +524,81 @@ TEST(FuzzGpuOracle, UlpSensitiveKernelsAreFoundOnTheInterpreter) {
   std::string error;
   ASSERT_TRUE(interpReference(k, 20, want, error)) << error;
   EXPECT_EQ(want.at("Y").getDouble(0), static_cast<double>(static_cast<float>(std::exp(4.5))));
+}
+
+// Seed 20262001 kernel 91517 (an H100): Y = (v - (r + v)) + r with v an exp2
+// result near 95832 and r the column's max, another exp2 result near 116351.
+// The reference gives 0; a GPU whose exp2 is one ULP high in v and exact in r
+// gives 2^-7 (one ULP of v). All results up or all down keep the difference
+// v - r and so the 0, as do +1 and -1 together: the oracle must try more
+// patterns before it reports a correct GPU.
+TEST(FuzzGpuOracle, UlpSensitivityTriesPatternsUntilTheGpuDifferenceIsCovered) {
+  FuzzKernel k;
+  k.kernelName = "fuzz";
+  k.defines = {{"TM", "16"}, {"TN", "2"}};
+  k.grid = {1, 4, 1};
+  // The reduced case as the campaign wrote it: the ULP patterns are drawn
+  // from a hash of the source, and this source's first draw missed.
+  k.source =
+      "float h0(int16 p0[TM, TN], float p1[TM, TN]) {\n"
+      "  float t[TM, TN] = exp2(p1);\n"
+      "  return t;\n"
+      "}\n"
+      "int16 h3(int16 p0[TM, TN], float p1[TM, TN]) {\n"
+      "  return p0;\n"
+      "}\n"
+      "__global__ void fuzz(int16 *X0, float *X1, float *Y, int32 M, int32 N, int32 C) {\n"
+      "  int pm = 0;\n"
+      "  int pn = get_program_id(1);\n"
+      "  int rm[TM] = pm * TM + 0 ... TM;\n"
+      "  int rn[TN] = pn * TN + 0 ... TN;\n"
+      "  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);\n"
+      "  int16 *pX0[TM, TN] = X0 + rm[:, newaxis] * N + rn[newaxis, :];\n"
+      "  int16 x0[TM, TN] = mask ? *pX0 : 0;\n"
+      "  float *pX1[TM, TN] = X1 + rm[:, newaxis] * N + rn[newaxis, :];\n"
+      "  float x1[TM, TN] = mask ? *pX1 : 0;\n"
+      "  float *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];\n"
+      "  float v1[TM, TN] = h0(x0, ((x1 - x0) % (x1 * x1)));\n"
+      "  float r2[TN] = v1[max, :];\n"
+      "  float w8[TM, TN] = 1;\n"
+      "  if (C > 0) {\n"
+      "    w8 = ((v1) - (r2[newaxis, :] + v1));\n"
+      "  }\n"
+      "  *?(mask) pY = (w8 + r2[newaxis, :]);\n"
+      "}\n";
+  std::vector<double> x0(80, 0), x1(80, 0);
+  const int at[] = {45, 46, 47, 48, 49, 75, 76, 77, 78, 79};
+  const double v0[] = {-18, -59, -21, 18, -30, 92, -77, 45, 38, -88};
+  const double v1[] = {-1.5341796875, -7.06640625,   -4.171875,     -4.0234375,
+                       -4.181640625,  -3.919921875,  -6.3681640625, -2.2353515625,
+                       -0.1181640625, 5.0498046875};
+  for (int i = 0; i < 10; ++i) {
+    x0[at[i]] = v0[i];
+    x1[at[i]] = v1[i];
+  }
+  k.buffers.push_back({"X0", DType::I16, {10, 8}, x0, false});
+  k.buffers.push_back({"X1", DType::F32, {10, 8}, x1, false});
+  k.buffers.push_back({"Y", DType::F32, {10, 8}, std::vector<double>(80, 3.0), true});
+  k.scalars = {{"M", DType::I32, 10}, {"N", DType::I32, 8}, {"C", DType::I32, 1}};
+  std::map<std::string, HostArray> want;
+  std::string error;
+  ASSERT_TRUE(interpReference(k, 20, want, error)) << error;
+  // Y[9, 7]: v = exp2(fmod(93.0498046875, 25.500526...)), r = exp2(16.828125) (row 5).
+  ASSERT_EQ(want.at("Y").getDouble(79), 0.0);
+  std::map<std::string, HostArray> got = want;
+  got.at("Y").setDouble(79, 0.0078125); // what the H100 stored
+  CompileOutcome c = compileFuzzKernel(k);
+  ASSERT_TRUE(c.ok()) << c.diagnostics;
+  const ir::Function &fn = c.kernel->function();
+  double tol = mathRelativeTolerance(fn);
+  EXPECT_NE(compareWithReference(k, want, got, conf::gpuExtraUlps(fn), 0, tol), "");
+  ElementSet gpuDiff = differingElements(k, want, got, conf::gpuExtraUlps(fn), 0, tol);
+  ASSERT_EQ(gpuDiff, (ElementSet{{"Y", 79}}));
+  UlpSensitivity u = ulpSensitivity(k, want, 20, &gpuDiff);
+  EXPECT_TRUE(u.covers(gpuDiff)) << u.first;
+  // A difference no ULP pattern explains is still reported: Y[45] (row 5,
+  // col 5, exp2 of about 2.34 minus itself) cannot move by 0.5.
+  got.at("Y").setDouble(45, 0.5);
+  ElementSet wrong = differingElements(k, want, got, conf::gpuExtraUlps(fn), 0, tol);
+  EXPECT_FALSE(ulpSensitivity(k, want, 20, &wrong).covers(wrong));
 }
