@@ -133,7 +133,8 @@ bool hasFeature(const FuzzKernel &k, const std::string &f) {
   return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
 }
 
-// The GPU's accuracy bound (codegen/Ulp.h) of a math function.
+} // namespace
+
 int gpuMathBound(num::MathFn f, DType t) {
   switch (f) {
   case num::MathFn::Exp: return codegen::gpuUlpBound(ir::OpKind::Exp, t);
@@ -150,6 +151,8 @@ int gpuMathBound(num::MathFn f, DType t) {
   }
   return 0;
 }
+
+namespace {
 
 // Installs a num::MathNudge on this thread for one scope.
 class NudgeScope {

@@ -19,6 +19,7 @@
 
 #include "fuzz/Generator.h"
 #include "runtime/Launch.h"
+#include "support/Numerics.h"
 
 #include <algorithm>
 #include <map>
@@ -83,6 +84,11 @@ struct UlpSensitivity {
                                     gpuDiff.end());
   }
 };
+
+/// The GPU's accuracy bound in ULPs (codegen/Ulp.h) of a math function of the
+/// interpreter's; 0 where the GPU's result is exact (abs, floor, ceil). What
+/// ulpSensitivity moves: `num::MathNudge{seed, &gpuMathBound, 0}`.
+int gpuMathBound(num::MathFn f, DType t);
 
 /// Property (f), which the GPU oracle also asks before it reports a
 /// difference: `reference` (interp(ir) of `k`, one thread) against the
