@@ -78,9 +78,10 @@ int main(int argc, char **argv) {
     missedBefore += !before;
     missedNow += !now;
     if (!before || !now)
-      std::printf("%s: seed %llu (%zu elements differ)\n",
+      std::printf("%s: seed %llu (%zu %s)\n",
                   now ? "explained by the further patterns only" : "not explained",
-                  static_cast<unsigned long long>(seed + static_cast<uint64_t>(i)), d.size());
+                  static_cast<unsigned long long>(seed + static_cast<uint64_t>(i)), d.size(),
+                  d.size() == 1 ? "element differs" : "elements differ");
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("kernels %lld (seeds %llu..%llu), with ULP-bounded math %lld, in %.1f s\n",
