@@ -18,7 +18,8 @@ export PATH=$path
 nocuda=/nonexistent/cuda
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTC_CUDA_HOME=$nocuda -DTC_LIBDEVICE=$nocuda/nvvm/libdevice/libdevice.10.bc >/dev/null
-ninja -C "$BUILD_DIR" tritonc triton-interp triton-conformance triton-fuzz triton-run host_api
+ninja -C "$BUILD_DIR" tritonc triton-interp triton-conformance triton-fuzz triton-run host_api \
+    oracle_ulp_bench
 bin=$BUILD_DIR/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
