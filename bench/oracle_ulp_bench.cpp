@@ -47,7 +47,8 @@ int main(int argc, char **argv) {
   auto t0 = std::chrono::steady_clock::now();
   int64_t withMath = 0, differ = 0, missedBefore = 0, missedNow = 0;
   for (int64_t i = 0; i < kernels; ++i) {
-    FuzzKernel k = generateKernel(GenPolicy{}, seed + static_cast<uint64_t>(i));
+    uint64_t kernelSeed = seed + static_cast<uint64_t>(i);
+    FuzzKernel k = generateKernel(GenPolicy{}, kernelSeed);
     CompileOutcome c = compileFuzzKernel(k);
     if (!c.ok())
       continue;
@@ -61,8 +62,7 @@ int main(int argc, char **argv) {
     if (!interpReference(k, 5, want, error))
       continue;
     // The stand-in GPU: a pattern drawn from another stream than the oracle's.
-    num::MathNudge nudge{(seed + static_cast<uint64_t>(i)) * 0xd1342543de82ef95ull + 1,
-                         &gpuMathBound, 0, 0, spread};
+    num::MathNudge nudge{kernelSeed * 0xd1342543de82ef95ull + 1, &gpuMathBound, 0, 0, spread};
     num::tlsMathNudge = &nudge;
     bool ran = interpReference(k, 5, gpu, error);
     num::tlsMathNudge = nullptr;
@@ -80,7 +80,7 @@ int main(int argc, char **argv) {
     if (!before || !now)
       std::printf("%s: seed %llu (%zu %s)\n",
                   now ? "explained by the further patterns only" : "not explained",
-                  static_cast<unsigned long long>(seed + static_cast<uint64_t>(i)), d.size(),
+                  static_cast<unsigned long long>(kernelSeed), d.size(),
                   d.size() == 1 ? "element differs" : "elements differ");
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
