@@ -239,7 +239,6 @@ llvm::Value *opaqueNot(llvm::IRBuilder<> &b, llvm::Value *x) {
   return b.CreateZExtOrTrunc(n, ty);
 }
 
-/// `0 - x` as `~x + 1`, element by element for vectors.
 /// `scalar(b, x)` for a scalar `x`; element by element for a vector (the
 /// inline PTX of the opaque helpers takes one register).
 template <typename Scalar>
@@ -253,6 +252,7 @@ llvm::Value *perElement(llvm::IRBuilder<> &b, llvm::Value *x, Scalar scalar) {
   return out;
 }
 
+/// `0 - x` as `~x + 1`, element by element for vectors.
 llvm::Value *opaqueNeg(llvm::IRBuilder<> &b, llvm::Value *x) {
   return perElement(b, x, [](llvm::IRBuilder<> &b, llvm::Value *e) {
     return b.CreateAdd(opaqueNot(b, e), llvm::ConstantInt::get(e->getType(), 1));

@@ -179,7 +179,7 @@ UlpSensitivity ulpSensitivity(const CompiledKernel &kernel, const FuzzKernel &k,
   // more draws until it is covered: a GPU whose result for one lane is a ULP
   // off and for another is not moves their difference, which all-up,
   // all-down and mostly a single draw keep (seed 20262001 kernel 91517:
-  // `v - (v + r) + r` with v and r exp2 results near 1e5 came out 2^-7 with
+  // `(v - (r + v)) + r` with v and r exp2 results near 1e5 came out 2^-7 with
   // one of them a ULP high; one pattern in two shows it).
   struct Pattern {
     int direction;
