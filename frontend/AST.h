@@ -383,6 +383,8 @@ struct FunctionDecl {
   std::unique_ptr<CompoundStmt> body; // null for a declaration without body
   // --- sema ---
   ir::Type resolvedReturn; // for helpers: the type of the returned value
+  // A kernel other than the one --kernel picked: not analysed, not lowered.
+  bool skipped = false;
 };
 
 struct TranslationUnit {

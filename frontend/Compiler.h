@@ -12,8 +12,10 @@
 #include "ir/IR.h"
 #include "support/Diagnostics.h"
 
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tc {
@@ -31,14 +33,21 @@ struct CompileOptions {
 
 enum class Stage { Preprocess, Parse, Sema, Lower };
 
+/// `text` with every byte that is not part of well-formed UTF-8 written as
+/// `\xNN` (diagnostics quote source text, which may hold any bytes; consumers
+/// such as Python decode them as UTF-8).
+std::string escapeInvalidUtf8(std::string_view text);
+
 class Compilation {
 public:
   explicit Compilation(CompileOptions opts);
 
   /// Adds the main source from a file; false (with a diagnostic) if unreadable.
   bool addMainFile(const std::string &path);
-  /// Adds the main source from memory.
-  void addMainSource(std::string name, std::string text);
+  /// Adds the main source from memory; false (with a diagnostic, and run()
+  /// then fails) when it is larger than a source file may be
+  /// (kMaxSourceFileBytes, 4 MiB).
+  bool addMainSource(std::string name, std::string text);
 
   /// Runs every stage up to and including `last`. Returns false as soon as a
   /// stage reported an error. Lowering is followed by the IR verifier; a
@@ -51,6 +60,9 @@ public:
   ast::TranslationUnit *ast() const { return ast_.get(); }
   ir::Module *module() const { return module_.get(); }
   std::unique_ptr<ir::Module> takeModule() { return std::move(module_); }
+  /// The source's object-like macros with integer values (after preprocessing;
+  /// see preprocess()), for grid expressions.
+  const std::map<std::string, int64_t> &integerMacros() const { return integerMacros_; }
   /// Text of the verifier failures after lowering (empty when none).
   const std::string &internalError() const { return internalError_; }
 
@@ -59,7 +71,9 @@ private:
   SourceManager sm_;
   DiagEngine diags_;
   uint32_t mainFile_ = SourceLoc::kNoFile;
+  bool mainIsText_ = false; // addMainSource: #include has no folder of the main file
   std::vector<Token> tokens_;
+  std::map<std::string, int64_t> integerMacros_;
   std::unique_ptr<ast::TranslationUnit> ast_;
   std::unique_ptr<ir::Module> module_;
   std::string internalError_;

@@ -174,6 +174,8 @@ void FunctionLowerer::lowerStmts(const std::vector<StmtPtr> &stmts, size_t from)
 }
 
 void FunctionLowerer::lowerStmt(const Stmt *s) {
+  if (stackExhausted(s->loc))
+    return;
   LocScope ls(*this, s->loc);
   switch (s->kind) {
   case StmtKind::Decl: return lowerDecl(s->as<DeclStmt>());
@@ -491,7 +493,7 @@ std::unique_ptr<ir::Module> lowerToIR(const TranslationUnit &tu, const SourceMan
     return nullptr;
   }
   for (const auto &f : tu.functions) {
-    if (!f->isKernel || !f->body)
+    if (!f->isKernel || !f->body || f->skipped)
       continue;
     ir::Function *fn = module->addFunction(f->name, lower::toLocation(sm, *module, f->loc));
     lower::FunctionLowerer(sm, diags, *module, *fn).lowerKernel(*f);

@@ -10,7 +10,8 @@
 
 namespace tc {
 
-/// Lowers every kernel of an analysed translation unit (helpers are inlined
+/// Lowers every kernel of an analysed translation unit, except those sema
+/// marked skipped (--kernel picked another one) (helpers are inlined
 /// at their calls) to tile IR. Source locations become ir::Locations (file
 /// names interned in the module). Returns nullptr if lowering reported an error
 /// (only for constructs sema accepts but lowering does not support yet).

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/LowerImpl.h"
+#include "frontend/StackGuard.h"
 
 #include <algorithm>
 
@@ -134,7 +135,20 @@ Value *FunctionLowerer::lowerExpr(const Expr *e) {
   return unsupported(e->loc, "a call that returns nothing, used as a value", e->type);
 }
 
+// The thread's stack is nearly used up (StackGuard.h): one error, then every
+// deeper step gives up (sema checks the same, so this is a second line).
+bool FunctionLowerer::stackExhausted(SourceLoc loc) {
+  if (!stackNearlyExhausted())
+    return false;
+  if (!reportedStack_)
+    diags_.report(DiagId::err_nesting_too_deep, loc);
+  reportedStack_ = true;
+  return true;
+}
+
 Value *FunctionLowerer::lowerExprOrVoid(const Expr *e) {
+  if (stackExhausted(e->loc))
+    return zeroOf(e->type);
   LocScope ls(*this, e->loc);
   if (e->constant)
     return emitConstant(*e->constant, e->type);

@@ -260,6 +260,8 @@ private:
   std::vector<const ast::FunctionDecl *> inlining_; // helpers being inlined (recursion check)
   const char *stackBase_ = nullptr; // a local of lowerKernel: see kMaxCallStackBytes
   size_t numOps_ = 0;               // ops created so far (inlining can blow up)
+  bool reportedStack_ = false;      // "nesting too deep" for the thread's stack, once
+  bool stackExhausted(SourceLoc loc);
   bool tooLarge_ = false;           // the op budget ran out: stop lowering statements
 };
 

@@ -1,6 +1,10 @@
 //===- PPDefine.cpp - #define and #undef -------------------------------===//
 #include "frontend/PPInternal.h"
 
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
 namespace tc::pp {
 
 namespace {
@@ -75,6 +79,7 @@ bool PPState::parseMacroParams(const std::vector<Token> &line, size_t &i, Macro 
     ++i;
     return true;
   }
+  std::unordered_set<std::string> seen; // linear in the number of parameters
   for (;;) {
     if (i >= line.size()) {
       diags_.report(DiagId::err_pp_missing_rparen_in_params, after(line.back()));
@@ -85,11 +90,10 @@ bool PPState::parseMacroParams(const std::vector<Token> &line, size_t &i, Macro 
       m.variadic = true;
       m.params.push_back("__VA_ARGS__");
     } else if (p.is(TokKind::identifier) && p.text != "__VA_ARGS__") {
-      for (const std::string &q : m.params)
-        if (q == p.text) {
-          diags_.report(DiagId::err_pp_duplicate_macro_param, p.loc, {p.text}, p.length());
-          return false;
-        }
+      if (!seen.insert(p.text).second) {
+        diags_.report(DiagId::err_pp_duplicate_macro_param, p.loc, {p.text}, p.length());
+        return false;
+      }
       m.params.push_back(p.text);
       if (i < line.size() && line[i].is(TokKind::ellipsis)) { // GNU named variadic `args...`
         m.variadic = true;
@@ -121,12 +125,15 @@ bool PPState::parseMacroParams(const std::vector<Token> &line, size_t &i, Macro 
 bool PPState::checkMacroBody(Macro &m) {
   std::vector<Token> &body = m.body;
   m.paramIndex.assign(body.size(), -1);
+  std::unordered_map<std::string_view, int> index; // linear in parameters and body
+  if (m.functionLike)
+    for (size_t p = 0; p < m.params.size(); ++p)
+      index[m.params[p]] = static_cast<int>(p);
   for (size_t i = 0; i < body.size(); ++i) {
     const Token &t = body[i];
     if (t.is(TokKind::identifier) && m.functionLike)
-      for (size_t p = 0; p < m.params.size(); ++p)
-        if (m.params[p] == t.text)
-          m.paramIndex[i] = static_cast<int>(p);
+      if (auto it = index.find(t.text); it != index.end())
+        m.paramIndex[i] = it->second;
     if (t.is(TokKind::identifier) && t.text == "__VA_ARGS__" && m.paramIndex[i] < 0) {
       diags_.report(DiagId::err_pp_va_args_not_variadic, t.loc, {}, t.length());
       return false;

@@ -112,6 +112,8 @@ std::vector<Token> Substitution::run() {
       out_.push_back(bodyTok(i++));
     }
   }
+  if (pp_.stopped())
+    out_.clear();
   std::erase_if(out_, isPlacemarker);
   return std::move(out_);
 }
@@ -146,7 +148,10 @@ size_t Substitution::appendParam(size_t i) {
   bool raw = i + 1 < body_.size() && body_[i + 1].is(TokKind::hashhash);
   if (!raw && !expanded_[p])
     expanded_[p] = pp_.expandIsolated(args_[p], nameTok_.loc, ifMode_);
-  std::vector<Token> toks = raw ? args_[p] : *expanded_[p];
+  const std::vector<Token> &src = raw ? args_[p] : *expanded_[p];
+  if (!pp_.expansionFits(out_.size() + src.size(), nameTok_.loc))
+    return body_.size(); // stopped: nothing more is produced
+  std::vector<Token> toks = src;
   if (toks.empty() && raw)
     out_.push_back(placemarker());
   if (!toks.empty())
@@ -164,6 +169,8 @@ size_t Substitution::appendPaste(size_t i) {
   std::vector<Token> rhs;
   int rp = m_.paramIndex[next];
   if (rp >= 0) {
+    if (!pp_.expansionFits(out_.size() + args_[rp].size(), nameTok_.loc))
+      return body_.size();
     rhs = args_[rp];
     if (!rhs.empty())
       rhs[0].leadingSpace = body_[next].leadingSpace;

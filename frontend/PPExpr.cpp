@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/PPExpr.h"
+#include "frontend/StackGuard.h"
 
 #include <cctype>
 #include <string>
@@ -108,7 +109,7 @@ std::optional<int64_t> ExprEvaluator::run() {
 
 // conditional-expression: binary ('?' conditional ':' conditional)?
 PPValue ExprEvaluator::parseConditional(bool eval) {
-  if (++depth_ > kMaxExprDepth) {
+  if (++depth_ > kMaxExprDepth || stackNearlyExhausted()) {
     fail(DiagId::err_pp_expr_too_deep, hereLoc(), {std::to_string(kMaxExprDepth)});
     --depth_;
     return {};
@@ -216,7 +217,7 @@ PPValue ExprEvaluator::parseUnary(bool eval) {
   TokKind k = t->kind;
   if (k != TokKind::plus && k != TokKind::minus && k != TokKind::exclaim && k != TokKind::tilde)
     return parsePrimary(eval);
-  if (++depth_ > kMaxExprDepth) {
+  if (++depth_ > kMaxExprDepth || stackNearlyExhausted()) {
     fail(DiagId::err_pp_expr_too_deep, t->loc, {std::to_string(kMaxExprDepth)});
     return {};
   }

@@ -17,6 +17,7 @@
 
 #include "frontend/Preprocessor.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -145,13 +146,22 @@ public:
   /// Accounts for `n` tokens produced by an expansion; false (after an error)
   /// once the limit is passed.
   bool noteExpandedTokens(size_t n, SourceLoc loc);
+  /// Whether `n` more tokens would still be within the limit; false (after
+  /// the same error) if not. Checked before an expansion builds its tokens,
+  /// so that the limit fires before the memory is spent.
+  bool expansionFits(size_t n, SourceLoc loc);
   /// True after a fatal error or once the error limit is reached.
   bool stopped() const { return fatal_ || diags_.shouldStop(); }
 
   SourceManager &sm() { return sm_; }
   DiagEngine &diags() { return diags_; }
 
+  /// After run(): the source's object-like macros with integer values (see
+  /// preprocess()).
+  std::map<std::string, int64_t> integerMacros();
+
 private:
+  bool substituteObjectLike(const Macro &m, std::vector<Token> &out, unsigned depth);
   void runPseudoFile(uint32_t file);
   void defineBuiltins();
   void addCommandLine();
@@ -164,7 +174,9 @@ private:
   void defineMacro(MacroPtr m);
   void handleUndef(const std::vector<Token> &line);
   void handleInclude(const std::vector<Token> &line);
-  bool findIncludeFile(const std::string &name, std::string &path) const;
+  enum class IncludeSearch { Found, NotFound, NotRegular, Outside, NoFolder };
+  IncludeSearch findIncludeFile(const std::string &name, std::string &path) const;
+  bool insideIncludeRoots(const std::string &path) const;
   void enterFile(const std::string &path, const std::string &key, const Token &nameTok);
   void handleIf(const std::vector<Token> &line);
   void handleIfdef(const std::vector<Token> &line, bool wantDefined);
@@ -189,6 +201,9 @@ private:
   };
   std::unordered_map<std::string, CachedFile> fileCache_;
   std::unordered_set<std::string> pragmaOnce_;
+  uint32_t mainFile_ = 0;
+  std::vector<std::string> includeRoots_; // resolved: the main file's folder, -I folders
+  std::vector<uint32_t> pseudoFiles_; // <built-in> and <command line> buffers
   unsigned isolatedDepth_ = 0;
   size_t expandedTokens_ = 0;
   bool fatal_ = false;

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Parser.h"
 #include "frontend/ParserImpl.h"
+#include "frontend/StackGuard.h"
 
 #include <algorithm>
 #include <cctype>
@@ -152,7 +153,7 @@ void Parser::error(DiagId id, const Token &at, std::vector<std::string> args) {
 }
 
 Parser::DepthGuard::DepthGuard(Parser &parser) : p(parser) {
-  ok = ++p.depth_ <= kMaxDepth;
+  ok = ++p.depth_ <= kMaxDepth && !stackNearlyExhausted();
   if (!ok)
     p.reportTooDeep(p.tok().loc);
 }

@@ -7,9 +7,12 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Preprocessor.h"
 #include "frontend/PPInternal.h"
+#include "frontend/PPExpr.h"
 #include "frontend/PPLexer.h"
+#include "frontend/StackGuard.h"
 #include "support/FileIO.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 
@@ -75,6 +78,19 @@ MacroPtr PPState::findMacro(const std::string &name) const {
 
 // The main loop: expanded tokens of `mainFile`, keywords classified, eof last.
 std::vector<Token> PPState::run(uint32_t mainFile) {
+  namespace fs = std::filesystem;
+  mainFile_ = mainFile;
+  auto resolved = [](const std::string &dir) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(dir.empty() ? "." : dir, ec), ec);
+    if (p.has_relative_path() && p.filename().empty()) // "/a/b/" -> "/a/b"
+      p = p.parent_path();
+    return p.string();
+  };
+  if (!opts_.mainIsText)
+    includeRoots_.push_back(resolved(fs::path(sm_.name(mainFile)).parent_path().string()));
+  for (const std::string &dir : opts_.includeDirs)
+    includeRoots_.push_back(resolved(dir));
   defineBuiltins();
   addCommandLine();
   auto toks = std::make_shared<const std::vector<Token>>(
@@ -97,8 +113,51 @@ std::vector<Token> PPState::run(uint32_t mainFile) {
   return out;
 }
 
+// `m`'s replacement list with every object-like macro replaced by its own
+// (recursively, bounded): false when a token cannot be part of an integer
+// constant expression (another identifier, a function-like macro, a string).
+bool PPState::substituteObjectLike(const Macro &m, std::vector<Token> &out, unsigned depth) {
+  constexpr unsigned kMaxDepth = 32;
+  constexpr size_t kMaxTokens = 1024;
+  if (depth > kMaxDepth || m.functionLike || m.builtin != Macro::Builtin::None || m.body.empty())
+    return false;
+  for (const Token &t : m.body) {
+    if (out.size() >= kMaxTokens)
+      return false;
+    if (t.is(TokKind::identifier)) {
+      MacroPtr inner = findMacro(t.text);
+      if (!inner || !substituteObjectLike(*inner, out, depth + 1))
+        return false;
+      continue;
+    }
+    if (t.is(TokKind::string_literal) || t.is(TokKind::char_constant) ||
+        t.is(TokKind::unknown) || t.is(TokKind::hash) || t.is(TokKind::hashhash))
+      return false;
+    out.push_back(t);
+  }
+  return true;
+}
+
+std::map<std::string, int64_t> PPState::integerMacros() {
+  std::map<std::string, int64_t> result;
+  DiagEngine scratch(sm_); // a value that is no integer is just left out
+  scratch.setOutput(nullptr);
+  for (const auto &[name, m] : macros_) {
+    if (!m || std::find(pseudoFiles_.begin(), pseudoFiles_.end(), m->defLoc.file) !=
+                  pseudoFiles_.end())
+      continue;
+    std::vector<Token> toks;
+    if (!substituteObjectLike(*m, toks, 0))
+      continue;
+    if (std::optional<int64_t> v = evaluatePPExpr(toks, after(toks.back()), scratch))
+      result[name] = *v;
+  }
+  return result;
+}
+
 // Reads a pseudo-file of directives (<built-in>, <command line>).
 void PPState::runPseudoFile(uint32_t file) {
+  pseudoFiles_.push_back(file);
   auto toks = std::make_shared<const std::vector<Token>>(
       lexBuffer(sm_.text(file), file, &diags_, LexErrorMode::Defer));
   files_.push_back({file, toks, 0, {}, ""});
@@ -178,11 +237,16 @@ std::vector<Token> PPState::expandIsolated(const std::vector<Token> &toks, Sourc
                                            bool ifMode) {
   if (toks.empty())
     return {};
-  if (isolatedDepth_ >= kMaxExpansionDepth) {
-    diags_.report(DiagId::err_pp_expansion_too_deep, useLoc, {std::to_string(kMaxExpansionDepth)});
+  // (The thread's stack may end before the limit: then the depth reached is it.)
+  if (isolatedDepth_ >= kMaxExpansionDepth || stackNearlyExhausted()) {
+    diags_.report(DiagId::err_pp_expansion_too_deep, useLoc, {std::to_string(isolatedDepth_)});
     fatal_ = true;
     return toks;
   }
+  // Each nesting level copies its argument: counted as expansion work, so that
+  // f(f(f(...))) over a large source stops before the copies add up.
+  if (!noteExpandedTokens(toks.size(), useLoc))
+    return toks;
   ++isolatedDepth_;
   MacroExpander ex(*this, false, toks, ifMode);
   std::vector<Token> out;
@@ -190,6 +254,15 @@ std::vector<Token> PPState::expandIsolated(const std::vector<Token> &toks, Sourc
     out.push_back(std::move(t));
   --isolatedDepth_;
   return out;
+}
+
+bool PPState::expansionFits(size_t n, SourceLoc loc) {
+  if (!fatal_ && expandedTokens_ + n <= kMaxExpandedTokens)
+    return true;
+  if (!fatal_)
+    diags_.report(DiagId::err_pp_expansion_too_large, loc, {std::to_string(kMaxExpandedTokens)});
+  fatal_ = true;
+  return false;
 }
 
 bool PPState::noteExpandedTokens(size_t n, SourceLoc loc) {
@@ -270,10 +343,24 @@ void PPState::handleInclude(const std::vector<Token> &line) {
   warnExtraTokens(arg, 1, "include");
   std::string name = nameTok.text.substr(1, nameTok.text.size() - 2);
   std::string path;
-  if (name.empty() || !findIncludeFile(name, path)) {
-    if (!path.empty()) // found, but not a regular file (a directory, /dev/zero, a FIFO)
+  IncludeSearch found = name.empty() ? IncludeSearch::NotFound : findIncludeFile(name, path);
+  if (found != IncludeSearch::Found) {
+    std::string quotedName = "'" + name + "'";
+    if (found == IncludeSearch::NotRegular) // a directory, /dev/zero, a FIFO
       diags_.report(DiagId::err_cannot_open_file, nameTok.loc,
                     {"cannot include " + regularFileProblem(path)}, nameTok.length());
+    else if (found == IncludeSearch::Outside)
+      diags_.report(DiagId::err_cannot_open_file, nameTok.loc,
+                    {"cannot include " + quotedName +
+                     ": only files inside the kernel's folder and the include folders (-I) "
+                     "may be included"},
+                    nameTok.length());
+    else if (found == IncludeSearch::NoFolder)
+      diags_.report(DiagId::err_cannot_open_file, nameTok.loc,
+                    {"cannot include " + quotedName +
+                     ": a kernel given as text has no folder; name include folders to "
+                     "search (-I, include_dirs)"},
+                    nameTok.length());
     else
       diags_.report(DiagId::err_pp_file_not_found, nameTok.loc, {name}, nameTok.length());
     return;
@@ -291,35 +378,63 @@ void PPState::handleInclude(const std::vector<Token> &line) {
     enterFile(path, key, nameTok);
 }
 
-// The including file's directory, then each -I directory.
-bool PPState::findIncludeFile(const std::string &name, std::string &path) const {
+// Whether `path`, with symbolic links and `..` resolved, lies inside one of
+// the include roots (the main file's folder, the -I folders).
+bool PPState::insideIncludeRoots(const std::string &path) const {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec)
+    return false;
+  for (const std::string &rootText : includeRoots_) {
+    fs::path root(rootText);
+    auto pi = p.begin();
+    bool inside = true;
+    for (auto ri = root.begin(); ri != root.end() && inside; ++ri, ++pi)
+      inside = pi != p.end() && *pi == *ri;
+    if (inside)
+      return true;
+  }
+  return false;
+}
+
+// The including file's directory (not for a main file given as text), then
+// each -I directory; whatever is found must lie inside an include root. A
+// name outside them is refused before anything about it is looked at.
+PPState::IncludeSearch PPState::findIncludeFile(const std::string &name, std::string &path) const {
   namespace fs = std::filesystem;
   std::vector<std::string> dirs;
   if (fs::path(name).is_absolute()) {
     dirs.push_back("");
   } else {
-    dirs.push_back(fs::path(sm_.name(files_.back().file)).parent_path().string());
+    uint32_t including = files_.back().file;
+    if (!(opts_.mainIsText && including == mainFile_))
+      dirs.push_back(fs::path(sm_.name(including)).parent_path().string());
     dirs.insert(dirs.end(), opts_.includeDirs.begin(), opts_.includeDirs.end());
   }
+  if (dirs.empty())
+    return IncludeSearch::NoFolder;
+  bool outside = false;
+  std::string notRegular;
   for (const std::string &dir : dirs) {
     std::string candidate = dir.empty() ? name : (fs::path(dir) / name).string();
+    if (!insideIncludeRoots(candidate)) {
+      outside = true;
+      continue;
+    }
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec)) {
       path = candidate;
-      return true;
+      return IncludeSearch::Found;
     }
+    if (notRegular.empty() && fs::exists(candidate, ec))
+      notRegular = candidate; // reported as such, not as "file not found"
   }
-  // Not found as a regular file: name the first non-regular one (it is
-  // reported as such, not as "file not found").
-  for (const std::string &dir : dirs) {
-    std::string candidate = dir.empty() ? name : (fs::path(dir) / name).string();
-    std::error_code ec;
-    if (fs::exists(candidate, ec)) {
-      path = candidate;
-      return false;
-    }
+  if (!notRegular.empty()) {
+    path = notRegular;
+    return IncludeSearch::NotRegular;
   }
-  return false;
+  return outside ? IncludeSearch::Outside : IncludeSearch::NotFound;
 }
 
 // Pushes the file at `path` (lexed once, then cached by `key`).
@@ -330,6 +445,13 @@ void PPState::enterFile(const std::string &path, const std::string &key, const T
     std::optional<uint32_t> file = sm_.loadFile(path, error);
     if (!file) {
       diags_.report(DiagId::err_cannot_open_file, nameTok.loc, {error}, nameTok.length());
+      return;
+    }
+    // A binary file is not lexed: its bytes would be quoted by diagnostics.
+    if (sm_.text(*file).find('\0') != std::string::npos) {
+      diags_.report(DiagId::err_cannot_open_file, nameTok.loc,
+                    {"cannot include '" + path + "': it is not a text file (it has NUL bytes)"},
+                    nameTok.length());
       return;
     }
     auto toks = std::make_shared<const std::vector<Token>>(
@@ -358,8 +480,12 @@ void PPState::handlePragma(const std::vector<Token> &line) {
 
 // Entry point; see Preprocessor.h.
 std::vector<Token> preprocess(uint32_t file, const PreprocessorOptions &opts, SourceManager &sm,
-                              DiagEngine &diags) {
-  return pp::PPState(opts, sm, diags).run(file);
+                              DiagEngine &diags, std::map<std::string, int64_t> *integerMacros) {
+  pp::PPState pp(opts, sm, diags);
+  std::vector<Token> toks = pp.run(file);
+  if (integerMacros && !diags.hasErrors())
+    *integerMacros = pp.integerMacros();
+  return toks;
 }
 
 // Each token after a space or newline as in the source (see Preprocessor.h).

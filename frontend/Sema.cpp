@@ -39,7 +39,20 @@ bool Sema::run() {
   char base;
   stackBase_ = &base;
   collectFunctions();
+  // --kernel NAME naming a kernel of the source: only that kernel (and the
+  // helpers it calls, analysed at their calls) is analysed and lowered; the
+  // other functions were parsed but may use macros this compile lacks. An
+  // unknown name analyses everything (the tools then list the kernels).
+  const FunctionDecl *only = nullptr;
+  if (!kernelName_.empty())
+    for (auto &fn : tu_.functions)
+      if (fn && fn->isKernel && fn->body && fn->name == kernelName_ && !lookupBuiltin(fn->name))
+        only = fn.get();
   for (auto &fn : tu_.functions) {
+    if (only && fn && fn.get() != only) {
+      fn->skipped = fn->isKernel;
+      continue;
+    }
     if (!fn || !fn->body || lookupBuiltin(fn->name))
       continue;
     auto it = functions_.find(fn->name);

@@ -31,7 +31,9 @@ inline size_t stackUsedSince(const char *base) {
 /// differs from C), tile-shape rules, name resolution, builtins, definite
 /// assignment. Returns false if any error was reported. With no `__global__`
 /// function, the `void` function named `kernelName` (else the first `void`
-/// function) becomes the kernel, with a note.
+/// function) becomes the kernel, with a note. When `kernelName` names a kernel
+/// of the source, only it and the helpers it calls are analysed; the other
+/// kernels are marked FunctionDecl::skipped (lowering leaves them out).
 bool analyze(ast::TranslationUnit &tu, DiagEngine &diags, const std::string &kernelName = "");
 
 } // namespace tc

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/SemaInternal.h"
+#include "frontend/StackGuard.h"
 #include "support/EditDistance.h"
 
 namespace tc::sema {
@@ -90,8 +91,20 @@ std::string_view reduceOpSpelling(ReduceOp op) {
   return "?";
 }
 
+// The thread's stack is nearly used up (StackGuard.h): one error, then every
+// deeper step gives up.
+bool Sema::stackExhausted(SourceLoc loc) {
+  if (!stackNearlyExhausted())
+    return false;
+  if (!reportedStack_)
+    report(DiagId::err_nesting_too_deep, loc);
+  reportedStack_ = true;
+  hadError_ = true;
+  return true;
+}
+
 bool Sema::checkExpr(Expr *e) {
-  if (!e)
+  if (!e || stackExhausted(e->loc))
     return false;
   if (e->typed) // already analysed (a condition re-wrapped by convertToBool)
     return true;

@@ -252,6 +252,8 @@ private:
   DiagEngine &diags_;
   std::string kernelName_; // --kernel, for a source with no `__global__` function
   bool hadError_ = false;
+  bool reportedStack_ = false; // "nesting too deep" for the thread's stack, once
+  bool stackExhausted(SourceLoc loc);
   std::map<std::string, ast::FunctionDecl *> functions_;
   enum class FnState { NotStarted, InProgress, Done };
   std::map<const ast::FunctionDecl *, FnState> fnState_;

@@ -49,7 +49,7 @@ void Sema::noteRead(IdentExpr *e) {
 }
 
 void Sema::checkStmt(Stmt *s) {
-  if (!s)
+  if (!s || stackExhausted(s->loc))
     return;
   switch (s->kind) {
   case StmtKind::Decl:

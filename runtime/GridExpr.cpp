@@ -274,6 +274,13 @@ ExprEnv makeExprEnv(const DefineList &defines, const LaunchArgs &args) {
   return env;
 }
 
+ExprEnv makeExprEnv(const CompiledKernel &kernel, const LaunchArgs &args) {
+  ExprEnv env = makeExprEnv(kernel.defines(), args);
+  for (const auto &[name, value] : kernel.sourceDefines())
+    env.try_emplace(name, ExprName{value, ""}); // -D and arguments first
+  return env;
+}
+
 std::vector<std::string> splitTopLevel(std::string_view text, char sep) {
   std::vector<std::string> parts;
   int depth = 0;
@@ -302,7 +309,7 @@ GridOutcome evalGrid(const GridSpec &spec, const CompiledKernel &kernel, const L
     out.error = "a grid has 1 to 3 dimensions, got " + std::to_string(spec.dims.size());
     return out;
   }
-  ExprEnv env = makeExprEnv(kernel.defines(), args);
+  ExprEnv env = makeExprEnv(kernel, args);
   std::array<int64_t, 3> dims{1, 1, 1};
   static const char *axis[] = {"x", "y", "z"};
   for (size_t i = 0; i < spec.dims.size(); ++i) {

@@ -14,7 +14,8 @@
 // zero and overflow are errors, never undefined behaviour. cdiv(a, b) is the
 // exact ceiling of a / b. Names are looked up in an environment built from
 // the kernel's defines (whose values must themselves be integer expressions
-// without names, e.g. TM=64) and its integer scalar arguments.
+// without names, e.g. TM=64), the source's own integer #defines (`#define
+// ROWS 4`, unless a -D names them) and its integer scalar arguments.
 //
 // evalGrid (Launch.h) is built on these.
 //
@@ -48,6 +49,10 @@ std::optional<int64_t> evalIntExpr(std::string_view text, const ExprEnv &env, st
 /// The names of `defines` (values evaluated as name-free expressions) and of
 /// the integer/bool scalars of `args` (later entries win).
 ExprEnv makeExprEnv(const DefineList &defines, const LaunchArgs &args);
+/// The same for a compiled kernel: its -D defines, then the source's own
+/// integer #defines (CompiledKernel::sourceDefines) where no -D names them,
+/// then its scalar arguments. Grids use this.
+ExprEnv makeExprEnv(const CompiledKernel &kernel, const LaunchArgs &args);
 
 /// Splits `text` at the `sep` characters outside parentheses and brackets,
 /// trimming blanks ("cdiv(N, 64), 2" -> {"cdiv(N, 64)", "2"}).

@@ -31,13 +31,13 @@ HostArray HostArray::zeros(DType t, std::vector<int64_t> shape) {
 uint64_t HostArray::getBits(int64_t i) const {
   uint64_t bits = 0;
   unsigned size = byteSize(dtype);
-  std::memcpy(&bits, data.data() + static_cast<size_t>(i) * size, size); // little-endian host
+  std::memcpy(&bits, bytes() + static_cast<size_t>(i) * size, size); // little-endian host
   return bits;
 }
 
 void HostArray::setBits(int64_t i, uint64_t bits) {
   unsigned size = byteSize(dtype);
-  std::memcpy(data.data() + static_cast<size_t>(i) * size, &bits, size);
+  std::memcpy(bytes() + static_cast<size_t>(i) * size, &bits, size);
 }
 
 double HostArray::getDouble(int64_t i) const {
@@ -143,12 +143,14 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   if (!req.path.empty())
     loaded = c->addMainFile(req.path);
   else
-    c->addMainSource(req.sourceName.empty() ? "<source>" : req.sourceName, req.sourceText);
+    loaded = c->addMainSource(req.sourceName.empty() ? "<source>" : req.sourceName, req.sourceText);
   bool ok = loaded && c->run(Stage::Lower);
   for (const Diagnostic &d : c->diags().diagnostics()) {
-    out.diagnostics += c->diags().render(d);
+    // Source text may hold any bytes: messages are valid UTF-8 for every consumer.
+    out.diagnostics += escapeInvalidUtf8(c->diags().render(d));
     if (d.severity == Severity::Error)
-      out.errors.push_back({d.message, c->sourceManager().outermost(d.loc).line});
+      out.errors.push_back(
+          {escapeInvalidUtf8(d.message), c->sourceManager().outermost(d.loc).line});
   }
   if (!ok)
     return out;
@@ -188,6 +190,7 @@ CompileOutcome compileKernel(const CompileRequest &req) {
   std::shared_ptr<SourceManager> sm(c, &c->sourceManager());
   out.kernel = std::make_shared<CompiledKernel>(std::move(module), chosen, std::move(sm),
                                                 req.defines);
+  out.kernel->setSourceDefines(c->integerMacros());
   return out;
 }
 

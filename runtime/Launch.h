@@ -27,6 +27,7 @@
 #include "support/DType.h"
 
 #include <array>
+#include <atomic>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -47,7 +48,24 @@ struct HostArray {
   /// Nonzero: the array lives on the GPU at this device address (a CUDA tensor
   /// passed zero-copy) and `data` is empty. Only the GPU backend takes such arrays.
   uint64_t device = 0;
+  /// Non-null: the bytes are the caller's own memory (`externalBytes` of them,
+  /// e.g. a NumPy array passed zero-copy from Python) and `data` is empty; the
+  /// interpreter's stores land there directly (RunOptions::undoOnTrap puts
+  /// them back when the launch traps). `shape` describes those bytes.
+  uint8_t *external = nullptr;
+  size_t externalBytes = 0;
+  /// The byte offset inside the bytes at which the kernel's pointer argument
+  /// points: a strided view's first element inside the storage it views (the
+  /// whole storage is the buffer, so bounds checks use its extent). 0: the start.
+  uint64_t origin = 0;
+  /// The kernel may not store to the array: the interpreter traps
+  /// (invalid_launch) before the first store or atomic to it writes anything
+  /// (a read-only NumPy array, a leaf tensor that requires grad).
+  bool readOnly = false;
 
+  uint8_t *bytes() { return external ? external : data.data(); }
+  const uint8_t *bytes() const { return external ? external : data.data(); }
+  size_t byteCount() const { return external ? externalBytes : data.size(); }
   int64_t numElements() const;
   static HostArray zeros(DType t, std::vector<int64_t> shape);
   /// Element i as a double (ints exactly up to 2^53; fp16/bf16 decoded).
@@ -84,6 +102,11 @@ public:
   const SourceManager &sources() const { return *sources_; }
   const std::string &name() const { return function_->name(); }
   const DefineList &defines() const { return defines_; }
+  /// The source's own integer `#define`s (`#define ROWS 4`, `#define T (ROWS * 8)`)
+  /// as they stood at the end of preprocessing, with their values: grid
+  /// expressions see them after the -D defines.
+  const std::map<std::string, int64_t> &sourceDefines() const { return sourceDefines_; }
+  void setSourceDefines(std::map<std::string, int64_t> d) { sourceDefines_ = std::move(d); }
   /// The text of source line `line` of IR file index `file` ("" if unknown).
   std::string sourceLine(uint32_t file, uint32_t line) const;
   /// A number unique to this object in the process (for backends' caches).
@@ -94,6 +117,7 @@ private:
   const ir::Function *function_;
   std::shared_ptr<SourceManager> sources_;
   DefineList defines_;
+  std::map<std::string, int64_t> sourceDefines_;
   uint64_t id_;
 };
 
@@ -174,6 +198,14 @@ struct RunOptions {
   /// Also fill BufferAccess::writer/reader/outOfBounds (--access-map).
   bool accessMap = false;
   std::ostream *out = nullptr; // print() and --trace output (default: std::cout)
+  /// Polled with the time limit: once it reads true every program stops with
+  /// an "interrupted" step_limit trap (RunResult::interrupted). How a library
+  /// caller (Python's Ctrl-C) stops a launch.
+  const std::atomic<bool> *cancel = nullptr;
+  /// When the launch traps (or is cancelled), put back every byte the
+  /// interpreter stored into the buffers, so they are exactly as they were
+  /// before the launch (RunResult::trapState keeps them as the trap left them).
+  bool undoOnTrap = false;
 };
 
 /// What a launch did to one buffer (the interpreter's shadow memory).
@@ -202,6 +234,13 @@ struct RunResult {
   uint64_t steps = 0;       // ops executed, all programs
   double seconds = 0;
   std::vector<BufferAccess> buffers; // with RunOptions::coverage (interpreter only)
+  bool interrupted = false;          // stopped by RunOptions::cancel or Ctrl-C
+  /// With RunOptions::undoOnTrap and a trap: each buffer's bytes as the trap
+  /// left them, by the host bytes' address (HostArray::bytes()).
+  std::map<const uint8_t *, std::vector<uint8_t>> trapState;
+  /// With RunOptions::undoOnTrap: the host bytes (HostArray::bytes()) of each
+  /// buffer that a store or atomic wrote.
+  std::vector<const uint8_t *> written;
 };
 
 /// Something that runs compiled kernels: the interpreter, or a GPU.
