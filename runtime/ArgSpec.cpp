@@ -4,12 +4,15 @@
 #include "support/EditDistance.h"
 #include "support/ValueBits.h"
 
+#include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
-#include <random>
 #include <set>
+#include <thread>
 
 namespace tc {
 
@@ -248,24 +251,136 @@ unsigned significandBits(DType t) {
   }
 }
 
-/// Fills `a` for the random kinds.
+/// Output `i` of the SplitMix64 generator whose state starts at `key`
+/// (its first output is splitmix64(key)): random access, so a buffer can be
+/// filled in any order or in parallel with the same values.
+inline uint64_t splitmixAt(uint64_t key, uint64_t i) {
+  return splitmix64(key + i * 0x9e3779b97f4a7c15ull);
+}
+
+/// The key of word stream `k` of a buffer with seed `seed` (ArgSpec.h).
+uint64_t streamKey(uint64_t seed, unsigned k) {
+  return k == 0 ? seed : splitmix64(seed + k * 0x632be59bd9b4e019ull);
+}
+
+/// Stores `gen(i)` (bits of the dtype) into every element of `a`, on several
+/// threads for large buffers; the values do not depend on how it is split.
+template <typename Gen> void fillWith(HostArray &a, const Gen &gen) {
+  int64_t n = a.numElements();
+  unsigned size = byteSize(a.dtype);
+  uint8_t *base = a.data.data();
+  auto fillRange = [&](int64_t begin, int64_t end) {
+    switch (size) {
+    case 1:
+      for (int64_t i = begin; i < end; ++i)
+        base[i] = static_cast<uint8_t>(gen(i));
+      break;
+    case 2:
+      for (int64_t i = begin; i < end; ++i) {
+        auto v = static_cast<uint16_t>(gen(i));
+        std::memcpy(base + 2 * i, &v, 2);
+      }
+      break;
+    case 4:
+      for (int64_t i = begin; i < end; ++i) {
+        auto v = static_cast<uint32_t>(gen(i));
+        std::memcpy(base + 4 * i, &v, 4);
+      }
+      break;
+    default:
+      for (int64_t i = begin; i < end; ++i) {
+        uint64_t v = gen(i);
+        std::memcpy(base + 8 * i, &v, 8);
+      }
+      break;
+    }
+  };
+  constexpr int64_t kChunk = int64_t(1) << 20; // elements below which one thread fills
+  unsigned threads = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), 16);
+  threads = static_cast<unsigned>(std::min<int64_t>(threads, (n + kChunk - 1) / kChunk));
+  if (threads <= 1) {
+    fillRange(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  int64_t per = (n + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(fillRange, std::min<int64_t>(n, t * per), std::min<int64_t>(n, (t + 1) * per));
+  for (std::thread &th : pool)
+    th.join();
+}
+
+/// float16 bits of `f` (finite), rounded to nearest even, subnormals
+/// included: the float-arithmetic conversion of Maratyszcza's FP16 library,
+/// which needs the default rounding mode and no flush-to-zero.
+inline uint16_t halfBits(float f) {
+  float base = (std::fabs(f) * 0x1.0p+112f) * 0x1.0p-110f;
+  uint32_t w = std::bit_cast<uint32_t>(f);
+  uint32_t shl1 = w + w;
+  uint32_t sign = w & 0x80000000u;
+  uint32_t bias = std::max(shl1 & 0xff000000u, 0x71000000u);
+  base = std::bit_cast<float>((bias >> 1) + 0x07800000u) + base;
+  uint32_t bits = std::bit_cast<uint32_t>(base);
+  uint32_t nonsign = ((bits >> 13) & 0x7c00u) + (bits & 0x0fffu);
+  return static_cast<uint16_t>((sign >> 16) | nonsign);
+}
+
+/// bfloat16 bits of `f` (finite), rounded to nearest even.
+inline uint16_t bf16Bits(float f) {
+  uint32_t b = std::bit_cast<uint32_t>(f);
+  return static_cast<uint16_t>((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+
+/// Fills float buffer `a` with `gen(i)`, a float that holds the element's
+/// value exactly (so that rounding it to f16/bf16 rounds the value once).
+template <typename Gen> void fillFloat(HostArray &a, const Gen &gen) {
+  switch (a.dtype) {
+  case DType::F16: fillWith(a, [&](int64_t i) { return uint64_t(halfBits(gen(i))); }); break;
+  case DType::BF16: fillWith(a, [&](int64_t i) { return uint64_t(bf16Bits(gen(i))); }); break;
+  case DType::F32:
+    fillWith(a, [&](int64_t i) { return uint64_t(std::bit_cast<uint32_t>(gen(i))); });
+    break;
+  default:
+    fillWith(a, [&](int64_t i) { return std::bit_cast<uint64_t>(double(gen(i))); });
+    break;
+  }
+}
+
+/// The three 21-bit fields of `w` (bits 63-43, 42-22, 21-1), summed.
+inline int64_t fields21(uint64_t w) {
+  return int64_t((w >> 43) + ((w >> 22) & 0x1fffff) + ((w >> 1) & 0x1fffff));
+}
+
+/// Fills `a` for the random kinds (the streams and transforms of ArgSpec.h).
 bool fillRandom(const ArgSpec &spec, HostArray &a, const ExprEnv &env, uint64_t seed,
                 std::string &error) {
-  std::mt19937_64 gen(seed);
-  int64_t n = a.numElements();
+  DType t = a.dtype;
+  uint64_t k0 = streamKey(seed, 0);
   if (spec.kind == ArgSpec::Kind::Rand) {
-    unsigned p = significandBits(a.dtype);
-    for (int64_t i = 0; i < n; ++i)
-      a.setBits(i, num::floatBits(a.dtype, std::ldexp(double(gen() >> (64 - p)), -int(p))));
+    if (t == DType::F64) { // 53 bits: more than a float holds
+      fillWith(a, [&](int64_t i) {
+        return std::bit_cast<uint64_t>(double(splitmixAt(k0, uint64_t(i)) >> 11) * 0x1p-53);
+      });
+      return true;
+    }
+    unsigned p = significandBits(t); // <= 24: exact in a float
+    float scale = std::ldexp(1.0f, -int(p));
+    fillFloat(a, [&](int64_t i) {
+      return float(int64_t(splitmixAt(k0, uint64_t(i)) >> (64 - p))) * scale;
+    });
     return true;
   }
   if (spec.kind == ArgSpec::Kind::Randn) {
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t sum = 0; // 12 values below 2^53: below 2^57
-      for (int k = 0; k < 12; ++k)
-        sum += gen() >> 11;
-      a.setBits(i, num::floatBits(a.dtype, static_cast<double>(sum) * 0x1p-53 - 6.0));
-    }
+    uint64_t k1 = streamKey(seed, 1), k2 = streamKey(seed, 2), k3 = streamKey(seed, 3);
+    fillFloat(a, [&](int64_t i) {
+      uint64_t u = uint64_t(i);
+      // sum + 6 - 6 * 2^21: an integer below 2^24 in magnitude, so the value
+      // (times 2^-21) is exact in a float.
+      int64_t centred = fields21(splitmixAt(k0, u)) + fields21(splitmixAt(k1, u)) +
+                        fields21(splitmixAt(k2, u)) + fields21(splitmixAt(k3, u)) + 6 -
+                        6 * (int64_t(1) << 21);
+      return float(centred) * 0x1p-21f;
+    });
     return true;
   }
   auto lo = evalIntExpr(spec.low, env, error);
@@ -278,28 +393,34 @@ bool fillRandom(const ArgSpec &spec, HostArray &a, const ExprEnv &env, uint64_t 
     error = "randint bounds [" + std::to_string(*lo) + ", " + std::to_string(*hi) + "] are empty";
     return false;
   }
-  if (!isFloat(a.dtype)) {
+  if (!isFloat(t)) {
     __int128 dlo, dhi;
-    intRange(a.dtype, dlo, dhi);
+    intRange(t, dlo, dhi);
     if (*lo < dlo || *hi > dhi) {
       error = "randint bounds [" + std::to_string(*lo) + ", " + std::to_string(*hi) +
-              "] do not fit " + std::string(conformanceName(a.dtype));
+              "] do not fit " + std::string(conformanceName(t));
       return false;
     }
   }
   uint64_t range = uint64_t(*hi) - uint64_t(*lo) + 1; // 0 means 2^64
-  uint64_t limit = range == 0 ? 0 : (~uint64_t(0) / range) * range;
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t x = gen();
-    while (range != 0 && x >= limit)
-      x = gen();
-    __int128 v =
-        range == 0 ? __int128(static_cast<int64_t>(x)) : __int128(*lo) + __int128(x % range);
-    if (isFloat(a.dtype))
-      a.setBits(i, num::floatBits(a.dtype, double(static_cast<int64_t>(v))));
-    else
-      a.setBits(i, num::wrapInt(a.dtype, v));
-  }
+  uint64_t reject = range == 0 ? 0 : (0 - range) % range; // 2^64 mod range
+  int64_t low = *lo;
+  auto draw = [&](int64_t i) {
+    uint64_t x = splitmixAt(k0, uint64_t(i));
+    if (range == 0)
+      return static_cast<int64_t>(x);
+    unsigned __int128 m = static_cast<unsigned __int128>(x) * range;
+    for (unsigned k = 1; static_cast<uint64_t>(m) < reject; ++k)
+      m = static_cast<unsigned __int128>(splitmixAt(streamKey(seed, k), uint64_t(i))) * range;
+    return static_cast<int64_t>(uint64_t(low) + static_cast<uint64_t>(m >> 64));
+  };
+  constexpr int64_t kFloatExact = int64_t(1) << 24; // integers a float holds exactly
+  if (isFloat(t) && *lo >= -kFloatExact && *hi <= kFloatExact)
+    fillFloat(a, [&](int64_t i) { return float(draw(i)); });
+  else if (isFloat(t))
+    fillWith(a, [&](int64_t i) { return num::floatBits(t, double(draw(i))); });
+  else
+    fillWith(a, [&](int64_t i) { return num::wrapInt(t, draw(i)); });
   return true;
 }
 

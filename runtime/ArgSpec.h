@@ -23,23 +23,32 @@
 // bf16 through double), `nan`, `inf`, `-inf`; `true`/`false` for bool; and
 // raw bits `0x...` with at most as many hex digits as the dtype has.
 //
-// Random generators (deterministic and identical on every platform and
-// standard library): std::mt19937_64 (its output sequence is fixed by the C++
-// standard) seeded with S, or, without `:seed=`, with
-// splitmix64(defaultSeed ^ fnv1a(NAME)) so that two arguments never share a
-// stream. The transforms are ours (no <random> distributions, whose outputs
-// differ between standard libraries, and no libm); randn and randint are the
-// conformance suite's `normal` and `int` (conformance/Random.h), so
-// `randn:f32[64]:seed=7` equals {"random": {"seed": 7, "dist": "normal"}}:
-//   rand:    x >> (64 - p) times 2^-p, p = the dtype's significand bits (11 f16,
-//            8 bf16, 24 f32, 53 f64): exact in the dtype and always in [0, 1)
-//            (for f64 the suite's uniform(0, 1); for narrower dtypes the
-//            suite's formula rounds to nearest and can give 1.0, this cannot);
-//   randn:   Irwin-Hall, (sum of 12 draws >> 11) * 2^-53 - 6 in binary64, then
-//            rounded to the dtype: mean 0, variance 1, within [-6, 6];
-//   randint: LO + x % r, r = HI - LO + 1, drawing again while
-//            x >= floor((2^64 - 1) / r) * r (no modulo bias); float dtypes get
-//            the integer rounded to nearest even.
+// Random generators (deterministic and identical on every platform, standard
+// library, thread count and chunking; no <random> distributions and no libm).
+// The seed S is `:seed=S`, or without it splitmix64(defaultSeed ^ fnv1a(NAME)),
+// so that two arguments never share a stream. Every element is computed from
+// its flat row-major index i alone (counter-based, so buffers are filled in
+// parallel), from 64-bit words of SplitMix64 streams:
+//   splitmix64(x): x += 0x9e3779b97f4a7c15; x = (x ^ (x >> 30)) *
+//            0xbf58476d1ce4e5b9; x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
+//            x ^ (x >> 31) (Steele, Lea and Flood's SplitMix64, one step);
+//   W_k(i) = splitmix64(K_k + i * 0x9e3779b97f4a7c15), output i of the
+//            SplitMix64 generator seeded with K_k; K_0 = S,
+//            K_k = splitmix64(S + k * 0x632be59bd9b4e019) for k >= 1;
+//   rand:    W_0(i) >> (64 - p) times 2^-p, p = the dtype's significand bits
+//            (11 f16, 8 bf16, 24 f32, 53 f64): exact in the dtype and always
+//            in [0, 1);
+//   randn:   Irwin-Hall of 12 uniforms: the three 21-bit fields (bits 63-43,
+//            42-22, 21-1) of each of W_0(i) .. W_3(i), f, as (f + 1/2) * 2^-21,
+//            summed minus 6 (exact in binary32), then rounded to the dtype:
+//            mean 0, variance 1 - 2^-42, symmetric, within (-6, 6);
+//   randint: LO + floor(x * r / 2^64), r = HI - LO + 1, x = W_0(i) (Lemire's
+//            method: drawing again from W_1(i), W_2(i), ... while
+//            (x * r) mod 2^64 < 2^64 mod r, so there is no bias); r = 2^64
+//            takes x itself; float dtypes get the integer rounded to nearest
+//            even.
+// These streams are not the conformance suite's `random` inputs
+// (conformance/Random.h, std::mt19937_64 drawn in order).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

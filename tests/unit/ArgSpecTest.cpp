@@ -2,11 +2,11 @@
 // values of arange/full, determinism and ranges of the random kinds), .npy
 // inputs and binding to a kernel's parameters.
 #include "runtime/ArgSpec.h"
-
-#include "conformance/Random.h"
+#include "support/ValueBits.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -279,11 +279,84 @@ TEST(ArgSpec, RandomIsDeterministicAndSeeded) {
   EXPECT_NE(effectiveSeed(spec("x=rand:f32[1]"), 5), effectiveSeed(spec("x=rand:f32[1]"), 6));
 }
 
-// std::mt19937_64's 10000th output for the default seed 5489 is fixed by the C++
-// standard ([rand.predef]): 9981545732273789042. rand:f64 is (x >> 11) * 2^-53.
-TEST(ArgSpec, RandUsesTheStandardEngine) {
-  HostArray a = buffer("a=rand:f64[10000]:seed=5489", DType::F64);
-  EXPECT_EQ(a.getDouble(9999), std::ldexp(double(9981545732273789042ull >> 11), -53));
+// The streams of ArgSpec.h. SplitMix64 seeded with 1234567 (Rosetta Code's
+// "Pseudo-random numbers/Splitmix64" test vector) gives these first outputs;
+// rand:f64 is W_0(i) >> 11 times 2^-53 and rand:f32 W_0(i) >> 40 times 2^-24.
+TEST(ArgSpec, RandIsSplitMix64) {
+  const uint64_t want[] = {6457827717110365317ull, 3203168211198807973ull,
+                           9817491932198370423ull, 4593380528125082431ull,
+                           16408922859458223821ull};
+  HostArray d = buffer("a=rand:f64[5]:seed=1234567", DType::F64);
+  HostArray f = buffer("a=rand:f32[5]:seed=1234567", DType::F32);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(d.getDouble(i), std::ldexp(double(want[i] >> 11), -53)) << i;
+    EXPECT_EQ(f.getDouble(i), std::ldexp(double(want[i] >> 40), -24)) << i;
+  }
+}
+
+// Values of the documented formulas (ArgSpec.h) computed by a separate Python
+// implementation of them; the randint case rejects (and redraws) elements 2 and 3.
+TEST(ArgSpec, RandnAndRandintValues) {
+  HostArray n = buffer("a=randn:f64[4]:seed=1234567", DType::F64);
+  const double wantN[] = {-0.07549619674682617, 0.7029075622558594, 2.281993865966797,
+                          0.5669522285461426};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(n.getDouble(i), wantN[i]) << i;
+  HostArray r = buffer("a=randint:-3:100:i16[8]:seed=8", DType::I16);
+  const int64_t wantR[] = {61, 60, 68, 52, 3, 35, 96, 34};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(int16_t(r.getBits(i)), wantR[i]) << i;
+  HostArray big = buffer("a=randint:-4611686018427387904:4611686018427387904:i64[6]:seed=5",
+                         DType::I64);
+  const int64_t wantBig[] = {1504529065952982195,  2327121474584550268,  -2465322806998081373,
+                             -3695441669839987550, -2878059887873446174, -2785404087536842443};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(int64_t(big.getBits(i)), wantBig[i]) << i;
+}
+
+// Narrow dtypes round the same value once: randn and randint in f16/bf16 are
+// the f64 values rounded to nearest even (num::floatBits), rand in f16/bf16 the
+// f64 value cut to the dtype's 11/8 significand bits (the same top bits of W_0).
+TEST(ArgSpec, NarrowDtypesRoundTheSameValues) {
+  const int n = 200000;
+  for (const char *kind : {"randn", "randint:-70000:70000", "randint:-9:9"}) {
+    HostArray wide = buffer(std::string("a=") + kind + ":f64[" + std::to_string(n) + "]:seed=3",
+                            DType::F64);
+    for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+      HostArray narrow =
+          buffer(std::string("a=") + kind + ":[" + std::to_string(n) + "]:seed=3", t);
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(narrow.getBits(i), num::floatBits(t, wide.getDouble(i)))
+            << kind << " " << irName(t) << " element " << i << " = " << wide.getDouble(i);
+    }
+  }
+  HostArray wide = buffer("a=rand:f64[100000]:seed=4", DType::F64);
+  for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+    HostArray narrow = buffer("a=rand:[100000]:seed=4", t);
+    int p = t == DType::F16 ? 11 : t == DType::BF16 ? 8 : 24;
+    for (int i = 0; i < 100000; ++i)
+      ASSERT_EQ(narrow.getDouble(i), std::ldexp(std::floor(std::ldexp(wide.getDouble(i), p)), -p))
+          << irName(t) << " element " << i;
+  }
+}
+
+// Counter-based: an element depends only on its index, not on the buffer's size
+// or on how the fill is split between threads (large buffers fill in parallel).
+TEST(ArgSpec, RandomValuesIndependentOfSizeAndSplit) {
+  struct Kind {
+    const char *spec;
+    DType t;
+  };
+  for (Kind k : {Kind{"randn:f32", DType::F32}, Kind{"rand:f16", DType::F16},
+                 Kind{"randint:-7:7:i32", DType::I32}}) {
+    HostArray big = buffer(std::string("a=") + k.spec + "[3000000]:seed=11", k.t);
+    HostArray mid = buffer(std::string("a=") + k.spec + "[2000001]:seed=11", k.t);
+    HostArray small = buffer(std::string("a=") + k.spec + "[1000]:seed=11", k.t);
+    ASSERT_EQ(big.data.size(), 3000000 * byteSize(k.t));
+    EXPECT_TRUE(std::equal(mid.data.begin(), mid.data.end(), big.data.begin())) << k.spec;
+    EXPECT_TRUE(std::equal(small.data.begin(), small.data.end(), big.data.begin())) << k.spec;
+    EXPECT_NE(big.data, buffer(std::string("a=") + k.spec + "[3000000]:seed=12", k.t).data);
+  }
 }
 
 TEST(ArgSpec, RandRanges) {
@@ -338,28 +411,6 @@ TEST(ArgSpec, RandintRangeAndCoverage) {
   HostArray full =
       buffer("a=randint:-9223372036854775807-1:9223372036854775807:i64[4]", DType::I64);
   EXPECT_EQ(full.numElements(), 4);
-}
-
-// randn and randint are the conformance suite's "normal" and "int" distributions.
-TEST(ArgSpec, MatchesConformanceRandom) {
-  for (DType t : {DType::F32, DType::BF16, DType::F64}) {
-    HostArray mine = buffer("a=randn:[100]:seed=7", t);
-    HostArray suite = HostArray::zeros(t, {100});
-    conf::RandomSpec rs;
-    rs.seed = 7;
-    rs.dist = conf::RandomSpec::Dist::Normal;
-    conf::fillRandom(suite, rs);
-    EXPECT_EQ(mine.data, suite.data) << irName(t);
-  }
-  HostArray mine = buffer("a=randint:-3:100:i16[100]:seed=8", DType::I16);
-  HostArray suite = HostArray::zeros(DType::I16, {100});
-  conf::RandomSpec rs;
-  rs.seed = 8;
-  rs.dist = conf::RandomSpec::Dist::Int;
-  rs.intLow = -3;
-  rs.intHigh = 100;
-  conf::fillRandom(suite, rs);
-  EXPECT_EQ(mine.data, suite.data);
 }
 
 TEST(ArgSpec, NpyFiles) {
