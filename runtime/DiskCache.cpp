@@ -12,12 +12,17 @@
 #include <llvm/Support/SHA256.h>
 #include <llvm/Support/xxhash.h>
 
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <sstream>
 
@@ -123,6 +128,56 @@ std::string defaultCacheDir() {
 
 DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {}
 
+std::string DiskCache::fullKey(const std::vector<std::string> &parts) {
+  std::string key = "triton-c-key";
+  for (const std::string &p : parts)
+    key += "\n" + std::to_string(p.size()) + ":" + p;
+  return key;
+}
+
+std::string DiskCache::folderProblem(const std::string &dir, unsigned uid) {
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0)
+    return "it cannot be examined";
+  if (S_ISLNK(st.st_mode) && ::stat(dir.c_str(), &st) != 0) // a link to our own folder is fine
+    return "it is a dangling symbolic link";
+  if (!S_ISDIR(st.st_mode))
+    return "it is not a directory";
+  if (st.st_uid != uid)
+    return "it is owned by another user (uid " + std::to_string(st.st_uid) + ")";
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("group or others may write it (mode ") + mode + ")";
+  }
+  return "";
+}
+
+bool DiskCache::usable(bool create) const {
+  int state = state_.load();
+  if (state != 0)
+    return state == 1;
+  std::error_code ec;
+  if (!fs::exists(dir_, ec)) {
+    if (!create)
+      return false; // nothing cached yet; checked again on the first put
+    fs::path parent = fs::path(dir_).parent_path();
+    if (!parent.empty())
+      fs::create_directories(parent, ec);
+    if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST)
+      return false; // cannot create it: a no-op, as any I/O error
+  }
+  std::string problem = folderProblem(dir_, static_cast<unsigned>(::geteuid()));
+  state_.store(problem.empty() ? 1 : 2);
+  if (!problem.empty()) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+      std::cerr << "triton-c: warning: not using the kernel cache '" << dir_ << "': " << problem
+                << " (compiling without it)\n";
+  }
+  return problem.empty();
+}
+
 /// SHA-256 of the length-prefixed parts, truncated to 128 bits.
 std::string DiskCache::hashKey(const std::vector<std::string> &parts) {
   llvm::SHA256 sha;
@@ -152,6 +207,8 @@ std::optional<std::string> DiskCache::get(const std::string &key) const {
   if (!enabled())
     return std::nullopt;
   try {
+    if (!usable(/*create=*/false))
+      return std::nullopt;
     std::optional<std::string> data = readFile(pathFor(key));
     if (!data)
       return std::nullopt;
@@ -167,8 +224,7 @@ void DiskCache::put(const std::string &key, const std::string &blob) const {
     return;
   try {
     std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec)
+    if (!usable(/*create=*/true))
       return;
     fs::path target = pathFor(key);
     fs::path temp = fs::path(dir_) / tempName(target.stem().string());

@@ -270,3 +270,76 @@ TEST(DiskCacheTest, DefaultCacheDir) {
 }
 
 } // namespace
+
+// --- the folder's owner and mode, full keys (issue 31) ---
+
+TEST(DiskCacheTest, CreatesTheFolderPrivate) {
+  CacheDir dir;
+  fs::path sub = dir.path() / "a" / "triton-c";
+  DiskCache cache(sub.string());
+  cache.put(DiskCache::fullKey({"k"}), "blob");
+  EXPECT_EQ(fs::status(sub).permissions() & fs::perms::all, fs::perms::owner_all); // 0700
+  EXPECT_EQ(cache.get(DiskCache::fullKey({"k"})), std::optional<std::string>("blob"));
+}
+
+TEST(DiskCacheTest, GroupOrWorldWritableFolderIsRefusedWithOneWarning) {
+  CacheDir dir;
+  std::string key = DiskCache::fullKey({"ir text", "kernel", "defines"});
+  DiskCache(dir.path().string()).put(key, "planted");
+  for (fs::perms extra : {fs::perms::others_write, fs::perms::group_write}) {
+    fs::permissions(dir.path(), fs::perms::owner_all | extra);
+    testing::internal::CaptureStderr();
+    DiskCache a(dir.path().string()), b(dir.path().string());
+    EXPECT_EQ(a.get(key), std::nullopt); // the entry is there, but the folder is not trusted
+    a.put(DiskCache::fullKey({"other"}), "x");
+    EXPECT_EQ(b.get(key), std::nullopt);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(filesIn(dir.path()).size(), 1u); // put wrote nothing
+    EXPECT_NE(DiskCache::folderProblem(dir.path().string(), ::geteuid()).find("may write it"),
+              std::string::npos);
+    if (extra == fs::perms::others_write) { // the first refusal in this process warns, once
+      EXPECT_NE(err.find("not using the kernel cache"), std::string::npos) << err;
+      EXPECT_EQ(err.find("not using", err.find("not using") + 1), std::string::npos) << err;
+    } else {
+      EXPECT_EQ(err, "");
+    }
+  }
+  fs::permissions(dir.path(), fs::perms::owner_all);
+  EXPECT_EQ(DiskCache(dir.path().string()).get(key), std::optional<std::string>("planted"));
+}
+
+TEST(DiskCacheTest, FolderOfAnotherUserIsRefused) {
+  CacheDir dir;
+  unsigned me = ::geteuid();
+  EXPECT_EQ(DiskCache::folderProblem(dir.path().string(), me), "");
+  EXPECT_NE(DiskCache::folderProblem(dir.path().string(), me + 1).find("owned by another user"),
+            std::string::npos);
+  writeAll(dir.path() / "file", "x");
+  EXPECT_NE(DiskCache::folderProblem((dir.path() / "file").string(), me).find("not a directory"),
+            std::string::npos);
+  if (me != 0)
+    GTEST_SKIP() << "chown to another user needs root";
+  std::string key = DiskCache::fullKey({"k"});
+  DiskCache(dir.path().string()).put(key, "blob");
+  ASSERT_EQ(::chown(dir.path().c_str(), 65534, 65534), 0);
+  EXPECT_EQ(DiskCache(dir.path().string()).get(key), std::nullopt);
+  ASSERT_EQ(::chown(dir.path().c_str(), 0, 0), 0);
+  EXPECT_EQ(DiskCache(dir.path().string()).get(key), std::optional<std::string>("blob"));
+}
+
+TEST(DiskCacheTest, EntriesAreVerifiedAgainstTheFullKey) {
+  CacheDir dir;
+  DiskCache cache(dir.path().string());
+  std::string a = DiskCache::fullKey({"module A", "k"}), b = DiskCache::fullKey({"module B", "k"});
+  EXPECT_NE(a, b);
+  EXPECT_NE(DiskCache::fullKey({"ab", "c"}), DiskCache::fullKey({"a", "bc"}));
+  cache.put(a, "code of A");
+  std::string data = readAll(onlyEntry(dir.path()));
+  EXPECT_NE(data.find(a), std::string::npos); // the whole key is stored
+  // A well-formed entry for A, placed under B's file name (a planted file or
+  // a hash collision): its checksum is right, but the full key differs.
+  fs::copy_file(onlyEntry(dir.path()),
+                dir.path() / (DiskCache::hashKey({b}) + ".bin"));
+  EXPECT_EQ(cache.get(b), std::nullopt);
+  EXPECT_EQ(cache.get(a), std::optional<std::string>("code of A"));
+}
