@@ -149,6 +149,8 @@ def test_wheel_mode_configures_only_the_wheels_contents(tmp_path):
             "-DCMAKE_BUILD_TYPE=Release", f"-DPython_EXECUTABLE={sys.executable}"]
     args += [f"-D{k}={v}" for k, v in _wheel_defines().items()]
     r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0 and 'provided by "LLVM"' in r.stderr:
+        pytest.skip("LLVM 19 is not installed (a machine that runs wheels, not one that builds them)")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     targets = subprocess.run([ninja, "-C", str(build), "-t", "targets", "all"],
                              capture_output=True, text=True, check=True).stdout
