@@ -93,6 +93,13 @@ const Case *Suite::find(std::string_view caseName) const {
   return nullptr;
 }
 
+void overrideDefaultTolerances(Suite &s, const ToleranceOverride &o) {
+  for (Case &c : s.cases)
+    for (OutputSpec &out : c.expect.outputs)
+      if (!out.compareGiven)
+        out.compare = defaultCompare(out.want.dtype, o);
+}
+
 std::unique_ptr<BoundArgs> bindArgs(const Case &c) {
   auto b = std::make_unique<BoundArgs>();
   for (const ArgSpec &a : c.args) {

@@ -142,6 +142,10 @@ struct Suite {
   const Case *find(std::string_view caseName) const;
 };
 
+/// --rtol/--atol of triton-conformance run and --launch: every float output
+/// of `s` that gives no `compare` of its own gets defaultCompare(dtype, o).
+void overrideDefaultTolerances(Suite &s, const ToleranceOverride &o);
+
 struct LoadResult {
   std::optional<Suite> suite;        // empty when the file itself is unusable
   std::vector<std::string> errors;   // "FILE: PATH: message", in file order

@@ -3,8 +3,10 @@
 #include "conformance/Value.h"
 #include "support/Numerics.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace tc::conf {
 
@@ -52,6 +54,41 @@ std::string CompareSpec::str() const {
     return "ulp=" + std::to_string(ulp);
   }
   return "exact";
+}
+
+CompareSpec defaultCompare(DType t, const ToleranceOverride &o) {
+  CompareSpec d = defaultCompare(t);
+  if (d.kind != CompareSpec::Kind::Tolerance)
+    return d;
+  return CompareSpec::tolerance(o.rtol.value_or(d.rtol), o.atol.value_or(d.atol));
+}
+
+std::string ToleranceOverride::flags() const {
+  char buf[96];
+  std::string s;
+  if (rtol) {
+    std::snprintf(buf, sizeof buf, "--rtol %g", *rtol);
+    s += buf;
+  }
+  if (atol) {
+    std::snprintf(buf, sizeof buf, "%s--atol %g", s.empty() ? "" : " ", *atol);
+    s += buf;
+  }
+  return s;
+}
+
+std::string toleranceValueProblem(const std::string &text, double &value) {
+  const char *b = text.c_str();
+  char *end = nullptr;
+  double v = text.empty() || std::isspace(static_cast<unsigned char>(text[0]))
+                 ? std::nan("")
+                 : std::strtod(b, &end);
+  if (!end || *end != '\0' || std::isnan(v) || std::isinf(v))
+    return "'" + text + "' is not a finite number (expected a tolerance such as 1e-3 or 0)";
+  if (v < 0)
+    return "'" + text + "' is negative (a tolerance is >= 0)";
+  value = v == 0 ? 0.0 : v; // no -0
+  return "";
 }
 
 CompareSpec defaultCompare(DType t) {

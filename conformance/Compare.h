@@ -44,6 +44,23 @@ struct CompareSpec {
 /// the dtype's tolerance for floats (table above).
 CompareSpec defaultCompare(DType t);
 
+/// A tolerance given on a command line (--rtol, --atol): each part replaces
+/// the dtype's default one (the other part stays the default).
+struct ToleranceOverride {
+  std::optional<double> rtol, atol;
+  bool any() const { return rtol || atol; }
+  /// The flags that give it ("--rtol 0.01 --atol 0"; only the parts given).
+  std::string flags() const;
+};
+
+/// The comparison of a buffer of dtype `t` whose case (or tool) gives none:
+/// defaultCompare(t) with the parts of `o` that are given (ints: exact).
+CompareSpec defaultCompare(DType t, const ToleranceOverride &o);
+
+/// Why `text` is not a valid --rtol/--atol value ("" when it is: a finite
+/// decimal number >= 0, stored in `value`).
+std::string toleranceValueProblem(const std::string &text, double &value);
+
 /// Where two buffers first differ.
 struct Mismatch {
   std::string output;  // the buffer's name (filled in by the caller)

@@ -192,6 +192,8 @@ std::string reportToJson(const Report &r) {
   j["date"] = r.date;
   j["host"] = r.host;
   j["device"] = r.device;
+  if (!r.tolerance.empty())
+    j["tolerance"] = r.tolerance;
   j["summary"] = summaryJson(countStatuses(r.records));
   Json results = Json::array();
   for (const CaseRecord &rec : r.records)
@@ -224,6 +226,7 @@ std::optional<Report> reportFromJson(const std::string &text, const std::string 
   r.date = str(*j, "date");
   r.host = str(*j, "host");
   r.device = str(*j, "device");
+  r.tolerance = str(*j, "tolerance");
   auto res = j->find("results");
   if (res == j->end() || !res->is_array()) {
     error = file + ": results: missing list of records";

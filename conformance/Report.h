@@ -43,6 +43,9 @@ struct Report {
   std::string date;    // when the run started (UTC, ISO 8601)
   std::string host;    // the machine: host name, CPU, OS
   std::string device;  // what ran the cases: the interpreter, the GPU's name
+  /// run --rtol/--atol: the tolerance of float outputs without their own
+  /// `compare` ("" : each dtype's default, conformance/Compare.h)
+  std::string tolerance;
   std::vector<CaseRecord> records;
 };
 

@@ -137,6 +137,7 @@ std::vector<std::pair<std::string, std::string>> headerFields(const Report &r) {
                                                                            {"date", r.date},
                                                                            {"host", r.host},
                                                                            {"device", r.device},
+                                                                           {"tolerance", r.tolerance},
                                                                            {"inputs", inputs}})
     if (!value.empty())
       out.push_back({label, value});

@@ -40,7 +40,17 @@ struct GpuOptions {
   /// Use the device's primary context (the one PyTorch uses) instead of a
   /// context of our own, so that device pointers of CUDA tensors are valid.
   bool primaryContext = false;
+  /// bench(): before each timed launch, write a kL2FlushBytes buffer (outside
+  /// the timed events), so that no launch finds the previous one's data in
+  /// the L2 cache, as Triton's do_bench does. Launches on the context's own
+  /// stream only (the flush is a cuMemsetD8 on the legacy default stream,
+  /// which that stream waits for).
+  bool flushL2 = false;
 };
+
+/// The buffer GpuOptions::flushL2 writes: 256 MiB, as do_bench's (the L2 of an
+/// H100/H200 is 50-60 MiB).
+inline constexpr size_t kL2FlushBytes = size_t(256) << 20;
 
 /// Timing of repeated launches (CUDA events), for --bench.
 struct BenchResult {

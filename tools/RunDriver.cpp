@@ -68,6 +68,38 @@ CLI::Validator uint64Validator() {
       "UINT64");
 }
 
+CLI::Validator toleranceValidator() {
+  return CLI::Validator(
+      [](std::string &s) {
+        double v = 0;
+        return conf::toleranceValueProblem(s, v);
+      },
+      "TOL");
+}
+
+void addToleranceOptions(CLI::App &app, DriverOptions &opt, const std::string &what) {
+  auto set = [](std::optional<double> &into) {
+    return [&into](const std::string &s) {
+      double v = 0;
+      conf::toleranceValueProblem(s, v); // validated first
+      into = v;
+    };
+  };
+  app.add_option_function<std::string>("--rtol", set(opt.tolerance.rtol),
+                                       "relative tolerance of float buffers in " + what +
+                                           " (replaces the dtype's default rtol)")
+      ->check(toleranceValidator());
+  app.add_option_function<std::string>("--atol", set(opt.tolerance.atol),
+                                       "absolute tolerance of float buffers in " + what +
+                                           " (replaces the dtype's default atol)")
+      ->check(toleranceValidator());
+}
+
+std::string toleranceText(DType t, const conf::ToleranceOverride &o) {
+  return std::string(conformanceName(t)) + " tolerance " + conf::defaultCompare(t, o).str() +
+         (o.any() ? " (" + o.flags() + ")" : "");
+}
+
 void addCommonOptions(CLI::App &app, DriverOptions &opt) {
   app.add_option("input", opt.input, "Triton-C source (.tc)");
   app.add_option("-D", opt.defines, "define a macro: NAME, NAME=VALUE or NAME=[v1,v2,...]")
@@ -152,6 +184,22 @@ uint64_t bufferBytes(const LaunchArgs &args) {
   for (const auto &[name, array] : args.buffers())
     bytes += array->data.size();
   return bytes;
+}
+
+std::optional<int64_t> evalCountExpr(const std::string &flag, const std::string &expr,
+                                     const ExprEnv &env, int64_t minimum, std::string &error) {
+  std::string why;
+  std::optional<int64_t> v = evalIntExpr(expr, env, why);
+  if (!v) {
+    error = flag + ": " + why; // names the expression
+    return std::nullopt;
+  }
+  if (*v < minimum) {
+    error = flag + " '" + expr + "' is " + std::to_string(*v) + " (must be at least " +
+            std::to_string(minimum) + ")";
+    return std::nullopt;
+  }
+  return v;
 }
 
 int RunDriver::usageError(const std::string &msg) const {
@@ -425,7 +473,7 @@ std::string RunDriver::firstDifference(const std::string &name, const HostArray 
     return "buffer '" + name + "' has shape " + ir::shapeStr(a.shape) + " in variant " + na +
            " but " + ir::shapeStr(b.shape) + " in variant " + nb;
   bool exact = opt_.variantsExact || !isFloat(a.dtype);
-  conf::CompareSpec spec = conf::defaultCompare(a.dtype);
+  conf::CompareSpec spec = conf::defaultCompare(a.dtype, opt_.tolerance);
   int64_t first = -1, beyond = 0, within = 0;
   for (int64_t i = 0; i < a.numElements(); ++i) {
     uint64_t x = a.getBits(i), y = b.getBits(i);
@@ -438,7 +486,7 @@ std::string RunDriver::firstDifference(const std::string &name, const HostArray 
     if (beyond++ == 0)
       first = i;
   }
-  std::string tolerance = std::string(conformanceName(a.dtype)) + " tolerance " + spec.str();
+  std::string tolerance = toleranceText(a.dtype, opt_.tolerance);
   if (beyond == 0) {
     if (within > 0)
       std::cerr << tool_ << ": note: variants " << na << " and " << nb << " differ in " << within
@@ -460,6 +508,7 @@ std::string RunDriver::firstDifference(const std::string &name, const HostArray 
 
 int RunDriver::compareVariants(const std::vector<const VariantRun *> &runs) const {
   int rc = kExitOk;
+  bool floatBeyond = false;
   for (size_t v = 1; v < runs.size(); ++v)
     for (const auto &[name, array] : runs[0]->bound->arrays) {
       std::string diff = firstDifference(name, array, runs[v]->bound->arrays.at(name),
@@ -468,7 +517,10 @@ int RunDriver::compareVariants(const std::vector<const VariantRun *> &runs) cons
         continue;
       error("variants disagree: " + diff, kExitTrap);
       rc = kExitTrap;
+      floatBeyond = floatBeyond || (isFloat(array.dtype) && !opt_.variantsExact);
     }
+  if (floatBeyond && !opt_.tolerance.any())
+    std::cerr << "note: --rtol and --atol set the tolerance of float buffers\n";
   return rc;
 }
 
@@ -568,6 +620,8 @@ int RunDriver::runLaunch(Backend &backend, const CaseHook &hook) const {
       errors += (errors.empty() ? "" : "\n") + e;
     return usageError(errors.empty() ? "cannot load " + opt_.launch : errors);
   }
+  if (opt_.tolerance.any())
+    conf::overrideDefaultTolerances(*loaded.suite, opt_.tolerance);
   int rc = kExitOk;
   const conf::Case *c = pickCase(*loaded.suite, rc);
   if (!c)

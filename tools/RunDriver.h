@@ -40,6 +40,7 @@ struct DriverOptions {
   std::vector<std::string> defines, undefines, includeDirs, args, prints, outs;
   bool force = false, trace = false, dumpIR = false, bf16AsU2 = false, printAll = false;
   bool variantsExact = false; // triton-interp: variants must agree bit for bit
+  conf::ToleranceOverride tolerance; // --rtol, --atol (replacing the dtype's default parts)
   unsigned threads = 1;
   uint64_t maxSteps = 0, seed = 0;
   double timeout = 0;
@@ -70,6 +71,14 @@ struct VariantRun {
 CLI::Validator timeLimitValidator();
 /// A decimal integer that fits uint64 (no sign, no wrap-around: --seed, --max-steps).
 CLI::Validator uint64Validator();
+/// --rtol/--atol: a finite number >= 0.
+CLI::Validator toleranceValidator();
+/// Adds --rtol and --atol (stored in opt.tolerance) with `what` in their help.
+void addToleranceOptions(CLI::App &app, DriverOptions &opt, const std::string &what);
+/// The comparison of float buffers of dtype `t`: the dtype's default tolerance
+/// with --rtol/--atol replacing its parts, and how to name it in messages:
+/// "float16 tolerance rtol=0.01 atol=1e-05 (--rtol 0.01)".
+std::string toleranceText(DType t, const conf::ToleranceOverride &o);
 
 /// Adds the shared flags (input, -D/-U/-I, --kernel, --grid, --arg, --print,
 /// --out, --program, --trace, --threads, --max-steps, --timeout, ...) to `app`.
@@ -87,6 +96,13 @@ std::string indexText(const std::vector<int64_t> &shape, int64_t flat);
 
 /// The total bytes of every buffer of `args`.
 uint64_t bufferBytes(const LaunchArgs &args);
+
+/// Evaluates a count given on the command line (--bytes, --flops: an integer
+/// expression over the defines and integer scalar arguments in `env`, the
+/// grid-expression syntax) that must be at least `minimum`; nullopt with
+/// "FLAG 'EXPR': why" in `error` otherwise.
+std::optional<int64_t> evalCountExpr(const std::string &flag, const std::string &expr,
+                                     const ExprEnv &env, int64_t minimum, std::string &error);
 
 /// The steps of a run tool; messages are prefixed with the tool's name.
 class RunDriver {

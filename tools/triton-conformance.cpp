@@ -69,6 +69,7 @@ struct RunFlags {
   double timeout = 60;
   std::string disableOpt; // --disable-opt LIST (gpu backend)
   bool noIsolation = false, quiet = false, force = false;
+  tc::conf::ToleranceOverride tolerance; // --rtol, --atol
 };
 
 // Suite files named by the paths: files as given, directories expanded to
@@ -252,6 +253,40 @@ std::function<std::vector<std::string>(const Case &)> gpuReproduceArgs(const Run
   };
 }
 
+/// Extra arguments of a case's reproduce command on `backend`: the GPU's
+/// (gpuReproduceArgs), then --rtol/--atol when given.
+std::function<std::vector<std::string>(const Case &)> reproduceArgs(const RunFlags &f,
+                                                                   const std::string &backend) {
+  std::function<std::vector<std::string>(const Case &)> gpu;
+  if (backend == "gpu")
+    gpu = gpuReproduceArgs(f);
+  if (!f.tolerance.any())
+    return gpu;
+  return [gpu, tol = f.tolerance](const Case &c) {
+    std::vector<std::string> args;
+    if (gpu)
+      args = gpu(c);
+    char buf[64];
+    for (auto [flag, v] : {std::pair{"--rtol", tol.rtol}, std::pair{"--atol", tol.atol}})
+      if (v) {
+        std::snprintf(buf, sizeof buf, "%.17g", *v);
+        args.insert(args.end(), {flag, buf});
+      }
+    return args;
+  };
+}
+
+/// The report's line on the tolerance of float outputs without their own `compare`.
+std::string toleranceDescription(const tc::conf::ToleranceOverride &t) {
+  if (!t.any())
+    return "";
+  std::string s;
+  for (tc::DType d : {tc::DType::F16, tc::DType::BF16, tc::DType::F32, tc::DType::F64})
+    s += std::string(s.empty() ? "" : "; ") + std::string(tc::conformanceName(d)) + " " +
+         tc::conf::defaultCompare(d, t).str();
+  return t.flags() + " (float outputs without their own compare: " + s + ")";
+}
+
 /// Registers the GPU backend (compiled into the library; the device is probed,
 /// in a child process, when the runner asks whether it is available).
 void registerGpuBackend(const tc::codegen::Options &codegen) {
@@ -294,6 +329,10 @@ int runCommand(const RunFlags &f, const std::string &command) {
   }
   auto start = std::chrono::steady_clock::now();
   std::vector<LoadResult> suites = loadAll(files);
+  if (f.tolerance.any())
+    for (LoadResult &l : suites)
+      if (l.suite)
+        overrideDefaultTolerances(*l.suite, f.tolerance);
   Report report;
   report.inputs = f.paths;
   report.command = command;
@@ -301,6 +340,7 @@ int runCommand(const RunFlags &f, const std::string &command) {
   report.date = utcNow();
   report.host = hostDescription();
   report.device = deviceDescription(f.backends, codegen);
+  report.tolerance = toleranceDescription(f.tolerance);
   for (const std::string &backend : f.backends) {
     RunnerOptions opts;
     opts.backend = backend;
@@ -313,8 +353,7 @@ int runCommand(const RunFlags &f, const std::string &command) {
     opts.caseGlobs = f.cases;
     opts.known = known ? &*known : nullptr;
     opts.progress = f.quiet ? nullptr : &std::cerr;
-    if (backend == "gpu")
-      opts.reproduceArgs = gpuReproduceArgs(f);
+    opts.reproduceArgs = reproduceArgs(f, backend);
     report.backends.push_back(backend);
     std::vector<CaseRecord> records = runSuites(suites, opts);
     report.records.insert(report.records.end(), records.begin(), records.end());
@@ -465,7 +504,7 @@ int reportCommand(const std::vector<std::string> &inputs, const std::string &out
     for (auto [into, from] :
          {std::pair{&merged.command, &r->command}, std::pair{&merged.version, &r->version},
           std::pair{&merged.date, &r->date}, std::pair{&merged.host, &r->host},
-          std::pair{&merged.device, &r->device}})
+          std::pair{&merged.device, &r->device}, std::pair{&merged.tolerance, &r->tolerance}})
       if (!from->empty() && into->find(*from) == std::string::npos)
         *into += (into->empty() ? "" : " | ") + *from;
     merged.records.insert(merged.records.end(), r->records.begin(), r->records.end());
@@ -521,6 +560,19 @@ static int toolMain(int argc, char **argv) {
   addNumStages(*run, rf.numStages, "gpu backend: ");
   run->add_option("--disable-opt", rf.disableOpt,
                   "gpu backend: switch off optimisations (vectorize,remat,mma,pipeline,wgmma,all)");
+  CLI::Validator tolerance(
+      [](std::string &s) {
+        double v = 0;
+        return tc::conf::toleranceValueProblem(s, v);
+      },
+      "TOL");
+  double rtol = 0, atol = 0;
+  run->add_option("--rtol", rtol,
+                  "relative tolerance of float outputs that give no compare of their own "
+                  "(replaces the dtype's default; the report says which was used)")
+      ->check(tolerance);
+  run->add_option("--atol", atol, "absolute tolerance of those outputs (as --rtol)")
+      ->check(tolerance);
 
   CheckPtxFlags pf;
   CLI::App *checkPtx = app.add_subcommand(
@@ -571,8 +623,13 @@ static int toolMain(int argc, char **argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
-  if (*run)
+  if (*run) {
+    if (run->count("--rtol"))
+      rf.tolerance.rtol = rtol;
+    if (run->count("--atol"))
+      rf.tolerance.atol = atol;
     return runCommand(rf, commandLine(argc, argv));
+  }
   if (*check)
     return checkCommand(checkPaths);
   if (*checkPtx) {

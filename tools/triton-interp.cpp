@@ -6,7 +6,7 @@
 //
 // List-valued defines (-DSIZE=[64,128]) run every variant and check that all
 // buffers agree: integers exactly, floats within the conformance suite's
-// default tolerance (bit for bit with --variants-exact); --print and --out show
+// default tolerance or --rtol/--atol (bit for bit with --variants-exact); --print and --out show
 // the first variant's buffers. Exit codes: 0 ok, 1 trap or disagreement between
 // variants, 2 compile error, 3 usage error.
 //
@@ -73,6 +73,16 @@ int runAll(const RunDriver &d, const DebugOptions &dbg) {
   Plan plan;
   if (int rc = d.makePlan(plan))
     return rc;
+  if (opt.tolerance.any()) {
+    std::string flags = opt.tolerance.flags();
+    if (opt.variantsExact)
+      return d.usageError(flags + ": --variants-exact demands identical bits; give one or the "
+                                  "other");
+    if (plan.variants.size() <= 1)
+      return d.usageError(flags + ": the tolerance applies to the comparison of the variants of "
+                                  "list-valued defines (-DBLOCK=[64,128]) or to a --launch case; "
+                                  "this run has one variant");
+  }
   if (!dbg.accessMap.empty()) {
     std::error_code ec;
     std::filesystem::path parent = std::filesystem::path(dbg.accessMap).parent_path();
@@ -161,8 +171,8 @@ Examples:
 
 List-valued defines (-DBLOCK=[256,1024]) run every variant and compare their buffers: integers
 must be identical, floats agree within the conformance suite's default tolerance of their dtype
-(float32 rtol 1.3e-6 atol 1e-5; float16 1e-3, 1e-5; bfloat16 1.6e-2, 1e-5; float64 1e-7, 1e-7),
-or bit for bit with --variants-exact. --print and --out show the FIRST variant's buffers
+(float32 rtol 1.3e-6 atol 1e-5; float16 1e-3, 1e-5; bfloat16 1.6e-2, 1e-5; float64 1e-7, 1e-7;
+--rtol and --atol replace those parts), or bit for bit with --variants-exact. --print and --out show the FIRST variant's buffers
 (BLOCK=256 above).
 
 Exit codes: 0 ok, 1 trap or disagreement between variants, 2 compile error, 3 usage error.)";
@@ -184,6 +194,9 @@ static int toolMain(int argc, char **argv) {
   app.add_option("--access-map", dbg.accessMap,
                  "write an HTML page of which program loaded and stored each element of each "
                  "buffer (FILE.html; FILE.N.html per variant with list-valued defines)");
+  addToleranceOptions(app, opt,
+                      "the comparison of list-valued defines' variants and of --launch outputs "
+                      "without a compare of their own");
   app.add_flag("--variants-exact", opt.variantsExact,
                "with list-valued defines, variants must give identical bits (default: integers "
                "exactly, floats within the conformance suite's tolerance of their dtype)");

@@ -37,14 +37,14 @@ using tc::gpu::kExitNoDevice;
 
 /// The flags triton-interp does not have.
 struct GpuFlags {
-  std::string numWarps = "4", flops;
+  std::string numWarps = "4", flops, bytes;
   std::string numStages = std::to_string(tc::codegen::Options{}.numStages);
   std::string disableOpt;       // --disable-opt LIST
   tc::codegen::Options codegen; // --disable-opt applied
   std::vector<unsigned> warps;  // --num-warps parsed
   std::vector<unsigned> stages; // --num-stages parsed ({1} when pipelining is switched off)
   bool compare = false, bench = false, autotuneReport = false, timePasses = false;
-  bool noCache = false, checkDevice = false;
+  bool noCache = false, checkDevice = false, noFlushL2 = false;
   int benchIters = 100, benchWarmup = 10;
   bool warpsGiven = false, threadsGiven = false, maxStepsGiven = false;
   bool itersGiven = false, warmupGiven = false;
@@ -161,8 +161,15 @@ std::string checkFlags(const DriverOptions &opt, GpuFlags &g) {
   if ((g.threadsGiven || g.maxStepsGiven) && !g.compare)
     return std::string(g.threadsGiven ? "--threads" : "--max-steps") +
            " applies to the interpreter run of --compare; it needs --compare";
+  if (opt.tolerance.any() && !g.compare && opt.launch.empty())
+    return opt.tolerance.flags() +
+           ": the tolerance applies to --compare (or a --launch case); it needs --compare";
   if (!g.flops.empty() && !g.bench)
     return "--flops needs --bench";
+  if (!g.bytes.empty() && !g.bench)
+    return "--bytes needs --bench (it says which bytes count for GB/s)";
+  if (g.noFlushL2 && !g.bench)
+    return "--no-flush-l2 needs --bench (only timed launches flush the L2)";
   if ((g.itersGiven || g.warmupGiven) && !g.bench)
     return std::string(g.itersGiven ? "--bench-iters" : "--bench-warmup") + " needs --bench";
   if (g.benchIters < 1 || g.benchWarmup < 0)
@@ -206,17 +213,31 @@ int checkTunedVariants(const RunDriver &d, const Plan &plan, const std::vector<V
   return kExitOk;
 }
 
-/// Evaluates --flops over the kernel's defines and the scalar arguments.
-int evalFlops(const RunDriver &d, const GpuFlags &g, const tc::CompiledKernel &kernel,
-              const tc::LaunchArgs &args, double &flops) {
-  if (g.flops.empty())
-    return kExitOk;
+/// What --bench reports per launch: --flops and the bytes for GB/s.
+struct BenchCounts {
+  double flops = 0;
+  uint64_t bytes = 0; // --bytes, or every buffer argument
+};
+
+/// Evaluates --flops and --bytes over the kernel's defines and the scalar
+/// arguments (0 flops and 1 byte at least).
+int evalCounts(const RunDriver &d, const GpuFlags &g, const tc::CompiledKernel &kernel,
+               const tc::LaunchArgs &args, BenchCounts &out) {
   std::string error;
   tc::ExprEnv env = tc::makeExprEnv(kernel.defines(), args);
-  std::optional<int64_t> v = tc::evalIntExpr(g.flops, env, error);
-  if (!v)
-    return d.usageError("--flops: " + error);
-  flops = static_cast<double>(*v);
+  if (!g.flops.empty()) {
+    std::optional<int64_t> v = evalCountExpr("--flops", g.flops, env, 0, error);
+    if (!v)
+      return d.usageError(error);
+    out.flops = static_cast<double>(*v);
+  }
+  out.bytes = bufferBytes(args);
+  if (!g.bytes.empty()) {
+    std::optional<int64_t> v = evalCountExpr("--bytes", g.bytes, env, 1, error);
+    if (!v)
+      return d.usageError(error);
+    out.bytes = static_cast<uint64_t>(*v);
+  }
   return kExitOk;
 }
 
@@ -344,11 +365,12 @@ int runInterpreter(GpuRun &r, tc::BoundArgs &args) {
 }
 
 /// Compares every buffer of the GPU run with the interpreter's; one line each.
-int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref) {
+int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref,
+                   const tc::conf::ToleranceOverride &tol) {
   size_t bad = 0;
   for (const auto &[name, a] : gpu.arrays) {
     const tc::HostArray &b = ref.arrays.at(name);
-    tc::conf::CompareSpec spec = tc::conf::defaultCompare(a.dtype);
+    tc::conf::CompareSpec spec = tc::conf::defaultCompare(a.dtype, tol);
     std::string how = std::string(tc::conformanceName(a.dtype)) + ", " + spec.str();
     std::optional<tc::conf::Mismatch> m = tc::conf::compareArrays(a, b, spec);
     if (!m) {
@@ -364,7 +386,10 @@ int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref) {
   }
   if (bad == 0) {
     std::cout << "compare: the GPU and the interpreter agree on all " << gpu.arrays.size()
-              << " buffers (default tolerances of the conformance suite)\n";
+              << " buffers ("
+              << (tol.any() ? "float tolerance " + tol.flags() + ", other parts the dtype's default"
+                            : std::string("default tolerances of the conformance suite"))
+              << ")\n";
     return kExitOk;
   }
   std::cerr << "triton-run: error: --compare: the GPU and the interpreter disagree on " << bad
@@ -374,8 +399,8 @@ int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref) {
 
 /// --bench: times launches of the chosen variant on `args` (a copy of the inputs).
 int runBench(GpuRun &r, tc::BoundArgs &args) {
-  double flops = 0;
-  if (int rc = evalFlops(r.d, r.g, *r.chosen->kernel, args.args, flops))
+  BenchCounts counts;
+  if (int rc = evalCounts(r.d, r.g, *r.chosen->kernel, args.args, counts))
     return rc;
   tc::GridOutcome grid = tc::evalGrid(r.plan.grid, *r.chosen->kernel, args.args);
   r.shape.apply(r.gpu);
@@ -385,23 +410,27 @@ int runBench(GpuRun &r, tc::BoundArgs &args) {
   if (int rc = r.d.reportResult(res))
     return rc;
   const std::array<int64_t, 3> &gd = *grid.dims;
-  uint64_t bytes = bufferBytes(args.args);
   std::string defines;
   for (const auto &[name, value] : r.chosen->kernel->defines())
     defines += (defines.empty() ? "" : " ") + name + "=" + value;
   std::cout << "bench: " << r.chosen->kernel->name()
             << (defines.empty() ? "" : " (" + defines + ")") << " " << r.shape.describe()
             << ", grid (" << gd[0] << ", " << gd[1] << ", " << gd[2] << "), " << b.ms.size()
-            << " launches after " << r.g.benchWarmup << " warm-up, " << r.gpu.deviceDescription()
+            << " launches after " << r.g.benchWarmup << " warm-up"
+            << (r.g.noFlushL2 ? " (L2 not flushed)" : " (L2 flushed before each)") << ", "
+            << r.gpu.deviceDescription()
             << '\n'
             << "  median   " << fixed(b.medianMs, 4) << " ms\n"
             << "  min      " << fixed(b.minMs, 4) << " ms\n";
   if (b.medianMs > 0) {
-    std::cout << "  GB/s     " << fixed(double(bytes) / b.medianMs * 1e-6, 1) << " (" << bytes
-              << " bytes of buffer arguments, at the median)\n";
+    std::cout << "  GB/s     " << fixed(double(counts.bytes) / b.medianMs * 1e-6, 1) << " ("
+              << (r.g.bytes.empty() ? std::to_string(counts.bytes) + " bytes of buffer arguments"
+                                    : r.g.bytes + " = " + std::to_string(counts.bytes) + " bytes")
+              << ", at the median)\n";
     if (!r.g.flops.empty())
-      std::cout << "  TFLOP/s  " << fixed(flops / b.medianMs * 1e-9, 2) << " (" << r.g.flops
-                << " = " << static_cast<int64_t>(flops) << " flops, at the median)\n";
+      std::cout << "  TFLOP/s  " << fixed(counts.flops / b.medianMs * 1e-9, 2) << " ("
+                << r.g.flops << " = " << static_cast<int64_t>(counts.flops)
+                << " flops, at the median)\n";
   }
   return kExitOk;
 }
@@ -433,7 +462,7 @@ int runGpu(GpuRun &r) {
   if (r.g.compare) {
     if (int rc = runInterpreter(r, *interpArgs))
       return rc;
-    status = compareBuffers(*first.bound, *interpArgs);
+    status = compareBuffers(*first.bound, *interpArgs, r.d.options().tolerance);
   }
   if (r.g.bench)
     if (int rc = runBench(r, *benchArgs))
@@ -485,8 +514,8 @@ int runAll(const RunDriver &d, GpuFlags &g) {
   if (tuning)
     if (int rc = checkTunedVariants(d, plan, runs))
       return rc;
-  double flops = 0;
-  if (int rc = evalFlops(d, g, *runs[0].kernel, runs[0].bound->args, flops))
+  BenchCounts counts; // checked before the device is (usage errors come first)
+  if (int rc = evalCounts(d, g, *runs[0].kernel, runs[0].bound->args, counts))
     return rc;
   std::string why;
   if (!tc::gpu::cudaAvailable(&why))
@@ -500,6 +529,7 @@ int runAll(const RunDriver &d, GpuFlags &g) {
   tc::gpu::GpuOptions go;
   go.diskCache = !g.noCache;
   go.codegen = g.codegen;
+  go.flushL2 = g.bench && !g.noFlushL2; // --bench's timings (and the auto-tuner's in that run)
   std::unique_ptr<tc::gpu::GpuBackend> gpu = tc::gpu::createGpuBackend(go);
   GpuRun r{d, g, plan, runs, *gpu, nullptr, {}};
   return runGpu(r);
@@ -553,8 +583,18 @@ static int toolMain(int argc, char **argv) {
   app.add_option("--disable-opt", g.disableOpt,
                  "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,pipeline,wgmma,all");
   app.add_flag("--compare", g.compare,
-               "also run on the interpreter and compare every buffer (default tolerances)");
-  app.add_flag("--bench", g.bench, "time launches: median and min ms, GB/s (and TFLOP/s)");
+               "also run on the interpreter and compare every buffer (default tolerances, or "
+               "--rtol/--atol)");
+  addToleranceOptions(app, opt, "--compare and of --launch outputs without a compare of their own");
+  app.add_flag("--bench", g.bench,
+               "time launches: median and min ms, GB/s (and TFLOP/s); a 256 MiB buffer is "
+               "written before each timed launch (untimed) to flush the L2, as Triton's do_bench "
+               "does (also for auto-tuning in that run)");
+  app.add_flag("--no-flush-l2", g.noFlushL2,
+               "with --bench: do not flush the L2 between launches (data may stay cached)");
+  app.add_option("--bytes", g.bytes,
+                 "with --bench: the bytes a launch moves, for GB/s, e.g. '2*N*4' (an expression "
+                 "over defines and scalar arguments; default: every buffer argument's size)");
   app.add_option("--bench-iters", g.benchIters, "timed launches of --bench (default 100)");
   app.add_option("--bench-warmup", g.benchWarmup, "untimed launches first (default 10)");
   app.add_option("--flops", g.flops, "with --bench: flops per launch, e.g. '2*M*N*K'");

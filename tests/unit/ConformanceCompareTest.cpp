@@ -334,3 +334,37 @@ TEST(ConformanceJson, RawNumbersKeepTheirText) {
   EXPECT_EQ(uintValue((*j)["c"]), 18446744073709551615ull);
   EXPECT_EQ(shortText(*j), R"({"a": 1.50, "b": -7, "c": 18446744073709551615, "d": 1e300})");
 }
+
+// --rtol/--atol (triton-conformance run, triton-interp, triton-run): each part
+// given replaces the dtype's default one; integers stay exact.
+TEST(ConformanceCompare, ToleranceOverride) {
+  ToleranceOverride o;
+  o.rtol = 0.5;
+  CompareSpec f16 = defaultCompare(DType::F16, o);
+  EXPECT_EQ(f16.kind, CompareSpec::Kind::Tolerance);
+  EXPECT_EQ(f16.rtol, 0.5);
+  EXPECT_EQ(f16.atol, 1e-5); // float16's default atol
+  EXPECT_EQ(defaultCompare(DType::I32, o).kind, CompareSpec::Kind::Exact);
+  o.atol = 0;
+  EXPECT_EQ(defaultCompare(DType::F64, o).atol, 0.0);
+  EXPECT_EQ(o.flags(), "--rtol 0.5 --atol 0");
+  EXPECT_EQ(ToleranceOverride{}.flags(), "");
+  EXPECT_FALSE(ToleranceOverride{}.any());
+  // float16 1 and 1.5 (0x3c00, 0x3e00) are 0.5 apart: within rtol 0.5 of 1.5, not of the default.
+  EXPECT_TRUE(elementsMatch(DType::F16, 0x3c00, 0x3e00, f16));
+  EXPECT_FALSE(elementsMatch(DType::F16, 0x3c00, 0x3e00, defaultCompare(DType::F16)));
+}
+
+TEST(ConformanceCompare, ToleranceValues) {
+  double v = -1;
+  for (const char *good : {"0", "1e-3", "0.25", "1", "3E2", "0x1p-4"}) {
+    EXPECT_EQ(toleranceValueProblem(good, v), "") << good;
+    EXPECT_EQ(v, std::strtod(good, nullptr)) << good;
+  }
+  EXPECT_EQ(toleranceValueProblem("-0", v), "");
+  EXPECT_FALSE(std::signbit(v));
+  for (const char *bad : {"", " 1", "1 ", "abc", "1e-3x", "nan", "inf", "-inf", "1e999"})
+    EXPECT_NE(toleranceValueProblem(bad, v).find("is not a finite number"), std::string::npos)
+        << "'" << bad << "'";
+  EXPECT_EQ(toleranceValueProblem("-0.5", v), "'-0.5' is negative (a tolerance is >= 0)");
+}
