@@ -36,6 +36,10 @@ if [ $planted = 1 ]; then
   exit 0
 fi
 cp -r "$root/conformance" "$root/examples" "$dist/"
+# bin/unit_tests finds its data (examples/) from the folder that holds this file
+# (tests/unit/SourceRoot.h), wherever the copy is moved to.
+echo "A stripped copy of the Triton-C tools made by scripts/build-dist.sh (see tests/unit/SourceRoot.h)" \
+  > "$dist/TRITON_C_DIST"
 mkdir -p "$dist/bench" && cp -r "$root/bench/kernels" "$dist/bench/"
 cp "$root/tools/gpu-check.sh" "$dist/" 2>/dev/null || true
 cp "$root/scripts/planted-bugs.sh" "$dist/" 2>/dev/null || true

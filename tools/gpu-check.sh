@@ -123,8 +123,10 @@ fi
 if [ $SKIP_UNIT = 1 ]; then
   record unit-tests skipped "--skip-unit"
 elif [ -x "$BIN/unit_tests" ]; then
-  # unit_tests may carry its build tree's rpath: point it at lib/ here.
+  # unit_tests may carry its build tree's rpath: point it at lib/ here, and at
+  # the examples/ here (the copy's TRITON_C_DIST marks it; tests/unit/SourceRoot.h).
   step unit-tests "$OUT/unit-tests.log" 1200 env LD_LIBRARY_PATH="$ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    TC_SOURCE_DIR="$ROOT" \
     "$BIN/unit_tests" --gtest_filter='*Gpu*:*Cuda*'
   note=$(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$OUT/unit-tests.log" |
     sed 's/^\[ *//; s/ *\]/:/; s/, listed below://' | tr '\n' ' ')

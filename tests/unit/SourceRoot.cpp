@@ -16,9 +16,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// Written by scripts/build-dist.sh at the top of the copy it makes.
+constexpr const char *kDistMarker = "TRITON_C_DIST";
+
+/// A checkout (examples/ and tests/), or the stripped copy scripts/build-dist.sh
+/// makes (examples/ and its marker file, kDistMarker).
 bool isRoot(const fs::path &p) {
   std::error_code ec;
-  return !p.empty() && fs::is_directory(p / "examples", ec) && fs::is_directory(p / "tests", ec);
+  return !p.empty() && fs::is_directory(p / "examples", ec) &&
+         (fs::is_directory(p / "tests", ec) || fs::is_regular_file(p / kDistMarker, ec));
 }
 
 /// `start` and every folder above it.
@@ -45,7 +51,8 @@ Search search() {
     if (isRoot(env))
       s.root = env;
     else
-      s.tried = std::string("$TC_SOURCE_DIR=") + env + " (it has no examples/ and tests/ folders)";
+      s.tried = std::string("$TC_SOURCE_DIR=") + env +
+                " (it has no examples/ folder with a tests/ folder or a TRITON_C_DIST file)";
     return s;
   }
   candidates.push_back(TC_CONFIGURED_SOURCE_DIR);
@@ -78,7 +85,8 @@ std::string sourceRoot() {
 }
 
 std::string sourceRootProblem() {
-  return "the repository (a folder with examples/ and tests/) was not found; looked at: " +
+  return "the repository (a folder with examples/ and tests/, or a copy made by "
+         "scripts/build-dist.sh) was not found; looked at: " +
          cached().tried + "; set TC_SOURCE_DIR to the repository's root";
 }
 

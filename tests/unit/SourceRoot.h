@@ -6,7 +6,9 @@
 //   2. the source folder the build was configured from (compiled in);
 //   3. the folders above the test executable (<root>/build/bin/unit_tests);
 //   4. the current directory and the folders above it.
-// The first that holds examples/ wins, so the tests run from any working
+// The first that holds examples/ and tests/ (or examples/ and the TRITON_C_DIST
+// file of a stripped copy made by scripts/build-dist.sh, as tools/gpu-check.sh
+// runs unit_tests from) wins, so the tests run from any working
 // directory. When none does, sourceRoot() is empty and sourceRootProblem()
 // says where it looked, for a test to fail with (never a crash).
 //
