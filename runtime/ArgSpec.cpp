@@ -372,7 +372,7 @@ bool fillRandom(const ArgSpec &spec, HostArray &a, const ExprEnv &env, uint64_t 
   }
   if (spec.kind == ArgSpec::Kind::Randn) {
     uint64_t k1 = streamKey(seed, 1), k2 = streamKey(seed, 2), k3 = streamKey(seed, 3);
-    fillFloat(a, [&](int64_t i) {
+    fillFloat(a, [=](int64_t i) __attribute__((always_inline)) {
       uint64_t u = uint64_t(i);
       // sum + 6 - 6 * 2^21: an integer below 2^24 in magnitude, so the value
       // (times 2^-21) is exact in a float.
