@@ -281,7 +281,7 @@ private:
       std::string error;
       bool aligned = true;
       for (const auto &[name, a] : args.buffers())
-        if (a->device % 16 != 0)
+        if ((a->device + a->origin) % 16 != 0)
           aligned = false;
       Loaded *l = load(kernel, error, nullptr, aligned);
       if (!l)
@@ -314,9 +314,9 @@ private:
         anyHost = true;
         // Rounded up to whole 16-byte words: 8/16-bit atomics are compare-and-swap
         // loops on the aligned 32-bit word that holds the element.
-        cuda::Buffer b = ctx_->alloc((a->data.size() + 15) & ~size_t(15));
-        if (!a->data.empty())
-          ctx_->upload(b, a->data.data(), a->data.size());
+        cuda::Buffer b = ctx_->alloc((a->byteCount() + 15) & ~size_t(15));
+        if (a->byteCount())
+          ctx_->upload(b, a->bytes(), a->byteCount());
         buffers.emplace(a, std::move(b));
       }
     std::vector<uint64_t> values(fn.numParams());
@@ -330,6 +330,7 @@ private:
         if (!a->device && addr % 16) // compiled with Options::alignedPointers
           return fail(RunResult::Status::Error,
                       "internal: device allocation for '" + name + "' is not 16-byte aligned");
+        addr += a->origin;
         const ir::ParamAttrs &pa = fn.paramAttrs(i);
         for (int64_t claim : {pa.aligned, pa.multipleOf})
           if (claim > 1 && addr % static_cast<uint64_t>(claim) != 0)
@@ -375,9 +376,25 @@ private:
         return RunResult{};
     }
     ctx_->synchronize(opts.maxSeconds);
+    // A read-only host array the kernel changed: a trap, and nothing is written back.
     for (auto &[a, b] : buffers)
-      if (!a->data.empty())
-        ctx_->download(a->data.data(), b, a->data.size());
+      if (a->readOnly && a->byteCount()) {
+        std::vector<uint8_t> now(a->byteCount());
+        ctx_->download(now.data(), b, now.size());
+        if (std::memcmp(now.data(), a->bytes(), now.size()) != 0) {
+          std::string names;
+          for (const auto &[name, x] : args.buffers())
+            if (x == a)
+              names += (names.empty() ? "'" : ", '") + name + "'";
+          return trapped(makeLaunchTrap(kernel, TrapKind::InvalidLaunch,
+                                        "store to " + names +
+                                            ", a read-only array (the kernel changed it on "
+                                            "the GPU); nothing was written back"));
+        }
+      }
+    for (auto &[a, b] : buffers)
+      if (a->byteCount() && !a->readOnly)
+        ctx_->download(a->bytes(), b, a->byteCount());
     return RunResult{};
   }
 

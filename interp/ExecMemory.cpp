@@ -14,6 +14,7 @@
 
 #include "interp/ExecElem.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace tc::interp {
@@ -345,6 +346,40 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   return true;
 }
 
+/// Before a store or atomic writes (only when the launch guards stores: an
+/// undo journal or a read-only buffer): traps invalid_launch at the first
+/// active lane whose buffer is read-only, before anything is written, and lets
+/// the journal copy the pages about to change. The lanes are already checked
+/// to lie inside buffers. A contiguous access (`range`) is one run of bytes.
+bool guardStore(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *m,
+                unsigned size, const char *what, bool range = false) {
+  const Memory &mem = f.launch.memory;
+  UndoJournal *journal = f.launch.journal;
+  const Region *r = nullptr;
+  if (range && m && std::find(m, m + in.n, uint8_t(1)) == m + in.n)
+    return true; // no active lane: nothing is written
+  int64_t n = range ? 1 : in.n;
+  uint64_t bytes = range ? static_cast<uint64_t>(in.n) * size : size;
+  for (int64_t i = 0; i < n; ++i) {
+    if (m && !m[i] && !range)
+      continue;
+    uint64_t a = addr[i];
+    if (!r || a - r->base >= r->size || r->size - (a - r->base) < bytes)
+      r = mem.find(a, bytes);
+    if (!r)
+      continue;
+    if (r->readOnly)
+      return f.fail(TrapKind::InvalidLaunch, in, range ? 0 : i,
+                    std::string(what) + " to " + r->label() +
+                        ", a read-only array (passed as read-only memory, e.g. a NumPy array "
+                        "with writeable=False or a leaf tensor that requires grad); nothing "
+                        "was written");
+    if (journal)
+      journal->beforeWrite(r->host + (a - r->base), bytes);
+  }
+  return true;
+}
+
 template <typename T> bool runStore(Frame &f, const Instr &in) {
   const TileData &ptr = *f.get(in.in[0]), &val = *f.get(in.in[1]);
   const TileData *mask = optional(f, in, 2);
@@ -354,7 +389,8 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
   bool clean = !ptr.hasPoison() && !val.hasPoison() && !(mask && mask->hasPoison());
   uintptr_t hb = 0;
   if (uint8_t *h = clean ? contiguousRange<T>(f.launch.memory, addr, in.n) : nullptr) {
-    if (!track(f, in, addr, m, sizeof(T), Access::Store))
+    if (!track(f, in, addr, m, sizeof(T), Access::Store) ||
+        (f.launch.guardStores && !guardStore(f, in, addr, m, sizeof(T), "store", true)))
       return false;
     if (!m)
       std::memcpy(h, v, static_cast<size_t>(in.n) * sizeof(T));
@@ -365,7 +401,8 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
     return true;
   }
   if (clean && oneBuffer(f.launch.memory, addr, m, in.n, sizeof(T), hb)) {
-    if (!track(f, in, addr, m, sizeof(T), Access::Store))
+    if (!track(f, in, addr, m, sizeof(T), Access::Store) ||
+        (f.launch.guardStores && !guardStore(f, in, addr, m, sizeof(T), "store")))
       return false;
     for (int64_t i = 0; i < in.n; ++i)
       if (!m || m[i])
@@ -373,7 +410,8 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
     return true;
   }
   if (!checkLanes(f, in, ptr, mask, {&val}, "store", sizeof(T)) ||
-      !track(f, in, addr, m, sizeof(T), Access::Store))
+      !track(f, in, addr, m, sizeof(T), Access::Store) ||
+      (f.launch.guardStores && !guardStore(f, in, addr, m, sizeof(T), "store")))
     return false;
   Accessor acc(f, in, "store", sizeof(T));
   for (int64_t i = 0; i < in.n; ++i)
@@ -422,7 +460,8 @@ template <DType D, bool Cas> bool runAtomic(Frame &f, const Instr &in) {
     f.lastLoad = addr[0];
     f.lastLoadOp = in.op;
   }
-  if (!track(f, in, addr, m, sizeof(T), Access::Atomic))
+  if (!track(f, in, addr, m, sizeof(T), Access::Atomic) ||
+      (f.launch.guardStores && !guardStore(f, in, addr, m, sizeof(T), "atomic")))
     return false;
   TilePtr r = makeTile(in.n, sizeof(T));
   T *o = r->as<T>();

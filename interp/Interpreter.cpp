@@ -314,7 +314,8 @@ bool Frame::tick(const Instr &in) {
   // Every 1024 ops of this thread, counted across programs (not per program):
   // a grid of many short programs must stop at the deadline too.
   if ((++ticks & 1023) == 0) {
-    if (interruptRequested()) {
+    if (interruptRequested() ||
+        (launch.opts.cancel && launch.opts.cancel->load(std::memory_order_relaxed))) {
       interrupted = true;
       return fail(TrapKind::StepLimit, in, -1,
                   "interrupted (Ctrl-C) after " + std::to_string(steps) + " ops");

@@ -17,6 +17,7 @@
 #include "interp/AccessTracker.h"
 #include "interp/Memory.h"
 #include "interp/Tile.h"
+#include "interp/UndoJournal.h"
 #include "ir/IR.h"
 #include "runtime/Launch.h"
 #include "support/Numerics.h"
@@ -92,6 +93,8 @@ struct LaunchContext {
   std::atomic<int64_t> stopAbove{INT64_MAX};  // programs with a larger index stop early
   std::vector<Tile> params;                   // parameter values, in order
   AccessTracker *tracker = nullptr;           // the shadow memory, when on
+  UndoJournal *journal = nullptr;             // RunOptions::undoOnTrap's page copies
+  bool guardStores = false;                   // a journal or a read-only buffer: check stores
   const PreparedFunction *prepared = nullptr; // the kernel being run
 };
 

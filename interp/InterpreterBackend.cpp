@@ -179,10 +179,14 @@ std::optional<Trap> checkLaunchArgumentsImpl(const CompiledKernel &kernel_,
                    std::string(conformanceName(t.dtype)));
       if (a->numElements() < 0 ||
           (a->device == 0 &&
-           a->data.size() != static_cast<size_t>(a->numElements()) * byteSize(a->dtype)))
-        return bad("buffer '" + name + "' holds " + std::to_string(a->data.size()) +
+           a->byteCount() != static_cast<size_t>(a->numElements()) * byteSize(a->dtype)))
+        return bad("buffer '" + name + "' holds " + std::to_string(a->byteCount()) +
                    " bytes but its shape needs " +
                    std::to_string(a->numElements() * byteSize(a->dtype)));
+      if (a->origin > a->byteCount())
+        return bad("buffer '" + name + "' is " + std::to_string(a->byteCount()) +
+                   " bytes long but its pointer argument is " + std::to_string(a->origin) +
+                   " bytes past its start");
     } else {
       if (!sc)
         return bad("parameter '" + name + "' is a scalar (" + typeText(t) + ") but got a buffer");
@@ -217,6 +221,7 @@ private:
   std::optional<Trap> checkGrid();
   std::optional<Trap> placeArguments();
   void startTracking(unsigned threads);
+  void startJournal();
   void numberSites(interp::PBlock &b);
   void collectBuffers();
   void runSequential(int64_t quietBelow = 0);
@@ -238,6 +243,7 @@ private:
   RunResult result_;
   std::atomic<uint64_t> steps_{0};
   std::unique_ptr<interp::AccessTracker> tracker_;
+  std::unique_ptr<interp::UndoJournal> journal_; // RunOptions::undoOnTrap
   std::vector<std::vector<uint8_t>> snapshot_; // buffers before a parallel run with race checks
   // Parallel bookkeeping, guarded by mutex_.
   std::mutex mutex_;
@@ -265,6 +271,7 @@ RunResult Launcher::run() {
     return result_;
   }
   setLimits(start);
+  startJournal();
   ctx_.prepared = &prepared_;
   unsigned threads = threadCount();
   startTracking(threads);
@@ -288,9 +295,19 @@ RunResult Launcher::run() {
     }
   }
   collectBuffers();
+  result_.interrupted = interrupted_;
+  if (journal_)
+    for (const auto &r : memory_.regions())
+      if (journal_->touched(r->host, r->size))
+        result_.written.push_back(r->host);
   if (trap_) {
     result_.status = RunResult::Status::Trapped;
     result_.trap = std::move(trap_);
+    if (journal_) { // the caller's memory as the trap left it, then as it was
+      for (const auto &r : memory_.regions())
+        result_.trapState.try_emplace(r->host, r->host, r->host + r->size);
+      journal_->undo();
+    }
   }
   result_.steps = steps_.load();
   result_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -379,7 +396,7 @@ std::optional<Trap> Launcher::placeArguments() {
       return launchTrap(kernel_, TrapKind::Misaligned, msg);
     };
     if (t.isPtr) {
-      uint64_t base = memory_.place(name, args_.buffer(name));
+      uint64_t base = memory_.place(name, args_.buffer(name)) + args_.buffer(name)->origin;
       ctx_.params.push_back(interp::makeScalarInt(DType::U64, base));
       if (attrs.multipleOf > 1 && base % static_cast<uint64_t>(attrs.multipleOf) != 0)
         return misaligned("pointer argument '" + name + "' = " + interp::hexAddr(base) +
@@ -420,6 +437,23 @@ void Launcher::numberSites(interp::PBlock &b) {
     for (interp::PBlock &r : in.regions)
       numberSites(r);
   }
+}
+
+/// The undo journal (RunOptions::undoOnTrap) over every writable buffer, and
+/// whether stores must be checked at all.
+void Launcher::startJournal() {
+  bool readOnly = false;
+  for (const auto &r : memory_.regions())
+    readOnly = readOnly || r->readOnly;
+  if (opts_.undoOnTrap) {
+    journal_ = std::make_unique<interp::UndoJournal>();
+    for (const auto &r : memory_.regions())
+      if (!r->readOnly)
+        journal_->cover(r->host, r->size);
+    journal_->build();
+    ctx_.journal = journal_.get();
+  }
+  ctx_.guardStores = journal_ || readOnly;
 }
 
 /// The shadow memory, when races are checked or coverage / access maps asked
@@ -489,6 +523,7 @@ void Launcher::runSequential(int64_t quietBelow) {
     if (!ok) {
       if (f.trap && f.trap->kind == TrapKind::StepLimit && !f.interrupted)
         noteWaiting(f);
+      interrupted_ = f.interrupted;
       trap_ = std::move(f.trap);
       return;
     }

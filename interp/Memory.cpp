@@ -22,17 +22,19 @@ std::string Region::label() const {
 
 uint64_t Memory::place(const std::string &param, HostArray *array) {
   for (auto &r : regions_) {
-    if (r->array == array) {
+    if (r->array == array || (array->external && r->host == array->bytes() &&
+                              r->size == array->byteCount() && r->readOnly == array->readOnly)) {
       r->names.push_back(param);
       return r->base;
     }
   }
   auto r = std::make_unique<Region>();
   r->base = next_;
-  r->size = array->data.size();
+  r->size = array->byteCount();
   r->names.push_back(param);
   r->array = array;
-  r->host = array->data.data();
+  r->host = array->bytes();
+  r->readOnly = array->readOnly;
   next_ = (r->base + r->size + kGuard + kAlign - 1) / kAlign * kAlign;
   regions_.push_back(std::move(r));
   return regions_.back()->base;

@@ -32,6 +32,7 @@ struct Region {
   std::vector<std::string> names; // the parameters bound to it
   HostArray *array = nullptr;     // the host array whose bytes these are
   uint8_t *host = nullptr;        // the bytes of [base, base + size)
+  bool readOnly = false;          // stores trap (HostArray::readOnly)
 
   /// "'a'" or "'a' (also 'b')".
   std::string label() const;
@@ -45,7 +46,9 @@ public:
 
   /// Places `array` (which must outlive the Memory and keep its size) for
   /// parameter `param`, or names `param` on the region already holding that
-  /// array; returns the region's base address.
+  /// array (or the same host bytes with the same read-only flag: views of one
+  /// storage); returns the region's base address (the pointer argument is
+  /// base + HostArray::origin).
   uint64_t place(const std::string &param, HostArray *array);
 
   /// The region holding all of [addr, addr + size), or nullptr.

@@ -46,8 +46,12 @@ struct Launch {
     args.setScalar(name, tc::ScalarValue::ofInt(DType::I32, v));
   }
   RunResult run(std::array<int64_t, 3> grid, tc::RunOptions opts = checked()) {
-    if (!kernel)
-      return RunResult{RunResult::Status::Error, std::nullopt, "did not compile", 0, 0, {}};
+    if (!kernel) {
+      RunResult r;
+      r.status = RunResult::Status::Error;
+      r.error = "did not compile";
+      return r;
+    }
     return tc::createInterpreterBackend()->launch(*kernel, grid, args, opts);
   }
 };

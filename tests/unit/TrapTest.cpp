@@ -136,8 +136,12 @@ struct Launch {
   }
 
   RunResult run(std::array<int64_t, 3> grid = {1, 1, 1}, tc::RunOptions opts = {}) {
-    if (!kernel)
-      return RunResult{RunResult::Status::Error, std::nullopt, "did not compile", 0, 0, {}};
+    if (!kernel) {
+      RunResult r;
+      r.status = RunResult::Status::Error;
+      r.error = "did not compile";
+      return r;
+    }
     return tc::createInterpreterBackend()->launch(*kernel, grid, args, opts);
   }
 };
