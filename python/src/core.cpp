@@ -10,15 +10,20 @@
 // GPU backend by device pointer (zero-copy) on the caller's stream.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
 #include "codegen/Cuda.h"
 #include "conformance/Compare.h"
 #include "frontend/Defines.h"
 #include "gpu/Autotune.h"
 #include "gpu/GpuBackend.h"
+#include "interp/AccessMap.h"
 #include "interp/InterpreterBackend.h"
+#include "ir/Printer.h"
 #include "runtime/Launch.h"
 #include "runtime/Trap.h"
 #include "support/DType.h"
+#include "support/SourceManager.h"
+#include "support/SourceWords.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -28,12 +33,16 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <climits>
+#include <csignal>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 namespace nb = nanobind;
@@ -47,6 +56,7 @@ using tc::DType;
 struct Kernel {
   std::shared_ptr<tc::CompiledKernel> compiled;
   tc::CompileRequest request;
+  std::vector<bool> mayStore; // per parameter: a store or atomic may write it
 };
 
 std::string typeText(const tc::ir::Type &t) {
@@ -98,53 +108,73 @@ std::string dlpackText(nb::dlpack::dtype d) {
 struct ArrayArg {
   nb::ndarray<nb::ro> array;
   DType dtype = DType::F32;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape;   // the view's
+  std::vector<int64_t> strides; // the view's, in bytes
   bool cuda = false;
   int device = 0;
-  const uint8_t *data = nullptr;
-  size_t bytes = 0;
+  const uint8_t *data = nullptr; // the view's first element
+  size_t bytes = 0;              // the view's bytes when contiguous
+  // The buffer the kernel gets: the view's own bytes when it is contiguous,
+  // else the storage the view is part of (bounds checks use its extent).
+  const uint8_t *storage = nullptr;
+  size_t storageBytes = 0;
+  bool contiguous = true;
+  bool readOnly = false;
+  uint64_t origin() const { return static_cast<uint64_t>(data - storage); }
 };
 
-/// Reads `obj` as an array (or a (array, "dtype") pair that reinterprets the
-/// elements, e.g. uint16 bit patterns as bf16); nullopt when it is no array.
+/// Reads `obj` as an array; nullopt when it is no array. Forms (the Python
+/// layer's triton_c._arrays.for_core):
+///   an ndarray-like (C-contiguous, writable: the common case);
+///   ("host", array, dtype name or "", storage address, storage bytes, read-only)
+///     where a storage address of 0 means the array's own bytes;
+///   ("cuda", data_ptr, dtype name, shape, device): a CUDA tensor by address.
 std::optional<ArrayArg> asArray(nb::handle obj, const std::function<std::string()> &whatFn) {
-  // ("cuda", data_ptr, dtype name, shape, device): a contiguous CUDA tensor
-  // described by the Python layer (cheaper than a DLPack export per launch).
-  if (nb::isinstance<nb::tuple>(obj) && nb::len(obj) == 5 && nb::isinstance<nb::str>(obj[0]) &&
-      nb::cast<std::string>(obj[0]) == "cuda") {
-    ArrayArg a;
-    std::string name = nb::cast<std::string>(obj[2]);
-    std::optional<DType> t = tc::parseConformanceName(name);
-    if (!t)
-      throw nb::type_error(
-          (whatFn() + " has dtype " + name + ", which the language lacks").c_str());
-    a.dtype = *t;
-    int64_t n = 1;
-    for (nb::handle d : obj[3]) {
-      a.shape.push_back(nb::cast<int64_t>(d));
-      n *= a.shape.back();
-    }
-    a.cuda = true;
-    a.device = nb::cast<int>(obj[4]);
-    a.data = reinterpret_cast<const uint8_t *>(nb::cast<uintptr_t>(obj[1]));
-    a.bytes = static_cast<size_t>(n) * tc::byteSize(a.dtype);
-    return a;
-  }
-  std::string what = whatFn();
   nb::handle arrObj = obj;
   std::optional<DType> override;
-  if (nb::isinstance<nb::tuple>(obj) && nb::len(obj) == 2 && nb::isinstance<nb::str>(obj[1])) {
-    arrObj = obj[1 - 1];
-    std::string name = nb::cast<std::string>(obj[1]);
-    override = tc::parseConformanceName(name);
-    if (!override)
-      override = tc::parseIrName(name);
-    if (!override)
-      throw nb::value_error((what + ": unknown dtype '" + name + "'").c_str());
+  uintptr_t storage = 0;
+  size_t storageBytes = 0;
+  bool readOnly = false;
+  if (nb::isinstance<nb::tuple>(obj) && nb::len(obj) >= 1 && nb::isinstance<nb::str>(obj[0])) {
+    std::string form = nb::cast<std::string>(obj[0]);
+    if (form == "cuda" && nb::len(obj) == 5) {
+      ArrayArg a;
+      std::string name = nb::cast<std::string>(obj[2]);
+      std::optional<DType> t = tc::parseConformanceName(name);
+      if (!t)
+        throw nb::type_error(
+            (whatFn() + " has dtype " + name + ", which the language lacks").c_str());
+      a.dtype = *t;
+      int64_t n = 1;
+      for (nb::handle d : obj[3]) {
+        a.shape.push_back(nb::cast<int64_t>(d));
+        n *= a.shape.back();
+      }
+      a.cuda = true;
+      a.device = nb::cast<int>(obj[4]);
+      a.data = reinterpret_cast<const uint8_t *>(nb::cast<uintptr_t>(obj[1]));
+      a.bytes = static_cast<size_t>(n) * tc::byteSize(a.dtype);
+      a.storage = a.data;
+      a.storageBytes = a.bytes;
+      return a;
+    }
+    if (form == "host" && nb::len(obj) == 6) {
+      arrObj = obj[1];
+      std::string name = nb::cast<std::string>(obj[2]);
+      if (!name.empty()) {
+        override = tc::parseConformanceName(name);
+        if (!override)
+          throw nb::value_error((whatFn() + ": unknown dtype '" + name + "'").c_str());
+      }
+      storage = nb::cast<uintptr_t>(obj[3]);
+      storageBytes = nb::cast<size_t>(obj[4]);
+      readOnly = nb::cast<bool>(obj[5]);
+    }
   }
   ArrayArg a;
   if (!nb::try_cast(arrObj, a.array))
     return std::nullopt;
+  std::string what = whatFn();
   std::optional<DType> t = dtypeOf(a.array.dtype());
   if (!t)
     throw nb::type_error(
@@ -158,18 +188,21 @@ std::optional<ArrayArg> asArray(nb::handle obj, const std::function<std::string(
     t = override;
   }
   a.dtype = *t;
-  int64_t expect = 1;
-  bool contiguous = true;
+  a.readOnly = readOnly;
+  int64_t es = tc::byteSize(a.dtype);
+  int64_t expect = 1, lo = 0, hi = 0; // the view's byte extent relative to data
+  bool empty = false;
   for (size_t i = a.array.ndim(); i-- > 0;) {
-    a.shape.insert(a.shape.begin(), static_cast<int64_t>(a.array.shape(i)));
-    if (a.array.shape(i) != 1 && a.array.stride(i) != expect)
-      contiguous = false;
-    expect *= static_cast<int64_t>(a.array.shape(i));
+    int64_t n = static_cast<int64_t>(a.array.shape(i)), st = a.array.stride(i);
+    a.shape.insert(a.shape.begin(), n);
+    a.strides.insert(a.strides.begin(), st * es);
+    if (n != 1 && st != expect)
+      a.contiguous = false;
+    expect *= n;
+    empty = empty || n == 0;
+    if (n > 1)
+      (st < 0 ? lo : hi) += (n - 1) * st * es;
   }
-  if (!contiguous && expect != 0)
-    throw nb::value_error((what + " is not contiguous (row-major); pass a contiguous copy "
-                                  "(numpy.ascontiguousarray(x) or x.contiguous())")
-                              .c_str());
   a.cuda = a.array.device_type() == nb::device::cuda::value;
   if (!a.cuda && a.array.device_type() != nb::device::cpu::value)
     throw nb::type_error((what + " lives on an unsupported device (DLPack device type " +
@@ -177,7 +210,26 @@ std::optional<ArrayArg> asArray(nb::handle obj, const std::function<std::string(
                              .c_str());
   a.device = static_cast<int>(a.array.device_id());
   a.data = static_cast<const uint8_t *>(a.array.data());
-  a.bytes = static_cast<size_t>(expect) * tc::byteSize(a.dtype);
+  a.bytes = static_cast<size_t>(expect) * static_cast<size_t>(es);
+  if (empty)
+    a.contiguous = true;
+  if (a.contiguous || storage == 0) {
+    if (!a.contiguous)
+      throw nb::value_error((what + " is a strided view whose storage is unknown; pass a NumPy "
+                                    "array, a PyTorch tensor or a contiguous copy")
+                                .c_str());
+    a.storage = a.data;
+    a.storageBytes = a.bytes;
+    return a;
+  }
+  // A strided view: its buffer is the storage, from its start to its end, in
+  // whole elements from the view's alignment.
+  const uint8_t *s = reinterpret_cast<const uint8_t *>(storage);
+  if (a.data < s || a.data + lo < s || a.data + hi + es > s + storageBytes)
+    throw nb::value_error((what + " reaches outside the storage it views").c_str());
+  size_t skew = static_cast<size_t>(a.data - s) % static_cast<size_t>(es);
+  a.storage = s + skew;
+  a.storageBytes = (storageBytes - skew) / static_cast<size_t>(es) * static_cast<size_t>(es);
   return a;
 }
 
@@ -199,7 +251,7 @@ std::optional<tc::ScalarValue> asScalar(nb::handle obj) {
     unsigned long long u = PyLong_AsUnsignedLongLong(idx.ptr());
     if (PyErr_Occurred()) {
       PyErr_Clear();
-      return tc::ScalarValue{DType::I64, 0, 0}; // marked below as out of range
+      return std::nullopt; // out of every range: the caller reports it
     }
     tc::ScalarValue s;
     s.dtype = DType::U64;
@@ -217,15 +269,21 @@ std::optional<tc::ScalarValue> asScalar(nb::handle obj) {
   return std::nullopt;
 }
 
+/// Whether `obj` is an integer (or has __index__) outside [-2^63, 2^64).
 bool pyIntTooLarge(nb::handle obj) {
   PyObject *o = obj.ptr();
-  if (!PyLong_Check(o))
+  if (PyFloat_Check(o) || !(PyLong_Check(o) || PyIndex_Check(o)))
     return false;
+  nb::object idx = nb::steal(PyNumber_Index(o));
+  if (!idx.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
   int overflow = 0;
-  (void)PyLong_AsLongLongAndOverflow(o, &overflow);
+  (void)PyLong_AsLongLongAndOverflow(idx.ptr(), &overflow);
   if (!overflow)
     return false;
-  (void)PyLong_AsUnsignedLongLong(o);
+  (void)PyLong_AsUnsignedLongLong(idx.ptr());
   bool bad = PyErr_Occurred() != nullptr;
   PyErr_Clear();
   return bad;
@@ -242,13 +300,27 @@ std::string rangeText(DType t) {
   return "[0, 2^" + std::to_string(w) + " - 1]";
 }
 
-/// The arguments of one launch: copies of host arrays (one per distinct
-/// caller buffer), device arrays by address, and the scalars.
+/// A Python str of compiler or runtime text: bytes that are not UTF-8 (from a
+/// source file) become \xNN escapes instead of a UnicodeDecodeError.
+nb::str pyText(const std::string &s) {
+  PyObject *o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "backslashreplace");
+  if (!o)
+    throw nb::python_error();
+  return nb::steal<nb::str>(o);
+}
+
+/// The arguments of one launch. On the interpreter every host array is the
+/// caller's own memory (zero-copy; the interpreter's undo journal puts it
+/// back after a trap). On the GPU host arrays are copies (`before` keeps what
+/// was uploaded, so that only the bytes the kernel changed are written back)
+/// and device arrays go by address.
 struct Bound {
   tc::LaunchArgs args;
   std::vector<std::unique_ptr<tc::HostArray>> arrays;
-  std::vector<ArrayArg> sources;  // arrays[i] came from sources[i]
-  std::vector<std::string> names; // arrays[i]'s first parameter
+  std::vector<ArrayArg> sources;          // arrays[i] came from sources[i]
+  std::vector<std::vector<uint8_t>> before; // GPU copies: the bytes uploaded
+  std::vector<std::string> names;         // arrays[i]'s first parameter
+  std::vector<int> arrayOf;               // per parameter: its index in arrays, or -1
   bool anyCuda = false, anyHost = false;
   int device = 0;
 };
@@ -259,7 +331,9 @@ std::vector<uint64_t> &lastDevicePointers() {
   return p;
 }
 
-void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, bool deviceOk, Bound &b) {
+enum class Target { Interp, Gpu, Copy };
+
+void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, Bound &b) {
   const tc::ir::Function &fn = k.function();
   lastDevicePointers().clear();
   size_t n = nb::len(pyArgs);
@@ -279,7 +353,9 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, bool deviceOk, 
                           "; the grid goes after them or as grid=...")
                              .c_str());
   }
-  std::map<std::pair<const uint8_t *, size_t>, tc::HostArray *> seen;
+  b.arrayOf.assign(fn.numParams(), -1);
+  // One HostArray per distinct (storage, view start, dtype, read-only).
+  std::map<std::tuple<const uint8_t *, size_t, uint64_t, DType, bool>, size_t> seen;
   for (unsigned i = 0; i < fn.numParams(); ++i) {
     const std::string &name = fn.paramName(i);
     const tc::ir::Type &t = fn.param(i)->type();
@@ -287,25 +363,24 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, bool deviceOk, 
     auto whatFn = [&] { return "argument " + paramText(k, i); };
     if (t.isPtr) {
       std::optional<ArrayArg> a = asArray(obj, whatFn);
-      std::string what = a && a->cuda && a->dtype == t.dtype ? std::string() : whatFn();
       if (!a)
-        throw nb::type_error((what +
+        throw nb::type_error((whatFn() +
                               " expects an array (NumPy, PyTorch or anything with "
                               "__dlpack__), got " +
                               nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
                                  .c_str());
       bool bf16Bits = t.dtype == DType::BF16 && a->dtype == DType::U16 && !a->cuda;
       if (a->dtype != t.dtype && !bf16Bits)
-        throw nb::type_error((what + " expects an array of " +
+        throw nb::type_error((whatFn() + " expects an array of " +
                               std::string(tc::conformanceName(t.dtype)) + ", got " +
                               std::string(tc::conformanceName(a->dtype)))
                                  .c_str());
-      if (a->cuda && !deviceOk)
+      if (a->cuda && target != Target::Gpu)
         throw nb::type_error(
-            (what + " is a CUDA array; the interpreter takes host arrays").c_str());
+            (whatFn() + " is a CUDA array; the interpreter takes host arrays").c_str());
       if (a->cuda) {
         if (b.anyCuda && a->device != b.device)
-          throw nb::value_error((what + " is on CUDA device " + std::to_string(a->device) +
+          throw nb::value_error((whatFn() + " is on CUDA device " + std::to_string(a->device) +
                                  " but an earlier argument is on device " +
                                  std::to_string(b.device))
                                     .c_str());
@@ -314,23 +389,34 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, bool deviceOk, 
       } else {
         b.anyHost = true;
       }
-      auto key = std::make_pair(a->data, a->bytes);
-      if (auto it = seen.find(key);
-          it != seen.end() && a->bytes > 0 && it->second->dtype == t.dtype) {
-        b.args.setBuffer(name, it->second);
+      auto key = std::make_tuple(a->storage, a->storageBytes, a->origin(), t.dtype, a->readOnly);
+      if (auto it = seen.find(key); it != seen.end() && a->storageBytes > 0) {
+        b.args.setBuffer(name, b.arrays[it->second].get());
+        b.arrayOf[i] = static_cast<int>(it->second);
         continue;
       }
       auto h = std::make_unique<tc::HostArray>();
       h->dtype = t.dtype;
-      h->shape = a->shape;
+      size_t es = tc::byteSize(t.dtype);
+      h->shape = a->contiguous ? a->shape
+                               : std::vector<int64_t>{static_cast<int64_t>(a->storageBytes / es)};
+      h->readOnly = a->readOnly;
       if (a->cuda) {
         h->device = reinterpret_cast<uint64_t>(a->data);
         lastDevicePointers().push_back(h->device);
+      } else if (target == Target::Interp) {
+        h->external = const_cast<uint8_t *>(a->storage);
+        h->externalBytes = a->storageBytes;
+        h->origin = a->origin();
       } else {
-        h->data.assign(a->data, a->data + a->bytes);
+        h->data.assign(a->storage, a->storage + a->storageBytes);
+        h->origin = a->origin();
+        if (target == Target::Gpu)
+          b.before.push_back(h->data);
       }
       b.args.setBuffer(name, h.get());
-      seen[key] = h.get();
+      b.arrayOf[i] = static_cast<int>(b.arrays.size());
+      seen[key] = b.arrays.size();
       b.arrays.push_back(std::move(h));
       b.sources.push_back(std::move(*a));
       b.names.push_back(name);
@@ -387,58 +473,219 @@ std::array<int64_t, 3> evalGrid(const tc::CompiledKernel &k, const std::vector<s
 nb::dict trapDict(const tc::Trap &t) {
   nb::dict d;
   d["kind"] = std::string(tc::trapKindName(t.kind));
-  d["message"] = t.message;
+  d["message"] = pyText(t.message);
   d["kernel"] = t.kernel;
   d["program"] = t.hasProgram
                      ? nb::cast(nb::make_tuple(t.programId[0], t.programId[1], t.programId[2]))
                      : nb::none();
   d["lane"] = t.lane >= 0 ? nb::cast(t.lane) : nb::none();
   d["lane_shape"] = t.laneShape;
-  d["file"] = t.file;
+  d["file"] = pyText(t.file);
   d["line"] = t.line;
   d["col"] = t.col;
-  d["report"] = t.render();
+  d["report"] = pyText(t.render());
   return d;
 }
 
-/// The arrays as they were when the launch stopped: name -> (bytes, dtype, shape).
-nb::dict stateDict(const Bound &b) {
+/// The arrays as the trap left them, by parameter name: (bytes of the buffer,
+/// dtype, the view's shape, the view's byte strides or None when contiguous,
+/// the view's byte offset in the bytes).
+nb::dict stateDict(const tc::CompiledKernel &k, const Bound &b, const tc::RunResult &r) {
   nb::dict d;
-  for (size_t i = 0; i < b.arrays.size(); ++i) {
-    const tc::HostArray &h = *b.arrays[i];
+  const tc::ir::Function &fn = k.function();
+  for (unsigned p = 0; p < fn.numParams(); ++p) {
+    int i = b.arrayOf.empty() ? -1 : b.arrayOf[p];
+    if (i < 0)
+      continue;
+    const tc::HostArray &h = *b.arrays[static_cast<size_t>(i)];
+    const ArrayArg &src = b.sources[static_cast<size_t>(i)];
     if (h.device)
       continue;
-    d[b.names[i].c_str()] =
-        nb::make_tuple(nb::bytes(reinterpret_cast<const char *>(h.data.data()), h.data.size()),
-                       std::string(tc::conformanceName(h.dtype)), h.shape);
+    const uint8_t *bytes = h.bytes();
+    size_t n = h.byteCount();
+    if (auto it = r.trapState.find(h.bytes()); it != r.trapState.end()) {
+      bytes = it->second.data();
+      n = it->second.size();
+    }
+    d[fn.paramName(p).c_str()] = nb::make_tuple(
+        nb::bytes(reinterpret_cast<const char *>(bytes), n),
+        std::string(tc::conformanceName(h.dtype)), src.shape,
+        src.contiguous ? nb::none() : nb::cast(src.strides), h.origin);
   }
   return d;
 }
 
-/// Writes the host copies back into the caller's arrays (only what changed).
-void copyBack(Bound &b) {
+/// GPU launches with host arrays: writes back into the caller's memory the
+/// bytes the kernel changed (and only those: overlapping views, one array
+/// passed as two dtypes, and other threads' updates of the memory keep their
+/// bytes); `changed` tells which arrays had any.
+void copyBack(Bound &b, std::vector<bool> &changed) {
+  changed.assign(b.arrays.size(), false);
+  size_t copy = 0;
   for (size_t i = 0; i < b.arrays.size(); ++i) {
-    const tc::HostArray &h = *b.arrays[i];
-    if (h.device || h.data.empty())
+    tc::HostArray &h = *b.arrays[i];
+    if (h.device || h.external)
       continue;
-    uint8_t *dst = const_cast<uint8_t *>(b.sources[i].data);
-    if (std::memcmp(dst, h.data.data(), h.data.size()) != 0)
-      std::memcpy(dst, h.data.data(), h.data.size());
+    const std::vector<uint8_t> &before = b.before[copy++];
+    if (h.readOnly || h.data.empty())
+      continue;
+    uint8_t *dst = const_cast<uint8_t *>(b.sources[i].storage);
+    const uint8_t *now = h.data.data(), *was = before.data();
+    size_t n = h.data.size(), j = 0;
+    for (; j + 8 <= n; j += 8) {
+      uint64_t x, y;
+      std::memcpy(&x, now + j, 8);
+      std::memcpy(&y, was + j, 8);
+      if (x == y)
+        continue;
+      changed[i] = true;
+      for (size_t q = j; q < j + 8; ++q)
+        if (now[q] != was[q])
+          dst[q] = now[q];
+    }
+    for (; j < n; ++j)
+      if (now[j] != was[j]) {
+        dst[j] = now[j];
+        changed[i] = true;
+      }
   }
 }
 
-nb::tuple resultTuple(const tc::RunResult &r, Bound &b) {
-  switch (r.status) {
-  case tc::RunResult::Status::Ok: copyBack(b); return nb::make_tuple("ok", nb::none());
-  case tc::RunResult::Status::Trapped: {
-    nb::dict d = trapDict(*r.trap);
-    d["state"] = stateDict(b);
-    return nb::make_tuple("trap", d);
+/// The kernel parameters a pointer value may be computed from (through
+/// address arithmetic, selects, loop-carried values and `if` results);
+/// `unknown` when it cannot tell (a `while` value, a pointer from an integer).
+void pointerRoots(const tc::ir::Value *v, std::set<const tc::ir::Value *> &roots,
+                  std::set<const tc::ir::Value *> &visiting, bool &unknown) {
+  using tc::ir::OpKind;
+  if (unknown || !visiting.insert(v).second)
+    return;
+  auto yielded = [&](const tc::ir::Block *blk, unsigned j) {
+    if (const tc::ir::Op *t = blk ? blk->terminator() : nullptr;
+        t && t->kind() == OpKind::Yield && j < t->numOperands())
+      pointerRoots(t->operand(j), roots, visiting, unknown);
+    else
+      unknown = true;
+  };
+  if (const tc::ir::Op *d = v->definingOp()) {
+    if (d->kind() == OpKind::For) {
+      unsigned j = v->index();
+      if (3 + j >= d->numOperands())
+        unknown = true;
+      else
+        pointerRoots(d->operand(3 + j), roots, visiting, unknown);
+      yielded(d->numRegions() ? d->region(0) : nullptr, j);
+      return;
+    }
+    if (d->kind() == OpKind::If) {
+      for (const auto &r : d->regions())
+        yielded(r.get(), v->index());
+      return;
+    }
+    if (d->numRegions()) { // while, and anything else with regions
+      unknown = true;
+      return;
+    }
+    bool any = false;
+    for (const tc::ir::Value *o : d->operands())
+      if (o->type().isPtr) {
+        any = true;
+        pointerRoots(o, roots, visiting, unknown);
+      }
+    if (!any)
+      unknown = true;
+    return;
   }
-  case tc::RunResult::Status::Error: return nb::make_tuple("error", r.error);
+  const tc::ir::Block *blk = v->ownerBlock();
+  const tc::ir::Op *parent = blk ? blk->parentOp() : nullptr;
+  if (blk && !parent) {
+    roots.insert(v);
+    return;
   }
-  return nb::make_tuple("error", "internal: unknown run status");
+  if (parent && parent->kind() == OpKind::For && v->index() >= 1 &&
+      3 + v->index() - 1 < parent->numOperands()) {
+    unsigned j = v->index() - 1;
+    pointerRoots(parent->operand(3 + j), roots, visiting, unknown);
+    yielded(blk, j);
+    return;
+  }
+  unknown = true;
 }
+
+/// Which parameters a store or atomic of the kernel may write (every pointer
+/// parameter when some store's pointer cannot be traced to parameters).
+std::vector<bool> mayStore(const tc::CompiledKernel &k) {
+  const tc::ir::Function &fn = k.function();
+  std::vector<bool> out(fn.numParams(), false);
+  bool unknown = false;
+  std::set<const tc::ir::Value *> roots;
+  tc::ir::forEachOp(fn.body(), [&](const tc::ir::Op &op, unsigned) {
+    tc::ir::OpKind kd = op.kind();
+    if ((kd == tc::ir::OpKind::Store || kd == tc::ir::OpKind::AtomicRMW ||
+         kd == tc::ir::OpKind::AtomicCas) &&
+        op.numOperands()) {
+      std::set<const tc::ir::Value *> visiting;
+      pointerRoots(op.operand(0), roots, visiting, unknown);
+    }
+  });
+  for (unsigned i = 0; i < fn.numParams(); ++i)
+    out[i] = fn.param(i)->type().isPtr && (unknown || roots.count(fn.param(i)));
+  return out;
+}
+
+// Ctrl-C during a launch: while any launch runs, SIGINT sets gInterrupt (the
+// interpreter polls it through RunOptions::cancel) and is passed on to the
+// handler that was installed (Python's, which makes KeyboardInterrupt pending).
+std::atomic<bool> gInterrupt{false};
+std::mutex gSigintMutex;
+int gSigintUsers = 0;
+bool gSigintInstalled = false;
+struct sigaction gPrevSigint;
+
+extern "C" void onSigint(int sig, siginfo_t *info, void *ctx) {
+  gInterrupt.store(true);
+  if (gPrevSigint.sa_flags & SA_SIGINFO) {
+    if (gPrevSigint.sa_sigaction)
+      gPrevSigint.sa_sigaction(sig, info, ctx);
+  } else if (gPrevSigint.sa_handler != SIG_DFL && gPrevSigint.sa_handler != SIG_IGN) {
+    gPrevSigint.sa_handler(sig);
+  }
+}
+
+/// Installs onSigint for its lifetime (the first of concurrent launches
+/// installs, the last restores), unless SIGINT is ignored or has its default
+/// action (then Ctrl-C does what it always did).
+class SigintScope {
+public:
+  SigintScope() {
+    std::lock_guard<std::mutex> lock(gSigintMutex);
+    if (gSigintUsers++ > 0)
+      return;
+    struct sigaction prev;
+    if (sigaction(SIGINT, nullptr, &prev) != 0)
+      return;
+    bool plain = !(prev.sa_flags & SA_SIGINFO) &&
+                 (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN);
+    if (plain)
+      return;
+    gPrevSigint = prev;
+    gInterrupt.store(false);
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = onSigint;
+    sa.sa_flags = SA_SIGINFO | (prev.sa_flags & SA_ONSTACK);
+    sigemptyset(&sa.sa_mask);
+    gSigintInstalled = sigaction(SIGINT, &sa, nullptr) == 0;
+  }
+  ~SigintScope() {
+    std::lock_guard<std::mutex> lock(gSigintMutex);
+    if (--gSigintUsers == 0 && gSigintInstalled) {
+      sigaction(SIGINT, &gPrevSigint, nullptr);
+      gSigintInstalled = false;
+    }
+  }
+  SigintScope(const SigintScope &) = delete;
+  SigintScope &operator=(const SigintScope &) = delete;
+};
 
 tc::Backend &interpreter() {
   static std::unique_ptr<tc::Backend> b = tc::createInterpreterBackend();
@@ -484,6 +731,7 @@ std::shared_ptr<Kernel> compile(const std::string &text, const std::string &name
   if (!out.ok())
     return nullptr;
   k->compiled = out.kernel;
+  k->mayStore = mayStore(*out.kernel);
   return k;
 }
 
@@ -493,11 +741,125 @@ tc::HostArray hostArrayOf(nb::handle obj, const std::string &what) {
     throw nb::type_error((what + " is not an array").c_str());
   if (a->cuda)
     throw nb::type_error((what + " is a CUDA array; compare host copies").c_str());
+  if (!a->contiguous)
+    throw nb::type_error((what + " is not contiguous; compare contiguous copies").c_str());
   tc::HostArray h;
   h.dtype = a->dtype;
   h.shape = a->shape;
   h.data.assign(a->data, a->data + a->bytes);
   return h;
+}
+
+/// What one launch asks for beyond the arguments and the grid.
+struct LaunchOptions {
+  unsigned numWarps = 4, numStages = 0, threads = 0;
+  uintptr_t stream = 0;
+  double maxSeconds = 0;
+  bool raceCheck = false, trace = false, accessMap = false;
+};
+
+/// Runs one launch; returns a dict: status ('ok', 'trap', 'error',
+/// 'interrupted'), trap (dict) or error (str), written (the parameters whose
+/// memory the kernel wrote: exact on the interpreter and for host arrays on
+/// the GPU; for device arrays the parameters a store may reach), warnings
+/// (never-written ranges), output (print / trace text), access_map (HTML).
+nb::dict launch(const Kernel &k, const std::string &backend, nb::list args,
+                const std::vector<std::string> &grid, const LaunchOptions &lo) {
+  bool onGpu = backend == "gpu";
+  if (!onGpu && backend != "interp")
+    throw nb::value_error(("unknown backend '" + backend + "'").c_str());
+  const tc::CompiledKernel &ck = *k.compiled;
+  Bound b;
+  bindArguments(ck, args, onGpu ? Target::Gpu : Target::Interp, b);
+  std::array<int64_t, 3> g = evalGrid(ck, grid, b.args);
+  tc::RunOptions opts;
+  opts.maxSeconds = lo.maxSeconds;
+  std::ostringstream out;
+  opts.out = &out;
+  tc::RunResult r;
+  {
+    nb::gil_scoped_release release;
+    if (onGpu) {
+      tc::gpu::GpuBackend &gb = *gpu(b.device).backend;
+      gb.setNumWarps(lo.numWarps);
+      if (lo.numStages)
+        gb.setNumStages(lo.numStages);
+      gb.setStream(reinterpret_cast<void *>(lo.stream));
+      r = gb.launch(ck, g, b.args, opts);
+    } else {
+      opts.threads = lo.threads ? lo.threads : std::max(1u, std::thread::hardware_concurrency());
+      opts.undoOnTrap = true;
+      opts.cancel = &gInterrupt;
+      opts.raceCheck = lo.raceCheck;
+      opts.trace = lo.trace;
+      opts.accessMap = lo.accessMap;
+      SigintScope sigint;
+      r = interpreter().launch(ck, g, b.args, opts);
+    }
+  }
+  nb::dict d;
+  d["output"] = pyText(out.str());
+  const tc::ir::Function &fn = ck.function();
+  nb::list written;
+  if (r.status == tc::RunResult::Status::Ok) {
+    if (onGpu) {
+      std::vector<bool> changed;
+      copyBack(b, changed);
+      for (unsigned p = 0; p < fn.numParams(); ++p) {
+        int i = b.arrayOf[p];
+        if (i >= 0 && (b.arrays[static_cast<size_t>(i)]->device ? k.mayStore[p]
+                                                                 : changed[static_cast<size_t>(i)]))
+          written.append(fn.paramName(p));
+      }
+    } else {
+      for (unsigned p = 0; p < fn.numParams(); ++p) {
+        int i = b.arrayOf[p];
+        if (i >= 0 && std::find(r.written.begin(), r.written.end(),
+                                b.arrays[static_cast<size_t>(i)]->bytes()) != r.written.end())
+          written.append(fn.paramName(p));
+      }
+    }
+  }
+  d["written"] = written;
+  nb::list warnings;
+  for (const tc::BufferAccess &ba : r.buffers) {
+    // A strided view's buffer is its whole storage, most of which is no output.
+    bool strided = false;
+    for (unsigned p = 0; p < fn.numParams(); ++p)
+      if (fn.paramName(p) == ba.name && b.arrayOf[p] >= 0)
+        strided = !b.sources[static_cast<size_t>(b.arrayOf[p])].contiguous;
+    if (strided)
+      continue;
+    if (std::string u = tc::describeUnwritten(ba); !u.empty())
+      warnings.append(pyText("kernel '" + ck.name() + "': " + u));
+  }
+  d["warnings"] = warnings;
+  if (lo.accessMap && r.status != tc::RunResult::Status::Error) {
+    tc::AccessMapLaunch m;
+    m.kernel = ck.name();
+    m.title = ck.name();
+    m.grid = g;
+    m.buffers = r.buffers;
+    d["access_map"] = tc::renderAccessMap(m);
+  } else {
+    d["access_map"] = nb::none();
+  }
+  switch (r.status) {
+  case tc::RunResult::Status::Ok: d["status"] = "ok"; break;
+  case tc::RunResult::Status::Trapped:
+  {
+    d["status"] = r.interrupted ? "interrupted" : "trap";
+    nb::dict td = trapDict(*r.trap);
+    td["state"] = stateDict(ck, b, r);
+    d["trap"] = td;
+    break;
+  }
+  case tc::RunResult::Status::Error:
+    d["status"] = "error";
+    d["error"] = pyText(r.error);
+    break;
+  }
+  return d;
 }
 
 } // namespace
@@ -518,7 +880,22 @@ NB_MODULE(_core, m) {
                        out.emplace_back(fn.paramName(i), typeText(fn.param(i)->type()));
                      return out;
                    })
-      .def_prop_ro("defines", [](const Kernel &k) { return k.compiled->defines(); });
+      .def_prop_ro("defines", [](const Kernel &k) { return k.compiled->defines(); })
+      .def_prop_ro(
+          "may_store", [](const Kernel &k) { return k.mayStore; },
+          "Per parameter: whether a store or atomic of the kernel may write it.");
+
+  m.def(
+      "source_identifiers",
+      [](const Kernel &k) {
+        std::set<std::string> used;
+        const tc::SourceManager &sm = k.compiled->sources();
+        for (uint32_t f = 0; f < sm.numFiles(); ++f)
+          if (sm.name(f) != "<built-in>" && sm.name(f) != "<command line>")
+            tc::addIdentifiers(sm.text(f), used);
+        return std::vector<std::string>(used.begin(), used.end());
+      },
+      "The identifiers the kernel's source and its includes mention (not the defines).");
 
   m.def(
       "compile",
@@ -528,7 +905,7 @@ NB_MODULE(_core, m) {
         std::string diagnostics;
         std::shared_ptr<Kernel> k =
             compile(text, name, path, defines, includeDirs, kernelName, diagnostics);
-        return std::make_pair(k, diagnostics);
+        return nb::make_tuple(k ? nb::cast(k) : nb::none(), pyText(diagnostics));
       },
       "text"_a, "name"_a, "path"_a, "defines"_a, "include_dirs"_a, "kernel_name"_a,
       "Compiles one variant; returns (Kernel or None, rendered diagnostics).");
@@ -537,34 +914,52 @@ NB_MODULE(_core, m) {
       "launch",
       [](const Kernel &k, const std::string &backend, nb::list args,
          const std::vector<std::string> &grid, unsigned numWarps, unsigned numStages,
-         uintptr_t stream, unsigned threads, double maxSeconds) {
-        bool onGpu = backend == "gpu";
-        if (!onGpu && backend != "interp")
-          throw nb::value_error(("unknown backend '" + backend + "'").c_str());
-        Bound b;
-        bindArguments(*k.compiled, args, onGpu, b);
-        std::array<int64_t, 3> g = evalGrid(*k.compiled, grid, b.args);
-        tc::RunOptions opts;
-        opts.maxSeconds = maxSeconds;
-        tc::RunResult r;
-        {
-          nb::gil_scoped_release release;
-          if (onGpu) {
-            tc::gpu::GpuBackend &gb = *gpu(b.device).backend;
-            gb.setNumWarps(numWarps);
-            if (numStages)
-              gb.setNumStages(numStages);
-            gb.setStream(reinterpret_cast<void *>(stream));
-            r = gb.launch(*k.compiled, g, b.args, opts);
-          } else {
-            opts.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
-            r = interpreter().launch(*k.compiled, g, b.args, opts);
-          }
-        }
-        return resultTuple(r, b);
+         uintptr_t stream, unsigned threads, double maxSeconds, bool raceCheck, bool trace,
+         bool accessMap) {
+        LaunchOptions lo;
+        lo.numWarps = numWarps;
+        lo.numStages = numStages;
+        lo.stream = stream;
+        lo.threads = threads;
+        lo.maxSeconds = maxSeconds;
+        lo.raceCheck = raceCheck;
+        lo.trace = trace;
+        lo.accessMap = accessMap;
+        return launch(k, backend, args, grid, lo);
       },
       "kernel"_a, "backend"_a, "args"_a, "grid"_a, "num_warps"_a = 4, "num_stages"_a = 0,
-      "stream"_a = 0, "threads"_a = 0, "max_seconds"_a = 0.0);
+      "stream"_a = 0, "threads"_a = 0, "max_seconds"_a = 0.0, "race_check"_a = false,
+      "trace"_a = false, "access_map"_a = false,
+      "Runs one launch; returns a dict (status, trap or error, written, warnings, output, "
+      "access_map).");
+
+  m.def(
+      "asm",
+      [](const Kernel &k, const std::string &what, unsigned numWarps, unsigned sm) {
+        if (what == "ir") {
+          std::ostringstream os;
+          tc::ir::printModule(k.compiled->module(), os);
+          return os.str();
+        }
+        if (what != "llvm" && what != "ptx")
+          throw nb::value_error(
+              ("asm: expected 'ir', 'llvm' or 'ptx', got '" + what + "'").c_str());
+        tc::codegen::Options o;
+        o.numWarps = numWarps;
+        o.sm = sm;
+        o.alignedPointers = true; // as the GPU backend compiles
+        o.wantLLVM = what == "llvm";
+        tc::codegen::Result r;
+        {
+          nb::gil_scoped_release release;
+          r = tc::codegen::compile(k.compiled->module(), k.compiled->function(), o);
+        }
+        if (!r.ok())
+          throw std::runtime_error(r.error);
+        return what == "llvm" ? r.compiled->llvmIR : r.compiled->ptx;
+      },
+      "kernel"_a, "what"_a, "num_warps"_a = 4, "sm"_a = 90,
+      "The kernel's tile IR ('ir'), or the LLVM IR / PTX the GPU backend generates for it.");
 
   m.def(
       "tune",
@@ -585,7 +980,7 @@ NB_MODULE(_core, m) {
           req.numStages = stages;
         req.grid = tc::GridSpec{grid};
         Bound b;
-        bindArguments(*base.compiled, args, false, b);
+        bindArguments(*base.compiled, args, Target::Copy, b);
         tc::RunResult r;
         tc::gpu::TuneOutcome o;
         {
@@ -629,6 +1024,47 @@ NB_MODULE(_core, m) {
       "got"_a, "want"_a, "rtol"_a = nb::none(), "atol"_a = nb::none(),
       "None when the arrays match under the dtype's tolerance, else (index, got, want, count, "
       "rule).");
+
+  m.def(
+      "dlpack_to_numpy",
+      [](nb::handle obj) -> nb::object {
+        // Imports the object's DLPack array once (writable unless only a
+        // read-only import works) and hands it to NumPy zero-copy; the
+        // import lives as long as the NumPy array.
+        auto *held = new nb::ndarray<nb::ro>();
+        bool writable = true;
+        {
+          nb::ndarray<> w;
+          if (nb::try_cast(obj, w))
+            *held = nb::ndarray<nb::ro>(w);
+          else if (!nb::try_cast(obj, *held)) {
+            delete held;
+            return nb::none();
+          }
+          else
+            writable = false;
+        }
+        if (held->device_type() != nb::device::cpu::value) {
+          delete held;
+          throw nb::type_error("a DLPack array that is not in host memory");
+        }
+        nb::capsule owner(held, [](void *p) noexcept {
+          delete static_cast<nb::ndarray<nb::ro> *>(p);
+        });
+        std::vector<size_t> shape(held->ndim());
+        std::vector<int64_t> strides(held->ndim());
+        for (size_t i = 0; i < held->ndim(); ++i) {
+          shape[i] = held->shape(i);
+          strides[i] = held->stride(i);
+        }
+        nb::ndarray<nb::numpy> out(const_cast<void *>(held->data()), held->ndim(), shape.data(),
+                                   owner, strides.data(), held->dtype());
+        nb::object arr = nb::cast(out);
+        if (!writable)
+          arr.attr("flags").attr("writeable") = false;
+        return arr;
+      },
+      "obj"_a, "A NumPy array over the memory of a host DLPack array, or None.");
 
   m.def("lang_name", [](const std::string &conformance) {
     auto t = tc::parseConformanceName(conformance);

@@ -52,11 +52,17 @@ def test_scalar_given_an_array_and_array_given_a_scalar(axpy):
         axpy(x, y, x, 8, (1,), BLOCK=8)
 
 
-def test_non_contiguous_array(axpy):
-    x = np.ones((8, 2), np.float32)[:, 0]
+def test_strided_view_is_bounded_by_its_storage(axpy):
+    # A strided view's buffer is the storage it views: inside it is fine, past it traps.
+    base = np.arange(16, dtype=np.float32).reshape(8, 2)
+    x = base[:, 0]
     y = np.zeros(8, np.float32)
-    with pytest.raises(ValueError, match=r"argument 'X' \(float32\*\) is not contiguous"):
-        axpy(x, y, 1.0, 8, (1,), BLOCK=8)
+    axpy(x, y, 1.0, 8, (1,), BLOCK=8)  # reads base's first 8 elements (unit stride)
+    np.testing.assert_array_equal(y, np.arange(8, dtype=np.float32))
+    with pytest.raises(triton_c.TrapError) as e:
+        axpy(base[4:, 0], y, 1.0, 16, (1,), BLOCK=16)  # 8 + 16 elements > 16 in storage
+    assert e.value.kind == "out_of_bounds"
+    np.testing.assert_array_equal(y, np.arange(8, dtype=np.float32))  # unchanged
 
 
 def test_compile_error_text():

@@ -32,8 +32,18 @@ def test_tensor_dtype_error_names_parameter():
                                         r"got int32"):
         k(torch.zeros(4), torch.zeros(4, dtype=torch.int32), 1.0, 4, (1,), TYPE="float",
           BLOCK=4)
-    with pytest.raises(ValueError, match="not contiguous"):
-        k(torch.zeros(4, 4).t()[0], torch.zeros(4), 1.0, 4, (1,), TYPE="float", BLOCK=4)
+
+
+def test_strided_tensor_view_reads_its_storage():
+    # A column of a row-major matrix: the kernel gets the view's data pointer and
+    # walks the storage with unit stride (the view's stride is the kernel's business).
+    k = triton_c.kernel(SCALE, outputs=["Y"])
+    m = torch.arange(16, dtype=torch.float32).reshape(4, 4)
+    col = m.t()[1]  # elements 1, 5, 9, 13: not contiguous
+    assert not col.is_contiguous()
+    y = torch.zeros(4)
+    k(col, y, 1.0, 4, (1,), TYPE="float", BLOCK=4)
+    assert y.tolist() == [1.0, 2.0, 3.0, 4.0]  # storage from the view's start
 
 
 def test_dot_matches_torch_all_transpositions():
@@ -117,3 +127,94 @@ def test_trap_leaves_tensor_untouched():
     assert e.value.kind == "out_of_bounds" and e.value.lane == 2
     assert torch.equal(y, torch.zeros(4))
     assert np.array_equal(e.value.state["Y"], np.full(4, 5.0, np.float32))
+
+
+# -- autograd's safety rules (a kernel's stores are in-place writes) --------------
+
+ADD100 = """
+__global__ void add100(float *Y, int N) {
+  int i[BLOCK] = 0 ... BLOCK;
+  bool m[BLOCK] = i < N;
+  *?(m)(Y + i) = *?(m)(Y + i) + 100;
+}
+"""
+
+
+def test_written_tensor_version_bumped_so_autograd_refuses_stale_saved_tensor():
+    # loss = w * x saves x for w's gradient; the kernel then overwrites x. Without
+    # the version bump backward silently used the new x (w.grad 102 instead of 2).
+    k = triton_c.kernel(ADD100)
+    w = torch.ones(1, requires_grad=True)
+    x = torch.full((1,), 2.0)
+    loss = (w * x).sum()
+    v0 = x._version
+    k(x, 1, (1,), BLOCK=1)
+    assert x._version > v0
+    assert x.item() == 102.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        loss.backward()
+
+
+def test_unwritten_tensor_keeps_its_version():
+    k = triton_c.kernel(SCALE)
+    x, y = torch.ones(4), torch.zeros(4)
+    v = x._version
+    k(x, y, 2.0, 4, (1,), TYPE="float", BLOCK=4)
+    assert x._version == v  # only read
+    assert y._version > 0
+
+
+@pytest.mark.parametrize("make", [lambda: torch.zeros(4, requires_grad=True),
+                                  lambda: torch.nn.Parameter(torch.zeros(4)),
+                                  lambda: torch.zeros(4, requires_grad=True) * 1])
+def test_tensor_that_requires_grad_is_not_written_behind_autograd(make):
+    k = triton_c.kernel(ADD100)
+    t = make()
+    with pytest.raises(RuntimeError, match="requires grad"):
+        k(t, 4, (1,), BLOCK=4)
+    assert torch.equal(t.detach(), torch.zeros(4))
+    with torch.no_grad():  # as torch allows in-place ops there
+        k(t, 4, (1,), BLOCK=4)
+    assert torch.equal(t.detach(), torch.full((4,), 100.0))
+
+
+def test_tensor_that_requires_grad_may_be_read():
+    k = triton_c.kernel(SCALE)
+    x = torch.arange(4.0, requires_grad=True)
+    y = torch.zeros(4)
+    k(x, y, 3.0, 4, (1,), TYPE="float", BLOCK=4)
+    assert y.tolist() == [0.0, 3.0, 6.0, 9.0]
+
+
+def test_stride0_and_transposed_views_as_inputs():
+    # The gradient of c.sum() is an expanded (stride-0) tensor; a transposed view
+    # is passed with its strides, as Triton users do.
+    k = triton_c.kernel("""
+    __global__ void f(float *Y, float *X, int s0, int s1) {
+      int r[4] = 0 ... 4;
+      int c[2] = 0 ... 2;
+      *(Y + r[:, newaxis] * 2 + c[newaxis, :]) = *(X + r[:, newaxis] * s0 + c[newaxis, :] * s1);
+    }""")
+    g = torch.ones(()).expand(4, 2)
+    assert g.stride() == (0, 0)
+    y = torch.zeros(4, 2)
+    k(y, g, *g.stride(), (1,))
+    assert torch.equal(y, torch.ones(4, 2))
+    a = torch.arange(8.0).reshape(2, 4)
+    k(y, a.t(), *a.t().stride(), (1,))
+    assert torch.equal(y, a.t())
+
+
+def test_strided_output_view_only_its_elements_change():
+    k = triton_c.kernel("""
+    __global__ void f(float *Y, int s) {
+      int i[4] = 0 ... 4;
+      *(Y + i * s) = 7.0;
+    }""")
+    m = torch.zeros(4, 3)
+    col = m[:, 1]
+    k(col, col.stride(0), (1,))
+    expect = torch.zeros(4, 3)
+    expect[:, 1] = 7
+    assert torch.equal(m, expect)
+    assert m._version > 0  # a view's write bumps its base's version, as torch does

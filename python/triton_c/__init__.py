@@ -19,13 +19,15 @@ from typing import Any, Optional, Sequence
 
 from . import _core
 from ._grid import Opt, cdiv
-from ._kernel import BACKENDS, CompileError, Kernel, MismatchError, TrapError, kernel
+from ._kernel import (BACKENDS, CompileError, CompileWarning, Kernel, LaunchWarning,
+                      MismatchError, TrapError, kernel)
 from .function import function
 from . import testing  # noqa: E402
 from . import ops  # noqa: E402
 
 __all__ = ["kernel", "Kernel", "function", "CompileError", "TrapError", "MismatchError",
-           "cdiv", "empty", "shape", "cuda_available", "ops", "testing", "Opt", "BACKENDS"]
+           "CompileWarning", "LaunchWarning", "cdiv", "empty", "shape", "cuda_available", "ops",
+           "testing", "Opt", "BACKENDS"]
 
 __version__ = "0.1.0"
 

@@ -1,8 +1,9 @@
-"""Arrays as the C++ core takes them, copies, and dtype names."""
+"""Arrays as the C++ core takes them: zero-copy descriptors, storage, clones, dtype names."""
 
 from __future__ import annotations
 
-from typing import Any
+import ctypes
+from typing import Any, Optional
 
 import numpy as np
 
@@ -13,6 +14,11 @@ try:  # optional: NumPy's bfloat16
 except ImportError:  # pragma: no cover - depends on the environment
     ml_dtypes = None
     BF16_NUMPY = None
+
+try:  # NumPy 2
+    from numpy.lib.array_utils import byte_bounds as _byte_bounds  # type: ignore
+except ImportError:  # NumPy 1
+    _byte_bounds = np.byte_bounds  # type: ignore[attr-defined]
 
 
 def _torch():
@@ -39,26 +45,87 @@ def is_numpy_bf16(dt: Any) -> bool:
     return BF16_NUMPY is not None and np.dtype(dt) == np.dtype(BF16_NUMPY)
 
 
-def for_core(x: Any) -> Any:
-    """An argument as the C++ core reads it (arrays share the caller's memory)."""
+def from_dlpack(x: Any) -> Any:
+    """A NumPy array (CPU) or torch tensor (CUDA) for an object that only has
+    ``__dlpack__``: its capsule is taken exactly once, by NumPy or PyTorch."""
+    device = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
+    if device == 1:  # kDLCPU: writable, as DLPack before 1.0 has no read-only flag
+        from . import _core
+
+        a = _core.dlpack_to_numpy(x)
+        if a is None:
+            raise TypeError("its __dlpack__ gave no usable array")
+        return a
+    torch = _torch()
+    if torch is None:
+        import torch  # noqa: F811 - a CUDA DLPack object needs PyTorch
+    return torch.utils.dlpack.from_dlpack(x)
+
+
+def _numpy_root(x: np.ndarray) -> np.ndarray:
+    root = x
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def numpy_storage(x: np.ndarray) -> tuple[int, int]:
+    """(address, bytes) of the memory a NumPy view is part of: the extent of the
+    array at the root of its chain of bases."""
+    lo, hi = _byte_bounds(_numpy_root(x))
+    return lo, hi - lo
+
+
+def _torch_storage_nbytes(t: Any) -> int:
+    f = getattr(t, "untyped_storage", None)
+    return int(f().nbytes()) if f is not None else int(t.storage().nbytes())
+
+
+def torch_storage(t: Any) -> tuple[int, int]:
+    """(address, bytes) of a tensor's storage."""
+    return t.data_ptr() - t.storage_offset() * t.element_size(), _torch_storage_nbytes(t)
+
+
+def _numpy_desc(x: np.ndarray, readonly: bool, torch_tensor: Any = None) -> Any:
+    bf16 = is_numpy_bf16(x.dtype)
+    c = x.flags.c_contiguous
+    if c and not readonly and not bf16:
+        return x
+    if bf16:
+        x = x.view(np.uint16)
+    if c:
+        storage, nbytes = 0, 0
+    elif torch_tensor is not None:
+        storage, nbytes = torch_storage(torch_tensor)
+    else:
+        storage, nbytes = numpy_storage(x)
+    return ("host", x, "bfloat16" if bf16 else "", storage, nbytes, readonly)
+
+
+def for_core(x: Any, readonly: Optional[bool] = None) -> Any:
+    """An argument as the C++ core reads it. Arrays share the caller's memory:
+    a C-contiguous writable NumPy array as itself, anything else as a
+    descriptor (``("host", array, dtype name, storage address, storage bytes,
+    read-only)``, ``("cuda", data_ptr, dtype name, shape, device)``).
+    ``readonly`` overrides the array's own flag."""
     tx = type(x)
     if tx is int or tx is float or tx is bool:
         return x
-    if tx is np.ndarray:
-        if is_numpy_bf16(x.dtype):
-            return (x.view(np.uint16), "bfloat16")
-        return x
+    if tx is np.ndarray or isinstance(x, np.ndarray):
+        return _numpy_desc(x, (not x.flags.writeable) if readonly is None else readonly)
     if is_torch(x):
         torch = _torch()
-        if x.is_cuda:
-            if x.is_contiguous():  # by device pointer, no DLPack export per launch
-                return ("cuda", x.data_ptr(), _torch_name(x.dtype), x.shape, x.get_device())
-            return x.detach()  # the core reports the non-contiguous argument by name
-        x = x.detach()
+        if x.is_cuda:  # by device pointer (the view's own: strides are the kernel's business)
+            return ("cuda", x.data_ptr(), _torch_name(x.dtype), tuple(x.shape), x.get_device())
+        t = x.detach()
         # CPU tensors through NumPy (zero-copy; DLPack in older PyTorch lacks bool/bf16).
-        if x.dtype == torch.bfloat16:
-            return (x.view(torch.int16).numpy(), "bfloat16")
-        return x.numpy()
+        n = t.view(torch.int16).numpy() if t.dtype == torch.bfloat16 else t.numpy()
+        d = _numpy_desc(n, bool(readonly), t)
+        if type(d) is tuple and t.dtype == torch.bfloat16:
+            d = ("host", d[1], "bfloat16", d[3], d[4], d[5])
+        elif t.dtype == torch.bfloat16:
+            d = ("host", n, "bfloat16", 0, 0, bool(readonly))
+        return d
     if isinstance(x, np.generic):
         return x.item()
     return x
@@ -74,29 +141,69 @@ def _torch_name(dt: Any) -> str:
     return n
 
 
-def copy_of(x: Any) -> Any:
+def clone(x: Any, writable: bool = True) -> Any:
+    """A copy with the same layout: a strided view is copied with the whole
+    storage it is part of, so that its strides and the bytes around it mean
+    the same in the copy. ``writable=False`` keeps a read-only NumPy array so."""
     if isinstance(x, np.ndarray):
-        return np.array(x, copy=True, order="K")
+        if x.flags.c_contiguous or x.size == 0:
+            c = np.array(x, copy=True, order="C")
+        else:
+            lo, nbytes = numpy_storage(x)
+            raw = np.frombuffer((ctypes.c_uint8 * nbytes).from_address(lo), dtype=np.uint8).copy()
+            c = np.ndarray(x.shape, dtype=x.dtype, buffer=raw, offset=x.ctypes.data - lo,
+                           strides=x.strides)
+        if not writable and not x.flags.writeable:
+            c.flags.writeable = False
+        return c
     if is_torch(x):
-        return x.detach().clone()
+        t = x.detach()
+        if t.is_contiguous() or t.numel() == 0:
+            return t.clone(memory_format=_torch().contiguous_format)
+        n = _torch_storage_nbytes(t) // t.element_size()
+        full = t.as_strided((n,), (1,), 0).clone()
+        return full.as_strided(t.size(), t.stride(), t.storage_offset())
     return x
 
 
 def to_host(x: Any) -> Any:
-    """A host copy of a CUDA tensor (other values unchanged)."""
+    """A host copy of a CUDA tensor with the same layout (other values unchanged)."""
     if is_cuda(x):
-        return x.detach().cpu()
+        t = x.detach()
+        if t.is_contiguous():
+            return t.cpu()
+        n = _torch_storage_nbytes(t) // t.element_size()
+        full = t.as_strided((n,), (1,), 0).cpu()
+        return full.as_strided(t.size(), t.stride(), t.storage_offset())
     return x
 
 
-def write_back(dst: Any, src: Any) -> None:
-    """dst[...] = src, for NumPy arrays and tensors (no autograd record)."""
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def apply_changes(dst: Any, before: Any, after: Any) -> bool:
+    """dst[i] = after[i] where after differs from before in its bits (so that
+    only what a kernel stored reaches dst); whether any did. All three have
+    dst's shape."""
     if isinstance(dst, np.ndarray):
-        np.copyto(dst, src)
-        return
+        size = dst.dtype.itemsize
+        b = np.asarray(before).view(_UINT[size])
+        a = np.asarray(after).view(_UINT[size])
+        m = a != b
+        if not m.any():
+            return False
+        dst[m] = np.asarray(after)[m]
+        return True
     torch = _torch()
+    ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    size = dst.element_size()
+    a, b = after.to(dst.device), before.to(dst.device)
+    m = a.view(ints[size]) != b.view(ints[size])
+    if not bool(m.any()):
+        return False
     with torch.no_grad():
-        dst.copy_(src)
+        dst[m] = a[m]
+    return True
 
 
 def dtype_name(dt: Any) -> str:
@@ -104,9 +211,21 @@ def dtype_name(dt: Any) -> str:
     torch = _torch()
     if torch is not None and isinstance(dt, torch.dtype):
         return str(dt).replace("torch.", "")
+    if dt is None:
+        raise TypeError("None is not a dtype")
     if is_numpy_bf16(dt):
         return "bfloat16"
     return np.dtype(dt).name
+
+
+def is_dtype(v: Any) -> bool:
+    """Whether `v` names a dtype (a NumPy or PyTorch dtype or a NumPy scalar type)."""
+    torch = _torch()
+    if torch is not None and isinstance(v, torch.dtype):
+        return True
+    if isinstance(v, np.dtype):
+        return True
+    return isinstance(v, type) and issubclass(v, np.generic)
 
 
 def numpy_dtype(name: str) -> Any:
@@ -116,12 +235,27 @@ def numpy_dtype(name: str) -> Any:
     return np.dtype(name)
 
 
-def from_state(data: bytes, name: str, shape: list[int]) -> np.ndarray:
-    return np.frombuffer(data, dtype=numpy_dtype(name)).reshape(shape).copy()
+def from_state(data: bytes, name: str, shape: list[int], strides: Optional[list[int]] = None,
+               origin: int = 0) -> np.ndarray:
+    """An array of a trap's state: the buffer's bytes seen through the view."""
+    dt = numpy_dtype(name)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if strides is None:
+        n = int(np.prod(shape)) if shape else 1
+        return np.frombuffer(data, dtype=dt, count=n, offset=origin).reshape(shape).copy()
+    return np.ndarray(tuple(shape), dtype=dt, buffer=raw, offset=origin,
+                      strides=tuple(strides)).copy()
 
 
 def host_numpy(x: Any) -> Any:
     """A host NumPy view or copy of an array for comparisons (bf16 as a (bits, name) pair)."""
     if is_torch(x):
         x = x.detach().cpu()
-    return for_core(x)
+        if x.dtype == _torch().bfloat16:
+            return ("host", x.contiguous().view(_torch().int16).numpy(), "bfloat16", 0, 0, False)
+        return np.ascontiguousarray(x.numpy())
+    if isinstance(x, np.ndarray):
+        if is_numpy_bf16(x.dtype):
+            return ("host", np.ascontiguousarray(x).view(np.uint16), "bfloat16", 0, 0, False)
+        return np.ascontiguousarray(x)
+    return x

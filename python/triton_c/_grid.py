@@ -11,7 +11,7 @@ instead; such a grid cannot be auto-tuned.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 __all__ = ["cdiv", "Opt", "grid_expressions", "grid_values"]
 
@@ -85,20 +85,43 @@ def smax(a: Any, b: Any) -> Any:
 
 
 class Opt:
-    """What a grid lambda receives: the compile options of one variant.
+    """What a grid lambda receives: the compile options of one variant and the
+    scalar arguments of the launch.
 
-    ``opt.d('TM')`` (PyTriton's spelling) or ``opt.TM`` gives the define's value;
-    ``opt.num_warps`` the number of warps.
+    PyTriton's ``opt.d('TM')``, attribute access ``opt.TM`` and Triton's
+    ``meta['TM']`` all give a define's value (and ``meta['N']`` a scalar
+    argument's); ``opt.num_warps`` the number of warps.
+
+    >>> grid = lambda meta: (triton_c.cdiv(N, meta['BLOCK']),)
     """
 
-    def __init__(self, defines: Mapping[str, Any], num_warps: int = 4) -> None:
-        self._defines = dict(defines)
+    def __init__(self, defines: Mapping[str, Any], num_warps: int = 4,
+                 scalars: Optional[Mapping[str, Any]] = None) -> None:
+        self._defines = dict(scalars or {})
+        self._defines.update(defines)
         self.num_warps = num_warps
 
     def d(self, name: str) -> Any:
+        """The value of define (or scalar argument) ``name``."""
         if name not in self._defines:
-            raise KeyError(f"the grid uses define '{name}', which the kernel was not given")
+            raise KeyError(f"the grid uses '{name}', which is neither a define given to the "
+                           f"kernel nor a scalar argument")
         return self._defines[name]
+
+    def __getitem__(self, name: str) -> Any:
+        if name == "num_warps":
+            return self.num_warps
+        return self.d(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._defines or name == "num_warps"
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """``meta.get('BLOCK', 128)``, as on a dict."""
+        return self[name] if name in self else default
+
+    def keys(self):
+        return list(self._defines) + ["num_warps"]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -106,48 +129,98 @@ class Opt:
         return self.d(name)
 
 
-GridArg = Union[Callable[[Opt], Sequence[Any]], Sequence[Union[int, str]], int]
+GridArg = Union[Callable[[Opt], Sequence[Any]], Sequence[Union[int, str]], int, str]
+
+
+def _split_top(text: str) -> list[str]:
+    """'cdiv(N, B), 4' -> ['cdiv(N, B)', '4'] (commas inside parentheses kept)."""
+    t = text.strip()
+    if t.startswith("(") and t.endswith(")"):
+        depth = 0
+        whole = True
+        for i, ch in enumerate(t):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(t) - 1:
+                whole = False
+                break
+        if whole:
+            t = t[1:-1]
+    parts, depth, cur = [], 0, ""
+    for ch in t:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    parts.append(cur.strip())
+    return parts
+
+
+def _bad_grid(values: Any, why: str) -> TypeError:
+    return TypeError(f"grid={values!r}: {why}; expected a tuple or list of 1 to 3 integers "
+                     f"(or grid expressions such as 'cdiv(N, BLOCK)'), one integer, one "
+                     f"expression string, or a callable taking the launch's options "
+                     f"(lambda meta: (triton_c.cdiv(N, meta['BLOCK']),))")
 
 
 _TUPLE_TEXTS: dict = {}
 
 
 def _texts(values: Any) -> list[str]:
-    if type(values) is tuple:
-        try:
-            hit = _TUPLE_TEXTS.get(values)
-        except TypeError:
-            hit = None
+    tv = type(values)
+    if tv is tuple and all(type(v) is int for v in values):
+        hit = _TUPLE_TEXTS.get(values)
         if hit is not None:
             return hit
         out = _texts(list(values))
-        if len(_TUPLE_TEXTS) < 4096 and all(type(v) in (int, str) for v in values):
+        if len(_TUPLE_TEXTS) < 4096:
             _TUPLE_TEXTS[values] = out
         return out
-    if isinstance(values, (int, Sym)) and not isinstance(values, bool):
+    if isinstance(values, str):
+        # One grid expression list, as `--grid` takes it: never iterated character by character.
+        parts = _split_top(values)
+        if not values.strip() or any(not p for p in parts):
+            raise _bad_grid(values, "an empty grid expression")
+        values = parts
+    elif isinstance(values, (Sym, int)) and not isinstance(values, bool):
         values = [values]
+    elif hasattr(values, "__index__") and not isinstance(values, (bool, float)):
+        values = [values]
+    elif not isinstance(values, (tuple, list)):
+        raise _bad_grid(values, f"a {type(values).__name__} is no grid")
+    if not 1 <= len(values) <= 3:
+        raise _bad_grid(values, f"{len(values)} dimensions")
     out = []
     for v in values:
         if isinstance(v, Sym):
             out.append(v.text)
         elif isinstance(v, str):
+            if not v.strip():
+                raise _bad_grid(values, "an empty grid expression")
             out.append(v)
-        elif isinstance(v, int) and not isinstance(v, bool):
-            out.append(str(v))
+        elif isinstance(v, bool) or isinstance(v, float):
+            raise _bad_grid(values, f"{v!r} is a {type(v).__name__}, not an integer")
+        elif isinstance(v, int):
+            out.append(str(int(v)))
         elif hasattr(v, "__index__"):
             out.append(str(v.__index__()))
         else:
-            raise TypeError(f"grid: expected integers or expressions, got {v!r}")
+            raise _bad_grid(values, f"{v!r} is not an integer")
     return out
 
 
-def grid_expressions(grid: GridArg, define_names: Sequence[str], num_warps: int = 4):
+def grid_expressions(grid: GridArg, define_names: Sequence[str], num_warps: int = 4,
+                     scalar_names: Sequence[str] = ()):
     """The grid as expression texts, or None when the lambda needs numbers."""
     if not callable(grid):
         return _texts(grid)
     try:
-        return _texts(grid(Opt({n: Sym(n) for n in define_names}, num_warps)))
-    except TypeError:
+        return _texts(grid(Opt({n: Sym(n) for n in define_names}, num_warps,
+                               {n: Sym(n) for n in scalar_names})))
+    except (TypeError, KeyError):
         return None
 
 
@@ -158,8 +231,9 @@ def _number(text: str) -> Any:
         return text
 
 
-def grid_values(grid: GridArg, defines: Sequence[tuple[str, str]], num_warps: int = 4):
+def grid_values(grid: GridArg, defines: Sequence[tuple[str, str]], num_warps: int = 4,
+                scalars: Optional[Mapping[str, Any]] = None):
     """The grid for one variant, calling a lambda with the variant's values."""
     if not callable(grid):
         return _texts(grid)
-    return _texts(grid(Opt({k: _number(v) for k, v in defines}, num_warps)))
+    return _texts(grid(Opt({k: _number(v) for k, v in defines}, num_warps, scalars)))

@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
+import re
 import sys
-import time
-from typing import Any, Iterable, Optional, Sequence, Union
+import warnings
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _arrays as A
 from . import _core
-from ._grid import GridArg, grid_expressions, grid_values
+from ._grid import GridArg, Opt, Sym, _texts, grid_expressions
 
-__all__ = ["kernel", "CompileError", "TrapError", "MismatchError", "BACKENDS"]
+__all__ = ["kernel", "Kernel", "CompileError", "TrapError", "MismatchError", "CompileWarning",
+           "LaunchWarning", "BACKENDS"]
 
 BACKENDS = ("interp", "gpu", "compare")
+
+#: The documented limit of list-valued defines (frontend/Defines.h: kMaxVariants).
+MAX_VARIANTS = 4096
+
+#: The keyword arguments a launch takes; every other keyword names a kernel
+#: parameter or is a define.
+OPTIONS = ("grid", "backend", "num_warps", "num_stages", "key", "check_variants", "max_seconds",
+           "threads", "race_check", "trace", "access_map", "rtol", "atol")
 
 
 class CompileError(Exception):
@@ -25,6 +37,16 @@ class CompileError(Exception):
         super().__init__(diagnostics.rstrip("\n"))
         self.diagnostics = diagnostics
         self.defines = list(defines)
+
+
+class CompileWarning(UserWarning):
+    """A compiler warning (``constant 300 to int8 changes its value to 44``), or a
+    define the kernel's source never uses."""
+
+
+class LaunchWarning(UserWarning):
+    """Something a launch did that is probably not meant: an output left partly
+    unwritten (a grid too small for it)."""
 
 
 class TrapError(Exception):
@@ -37,6 +59,11 @@ class TrapError(Exception):
     ``report`` (the rendered report, also ``str(e)``) and ``state`` (the
     arrays as they were when the kernel stopped, by parameter name). The
     caller's arrays are unchanged.
+
+    >>> try:
+    ...     k(x, y, n, (4,), BLOCK=64)
+    ... except triton_c.TrapError as e:
+    ...     print(e.kind, e.program, e.line, e.state['Y'][:4])
     """
 
     def __init__(self, d: dict) -> None:
@@ -71,22 +98,37 @@ class MismatchError(AssertionError):
         self.mismatches = mismatches
 
 
+# -- defines -------------------------------------------------------------------
+
 def _define_text(name: str, v: Any) -> str:
     if isinstance(v, bool):
         return "1" if v else "0"
     if isinstance(v, (int, np.integer)):
         return str(int(v))
     if isinstance(v, (float, np.floating)):
-        return repr(float(v))
+        f = float(v)
+        if not math.isfinite(f):
+            raise ValueError(f"define {name}={v!r}: a define must be a finite number")
+        return repr(f)
     if isinstance(v, str):
         return v
-    try:
-        return _core.lang_name(A.dtype_name(v))
-    except (TypeError, ValueError):
-        raise TypeError(f"define {name}={v!r}: expected a number, a string, a bool or a dtype")
+    if A.is_dtype(v):
+        try:
+            return _core.lang_name(A.dtype_name(v))
+        except (TypeError, ValueError):
+            raise TypeError(f"define {name}={v!r}: the language has no such dtype") from None
+    raise TypeError(f"define {name}={v!r}: expected a number, a string, a bool or a dtype "
+                    f"(or a list of them), got {type(v).__name__}")
 
 
-def _define_specs(defines: dict[str, Any]) -> list[tuple[str, list[str]]]:
+def _define_specs(defines: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    count = 1
+    for name, v in defines.items():
+        if isinstance(v, (list, tuple)):
+            count *= max(len(v), 1)
+            if count > MAX_VARIANTS:
+                raise ValueError(f"the list-valued defines give more than {MAX_VARIANTS} "
+                                 f"variants (at {name}, a list of {len(v)}); tune fewer values")
     specs = []
     for name, v in defines.items():
         if isinstance(v, (list, tuple)):
@@ -98,12 +140,499 @@ def _define_specs(defines: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return specs
 
 
-def _raise_result(status: str, payload: Any) -> None:
-    if status == "ok":
-        return
-    if status == "trap":
-        raise TrapError(payload)
-    raise RuntimeError(payload)
+def _typed(v: Any) -> Any:
+    """A cache key part that tells 2 from 2.0 and True from 1 (the C preprocessor does)."""
+    if isinstance(v, (list, tuple)):
+        return (list, tuple(_typed(x) for x in v))
+    try:
+        hash(v)
+    except TypeError:
+        return (type(v), id(v))
+    return (type(v), v)
+
+
+# -- option checks -------------------------------------------------------------
+
+def _check_backend(backend: Any, cuda: Any) -> str:
+    if backend is None:
+        env = os.environ.get("TRITON_C_BACKEND", "")
+        if env:
+            if env not in BACKENDS:
+                raise ValueError(f"TRITON_C_BACKEND={env!r}: expected one of {', '.join(BACKENDS)}")
+            return env
+        return "gpu" if cuda is not None else "interp"
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}: expected one of {', '.join(BACKENDS)}")
+    return backend
+
+
+def _int_option(name: str, v: Any, lo: int, hi: Optional[int] = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name}={v!r}: expected an integer")
+    v = int(v)
+    if v < lo or (hi is not None and v > hi):
+        raise ValueError(f"{name}={v}: expected an integer in [{lo}, {hi if hi is not None else 'inf'})"
+                         if hi is None else f"{name}={v}: expected an integer in [{lo}, {hi}]")
+    return v
+
+
+def _warps(v: Any) -> list[int]:
+    vs = list(v) if isinstance(v, (list, tuple)) else [v]
+    if not vs:
+        raise ValueError("num_warps: empty list")
+    out = []
+    for w in vs:
+        w = _int_option("num_warps", w, 1, 32)
+        if w & (w - 1):
+            raise ValueError(f"num_warps={w}: expected a power of two from 1 to 32")
+        out.append(w)
+    return out
+
+
+def _stages(v: Any) -> list[int]:
+    if v is None:
+        return []
+    vs = list(v) if isinstance(v, (list, tuple)) else [v]
+    if not vs:
+        raise ValueError("num_stages: empty list")
+    return [_int_option("num_stages", s, 1, 8) for s in vs]
+
+
+def _seconds(v: Any) -> float:
+    if v is None:
+        return 0.0
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"max_seconds={v!r}: expected a number of seconds or None")
+    f = float(v)
+    if not math.isfinite(f) or f <= 0:
+        raise ValueError(f"max_seconds={v!r}: expected a positive, finite number of seconds "
+                         f"(None: no limit)")
+    return f
+
+
+def _tolerance(name: str, v: Any) -> Optional[float]:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}={v!r}: expected a number")
+    f = float(v)
+    if not math.isfinite(f) or f < 0:
+        raise ValueError(f"{name}={v!r}: expected a non-negative, finite number")
+    return f
+
+
+# -- kernel signatures -----------------------------------------------------------
+
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d\w*|\S")
+_QUALIFIERS = {"const", "restrict", "volatile", "__restrict__", "__restrict"}
+_MULTI_TYPE = {"unsigned", "signed", "long", "short", "int", "char", "float", "double", "bool",
+               "half", "void"}
+
+
+def _strip_comments(text: str) -> str:
+    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.S)
+
+
+def declared_params(text: str, name: str = "") -> Optional[list[str]]:
+    """The parameter names of the kernel `name` (or of the only ``__global__``
+    function) as the source spells them, before preprocessing; None when the
+    declaration cannot be read without expanding macros."""
+    text = _strip_comments(text)
+    found = []
+    for m in re.finditer(r"__global__\s+void\s+([A-Za-z_]\w*)\s*\(", text):
+        found.append(m)
+    if name:
+        found = [m for m in found if m.group(1) == name]
+    if len(found) != 1:
+        return None
+    i, depth = found[0].end(), 1
+    start = i
+    while i < len(text) and depth:
+        depth += text[i] == "("
+        depth -= text[i] == ")"
+        i += 1
+    if depth:
+        return None
+    params_text = text[start:i - 1]
+    parts, depth, cur = [], 0, ""
+    for ch in params_text:
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    if cur.strip():
+        parts.append(cur)
+    names = []
+    for p in parts:
+        toks = _TOKEN.findall(p)
+        j = 0
+        while j < len(toks) and toks[j] in _QUALIFIERS:
+            j += 1
+        if j < len(toks) and toks[j] in _MULTI_TYPE:
+            while j < len(toks) and (toks[j] in _MULTI_TYPE or toks[j] in _QUALIFIERS):
+                j += 1
+        elif j < len(toks) and re.match(r"[A-Za-z_]", toks[j]):
+            j += 1  # a type name (or a macro such as TYPE)
+        while j < len(toks) and (toks[j] == "*" or toks[j] in _QUALIFIERS):
+            j += 1
+        if j >= len(toks) or not re.match(r"[A-Za-z_]\w*$", toks[j]):
+            return None
+        names.append(toks[j])
+    return names
+
+
+def _closest(name: str, candidates: Iterable[str], cutoff: float = 0.75) -> str:
+    m = difflib.get_close_matches(name, list(candidates), n=1, cutoff=cutoff)
+    return m[0] if m else ""
+
+
+# -- the kernel ------------------------------------------------------------------
+
+class _Plan:
+    """What one set of defines compiles to, cached per Kernel."""
+
+    __slots__ = ("specs", "variants", "first", "names", "types", "outputs", "checked")
+
+    def __init__(self, specs, variants, first, names, types, outputs) -> None:
+        self.specs = specs
+        self.variants = variants
+        self.first = first
+        self.names = names
+        self.types = types
+        self.outputs = outputs
+        self.checked = False  # unused defines reported
+
+
+class Kernel:
+    """A Triton-C kernel callable from Python (see :func:`kernel`).
+
+    >>> add = triton_c.kernel('examples/vector_add.tc', outputs=['c'])
+    >>> add[(triton_c.cdiv(n, 1024),)](a, b, c, n, SIZE=1024, TYPE='float')
+    """
+
+    def __init__(self, src: Union[str, os.PathLike], outputs: Union[str, Sequence[str]] = (), *,
+                 name: Optional[str] = None,
+                 include_dirs: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]] = ()
+                 ) -> None:
+        if isinstance(src, os.PathLike):
+            path = os.fspath(src)
+            if isinstance(path, bytes):
+                path = os.fsdecode(path)
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"src: kernel file '{path}' not found")
+            self._path, self._text = path, ""
+        elif isinstance(src, str):
+            one_line = "\n" not in src and "{" not in src and ";" not in src
+            if one_line:  # a path: it must exist (a mistyped path is no source text)
+                if not os.path.isfile(src):
+                    raise FileNotFoundError(
+                        f"src: kernel file '{src}' not found (give the source text, which has "
+                        f"a body in braces, or the path of an existing file)")
+                self._path, self._text = src, ""
+            else:
+                self._path, self._text = "", src
+        else:
+            raise TypeError(f"src: expected Triton-C source text or a path, got "
+                            f"{type(src).__name__}")
+        self._source_name = self._path or "<kernel>"
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name={name!r}: expected the name of a __global__ function")
+        self._kernel_name = name or ""
+        if isinstance(include_dirs, (str, os.PathLike)):
+            include_dirs = [include_dirs]
+        dirs = []
+        for d in include_dirs:
+            if not isinstance(d, (str, os.PathLike)):
+                raise TypeError(f"include_dirs: expected folder paths, got {d!r}")
+            dirs.append(os.fsdecode(os.fspath(d)))
+        self._include_dirs = dirs
+        if isinstance(outputs, str):
+            outputs = [outputs]
+        outs = []
+        for o in outputs:
+            if not isinstance(o, str):
+                raise TypeError(f"outputs: expected parameter names, got {o!r}")
+            outs.append(o)
+        self.outputs = outs
+        self._compiled: dict[tuple, Any] = {}
+        self._idents: dict[int, frozenset] = {}
+        self._tuned: dict[tuple, tuple] = {}
+        self._plans: dict[tuple, _Plan] = {}
+        self._declared: Optional[set] = None
+        self._last: Optional[tuple] = None  # (compiled kernel, num_warps) of the last launch
+        self.last_tune_report: str = ""
+        self.last_tune_from_cache: bool = False
+        self.last_access_map: str = ""
+
+    # -- compiling ------------------------------------------------------------
+    def compile(self, defines: Sequence[tuple[str, str]] = ()) -> Any:
+        """Compiles one variant (cached); raises CompileError; compiler warnings
+        go to Python's ``warnings`` as :class:`CompileWarning`.
+
+        >>> k.compile([('BLOCK', '128'), ('TYPE', 'float')]).params
+        """
+        key = tuple(defines)
+        k = self._compiled.get(key)
+        if k is None:
+            k, diags = _core.compile(self._text, self._source_name, self._path, list(key),
+                                     self._include_dirs, self._kernel_name)
+            if k is None:
+                raise CompileError(diags, key)
+            self._compiled[key] = k
+            if diags.strip():
+                warnings.warn(diags.rstrip("\n"), CompileWarning, stacklevel=4)
+            self._last = (k, self._last[1] if self._last else 4)
+        return k
+
+    def params(self, **defines: Any) -> list[tuple[str, str]]:
+        """The parameters of the first variant: [(name, 'float32*'), ...].
+
+        >>> k.params(TYPE='float', BLOCK=128)
+        [('X', 'float32*'), ('Y', 'float32*'), ('N', 'int32')]
+        """
+        variants = _core.expand_defines(_define_specs(defines))
+        return self.compile(variants[0]).params
+
+    def _declared_params(self) -> set:
+        if self._declared is None:
+            text = self._text
+            if self._path:
+                try:
+                    with open(self._path, encoding="utf-8", errors="replace") as f:
+                        text = f.read(4 << 20)
+                except OSError:
+                    text = ""
+            self._declared = set(declared_params(text, self._kernel_name) or ())
+        return self._declared
+
+    @property
+    def asm(self) -> "Asm":
+        """The code of the last launched (or compiled) variant, as Triton's
+        ``compiled.asm``: ``k.asm['ir']`` (tile IR), ``k.asm['llvm']`` (LLVM IR)
+        and ``k.asm['ptx']`` (PTX for sm_90, as the GPU backend compiles it).
+
+        >>> add(x, y, z, n, (4,), BLOCK=256)
+        >>> print(add.asm['ptx'])
+        """
+        if self._last is None:
+            raise RuntimeError("Kernel.asm: launch the kernel (or compile a variant with "
+                               "k.compile(...)) first; asm shows the last one")
+        return Asm(*self._last)
+
+    # -- calling --------------------------------------------------------------
+    def __getitem__(self, grid: GridArg) -> Callable[..., Any]:
+        """Triton's launch syntax: ``k[grid](args..., DEFINES...)``.
+
+        >>> add[(triton_c.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024)
+        >>> add[lambda meta: (triton_c.cdiv(n, meta['BLOCK']),)](x, y, z, n, BLOCK=1024)
+        """
+        if not callable(grid):
+            _texts(grid)  # a bad grid fails here, at the subscript
+
+        def launch(*args: Any, **kwargs: Any) -> Any:
+            if "grid" in kwargs:
+                raise TypeError("k[grid](...) already has a grid; do not also pass grid=")
+            return self(*args, grid=grid, **kwargs)
+
+        launch.__doc__ = self.__call__.__doc__
+        return launch
+
+    def __call__(self, *args: Any, grid: Optional[GridArg] = None, backend: Optional[str] = None,
+                 num_warps: Union[int, Sequence[int]] = 4,
+                 num_stages: Union[int, Sequence[int], None] = None,
+                 key: Optional[Sequence[str]] = None, check_variants: bool = False,
+                 max_seconds: Optional[float] = None, threads: int = 0,
+                 race_check: bool = False, trace: bool = False,
+                 access_map: Union[None, bool, str, os.PathLike] = None,
+                 rtol: Optional[float] = None, atol: Optional[float] = None,
+                 **kwargs: Any) -> Any:
+        """Runs the kernel; returns the arrays named in ``outputs`` (written in place).
+
+        ``args`` are the kernel's parameters in order (arrays for pointers:
+        NumPy arrays, PyTorch tensors, strided views included; numbers for
+        scalars), then the grid unless given as ``grid=`` or ``k[grid]``. A
+        keyword that names a parameter binds it; any other keyword is a define
+        (``-D``): a number, string, bool or dtype, or a list of them (the GPU
+        auto-tunes over lists; the interpreter runs the first value, or every
+        one with ``check_variants=True``).
+
+        Options: ``backend`` ('interp', 'gpu', 'compare'; default: 'gpu' for
+        CUDA tensors, else 'interp', or $TRITON_C_BACKEND), ``num_warps`` and
+        ``num_stages`` (GPU), ``key`` (the arguments the auto-tuner keys on),
+        ``max_seconds`` (a wall-clock limit; None: none), ``threads`` (the
+        interpreter's; 0: every core), ``race_check`` (trap two programs
+        touching one element unsynchronised), ``trace`` (print every op's
+        value), ``access_map`` (True: ``k.last_access_map`` holds an HTML page
+        of which program touched which element; a path: written there),
+        ``rtol``/``atol`` (the tolerance of 'compare' and of variant checks).
+
+        A trap raises :class:`TrapError` and leaves every array as it was;
+        Ctrl-C raises KeyboardInterrupt, also leaving them unchanged.
+
+        >>> z = add(x, y, z, n, lambda meta: (triton_c.cdiv(n, meta['BLOCK']),), BLOCK=256)
+        >>> z = add(x, y, z, N=n, grid=(4,), BLOCK=256, backend='compare')
+        """
+        # Keywords: kernel parameters by name, options misspelt, defines.
+        declared = self._declared_params() if kwargs else set()
+        bound = {k: v for k, v in kwargs.items() if k in declared}
+        defines = {k: v for k, v in kwargs.items() if k not in declared}
+        for k, v in list(defines.items()):
+            if A.is_array(v) and not isinstance(v, (str, bytes)):
+                bound[k] = defines.pop(k)  # an array is never a define
+        try:
+            dkey = tuple((k, _typed(v)) for k, v in defines.items())
+            plan = self._plans.get(dkey)
+        except TypeError:  # pragma: no cover - _typed makes every key hashable
+            dkey, plan = None, None
+        if plan is None:
+            specs = _define_specs(defines)
+            variants = _core.expand_defines(specs)
+            first = self.compile(variants[0])
+            params = first.params
+            names = [n for n, _ in params]
+            types = [t for _, t in params]
+            for o in self.outputs:
+                if o not in names:
+                    raise ValueError(f"outputs: kernel '{first.name}' has no parameter named '{o}'")
+            plan = _Plan(specs, variants, first, names, types,
+                         [names.index(o) for o in self.outputs])
+            if dkey is not None:
+                if len(self._plans) > 256:
+                    self._plans.clear()
+                self._plans[dkey] = plan
+        names = plan.names
+        for k in bound:
+            if k not in names:
+                raise TypeError(f"kernel '{plan.first.name}' has no parameter named '{k}' "
+                                f"(parameters: {', '.join(names)})")
+        args = list(args)
+        nparams = len(names)
+        npos = nparams - len(bound)
+        if grid is None:
+            if len(args) == npos + 1 or (len(args) > npos and (
+                    callable(args[-1]) or isinstance(args[-1], (tuple, list, str)))):
+                grid = args.pop()
+            else:
+                raise TypeError(f"kernel '{plan.first.name}': no grid (give it after the "
+                                f"{npos} arguments, as grid=..., or launch with k[grid](...))")
+        if bound:
+            full: list = []
+            pos = iter(args)
+            for i, n in enumerate(names):
+                if n in bound:
+                    if i < len(args):
+                        raise TypeError(f"kernel '{plan.first.name}': got multiple values for "
+                                        f"parameter '{n}' (by position and by keyword)")
+                    full.append(bound[n])
+                else:
+                    full.append(next(pos, _MISSING))
+            if any(a is _MISSING for a in full):
+                missing = [n for n, a in zip(names, full) if a is _MISSING]
+                raise TypeError(f"kernel '{plan.first.name}': missing argument for parameter "
+                                f"'{missing[0]}'")
+            args = full + list(pos)
+        given = args
+        args = list(args)
+        # Arrays that only speak DLPack become NumPy arrays or tensors (one export each).
+        for i, a in enumerate(args):
+            if (not isinstance(a, (np.ndarray, int, float, bool)) and not A.is_torch(a)
+                    and hasattr(a, "__dlpack__")):
+                try:
+                    args[i] = A.from_dlpack(a)
+                except Exception as e:  # noqa: BLE001 - any failure is the argument's
+                    what = f"argument '{names[i]}'" if i < len(names) else f"argument {i}"
+                    raise TypeError(f"{what}: cannot read its __dlpack__ array: {e}") from None
+        cuda = _first_cuda(args)
+        backend = _check_backend(backend, cuda)
+        warps = _warps(num_warps)
+        stages = _stages(num_stages)
+        seconds = _seconds(max_seconds)
+        threads = _int_option("threads", threads, 0, 4096)
+        rtol, atol = _tolerance("rtol", rtol), _tolerance("atol", atol)
+        if access_map is not None and not isinstance(access_map, (bool, str, os.PathLike)):
+            raise TypeError(f"access_map={access_map!r}: expected True or a file path")
+        if access_map is not None and backend != "interp":
+            raise ValueError("access_map: the access map is drawn by the interpreter "
+                             "(backend='interp')")
+        if race_check and backend == "gpu":
+            raise ValueError("race_check: races are checked by the interpreter "
+                             "(backend='interp' or 'compare')")
+        if key is not None and (isinstance(key, str) or not all(isinstance(x, str) for x in key)):
+            raise TypeError(f"key={key!r}: expected a list of parameter names")
+        if not plan.checked:
+            self._check_defines(plan, defines, grid)
+        run = _Run(self, plan, args, grid, warps, stages, key, seconds, threads,
+                   bool(race_check), bool(trace), access_map, rtol, atol)
+        if backend == "gpu":
+            run.gpu(cuda)
+        elif backend == "interp":
+            run.interp(bool(check_variants))
+        else:
+            run.compare()
+        idx = plan.outputs
+        if not idx:
+            return None
+        if len(idx) == 1:
+            return given[idx[0]]
+        return tuple(given[i] for i in idx)
+
+    def _check_defines(self, plan: _Plan, defines: Mapping[str, Any], grid: Any) -> None:
+        """A define the source never uses: a misspelt option is a TypeError; any
+        other a CompileWarning with a did-you-mean (the run tools' rule)."""
+        plan.checked = True
+        if not defines:
+            return
+        k = plan.first
+        used = set(_core.source_identifiers(k))
+        if isinstance(grid, str):
+            used.update(re.findall(r"[A-Za-z_]\w*", grid))
+        elif isinstance(grid, (tuple, list)):
+            for g in grid:
+                if isinstance(g, str):
+                    used.update(re.findall(r"[A-Za-z_]\w*", g))
+        for name, v in defines.items():
+            if name in used:
+                continue
+            opt = _closest(name, OPTIONS)
+            if opt:
+                raise TypeError(f"unexpected keyword argument '{name}': not a kernel parameter, "
+                                f"not used by the source; did you mean {opt}=?")
+            if callable(grid):
+                continue  # the grid lambda may use it (meta['NAME'])
+            best = _closest(name, used)
+            warnings.warn(f"define {name}={v!r} is not used by the kernel's source"
+                          + (f"; did you mean {best}?" if best else ""),
+                          CompileWarning, stacklevel=3)
+
+
+_MISSING = object()
+
+
+class Asm(Mapping):
+    """``k.asm['ir' | 'llvm' | 'ptx']``: the code of one compiled variant."""
+
+    _KEYS = ("ir", "llvm", "ptx")
+
+    def __init__(self, compiled: Any, num_warps: int) -> None:
+        self._k = compiled
+        self._warps = num_warps
+        self._cache: dict[str, str] = {}
+
+    def __getitem__(self, what: str) -> str:
+        if what not in self._KEYS:
+            raise KeyError(f"asm[{what!r}]: expected one of {', '.join(self._KEYS)}")
+        if what not in self._cache:
+            self._cache[what] = _core.asm(self._k, what, self._warps)
+        return self._cache[what]
+
+    def __iter__(self):
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
 
 
 def _first_cuda(args: Sequence[Any]) -> Any:
@@ -117,15 +646,6 @@ def _first_cuda(args: Sequence[Any]) -> Any:
     return None
 
 
-def _default_backend(cuda: Any) -> str:
-    env = os.environ.get("TRITON_C_BACKEND", "")
-    if env:
-        if env not in BACKENDS:
-            raise ValueError(f"TRITON_C_BACKEND={env!r}: expected one of {', '.join(BACKENDS)}")
-        return env
-    return "gpu" if cuda is not None else "interp"
-
-
 def _current_stream(t: Any) -> tuple[int, int]:
     """(device index, raw CUstream of PyTorch's current stream there)."""
     import torch
@@ -137,238 +657,271 @@ def _current_stream(t: Any) -> tuple[int, int]:
     return device, torch.cuda.current_stream(device).cuda_stream
 
 
-class Kernel:
-    """A Triton-C kernel callable from Python (see :func:`kernel`)."""
+def _needs_grad_guard(a: Any) -> bool:
+    """A tensor the kernel may not write behind autograd's back: one that
+    requires grad while grad mode is on (torch's in-place ops refuse it or
+    record it; a kernel can do neither)."""
+    torch = sys.modules.get("torch")
+    return (torch is not None and isinstance(a, torch.Tensor) and a.requires_grad
+            and torch.is_grad_enabled())
 
-    def __init__(self, src: Union[str, os.PathLike], outputs: Sequence[str] = (), *,
-                 name: Optional[str] = None, include_dirs: Iterable[str] = ()) -> None:
-        text = os.fspath(src)
-        self._path = ""
-        self._text = ""
-        if "\n" not in text and text.endswith((".tc", ".c", ".h")) and os.path.isfile(text):
-            self._path = text
-            self._source_name = text
-        else:
-            self._text = text
-            self._source_name = "<kernel>"
-        self._kernel_name = name or ""
-        self._include_dirs = [os.fspath(d) for d in include_dirs]
-        self.outputs = list(outputs)
-        self._compiled: dict[tuple, Any] = {}
-        self._tuned: dict[tuple, tuple] = {}
-        self._plans: dict[tuple, tuple] = {}
-        self.last_tune_report: str = ""
-        self.last_tune_from_cache: bool = False
 
-    # -- compiling ------------------------------------------------------------
-    def compile(self, defines: Sequence[tuple[str, str]] = ()) -> Any:
-        """Compiles one variant (cached); raises CompileError."""
-        key = tuple(defines)
-        k = self._compiled.get(key)
-        if k is None:
-            k, diags = _core.compile(self._text, self._source_name, self._path, list(key),
-                                     self._include_dirs, self._kernel_name)
-            if k is None:
-                raise CompileError(diags, key)
-            self._compiled[key] = k
-        return k
+def _bump_version(t: Any) -> None:
+    """Marks a tensor modified in place, as an in-place op does (autograd then
+    refuses a backward that saved it before)."""
+    import torch
 
-    def params(self, **defines: Any) -> list[tuple[str, str]]:
-        """The parameters of the first variant: [(name, 'float32*'), ...]."""
-        variants = _core.expand_defines(_define_specs(defines))
-        return self.compile(variants[0]).params
+    inc = getattr(getattr(torch.autograd, "graph", None), "increment_version", None)
+    if inc is not None:
+        inc(t)
+        return
+    with torch.no_grad():  # older PyTorch: an in-place op that touches no element
+        t.as_strided((0,), (1,), t.storage_offset()).zero_()
 
-    # -- calling --------------------------------------------------------------
-    def __call__(self, *args: Any, grid: Optional[GridArg] = None, backend: Optional[str] = None,
-                 num_warps: Union[int, Sequence[int]] = 4,
-                 num_stages: Union[int, Sequence[int], None] = None,
-                 key: Optional[Sequence[str]] = None, check_variants: bool = False,
-                 max_seconds: float = 0.0, threads: int = 0, **defines: Any) -> Any:
-        try:
-            dkey = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in defines.items())
-            plan = self._plans.get(dkey)
-        except TypeError:  # an unhashable define value
-            dkey, plan = None, None
-        if plan is None:
-            specs = _define_specs(defines)
-            variants = _core.expand_defines(specs)
-            first = self.compile(variants[0])
-            plan = (specs, variants, first, self._output_indices(first))
-            if dkey is not None:
-                self._plans[dkey] = plan
-        specs, variants, first, outputs = plan
-        nparams = len(outputs[0])
-        args = list(args)
-        if grid is None:
-            if len(args) == nparams + 1 or (args and (callable(args[-1]) or
-                                                      isinstance(args[-1], (tuple, list)))):
-                grid = args.pop()
-            else:
-                raise TypeError(f"kernel '{first.name}': no grid (give it after the "
-                                f"{nparams} arguments, or as grid=...)")
-        cuda = _first_cuda(args)
-        backend = backend or _default_backend(cuda)
-        if backend not in BACKENDS:
-            raise ValueError(f"backend={backend!r}: expected one of {', '.join(BACKENDS)}")
-        warps = list(num_warps) if isinstance(num_warps, (list, tuple)) else [num_warps]
-        stages = ([] if num_stages is None else
-                  list(num_stages) if isinstance(num_stages, (list, tuple)) else [num_stages])
+
+class _Run:
+    """One call of a kernel: its arguments, grid and options, on one backend."""
+
+    def __init__(self, kernel: Kernel, plan: _Plan, args: list, grid: Any, warps: list,
+                 stages: list, key: Any, seconds: float, threads: int, race_check: bool,
+                 trace: bool, access_map: Any, rtol: Optional[float],
+                 atol: Optional[float]) -> None:
+        self.k = kernel
+        self.plan = plan
+        self.args = args
+        self.grid = grid
+        self.warps = warps
+        self.stages = stages
+        self.key = key
+        self.seconds = seconds
+        self.threads = threads
+        self.race_check = race_check
+        self.trace = trace
+        self.access_map = access_map
+        self.rtol = rtol
+        self.atol = atol
+
+    def scalars(self) -> dict:
+        return {n: a for n, a, t in zip(self.plan.names, self.args, self.plan.types)
+                if not t.endswith("*") and isinstance(a, (int, float, np.integer, np.floating))}
+
+    def grid_texts(self, defines: Sequence[tuple[str, str]], num_warps: int = 4) -> list[str]:
+        g = self.grid
+        if not callable(g):
+            return _texts(g)
+        vals = {}
+        for k, v in defines:
+            try:
+                vals[k] = int(v, 0)
+            except ValueError:
+                try:
+                    vals[k] = float(v)
+                except ValueError:
+                    vals[k] = v
+        return _texts(g(Opt(vals, num_warps, self.scalars())))
+
+    def guard(self, args: list) -> list:
+        """The core's view of each argument; tensors that autograd watches are
+        read-only for the kernel (a store to one traps before it writes)."""
+        out = []
+        for a in args:
+            out.append(A.for_core(a, readonly=True) if _needs_grad_guard(a) else A.for_core(a))
+        return out
+
+    def launch(self, k: Any, backend: str, args: list, grid_texts: list[str], *,
+               num_warps: int = 4, num_stages: int = 0, stream: int = 0,
+               caller: bool = True) -> dict:
         if backend == "gpu":
-            self._run_gpu(args, grid, specs, variants, warps, stages, key, max_seconds, cuda)
-        elif backend == "interp":
-            self._run_interp(args, grid, variants, check_variants, threads, max_seconds)
-        else:
-            self._run_compare(args, grid, specs, variants, warps, stages, key, threads,
-                              max_seconds)
-        idx = outputs[1]
-        if not idx:
-            return None
-        if len(idx) == 1:
-            return args[idx[0]]
-        return tuple(args[i] for i in idx)
+            may = k.may_store
+            for n, a, w in zip(self.plan.names, args, may):
+                if w and A.is_cuda(a) and _needs_grad_guard(a):
+                    raise RuntimeError(_grad_message(n))
+        res = _core.launch(k, backend, self.guard(args), grid_texts, num_warps, num_stages,
+                           stream, self.threads, self.seconds, self.race_check, self.trace,
+                           bool(self.access_map) and backend == "interp")
+        self.k._last = (k, num_warps)
+        out = res["output"]
+        if out:
+            sys.stdout.write(out)
+        status = res["status"]
+        if status == "ok":
+            for w in res["warnings"]:
+                warnings.warn(w, LaunchWarning, stacklevel=4)
+        if res["access_map"] is not None:
+            self.write_access_map(res["access_map"])
+        if status == "ok":
+            if caller:
+                torch = sys.modules.get("torch")
+                if torch is not None:
+                    for n, a in zip(self.plan.names, args):
+                        if n in res["written"] and isinstance(a, torch.Tensor):
+                            _bump_version(a)
+            return res
+        if status == "interrupted":
+            raise KeyboardInterrupt("the kernel was interrupted; every array is as it was")
+        if status == "trap":
+            t = res["trap"]
+            m = re.search(r"(?:store|atomic) to '([^']+)'.*, a read-only array", t["message"])
+            if t["kind"] == "invalid_launch" and m:
+                name = m.group(1)
+                a = args[self.plan.names.index(name)] if name in self.plan.names else None
+                if a is not None and _needs_grad_guard(a):
+                    raise RuntimeError(_grad_message(name))
+                raise ValueError(f"argument '{name}' is read-only (its array is not writeable) "
+                                 f"but the kernel stores to it at line {t['line']}; nothing "
+                                 f"was written")
+            raise TrapError(t)
+        raise RuntimeError(res["error"])
 
-    def _output_indices(self, k: Any) -> tuple[list[str], list[int]]:
-        """The parameter names and the indices of the outputs among them."""
-        names = [n for n, _ in k.params]
-        for o in self.outputs:
-            if o not in names:
-                raise ValueError(f"outputs: kernel '{k.name}' has no parameter named '{o}'")
-        return names, [names.index(o) for o in self.outputs]
-
-    def _launch(self, k: Any, backend: str, args: list, grid_texts: list[str], *,
-                num_warps: int = 4, num_stages: int = 0, stream: int = 0, threads: int = 0,
-                max_seconds: float = 0.0) -> None:
-        for_core = A.for_core
-        core_args = [for_core(a) for a in args]
-        status, payload = _core.launch(k, backend, core_args, grid_texts, num_warps, num_stages,
-                                       stream, threads, max_seconds)
-        _raise_result(status, payload)
+    def write_access_map(self, html: str) -> None:
+        self.k.last_access_map = html
+        if isinstance(self.access_map, bool):
+            return
+        path = os.fspath(self.access_map)
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                head = f.read(1 << 16)
+            if b'id="access-data"' not in head:
+                raise FileExistsError(f"access_map: '{path}' exists and is not an access map; "
+                                      f"refusing to overwrite it")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(html)
 
     # -- interpreter ----------------------------------------------------------
-    def _run_interp(self, args, grid, variants, check_variants, threads, max_seconds) -> None:
-        host = [A.to_host(a) for a in args]
+    def interp(self, check_variants: bool) -> None:
+        variants = self.plan.variants
         if not check_variants or len(variants) == 1:
-            k = self.compile(variants[0])
-            self._launch(k, "interp", host, grid_values(grid, variants[0]), threads=threads,
-                         max_seconds=max_seconds)
-        else:
-            results = []
-            for v in variants:
-                copies = [A.copy_of(a) for a in host]
-                self._launch(self.compile(v), "interp", copies, grid_values(grid, v),
-                             threads=threads, max_seconds=max_seconds)
-                results.append(copies)
-            ref = results[0]
-            for v, res in zip(variants[1:], results[1:]):
-                mm = _mismatches(self.compile(variants[0]), res, ref)
-                if mm:
-                    raise MismatchError(f"variant {_describe(v)} disagrees with "
-                                        f"{_describe(variants[0])}", mm)
-            for h, r in zip(host, ref):
-                if A.is_array(h):
-                    A.write_back(h, r)
-        for a, h in zip(args, host):
-            if a is not h:
-                A.write_back(a, h)
+            k = self.plan.first
+            self.launch(k, "interp", self.args, self.grid_texts(variants[0]))
+            return
+        before = [A.clone(a, writable=False) for a in self.args]
+        results = []
+        for v in variants:
+            copies = [A.clone(a, writable=False) for a in self.args]
+            self.launch(self.k.compile(v), "interp", copies, self.grid_texts(v), caller=False)
+            results.append(copies)
+        ref = results[0]
+        for v, res in zip(variants[1:], results[1:]):
+            mm = _mismatches(self.plan.first, res, ref, self.rtol, self.atol)
+            if mm:
+                raise MismatchError(f"variant {_describe(v)} disagrees with "
+                                    f"{_describe(variants[0])}", mm)
+        self.apply(before, ref)
+
+    def apply(self, before: list, after: list) -> None:
+        """Writes into the caller's arrays what the kernel changed (bit-wise)."""
+        torch = sys.modules.get("torch")
+        for a, b, r in zip(self.args, before, after):
+            if A.is_array(a) and a is not r and A.apply_changes(a, b, r):
+                if torch is not None and isinstance(a, torch.Tensor):
+                    _bump_version(a)
 
     # -- GPU ------------------------------------------------------------------
-    def _choose_variant(self, args, grid, specs, variants, warps, stages, key, device):
+    def choose_variant(self, device: int) -> tuple:
         """The variant to run: the only one, or the auto-tuner's pick for this key."""
+        plan, warps, stages = self.plan, self.warps, self.stages
+        variants, specs = plan.variants, plan.specs
         if len(variants) == 1 and len(warps) == 1 and len(stages) <= 1:
             return variants[0], warps[0], (stages[0] if stages else 0)
-        k0 = self.compile(variants[0])
-        names = [n for n, _ in k0.params]
-        if key is not None:
-            missing = [n for n in key if n not in names]
+        names = plan.names
+        if self.key is not None:
+            missing = [n for n in self.key if n not in names]
             if missing:
-                raise ValueError(f"key: kernel '{k0.name}' has no parameter {missing[0]!r}")
-            picked = [args[names.index(n)] for n in key]
+                raise ValueError(f"key: kernel '{plan.first.name}' has no parameter "
+                                 f"{missing[0]!r}")
+            picked = [self.args[names.index(n)] for n in self.key]
         else:
-            picked = args
+            picked = self.args
         tkey = (tuple((n, tuple(v)) for n, v in specs), tuple(warps), tuple(stages), device,
                 tuple(_key_part(a) for a in picked))
-        hit = self._tuned.get(tkey)
+        hit = self.k._tuned.get(tkey)
         if hit is not None:
             return hit
-        exprs = grid_expressions(grid, [n for n, _ in specs])
+        scalar_names = [n for n, t in zip(names, plan.types) if not t.endswith("*")]
+        exprs = grid_expressions(self.grid, [n for n, _ in specs], 4, scalar_names)
         if exprs is None:
             raise TypeError("auto-tuning needs a grid that the runtime can evaluate per "
-                            "variant: use +, -, *, //, %, triton_c.cdiv, min/max on opt.d(...) "
+                            "variant: use +, -, *, //, %, triton_c.cdiv, min/max on meta[...] "
                             "and integers in the grid lambda")
-        host = [A.for_core(A.copy_of(A.to_host(a))) for a in args]
-        defs, nw, ns, from_cache, report = _core.tune(k0, specs, host, exprs, warps, stages,
-                                                      device)
-        self.last_tune_report = report
-        self.last_tune_from_cache = from_cache
+        host = [A.for_core(A.clone(A.to_host(a)), readonly=False) for a in self.args]
+        defs, nw, ns, from_cache, report = _core.tune(plan.first, specs, host, exprs, warps,
+                                                      stages, device)
+        self.k.last_tune_report = report
+        self.k.last_tune_from_cache = from_cache
         chosen = (defs, nw, ns)
-        self._tuned[tkey] = chosen
+        self.k._tuned[tkey] = chosen
         return chosen
 
-    def _run_gpu(self, args, grid, specs, variants, warps, stages, key, max_seconds,
-                 cuda=None) -> None:
+    def gpu(self, cuda: Any = None, args: Optional[list] = None, caller: bool = True) -> None:
+        args = self.args if args is None else args
         device, stream = _current_stream(cuda) if cuda is not None else (0, 0)
-        defs, nw, ns = self._choose_variant(args, grid, specs, variants, warps, stages, key,
-                                            device)
-        k = self.compile(defs)
-        self._launch(k, "gpu", args, grid_values(grid, defs, nw), num_warps=nw, num_stages=ns,
-                     stream=stream, max_seconds=max_seconds)
+        defs, nw, ns = self.choose_variant(device)
+        k = self.k.compile(defs)
+        self.launch(k, "gpu", args, self.grid_texts(defs, nw), num_warps=nw, num_stages=ns,
+                    stream=stream, caller=caller)
 
     # -- both -----------------------------------------------------------------
-    def _run_compare(self, args, grid, specs, variants, warps, stages, key, threads,
-                     max_seconds) -> None:
-        ref = [A.copy_of(A.to_host(a)) for a in args]
-        self._launch(self.compile(variants[0]), "interp", ref, grid_values(grid, variants[0]),
-                     threads=threads, max_seconds=max_seconds)
-        got = [A.copy_of(a) for a in args]
-        self._run_gpu(got, grid, specs, variants, warps, stages, key, max_seconds,
-                      _first_cuda(got))
-        mm = _mismatches(self.compile(variants[0]), [A.to_host(g) for g in got], ref)
+    def compare(self) -> None:
+        before = [A.clone(A.to_host(a), writable=False) for a in self.args]
+        ref = [A.clone(A.to_host(a), writable=False) for a in self.args]
+        v0 = self.plan.variants[0]
+        self.launch(self.plan.first, "interp", ref, self.grid_texts(v0), caller=False)
+        got = [A.clone(a, writable=False) for a in self.args]
+        self.gpu(_first_cuda(got), got, caller=False)
+        mm = _mismatches(self.plan.first, [A.to_host(g) for g in got], ref, self.rtol, self.atol)
         if mm:
             raise MismatchError("the GPU disagrees with the interpreter", mm)
-        for a, r in zip(args, ref):
-            if A.is_array(a):
-                A.write_back(a, r if not A.is_cuda(a) else r.to(a.device))
+        self.apply(before, ref)
+
+
+def _grad_message(name: str) -> str:
+    return (f"argument '{name}' is a tensor that requires grad and the kernel writes it: "
+            f"autograd cannot see a kernel's stores (as torch refuses an in-place op on a "
+            f"leaf that requires grad); write into a tensor that does not require grad, run "
+            f"the kernel under torch.no_grad(), or wrap it in a triton_c.function")
 
 
 def _key_part(a: Any) -> Any:
     if A.is_array(a):
         return ("array", tuple(a.shape), A.dtype_name(a.dtype))
-    return ("scalar", a)
+    return ("scalar", type(a), a)
 
 
 def _describe(v: Sequence[tuple[str, str]]) -> str:
     return " ".join(f"{k}={x}" for k, x in v) or "(no defines)"
 
 
-def _mismatches(k: Any, got: list, want: list) -> dict[str, tuple]:
+def _mismatches(k: Any, got: list, want: list, rtol: Optional[float] = None,
+                atol: Optional[float] = None) -> dict[str, tuple]:
     out = {}
     for (name, ty), g, w in zip(k.params, got, want):
         if not ty.endswith("*"):
             continue
-        r = _core.compare(A.host_numpy(g), A.host_numpy(w))
+        r = _core.compare(A.host_numpy(g), A.host_numpy(w), rtol, atol)
         if r is not None:
             out[name] = r
     return out
 
 
-def kernel(src: Union[str, os.PathLike], outputs: Sequence[str] = (), *,
-           name: Optional[str] = None, include_dirs: Iterable[str] = ()) -> Kernel:
-    """Compiles Triton-C source (text or a path to a ``.tc`` file) into a callable.
+def kernel(src: Union[str, os.PathLike], outputs: Union[str, Sequence[str]] = (), *,
+           name: Optional[str] = None,
+           include_dirs: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]] = ()
+           ) -> Kernel:
+    """Compiles Triton-C source (text, or the path of an existing ``.tc`` file) into a callable.
 
     >>> k = triton_c.kernel(src, outputs=['C'])
     >>> grid = lambda opt: [triton_c.cdiv(M, opt.d('TM')), triton_c.cdiv(N, opt.d('TN'))]
     >>> c = k(a, b, c, M, N, K, lda, ldb, ldc, grid, TM=64, TN=64, TK=8, TYPE='float')
+    >>> c = k[grid](a, b, c, M, N, K, lda=K, ldb=N, ldc=N, TM=64, TN=64, TK=8, TYPE='float')
 
-    Arguments follow the kernel's parameters, then the grid (or ``grid=``): a
-    lambda over the compile options, a tuple of integers or grid expressions
-    (``'cdiv(N, SIZE)'``). Keywords are macros (``-D``): numbers, strings, bools
-    (0/1), dtypes (their type name); lists auto-tune on the GPU and on the
-    interpreter run the first value (``check_variants=True`` runs every variant
-    and raises MismatchError if they disagree). The call returns the arrays
-    named in ``outputs``, written in place.
+    Arguments follow the kernel's parameters (or name them by keyword), then
+    the grid (or ``grid=``, or ``k[grid](...)``): a lambda over the launch's
+    options (``opt.d('TM')``, ``meta['TM']``), a tuple of integers or grid
+    expressions (``'cdiv(N, SIZE)'``). Other keywords are macros (``-D``):
+    numbers, strings, bools (0/1), dtypes (their type name); lists auto-tune
+    on the GPU and on the interpreter run the first value (``check_variants=True``
+    runs every variant and raises MismatchError if they disagree). The call
+    returns the arrays named in ``outputs``, written in place. Includes
+    resolve against the kernel file's folder and ``include_dirs``.
     """
     return Kernel(src, outputs, name=name, include_dirs=include_dirs)
-
-
-def _now() -> float:
-    return time.perf_counter()

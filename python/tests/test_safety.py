@@ -1,0 +1,452 @@
+"""What a PyTorch/NumPy user relies on: no silent wrong launch, nothing written that the
+kernel did not store, read-only memory never written, autograd's checks kept, Ctrl-C."""
+
+import math
+import os
+import signal
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import triton_c
+
+INC = """
+__global__ void inc(float *Z, float *X, int N) {
+  int i[BLOCK] = 0 ... BLOCK;
+  bool m[BLOCK] = i < N;
+  *?(m)(Z + i) = *?(m)(X + i) + 100;
+}
+"""
+
+# Counts its programs: every program adds 1 to C[0].
+COUNT = """
+__global__ void count(int *C) {
+  atomic_add(C, 1);
+}
+"""
+
+TWO_OUT = """
+__global__ void two(float *Y, float *Z, int N) {
+  int i[BLOCK] = 0 ... BLOCK;
+  bool m[BLOCK] = i < N;
+  *?(m)(Y + i) = 1.0;
+  *?(m)(Z + i) = 2.0;
+}
+"""
+
+
+# -- 1. grids -------------------------------------------------------------------
+
+def test_string_grid_is_one_expression_not_its_characters():
+    k = triton_c.kernel(COUNT)
+    c = np.zeros(1, np.int32)
+    k(c, "128")  # 128 programs (was (1, 2, 8) = 16: the characters)
+    assert c[0] == 128
+    c[0] = 0
+    k(c, grid="cdiv(100, 8), 2")
+    assert c[0] == 13 * 2
+    c[0] = 0
+    k[("4", 3)](c)
+    assert c[0] == 12
+
+
+@pytest.mark.parametrize("grid", [1.5, True, (2.0,), (1, 1, 1, 1), (), "", object(), [None]])
+def test_bad_grids_are_type_errors_naming_the_grid(grid):
+    k = triton_c.kernel(COUNT)
+    c = np.zeros(1, np.int32)
+    with pytest.raises(TypeError, match=r"grid="):
+        k(c, grid=grid)
+    assert c[0] == 0
+
+
+def test_float_grid_refused_even_after_the_int_grid_was_cached():
+    k = triton_c.kernel(COUNT)
+    c = np.zeros(1, np.int32)
+    k(c, (8,))
+    with pytest.raises(TypeError, match=r"8\.0 is a float"):
+        k(c, (8.0,))
+    assert c[0] == 8
+
+
+def test_grid_lambda_gets_meta_with_defines_and_scalars():
+    k = triton_c.kernel(INC)
+    x, z = np.ones(64, np.float32), np.zeros(64, np.float32)
+    seen = {}
+
+    def grid(meta):
+        seen.update(block=meta["BLOCK"], n=meta["N"], d=meta.d("BLOCK"), a=meta.BLOCK,
+                    w=meta["num_warps"], has="BLOCK" in meta)
+        return (triton_c.cdiv(meta["N"], meta["BLOCK"]),)
+
+    k(z, x, 64, grid, BLOCK=64)
+    assert seen == dict(block=64, n=64, d=64, a=64, w=4, has=True)
+    np.testing.assert_array_equal(z, 101)
+
+
+def test_subscript_launch_and_keyword_parameters():
+    k = triton_c.kernel(INC, outputs=["Z"])
+    x = np.arange(8, dtype=np.float32)
+    z = np.zeros(8, np.float32)
+    out = k[(1,)](z, x, N=8, BLOCK=8)
+    assert out is z
+    np.testing.assert_array_equal(z, x + 100)
+    z[:] = 0
+    k(X=x, Z=z, N=4, grid=(1,), BLOCK=8)
+    np.testing.assert_array_equal(z, np.r_[x[:4] + 100, np.zeros(4)])
+    with pytest.raises(TypeError, match=r"multiple values for parameter 'N'"):
+        k(z, x, 8, (1,), N=8, BLOCK=8)
+    with pytest.raises(TypeError, match=r"missing argument for parameter 'N'"):
+        k(z, X=x, grid=(1,), BLOCK=8)
+    with pytest.raises(TypeError, match=r"already has a grid"):
+        k[(1,)](z, x, 8, grid=(1,), BLOCK=8)
+
+
+# -- 2. writes: exactly the kernel's stores, never read-only memory ---------------------
+
+def test_overlapping_views_keep_every_output():
+    k = triton_c.kernel(INC)
+    buf = np.arange(8, dtype=np.float32)
+    k(buf[1:], buf[:-1], 7, (1,), BLOCK=8)  # one program: loads, then stores
+    np.testing.assert_array_equal(buf, [0, 100, 101, 102, 103, 104, 105, 106])
+
+
+def test_one_buffer_as_two_dtypes_keeps_both_stores():
+    k = triton_c.kernel("""
+    __global__ void both(float *F, int *I) {
+      *F = 1.5;
+      *(I + 1) = 7;
+    }""")
+    buf = np.zeros(2, np.float32)
+    k(buf, buf.view(np.int32), (1,))
+    assert buf[0] == 1.5
+    assert buf.view(np.int32)[1] == 7
+
+
+def test_read_only_output_refused_and_nothing_written():
+    k = triton_c.kernel(TWO_OUT)
+    y = np.zeros(8, np.float32)
+    z = np.zeros(8, np.float32)
+    z.flags.writeable = False
+    with pytest.raises(ValueError, match=r"argument 'Z' is read-only"):
+        k(y, z, 8, (1,), BLOCK=8)
+    np.testing.assert_array_equal(y, 0)  # Y's store came first and was undone
+    np.testing.assert_array_equal(z, 0)
+
+
+def test_immutable_bytes_are_never_written():
+    k = triton_c.kernel(INC)
+    data = bytes(32)
+    z = np.frombuffer(data, np.float32)
+    with pytest.raises(ValueError, match="read-only"):
+        k(z, np.ones(8, np.float32), 8, (1,), BLOCK=8)
+    assert data == bytes(32)
+
+
+def test_read_only_input_is_fine():
+    k = triton_c.kernel(INC)
+    x = np.arange(8, dtype=np.float32)
+    x.flags.writeable = False
+    z = np.zeros(8, np.float32)
+    k(z, x, 8, (1,), BLOCK=8)
+    np.testing.assert_array_equal(z, np.arange(8) + 100)
+
+
+def test_read_only_memmap(tmp_path):
+    path = tmp_path / "x.bin"
+    np.arange(8, dtype=np.float32).tofile(path)
+    x = np.memmap(path, dtype=np.float32, mode="r", shape=(8,))
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    k(z, x, 8, (1,), BLOCK=8)  # read: fine
+    np.testing.assert_array_equal(z, np.arange(8) + 100)
+    with pytest.raises(ValueError, match="read-only"):
+        k(x, z, 8, (1,), BLOCK=8)  # written: refused, no segfault
+    np.testing.assert_array_equal(np.fromfile(path, np.float32), np.arange(8))
+
+
+def test_check_variants_with_read_only_inputs():
+    k = triton_c.kernel(INC)
+    x = np.arange(64, dtype=np.float32)
+    x.flags.writeable = False
+    z = np.zeros(64, np.float32)
+    k(z, x, 64, lambda m: (1,), BLOCK=[64, 128], check_variants=True)
+    np.testing.assert_array_equal(z, np.arange(64) + 100)
+
+
+def test_trap_leaves_arrays_unchanged_and_state_shows_the_stores():
+    k = triton_c.kernel("""
+    __global__ void f(float *Y, int N) {
+      int i[8] = 0 ... 8;
+      *(Y + i) = 5.0;
+      *(Y + i + N) = 6.0;
+    }""")
+    y = np.zeros(12, np.float32)
+    with pytest.raises(triton_c.TrapError) as e:
+        k(y, 8, (1,))  # the second store runs past the end
+    assert e.value.kind == "out_of_bounds"
+    np.testing.assert_array_equal(y, 0)
+    np.testing.assert_array_equal(e.value.state["Y"], [5] * 8 + [0] * 4)
+
+
+def test_trap_state_of_a_strided_view():
+    k = triton_c.kernel("""
+    __global__ void f(float *Y, int s) {
+      *Y = 3.0;
+      *(Y + s) = 4.0;
+      *(Y + 1000) = 1.0;
+    }""")
+    base = np.zeros((4, 3), np.float32)
+    col = base[:, 1]
+    with pytest.raises(triton_c.TrapError) as e:
+        k(col, 3, (1,))
+    np.testing.assert_array_equal(base, 0)
+    np.testing.assert_array_equal(e.value.state["Y"], [3, 4, 0, 0])
+
+
+def test_strided_views_by_their_strides():
+    # Triton's habit: pass views and their strides.
+    k = triton_c.kernel("""
+    __global__ void copy(float *Y, float *X, int sy, int sx) {
+      int i[4] = 0 ... 4;
+      *(Y + i * sy) = *(X + i * sx) * 2;
+    }""")
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    out = np.zeros((4, 4), np.float32)
+    k(out[:, 2], a[1], 4, 1, (1,))  # row 1 into column 2
+    expect = np.zeros((4, 4), np.float32)
+    expect[:, 2] = a[1] * 2
+    np.testing.assert_array_equal(out, expect)
+    # a reversed view (negative stride): its storage is the whole array
+    k(out[0], a[::-1, 0], 1, -4, (1,))
+    np.testing.assert_array_equal(out[0], [24, 16, 8, 0])
+
+
+# -- 3. keywords, defines, caches -------------------------------------------------
+
+DIV = """
+__global__ void div(float *Y) {
+  *Y = 5 / D;
+}
+"""
+
+
+def test_define_cache_tells_2_from_2_0():
+    k = triton_c.kernel(DIV)
+    y = np.zeros(1, np.float32)
+    k(y, (1,), D=2.0)
+    assert y[0] == 2.5
+    k(y, (1,), D=2)
+    assert y[0] == 2.0  # C's integer division
+
+
+@pytest.mark.parametrize("bad", [None, object(), [None]])
+def test_bad_define_values_are_type_errors(bad):
+    k = triton_c.kernel(DIV)
+    with pytest.raises(TypeError, match=r"define D="):
+        k(np.zeros(1, np.float32), (1,), D=bad)
+
+
+def test_huge_index_scalar_does_not_fit():
+    class Big:
+        def __index__(self):
+            return 2 ** 80
+
+    k = triton_c.kernel(INC)
+    with pytest.raises(ValueError, match=r"argument 'N' \(int32\) = .* does not fit"):
+        k(np.zeros(8, np.float32), np.zeros(8, np.float32), Big(), (1,), BLOCK=8)
+
+
+@pytest.mark.parametrize("typo,option", [("max_secnds", "max_seconds"), ("backed", "backend"),
+                                         ("num_warp", "num_warps"), ("race_chek", "race_check")])
+def test_misspelt_options_are_type_errors(typo, option):
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match=rf"'{typo}'.*did you mean {option}="):
+        k(z, z, 8, (1,), BLOCK=8, **{typo: 1})
+
+
+@pytest.mark.parametrize("v", [float("nan"), -1, 0, float("inf"), "1"])
+def test_bad_max_seconds(v):
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    with pytest.raises((ValueError, TypeError), match="max_seconds"):
+        k(z, z, 8, (1,), BLOCK=8, max_seconds=v)
+
+
+def test_unused_define_warns_with_did_you_mean():
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    with pytest.warns(triton_c.CompileWarning, match=r"BLOKC=.*did you mean BLOCK\?"):
+        k(z, z, 8, (1,), BLOCK=8, BLOKC=8)
+
+
+def test_variant_bomb_refused_before_expanding():
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="more than 4096 variants"):
+        k(z, z, 8, (1,), BLOCK=list(range(1000)), TYPE=list(range(1000)))
+    with pytest.raises(ValueError, match="more than 4096 variants"):
+        k(z, z, 8, (1,), BLOCK=list(range(10 ** 6)))
+    assert time.perf_counter() - t0 < 60  # (not a timing test: a hang guard)
+
+
+def test_mistyped_kernel_path_is_not_source(tmp_path):
+    with pytest.raises(FileNotFoundError, match="inc.tc"):
+        triton_c.kernel(str(tmp_path / "inc.tc"))
+    p = tmp_path / "real.tc"
+    p.write_text(INC)
+    k = triton_c.kernel(str(p))
+    z = np.zeros(8, np.float32)
+    k(z, z, 8, (1,), BLOCK=8)
+    np.testing.assert_array_equal(z, 100)
+    k2 = triton_c.kernel(p)  # a PathLike
+    k2(z, z, 8, (1,), BLOCK=8)
+    np.testing.assert_array_equal(z, 200)
+
+
+def test_non_utf8_source_bytes_give_compile_error(tmp_path):
+    p = tmp_path / "bad.tc"
+    p.write_bytes(b"__global__ void f(float *X) {\n  int y = \xff\xfe;\n}\n")
+    with pytest.raises(triton_c.CompileError) as e:
+        triton_c.kernel(str(p))(np.zeros(1, np.float32), (1,))
+    assert "error" in str(e.value)
+
+
+def test_dlpack_capsule_returned_twice_is_refused_not_freed_twice():
+    x = np.arange(8, dtype=np.float32)
+    cap = x.__dlpack__()
+
+    class Twice:
+        def __dlpack__(self, stream=None, **kw):
+            return cap
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    k(z, Twice(), 8, (1,), BLOCK=8)  # the first use consumes the capsule
+    np.testing.assert_array_equal(z, np.arange(8) + 100)
+    with pytest.raises(TypeError, match="argument 'X'"):
+        k(z, Twice(), 8, (1,), BLOCK=8)
+
+
+# -- 4. warnings, debugging options, asm ----------------------------------------
+
+def test_compiler_warning_reaches_python():
+    k = triton_c.kernel("""
+    __global__ void f(char *Y) {
+      *Y = 300;
+    }""")
+    with pytest.warns(triton_c.CompileWarning, match="300"):
+        k(np.zeros(1, np.int8), (1,))
+
+
+def test_unwritten_output_warns():
+    k = triton_c.kernel(INC)
+    z = np.zeros(16, np.float32)
+    with pytest.warns(triton_c.LaunchWarning, match=r"Z: 8 of 16 elements never written"):
+        k(z, np.zeros(16, np.float32), 8, (1,), BLOCK=8)
+
+
+RACE = """
+__global__ void race(int *C) {
+  *C = get_program_id(0);
+}
+"""
+
+
+def test_race_check_option():
+    k = triton_c.kernel(RACE)
+    c = np.zeros(1, np.int32)
+    k(c, (4,))  # off by default
+    c[0] = 0
+    with pytest.raises(triton_c.TrapError) as e:
+        k(c, (4,), race_check=True)
+    assert e.value.kind == "data_race"
+    assert c[0] == 0
+
+
+def test_trace_and_print_go_to_sys_stdout(capsys):
+    k = triton_c.kernel("""
+    __global__ void f(float *Y) {
+      float v = 2.5;
+      print("v =", v);
+      *Y = v;
+    }""")
+    y = np.zeros(1, np.float32)
+    k(y, (1,))
+    assert "v =: array(2.5" in capsys.readouterr().out
+    k(y, (1,), trace=True)
+    out = capsys.readouterr().out
+    assert "store" in out
+
+
+def test_access_map(tmp_path):
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    p = tmp_path / "map.html"
+    k(z, z, 8, (1,), BLOCK=8, access_map=str(p))
+    assert 'id="access-data"' in p.read_text()
+    k(z, z, 8, (1,), BLOCK=8, access_map=str(p))  # its own page: overwritten
+    other = tmp_path / "notes.txt"
+    other.write_text("mine")
+    with pytest.raises(FileExistsError):
+        k(z, z, 8, (1,), BLOCK=8, access_map=str(other))
+    assert other.read_text() == "mine"
+    k(z, z, 8, (1,), BLOCK=8, access_map=True)
+    assert 'id="access-data"' in k.last_access_map
+
+
+def test_asm():
+    k = triton_c.kernel(INC)
+    with pytest.raises(RuntimeError, match="launch the kernel"):
+        k.asm
+    z = np.zeros(8, np.float32)
+    k(z, z, 8, (1,), BLOCK=8)
+    assert "kernel @inc" in k.asm["ir"]
+    assert set(k.asm) == {"ir", "llvm", "ptx"}
+    with pytest.raises(KeyError):
+        k.asm["sass"]
+
+
+def test_asm_ptx():
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    k(z, z, 8, (1,), BLOCK=8)
+    try:
+        ptx = k.asm["ptx"]
+    except RuntimeError as e:  # built without the CUDA toolkit's libdevice
+        pytest.skip(str(e))
+    assert ".visible .entry inc" in ptx
+    assert "define" in k.asm["llvm"]
+
+
+# -- 5. Ctrl-C -------------------------------------------------------------------
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signals reach the main thread")
+def test_ctrl_c_interrupts_a_long_launch_and_restores_arrays():
+    k = triton_c.kernel("""
+    __global__ void spin(float *Y, int N) {
+      *Y = 1.0;
+      float acc = 0;
+      for (int i = 0; i < N; i++)
+        acc = acc + 1.0;
+      *(Y + 1) = acc;
+    }""")
+    y = np.zeros(2, np.float32)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            k(y, 2 ** 31 - 1, (1,))  # minutes of work
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - t0 < 30  # stopped, not run to the end
+    np.testing.assert_array_equal(y, 0)  # the first store was undone
