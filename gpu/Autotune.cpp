@@ -256,7 +256,7 @@ std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::s
       {"compiler", codegen::compilerVersion()},
       {"args", argsJson(args)},
   };
-  return DiskCache::hashKey(
+  return DiskCache::fullKey(
       {"autotune-v2", key.dump(-1, ' ', false, Json::error_handler_t::replace)});
 }
 

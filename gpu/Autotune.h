@@ -83,7 +83,8 @@ std::vector<TuneVariant> enumerateVariants(const TuneRequest &req);
 /// an earlier one.
 DefineList compileDefines(const TuneRequest &req, const TuneVariant &v);
 
-/// The tuning key (32 hex digits): a hash of the kernel's source, name,
+/// The tuning key (DiskCache::fullKey, stored whole and compared on a disk
+/// cache hit): the kernel's source, name,
 /// defines, include dirs, variant space (num_warps and num_stages lists
 /// included) and grid, `device`, the compiler
 /// version, the scalar arguments' values and the buffers' dtypes and shapes

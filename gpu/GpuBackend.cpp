@@ -177,7 +177,7 @@ private:
     std::string defines;
     for (const auto &[k, v] : kernel.defines())
       defines += k + "=" + v + ";";
-    return DiskCache::hashKey({ir::toString(kernel.module(), po), kernel.name(), defines,
+    return DiskCache::fullKey({ir::toString(kernel.module(), po), kernel.name(), defines,
                                codegen::describeOptions(opts_.codegen),
                                codegen::compilerVersion()});
   }

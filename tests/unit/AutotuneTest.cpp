@@ -5,13 +5,16 @@
 // chooses. With a GPU (else skipped): a real tune of vector add.
 #include "gpu/Autotune.h"
 #include "interp/InterpreterBackend.h"
+#include "runtime/DiskCache.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 using namespace tc;
 using namespace tc::gpu;
@@ -232,7 +235,10 @@ TEST(Autotune, KeyDependsOnScalarsNotBufferContents) {
   TuneRequest req = addRequest({"SIZE=[256,512]", "TYPE=float"}, {1, 4});
   AddArgs args;
   std::string key = detail::tuneKey(req, args.args, "dev");
-  EXPECT_EQ(key.size(), 32u);
+  // The whole key (what the disk cache stores and compares), not its hash.
+  EXPECT_EQ(key, DiskCache::fullKey({"autotune-v2", key.substr(key.find("{"))})) << key;
+  EXPECT_NE(key.find("\"device\":\"dev\""), std::string::npos) << key;
+  EXPECT_NE(key.find("get_program_id(0) * SIZE"), std::string::npos) << key;
   EXPECT_EQ(detail::tuneKey(req, args.args, "dev"), key);
 
   args.c.setDouble(7, -3); // contents only
@@ -433,6 +439,62 @@ TEST(Autotune, FakeGpuSecondRunComesFromCache) {
   TuneOutcome fourth = fresh.run(req, args.args, {}, result);
   EXPECT_FALSE(fourth.fromCache);
   EXPECT_EQ(gpu.benched.size(), 8u);
+}
+
+/// The entry files of an autotune cache directory.
+std::vector<std::filesystem::path> cacheEntries(const std::string &dir) {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  for (const auto &e : std::filesystem::directory_iterator(dir + "/autotune", ec))
+    if (e.path().extension() == ".bin")
+      out.push_back(e.path());
+  return out;
+}
+
+TEST(Autotune, FakeGpuDiskEntryHoldsTheWholeKeyAndAnotherKeyIsNotUsed) {
+  FakeGpu gpu;
+  gpu.timings = {{"256/1/2", 0.3}, {"256/4/2", 0.2}, {"512/1/2", 0.5}, {"512/4/2", 0.4}};
+  std::string dir = freshCacheDir("wholekey");
+  TuneRequest req = addRequest({"SIZE=[256,512]", "TYPE=float"}, {1, 4});
+  AddArgs args;
+  RunResult result;
+  {
+    Autotuner tuner(gpu, dir);
+    ASSERT_TRUE(tuner.run(req, args.args, {}, result).error.empty());
+  }
+  EXPECT_EQ(gpu.benched.size(), 4u);
+  std::vector<std::filesystem::path> entries = cacheEntries(dir);
+  ASSERT_EQ(entries.size(), 1u);
+  std::string text;
+  {
+    std::ifstream in(entries[0], std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  // The entry stores the key itself (source, device, ...), not only a hash
+  // of it: the header line, then the key (its length in the header), then the blob.
+  std::istringstream header(text.substr(0, text.find('\n')));
+  std::string magic, version;
+  size_t keyBytes = 0;
+  ASSERT_TRUE(header >> magic >> version >> keyBytes) << text;
+  std::string stored = text.substr(text.find('\n') + 1, keyBytes);
+  EXPECT_EQ(stored, detail::tuneKey(req, args.args, gpu.deviceDescription()));
+  size_t device = stored.find(gpu.deviceDescription());
+  ASSERT_NE(device, std::string::npos) << stored;
+  ASSERT_NE(stored.find("get_program_id(0) * SIZE"), std::string::npos) << stored;
+
+  // The same file (name, lengths, blob and checksum unchanged) stored for
+  // another device, as a hash collision would look: it is not used.
+  text[text.find('\n') + 1 + device] = 'C'; // "Cake GPU, sm_90"
+  {
+    std::ofstream out(entries[0], std::ios::binary | std::ios::trunc);
+    out << text;
+  }
+  Autotuner fresh(gpu, dir);
+  TuneOutcome again = fresh.run(req, args.args, {}, result);
+  ASSERT_TRUE(again.error.empty()) << again.error;
+  EXPECT_FALSE(again.fromCache);
+  EXPECT_EQ(gpu.benched.size(), 8u) << "an entry stored for another key was used";
+  EXPECT_EQ(again.best.describe(), "SIZE=256 num_warps=4 num_stages=2");
 }
 
 TEST(Autotune, FakeGpuNothingRuns) {
