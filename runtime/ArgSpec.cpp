@@ -648,7 +648,7 @@ bool checkTotalBytes(const ir::Function &f, std::map<std::string, const ArgSpec 
         bytes = std::filesystem::file_size(p, ec);
     } else {
       std::string ignored; // a bad shape is reported when the buffer is made
-      ExprEnv env = makeExprEnv(kernel.defines(), out.args);
+      ExprEnv env = makeExprEnv(kernel, out.args);
       if (auto shape = evalShape(s, s.dtype.value_or(type.dtype), env, opts.maxBytes, ignored)) {
         bytes = byteSize(s.dtype.value_or(type.dtype));
         for (int64_t d : *shape)
@@ -733,7 +733,7 @@ bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
         out.args.setScalar(s.name, *v);
         continue;
       }
-      ExprEnv env = makeExprEnv(kernel.defines(), out.args);
+      ExprEnv env = makeExprEnv(kernel, out.args);
       auto a = makeBuffer(s, type.dtype, env, opts, error);
       if (!a)
         return false;

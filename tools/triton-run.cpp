@@ -187,7 +187,7 @@ std::string checkFlags(const DriverOptions &opt, GpuFlags &g) {
 int checkTunedVariants(const RunDriver &d, const Plan &plan, const std::vector<VariantRun> &runs) {
   const VariantRun &first = runs[0];
   for (size_t v = 1; v < runs.size(); ++v) {
-    tc::ExprEnv env = tc::makeExprEnv(runs[v].defines, first.bound->args);
+    tc::ExprEnv env = tc::makeExprEnv(*runs[v].kernel, first.bound->args);
     for (const tc::ArgSpec &spec : plan.args) {
       if (!spec.isBuffer() || spec.kind == tc::ArgSpec::Kind::File)
         continue;
@@ -219,12 +219,13 @@ struct BenchCounts {
   uint64_t bytes = 0; // --bytes, or every buffer argument
 };
 
-/// Evaluates --flops and --bytes over the kernel's defines and the scalar
-/// arguments (0 flops and 1 byte at least).
+/// Evaluates --flops and --bytes over the kernel's defines (-D values, then
+/// the source's own #defines) and the scalar arguments (0 flops and 1 byte at
+/// least).
 int evalCounts(const RunDriver &d, const GpuFlags &g, const tc::CompiledKernel &kernel,
                const tc::LaunchArgs &args, BenchCounts &out) {
   std::string error;
-  tc::ExprEnv env = tc::makeExprEnv(kernel.defines(), args);
+  tc::ExprEnv env = tc::makeExprEnv(kernel, args);
   if (!g.flops.empty()) {
     std::optional<int64_t> v = evalCountExpr("--flops", g.flops, env, 0, error);
     if (!v)
