@@ -93,10 +93,33 @@ AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool lock
       ++s.shift;
     if (full_)
       s.pages.resize(static_cast<size_t>(((r->size >> s.shift) >> kPageBits) + 1));
-    else
-      s.stored.assign(static_cast<size_t>(r->size >> s.shift), 0);
+    else {
+      s.storedSize = static_cast<size_t>(r->size >> s.shift);
+      s.chunks = std::make_unique<std::atomic<uint8_t *>[]>(s.numChunks());
+    }
     shadows_.push_back(std::move(s));
   }
+}
+
+AccessTracker::RegionShadow::~RegionShadow() {
+  if (chunks)
+    for (size_t c = 0; c < numChunks(); ++c)
+      std::free(chunks[c].load(std::memory_order_relaxed));
+}
+
+uint8_t *AccessTracker::RegionShadow::storedAt(uint64_t e) {
+  std::atomic<uint8_t *> &slot = chunks[e >> kChunkBits];
+  uint8_t *c = slot.load(std::memory_order_acquire);
+  if (!c) {
+    auto *fresh = static_cast<uint8_t *>(std::calloc(size_t(1) << kChunkBits, 1));
+    if (!fresh)
+      throw std::bad_alloc();
+    if (slot.compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
+      c = fresh;
+    else
+      std::free(fresh); // another thread's chunk won
+  }
+  return c + (e & ((uint64_t(1) << kChunkBits) - 1));
 }
 
 void AccessTracker::reset() {
@@ -104,7 +127,9 @@ void AccessTracker::reset() {
     for (auto &p : s.pages)
       p.reset();
   for (RegionShadow &s : shadows_)
-    std::fill(s.stored.begin(), s.stored.end(), 0);
+    if (s.chunks)
+      for (size_t c = 0; c < s.numChunks(); ++c)
+        std::free(s.chunks[c].exchange(nullptr));
   sync_.clear();
   oob_.clear();
 }
@@ -154,12 +179,19 @@ void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int6
       d |= addr[i] ^ (addr[0] + static_cast<uint64_t>(i) * size);
     RegionShadow *s = d == 0 ? shadowOf(addr[0]) : nullptr;
     if (s && s->elemSize == size && addr[n - 1] + size <= s->region->base + s->region->size) {
-      uint8_t *w = s->stored.data() + ((addr[0] - s->region->base) >> s->shift);
-      if (mask)
-        for (int64_t i = 0; i < n; ++i)
-          w[i] |= mask[i];
-      else
-        std::memset(w, 1, static_cast<size_t>(n));
+      uint64_t e0 = (addr[0] - s->region->base) >> s->shift;
+      constexpr uint64_t kChunk = uint64_t(1) << kChunkBits;
+      for (int64_t i = 0; i < n;) { // one run per chunk
+        uint64_t e = e0 + static_cast<uint64_t>(i);
+        int64_t run = std::min<int64_t>(n - i, static_cast<int64_t>(kChunk - (e & (kChunk - 1))));
+        uint8_t *w = s->storedAt(e);
+        if (mask)
+          for (int64_t j = 0; j < run; ++j)
+            w[j] |= mask[i + j];
+        else
+          std::memset(w, 1, static_cast<size_t>(run));
+        i += run;
+      }
       return;
     }
   }
@@ -172,8 +204,8 @@ void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int6
       continue;
     uint64_t lo = s->region->base;
     uint64_t first = (a - lo) >> s->shift, last = (a - lo + size - 1) >> s->shift;
-    for (uint64_t e = first; e <= last && e < s->stored.size(); ++e)
-      std::atomic_ref<uint8_t>(s->stored[e]).store(1, std::memory_order_relaxed);
+    for (uint64_t e = first; e <= last && e < s->storedSize; ++e)
+      std::atomic_ref<uint8_t>(*s->storedAt(e)).store(1, std::memory_order_relaxed);
   }
 }
 
@@ -285,8 +317,16 @@ AccessTracker::Coverage AccessTracker::coverage(const Region &r) const {
     c.elements = static_cast<int64_t>(r.size >> s.shift);
     int64_t start = -1;
     for (int64_t e = 0; e < c.elements; ++e) {
+      if (!full_ && (e & ((int64_t(1) << kChunkBits) - 1)) == 0 &&
+          !s.chunks[static_cast<size_t>(e >> kChunkBits)].load(std::memory_order_acquire)) {
+        // No store reached this chunk: all of it is unwritten.
+        if (start < 0)
+          start = e;
+        e = std::min(c.elements, e + (int64_t(1) << kChunkBits)) - 1;
+        continue;
+      }
       const ShadowCell *cell = full_ ? cellIfAny(s, e) : nullptr;
-      bool stored = full_ ? cell && cell->w.prog >= 0 : s.stored[static_cast<size_t>(e)] != 0;
+      bool stored = full_ ? cell && cell->w.prog >= 0 : s.storedBit(static_cast<uint64_t>(e));
       if (stored) {
         ++c.stored;
         if (start >= 0)

@@ -25,7 +25,9 @@
 
 #include "interp/Memory.h"
 
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -104,8 +106,25 @@ private:
     const Region *region = nullptr;
     unsigned elemSize = 1, shift = 0;
     std::vector<std::unique_ptr<ShadowCell[]>> pages;
-    std::vector<uint8_t> stored; // without `full`: 1 where an element was stored
+    // Without `full`: 1 where an element was stored, in chunks of 2^kChunkBits
+    // elements allocated (zeroed) by the first store that reaches them, so
+    // that a huge buffer of which a kernel stored a few elements costs a few
+    // chunks, not its size. A missing chunk: no element of it was stored.
+    size_t storedSize = 0;
+    std::unique_ptr<std::atomic<uint8_t *>[]> chunks;
+    size_t numChunks() const { return (storedSize >> kChunkBits) + 1; }
+    /// Element e's byte, allocating its chunk if needed (thread-safe).
+    uint8_t *storedAt(uint64_t e);
+    bool storedBit(uint64_t e) const {
+      uint8_t *c = chunks[e >> kChunkBits].load(std::memory_order_acquire);
+      return c && c[e & ((uint64_t(1) << kChunkBits) - 1)];
+    }
+    RegionShadow() = default;
+    RegionShadow(RegionShadow &&) = default;
+    RegionShadow &operator=(RegionShadow &&) = default;
+    ~RegionShadow();
   };
+  static constexpr int kChunkBits = 12;
   void recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n, unsigned size);
   RegionShadow *shadowOf(uint64_t addr);
   /// The shadow of `a`'s region, reusing `s` while `a` stays in it (the lanes

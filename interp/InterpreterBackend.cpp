@@ -22,10 +22,13 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <system_error>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 
 namespace tc {
 
@@ -237,7 +240,8 @@ private:
   const RunOptions &opts_;
   Memory memory_;
   LaunchContext ctx_;
-  PreparedFunction prepared_;
+  std::shared_ptr<PreparedFunction> prepared_; // shared by every launch of the kernel
+  uint64_t frameBytes_ = 0;
   int64_t total_ = 0; // programs to run
   std::ostream *out_ = nullptr;
   RunResult result_;
@@ -272,7 +276,7 @@ RunResult Launcher::run() {
   }
   setLimits(start);
   startJournal();
-  ctx_.prepared = &prepared_;
+  ctx_.prepared = prepared_.get();
   unsigned threads = threadCount();
   startTracking(threads);
   if (threads <= 1) {
@@ -315,18 +319,47 @@ RunResult Launcher::run() {
 }
 
 /// Verifies the module and prepares the kernel; on failure sets an Error result.
+/// Kernels verified and prepared, by CompiledKernel::id() (ids are never
+/// reused, so an entry is only ever found by its own kernel; the cache is
+/// emptied when it grows past kMaxPrepared). A launch of a cached kernel
+/// skips verification and preparation: what a tiny launch mostly cost.
+uint64_t frameBytes(const ir::Function &fn);
+
+struct PreparedEntry {
+  std::shared_ptr<PreparedFunction> fn;
+  uint64_t frameBytes = 0;
+};
+constexpr size_t kMaxPrepared = 256;
+std::mutex gPreparedMutex;
+std::unordered_map<uint64_t, PreparedEntry> gPrepared;
+
 bool Launcher::prepare() {
+  {
+    std::lock_guard<std::mutex> lock(gPreparedMutex);
+    if (auto it = gPrepared.find(kernel_.id()); it != gPrepared.end()) {
+      prepared_ = it->second.fn;
+      frameBytes_ = it->second.frameBytes;
+      return true;
+    }
+  }
   if (auto failures = ir::verifyModule(kernel_.module()); !failures.empty()) {
     result_.status = RunResult::Status::Error;
     result_.error = ir::formatFailures(kernel_.module(), failures);
     return false;
   }
   std::string error;
-  if (!interp::prepareFunction(fn_, prepared_, error)) {
+  auto fn = std::make_shared<PreparedFunction>();
+  if (!interp::prepareFunction(fn_, *fn, error)) {
     result_.status = RunResult::Status::Error;
     result_.error = "the interpreter cannot run kernel '" + kernel_.name() + "': " + error;
     return false;
   }
+  prepared_ = fn;
+  frameBytes_ = frameBytes(fn_);
+  std::lock_guard<std::mutex> lock(gPreparedMutex);
+  if (gPrepared.size() >= kMaxPrepared)
+    gPrepared.clear();
+  gPrepared[kernel_.id()] = {fn, frameBytes_};
   return true;
 }
 
@@ -358,7 +391,7 @@ uint64_t frameBytes(const ir::Function &fn) {
 unsigned Launcher::threadCount() const {
   constexpr int64_t kMaxThreads = 1024;
   int64_t byMemory = static_cast<int64_t>(
-      std::max<uint64_t>(1, kMaxThreadTileBytes / std::max<uint64_t>(1, frameBytes(fn_))));
+      std::max<uint64_t>(1, kMaxThreadTileBytes / std::max<uint64_t>(1, frameBytes_)));
   return static_cast<unsigned>(
       std::min<int64_t>({int64_t(std::max(1u, opts_.threads)), total_, kMaxThreads, byMemory}));
 }
@@ -431,7 +464,10 @@ void Launcher::numberSites(interp::PBlock &b) {
     ir::OpKind k = in.op->kind();
     if (k == ir::OpKind::Load || k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW ||
         k == ir::OpKind::AtomicCas) {
-      in.site = static_cast<uint32_t>(tracker_->sites.size());
+      // The same number every launch: written once, so launches of one
+      // (shared, prepared) kernel on several threads do not race here.
+      if (uint32_t site = static_cast<uint32_t>(tracker_->sites.size()); in.site != site)
+        in.site = site;
       tracker_->sites.push_back(&in);
     }
     for (interp::PBlock &r : in.regions)
@@ -463,7 +499,7 @@ void Launcher::startTracking(unsigned threads) {
   if (!races && !opts_.coverage && !opts_.accessMap)
     return;
   tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1);
-  numberSites(prepared_.body);
+  numberSites(prepared_->body);
   ctx_.tracker = tracker_.get();
   if (races && threads > 1)
     for (const auto &r : memory_.regions())
@@ -513,12 +549,12 @@ void Launcher::collectBuffers() {
 }
 
 void Launcher::runSequential(int64_t quietBelow) {
-  Frame f(ctx_, prepared_.numSlots);
+  Frame f(ctx_, prepared_->numSlots);
   for (int64_t i = 0; i < total_; ++i) {
     setPid(f, i);
     f.restart(i);
     f.direct = i < quietBelow ? nullptr : out_;
-    bool ok = interp::runProgram(f, prepared_);
+    bool ok = interp::runProgram(f, *prepared_);
     steps_ += f.steps;
     if (!ok) {
       if (f.trap && f.trap->kind == TrapKind::StepLimit && !f.interrupted)
@@ -535,13 +571,13 @@ void Launcher::runParallel(unsigned threads) {
   try {
     for (unsigned t = 1; t < threads; ++t)
       pool.emplace_back([this] {
-        Frame f(ctx_, prepared_.numSlots);
+        Frame f(ctx_, prepared_->numSlots);
         runWorker(f);
       });
   } catch (const std::system_error &) {
     // The system gave fewer threads than asked: the ones started do the work.
   }
-  Frame f(ctx_, prepared_.numSlots);
+  Frame f(ctx_, prepared_->numSlots);
   runWorker(f);
   for (std::thread &t : pool)
     t.join();
@@ -563,7 +599,7 @@ void Launcher::runWorker(Frame &f) {
     }
     setPid(f, index);
     f.restart(index);
-    interp::runProgram(f, prepared_);
+    interp::runProgram(f, *prepared_);
     steps_ += f.steps;
     finishProgram(f, index);
   }
