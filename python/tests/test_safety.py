@@ -450,3 +450,30 @@ def test_ctrl_c_interrupts_a_long_launch_and_restores_arrays():
         timer.cancel()
     assert time.perf_counter() - t0 < 30  # stopped, not run to the end
     np.testing.assert_array_equal(y, 0)  # the first store was undone
+
+
+# -- 6. testing.assert_close and ops check their inputs ---------------------------
+
+def test_assert_close_dtypes_and_scalars():
+    a32 = np.array([1.0, 2.0], np.float32)
+    a64 = np.array([1.0, 2.0 + 1e-9], np.float64)
+    with pytest.raises(AssertionError, match="dtypes differ: float32 vs float64"):
+        triton_c.testing.assert_close(a32, a64)
+    triton_c.testing.assert_close(a32, a64, check_dtype=False)
+    with pytest.raises(AssertionError, match="1 element"):
+        triton_c.testing.assert_close(a32, np.array([1.0, 2.1]), check_dtype=False)
+    triton_c.testing.assert_close(np.zeros(3, np.float32), 0.0, check_dtype=False)
+    triton_c.testing.assert_close(np.arange(3, dtype=np.int64), [0, 1, 2])
+    with pytest.raises(AssertionError, match="shapes differ"):
+        triton_c.testing.assert_close(np.zeros(3), np.zeros(4))
+    with pytest.raises(TypeError, match="actual"):
+        triton_c.testing.assert_close("abc", 1.0)
+
+
+def test_ops_check_rank_and_dtype():
+    with pytest.raises(ValueError, match=r"dot: a must be 2-D, got shape \(2, 3, 4\)"):
+        triton_c.ops.dot(np.ones((2, 3, 4), np.float32), np.ones((4, 5), np.float32))
+    with pytest.raises(TypeError, match="softmax: x has dtype int32"):
+        triton_c.ops.softmax(np.ones((2, 3), np.int32))
+    with pytest.raises(TypeError, match="dot: b must be a NumPy array"):
+        triton_c.ops.dot(np.ones((2, 3), np.float32), [[1.0]])

@@ -15,15 +15,41 @@ PyTriton's host API (the original Triton-C's Python API) on NumPy arrays and PyT
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+import importlib
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from . import _core
-from ._grid import Opt, cdiv
-from ._kernel import (BACKENDS, CompileError, CompileWarning, Kernel, LaunchWarning,
-                      MismatchError, TrapError, kernel)
-from .function import function
-from . import testing  # noqa: E402
-from . import ops  # noqa: E402
+if TYPE_CHECKING:  # the names below are imported on first use (PEP 562)
+    from . import ops, testing
+    from ._grid import Opt, cdiv
+    from ._kernel import (BACKENDS, CompileError, CompileWarning, Kernel, LaunchWarning,
+                          MismatchError, TrapError, kernel)
+
+# The class triton_c.function shadows its own submodule: imported now (it is
+# light), so that a later import of the submodule cannot rebind the name.
+from .function import function  # noqa: E402
+
+# Imported on first use, so that `import triton_c._cli` (the console scripts)
+# loads neither NumPy nor the C++ core.
+_LAZY = {
+    "kernel": "._kernel", "Kernel": "._kernel", "CompileError": "._kernel",
+    "TrapError": "._kernel", "MismatchError": "._kernel", "CompileWarning": "._kernel",
+    "LaunchWarning": "._kernel", "BACKENDS": "._kernel", "Opt": "._grid", "cdiv": "._grid",
+    "ops": None, "testing": None,
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'triton_c' has no attribute '{name}'")
+    mod = _LAZY[name]
+    value = (importlib.import_module("." + name, __name__) if mod is None else
+             getattr(importlib.import_module(mod, __name__), name))
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = ["kernel", "Kernel", "function", "CompileError", "TrapError", "MismatchError",
            "CompileWarning", "LaunchWarning", "cdiv", "empty", "shape", "cuda_available", "ops",
@@ -63,6 +89,11 @@ def empty(shape: Sequence[int], dtype: Any = None, like: Any = None) -> Any:
 
 
 def cuda_available() -> tuple[bool, str]:
-    """(True, '') when the GPU backend can run here, else (False, why)."""
+    """(True, '') when the GPU backend can run here, else (False, why).
+
+    >>> ok, why = triton_c.cuda_available()
+    """
+    from . import _core
+
     ok, why = _core.cuda_available()
     return ok, why

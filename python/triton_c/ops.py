@@ -110,11 +110,31 @@ def _contiguous(x: Any) -> Any:
     return np.ascontiguousarray(x)
 
 
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+
+
+def _check_operand(op: str, name: str, x: Any) -> None:
+    if not A.is_array(x):
+        raise TypeError(f"{op}: {name} must be a NumPy array or a tensor, got {type(x).__name__}")
+    if len(_shape(x)) != 2:
+        raise ValueError(f"{op}: {name} must be 2-D, got shape {_shape(x)}")
+    if A.dtype_name(x.dtype) not in _FLOATS:
+        raise TypeError(f"{op}: {name} has dtype {A.dtype_name(x.dtype)}; expected one of "
+                        f"{', '.join(_FLOATS)}")
+
+
 class _dot(function):
     kernel = kernel(DOT_SRC, ["C"])
 
     @staticmethod
     def _call(a, b, transpose_a, transpose_b):
+        _check_operand("dot", "a", a)
+        _check_operand("dot", "b", b)
+        for n, v in (("transpose_a", transpose_a), ("transpose_b", transpose_b)):
+            if not isinstance(v, bool):
+                raise TypeError(f"dot: {n}={v!r}: expected a bool")
+        if A.is_cuda(a) != A.is_cuda(b):
+            raise ValueError("dot: a and b must both be on the GPU or both on the host")
         a, b = _contiguous(a), _contiguous(b)
         # extract shapes
         shape_a = _shape(a)
@@ -213,9 +233,8 @@ class _softmax(function):
 
     @staticmethod
     def forward(ctx, x):
+        _check_operand("softmax", "x", x)
         x = _contiguous(x)
-        if len(_shape(x)) != 2:
-            raise ValueError(f"softmax: expected a 2-D array, got shape {_shape(x)}")
         rows, n = _shape(x)
         y = _empty([rows, n], x.dtype, like=x)
         if rows and n:
