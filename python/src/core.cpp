@@ -787,7 +787,8 @@ nb::dict launch(const Kernel &k, const std::string &backend, nb::list args,
       gb.setStream(reinterpret_cast<void *>(lo.stream));
       r = gb.launch(ck, g, b.args, opts);
     } else {
-      opts.threads = lo.threads ? lo.threads : std::max(1u, std::thread::hardware_concurrency());
+      static const unsigned cores = std::max(1u, std::thread::hardware_concurrency()); // (reads /sys)
+      opts.threads = lo.threads ? lo.threads : cores;
       opts.undoOnTrap = true;
       opts.cancel = &gInterrupt;
       opts.raceCheck = lo.raceCheck;

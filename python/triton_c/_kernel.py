@@ -221,6 +221,45 @@ def _tolerance(name: str, v: Any) -> Optional[float]:
     return f
 
 
+def _check_options(backend: str, num_warps: Any, num_stages: Any, max_seconds: Any,
+                   threads: Any, race_check: Any, trace: Any, access_map: Any, rtol: Any,
+                   atol: Any) -> tuple:
+    """The launch options checked: (warps, stages, seconds, threads, rtol, atol)."""
+    warps = _warps(num_warps)
+    stages = _stages(num_stages)
+    seconds = _seconds(max_seconds)
+    threads = _int_option("threads", threads, 0, 4096)
+    rtol, atol = _tolerance("rtol", rtol), _tolerance("atol", atol)
+    if access_map is not None and not isinstance(access_map, (bool, str, os.PathLike)):
+        raise TypeError(f"access_map={access_map!r}: expected True or a file path")
+    if access_map is not None and backend != "interp":
+        raise ValueError("access_map: the access map is drawn by the interpreter "
+                         "(backend='interp')")
+    if race_check and backend == "gpu":
+        raise ValueError("race_check: races are checked by the interpreter "
+                         "(backend='interp' or 'compare')")
+    return warps, stages, seconds, threads, rtol, atol
+
+
+# Option tuples already checked (keyed by value and type: True is not 1 here,
+# since bool and int hash alike but _check_options tells them apart).
+class _OptionCache(dict):
+    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
+        hit = dict.get(self, key)
+        if hit is None:
+            return default
+        stored_key, value = hit
+        if any(type(a) is not type(b) for a, b in zip(stored_key, key)):
+            return default
+        return value
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, key, (key, value))
+
+
+_OPTIONS_SEEN = _OptionCache()
+
+
 # -- kernel signatures -----------------------------------------------------------
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d\w*|\S")
@@ -547,19 +586,18 @@ class Kernel:
                     raise TypeError(f"{what}: cannot read its __dlpack__ array: {e}") from None
         cuda = _first_cuda(args)
         backend = _check_backend(backend, cuda)
-        warps = _warps(num_warps)
-        stages = _stages(num_stages)
-        seconds = _seconds(max_seconds)
-        threads = _int_option("threads", threads, 0, 4096)
-        rtol, atol = _tolerance("rtol", rtol), _tolerance("atol", atol)
-        if access_map is not None and not isinstance(access_map, (bool, str, os.PathLike)):
-            raise TypeError(f"access_map={access_map!r}: expected True or a file path")
-        if access_map is not None and backend != "interp":
-            raise ValueError("access_map: the access map is drawn by the interpreter "
-                             "(backend='interp')")
-        if race_check and backend == "gpu":
-            raise ValueError("race_check: races are checked by the interpreter "
-                             "(backend='interp' or 'compare')")
+        okey = (backend, num_warps, num_stages, max_seconds, threads, race_check, trace,
+                access_map, rtol, atol)
+        try:
+            checked = _OPTIONS_SEEN.get(okey)
+        except TypeError:  # a list of warps or stages
+            checked, okey = None, None
+        if checked is None:
+            checked = _check_options(backend, num_warps, num_stages, max_seconds, threads,
+                                     race_check, trace, access_map, rtol, atol)
+            if okey is not None and len(_OPTIONS_SEEN) < 1024:
+                _OPTIONS_SEEN[okey] = checked
+        warps, stages, seconds, threads, rtol, atol = checked
         if key is not None and (isinstance(key, str) or not all(isinstance(x, str) for x in key)):
             raise TypeError(f"key={key!r}: expected a list of parameter names")
         if not plan.checked:
@@ -725,7 +763,14 @@ class _Run:
         read-only for the kernel (a store to one traps before it writes)."""
         out = []
         for a in args:
-            out.append(A.for_core(a, readonly=True) if _needs_grad_guard(a) else A.for_core(a))
+            ta = type(a)
+            if ta is int or ta is float:
+                out.append(a)
+            elif ta is np.ndarray:
+                out.append(A.for_core(a))
+            else:
+                out.append(A.for_core(a, readonly=True) if _needs_grad_guard(a) else
+                           A.for_core(a))
         return out
 
     def launch(self, k: Any, backend: str, args: list, grid_texts: list[str], *,
