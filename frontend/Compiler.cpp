@@ -9,45 +9,6 @@
 
 namespace tc {
 
-namespace {
-/// The length of the well-formed UTF-8 sequence at `s[i]`, 0 if there is none.
-size_t utf8SequenceLength(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  if (c < 0x80)
-    return 1;
-  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-  if (n == 0 || i + n > s.size())
-    return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80)
-      return 0;
-  unsigned char c1 = byte(i + 1);
-  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || // overlong, surrogates
-      (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))   // overlong, > U+10FFFF
-    return 0;
-  return n;
-}
-} // namespace
-
-std::string escapeInvalidUtf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    if (size_t n = utf8SequenceLength(text, i)) {
-      out.append(text.substr(i, n));
-      i += n;
-      continue;
-    }
-    static const char *hex = "0123456789abcdef";
-    unsigned char c = static_cast<unsigned char>(text[i++]);
-    out += "\\x";
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
-}
-
 Compilation::Compilation(CompileOptions opts) : opts_(std::move(opts)), diags_(sm_) {
   diags_.setWarningsAsErrors(opts_.warningsAsErrors);
   diags_.setIgnoreWarnings(opts_.ignoreWarnings);

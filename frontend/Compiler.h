@@ -33,11 +33,6 @@ struct CompileOptions {
 
 enum class Stage { Preprocess, Parse, Sema, Lower };
 
-/// `text` with every byte that is not part of well-formed UTF-8 written as
-/// `\xNN` (diagnostics quote source text, which may hold any bytes; consumers
-/// such as Python decode them as UTF-8).
-std::string escapeInvalidUtf8(std::string_view text);
-
 class Compilation {
 public:
   explicit Compilation(CompileOptions opts);

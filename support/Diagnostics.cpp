@@ -52,6 +52,45 @@ std::string formatMessage(std::string_view format, const std::vector<std::string
   return out;
 }
 
+namespace {
+/// The length of the well-formed UTF-8 sequence at `s[i]`, 0 if there is none.
+size_t utf8SequenceLength(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  if (c < 0x80)
+    return 1;
+  size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (n == 0 || i + n > s.size())
+    return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80)
+      return 0;
+  unsigned char c1 = byte(i + 1);
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || // overlong, surrogates
+      (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F))   // overlong, > U+10FFFF
+    return 0;
+  return n;
+}
+} // namespace
+
+std::string escapeInvalidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (size_t n = utf8SequenceLength(text, i)) {
+      out.append(text.substr(i, n));
+      i += n;
+      continue;
+    }
+    static const char *hex = "0123456789abcdef";
+    unsigned char c = static_cast<unsigned char>(text[i++]);
+    out += "\\x";
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
+
 DiagEngine::DiagEngine(const SourceManager &sm) : sm_(sm), out_(&std::cerr) {}
 
 void DiagEngine::report(DiagId id, SourceLoc loc, std::vector<std::string> args, uint32_t length) {
@@ -97,29 +136,44 @@ void DiagEngine::reportNoLoc(DiagId id, std::vector<std::string> args) {
 }
 
 namespace {
-// Writes "file:line:col: sev: msg" plus the source line and caret.
+// Writes "file:line:col: sev: msg" plus the source line and caret, with every
+// byte that is not well-formed UTF-8 written as \xNN.
 void renderOne(std::ostringstream &os, const SourceManager &sm, SourceLoc loc, uint32_t length,
                Severity sev, const std::string &msg, bool werror) {
+  std::string head;
   if (loc.valid())
-    os << sm.name(loc.file) << ':' << loc.line << ':' << loc.col << ": ";
-  os << severityName(sev) << ": " << msg;
+    head += sm.name(loc.file) + ':' + std::to_string(loc.line) + ':' + std::to_string(loc.col) +
+            ": ";
+  head += std::string(severityName(sev)) + ": " + msg;
   if (werror)
-    os << " [-Werror]";
-  os << '\n';
+    head += " [-Werror]";
+  os << escapeInvalidUtf8(head) << '\n';
   if (!loc.valid())
     return;
   std::string_view line = sm.lineText(loc.file, loc.line);
   if (line.empty() && loc.line == 0)
     return;
-  os << line << '\n';
-  std::string caret;
-  for (uint32_t i = 1; i < loc.col && i - 1 < line.size(); ++i)
-    caret += line[i - 1] == '\t' ? '\t' : ' ';
+  // The caret goes under the escaped line: one column per character, four
+  // per escaped byte, tabs kept as tabs.
+  size_t start = std::min<size_t>(loc.col > 0 ? loc.col - 1 : 0, line.size());
+  size_t end = std::min<size_t>(start + length, line.size());
+  std::string text, caret;
+  size_t highlighted = 0;
+  for (size_t i = 0; i < line.size();) {
+    size_t n = utf8SequenceLength(line, i);
+    std::string piece = n ? std::string(line.substr(i, n)) : escapeInvalidUtf8(line.substr(i, 1));
+    size_t width = n ? 1 : piece.size();
+    if (i < start)
+      caret += line[i] == '\t' ? std::string("\t") : std::string(width, ' ');
+    else if (i < end)
+      highlighted += width;
+    text += piece;
+    i += n ? n : 1;
+  }
   caret += '^';
-  size_t room = line.size() >= loc.col ? line.size() - loc.col + 1 : 1;
-  for (uint32_t i = 1; i < length && i < room; ++i)
-    caret += '~';
-  os << caret << '\n';
+  if (highlighted > 1)
+    caret += std::string(highlighted - 1, '~');
+  os << text << '\n' << caret << '\n';
 }
 } // namespace
 
@@ -205,16 +259,17 @@ bool DiagEngine::verify(std::ostream &out) const {
       ok = false;
       out << "unexpected " << severityName(d.severity) << " ";
       if (loc.valid())
-        out << "at " << sm_.name(loc.file) << ':' << loc.line << ':' << loc.col;
-      out << ": " << d.message << '\n';
+        out << "at " << escapeInvalidUtf8(sm_.name(loc.file)) << ':' << loc.line << ':' << loc.col;
+      out << ": " << escapeInvalidUtf8(d.message) << '\n';
     }
   }
   for (const Expectation &e : expected) {
     if (e.matched)
       continue;
     ok = false;
-    out << "expected " << severityName(e.severity) << " not seen at " << sm_.name(e.file) << ':'
-        << e.line << ": " << e.text << '\n';
+    out << "expected " << severityName(e.severity) << " not seen at "
+        << escapeInvalidUtf8(sm_.name(e.file)) << ':' << e.line << ": " << escapeInvalidUtf8(e.text)
+        << '\n';
   }
   return ok;
 }

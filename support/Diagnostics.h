@@ -40,6 +40,12 @@ std::string_view diagFormat(DiagId id);
 /// Substitutes {0}, {1}, ... in `format` with `args`.
 std::string formatMessage(std::string_view format, const std::vector<std::string> &args);
 
+/// `text` with every byte that is not part of well-formed UTF-8 written as
+/// `\xNN` (diagnostics quote source text, which may hold any bytes; consumers
+/// such as Python and terminals expect UTF-8). Valid UTF-8 is returned as is,
+/// so escaping twice changes nothing.
+std::string escapeInvalidUtf8(std::string_view text);
+
 struct Diagnostic {
   DiagId id;
   Severity severity; // after -Werror promotion
@@ -75,7 +81,9 @@ public:
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
   const SourceManager &sourceManager() const { return sm_; }
 
-  /// Renders one diagnostic like clang (with source line, caret and macro notes).
+  /// Renders one diagnostic like clang (with source line, caret and macro
+  /// notes); always valid UTF-8: other bytes (of the source line, a file name,
+  /// the message) are written as \xNN, the caret aligned under them.
   std::string render(const Diagnostic &d) const;
 
   /// Verify mode: checks every diagnostic against the `expected-error {{text}}`,

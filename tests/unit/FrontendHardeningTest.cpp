@@ -288,6 +288,27 @@ TEST(Diagnostics, BytesThatAreNotUtf8AreEscaped) {
   EXPECT_EQ(escapeInvalidUtf8("\xe2\x82"), "\\xe2\\x82");           // truncated
 }
 
+TEST(Diagnostics, RenderEscapesAndKeepsTheCaretUnderTheToken) {
+  // DiagEngine::render itself (what tritonc prints), not only compileKernel:
+  // the file name, the message and the source line are valid UTF-8, and the
+  // caret counts a character as one column and an escaped byte as four.
+  SourceManager sm;
+  uint32_t f = sm.addBuffer("k\xff.tc", "\t\xc3\xa9 \xff = zz; \xfe\n");
+  DiagEngine diags(sm);
+  diags.setOutput(nullptr);
+  diags.report(DiagId::err_sema_undeclared, SourceLoc{f, 1, 9, 0}, {"zz\xfd", ""}, 2);
+  diags.report(DiagId::err_sema_undeclared, SourceLoc{f, 1, 5, 0}, {"x", ""}, 1);
+  ASSERT_EQ(diags.diagnostics().size(), 2u);
+  EXPECT_EQ(diags.render(diags.diagnostics()[0]),
+            "k\\xff.tc:1:9: error: use of undeclared identifier 'zz\\xfd'\n"
+            "\t\xc3\xa9 \\xff = zz; \\xfe\n"
+            "\t         ^~\n");
+  EXPECT_EQ(diags.render(diags.diagnostics()[1]),
+            "k\\xff.tc:1:5: error: use of undeclared identifier 'x'\n"
+            "\t\xc3\xa9 \\xff = zz; \\xfe\n"
+            "\t  ^~~~\n");
+}
+
 /// A fresh folder with a kernel folder and an outside folder.
 class IncludeDirs : public ::testing::Test {
 protected:
