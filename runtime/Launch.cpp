@@ -112,7 +112,7 @@ std::string CompiledKernel::sourceLine(uint32_t file, uint32_t line) const {
   const std::string &name = module_->files[file];
   for (uint32_t f = 0; f < sources_->numFiles(); ++f)
     if (sources_->name(f) == name)
-      return std::string(sources_->lineText(f, line));
+      return escapeInvalidUtf8(sources_->lineText(f, line)); // (reports stay valid UTF-8)
   return "";
 }
 
