@@ -416,6 +416,11 @@ class Kernel:
         key = tuple(defines)
         k = self._compiled.get(key)
         if k is None:
+            if isinstance(defines, (str, bytes)) or not all(
+                    isinstance(d, tuple) and len(d) == 2 and all(isinstance(x, str) for x in d)
+                    for d in key):
+                raise TypeError(f"defines={defines!r}: expected a list of (name, value) "
+                                f"string pairs, e.g. [('BLOCK', '128')]")
             k, diags = _core.compile(self._text, self._source_name, self._path, list(key),
                                      self._include_dirs, self._kernel_name)
             if k is None:
@@ -738,6 +743,7 @@ class _Run:
         self.access_map = access_map
         self.rtol = rtol
         self.atol = atol
+        self.guarded = False  # guard() saw a tensor that autograd watches
 
     def scalars(self) -> dict:
         return {n: a for n, a, t in zip(self.plan.names, self.args, self.plan.types)
@@ -762,26 +768,31 @@ class _Run:
         """The core's view of each argument; tensors that autograd watches are
         read-only for the kernel (a store to one traps before it writes)."""
         out = []
+        self.guarded = False
         for a in args:
             ta = type(a)
             if ta is int or ta is float:
                 out.append(a)
             elif ta is np.ndarray:
                 out.append(A.for_core(a))
+            elif _needs_grad_guard(a):
+                self.guarded = True
+                out.append(A.for_core(a, readonly=True))
             else:
-                out.append(A.for_core(a, readonly=True) if _needs_grad_guard(a) else
-                           A.for_core(a))
+                out.append(A.for_core(a))
         return out
 
     def launch(self, k: Any, backend: str, args: list, grid_texts: list[str], *,
                num_warps: int = 4, num_stages: int = 0, stream: int = 0,
                caller: bool = True) -> dict:
-        if backend == "gpu":
-            may = k.may_store
-            for n, a, w in zip(self.plan.names, args, may):
-                if w and A.is_cuda(a) and _needs_grad_guard(a):
-                    raise RuntimeError(_grad_message(n))
-        res = _core.launch(k, backend, self.guard(args), grid_texts, num_warps, num_stages,
+        core_args = self.guard(args)
+        if backend == "gpu" and self.guarded:
+            # CUDA tensors autograd watches: refused if a store may reach them
+            # (the GPU cannot trap at the first store as the interpreter does).
+            for i, a in enumerate(args):
+                if A.is_cuda(a) and _needs_grad_guard(a) and k.may_store[i]:
+                    raise RuntimeError(_grad_message(self.plan.names[i]))
+        res = _core.launch(k, backend, core_args, grid_texts, num_warps, num_stages,
                            stream, self.threads, self.seconds, self.race_check, self.trace,
                            bool(self.access_map) and backend == "interp")
         self.k._last = (k, num_warps)
@@ -837,12 +848,24 @@ class _Run:
         variants = self.plan.variants
         if not check_variants or len(variants) == 1:
             k = self.plan.first
-            self.launch(k, "interp", self.args, self.grid_texts(variants[0]))
+            cuda = [i for i, a in enumerate(self.args) if A.is_cuda(a)]
+            if not cuda:  # the caller's own memory
+                self.launch(k, "interp", self.args, self.grid_texts(variants[0]))
+                return
+            # CUDA tensors on the interpreter: host copies, then what changed goes back.
+            before, work = list(self.args), list(self.args)
+            for i in cuda:
+                before[i] = A.to_host(self.args[i])
+                work[i] = A.clone(before[i])
+            self.launch(k, "interp", work, self.grid_texts(variants[0]))
+            for i in cuda:
+                if A.apply_changes(self.args[i], before[i], work[i]):
+                    _bump_version(self.args[i])
             return
-        before = [A.clone(a, writable=False) for a in self.args]
+        before = [A.clone(A.to_host(a), writable=False) for a in self.args]
         results = []
         for v in variants:
-            copies = [A.clone(a, writable=False) for a in self.args]
+            copies = [A.clone(A.to_host(a), writable=False) for a in self.args]
             self.launch(self.k.compile(v), "interp", copies, self.grid_texts(v), caller=False)
             results.append(copies)
         ref = results[0]
