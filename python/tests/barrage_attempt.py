@@ -757,7 +757,9 @@ def gen_stop(rng):
     delay = rng.choice([0.05, 0.3, 1.0])
     setup = (f"k = triton_c.kernel(SPIN)\n{layout}\nWATCH = dict(Y=Y)\n")
     if how == "sigint":
+        # (a process started in the background of a shell ignores SIGINT: Python's handler back)
         setup += ("import threading, signal\n"
+                  "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
                   f"threading.Timer({delay}, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
                   "MUST_RAISE = 'KeyboardInterrupt'\n")
         call = f"k(Y, 2**31 - 1, {grid}{threads})"
