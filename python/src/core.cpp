@@ -22,6 +22,7 @@
 #include "runtime/Launch.h"
 #include "runtime/Trap.h"
 #include "support/DType.h"
+#include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 #include "support/SourceWords.h"
 
@@ -466,7 +467,7 @@ std::array<int64_t, 3> evalGrid(const tc::CompiledKernel &k, const std::vector<s
     return plain;
   tc::GridOutcome g = tc::evalGrid(tc::GridSpec{dims}, k, args);
   if (!g.dims)
-    throw nb::value_error(("grid: " + g.error).c_str());
+    throw nb::value_error(("grid: " + tc::escapeInvalidUtf8(g.error)).c_str());
   return *g.dims;
 }
 

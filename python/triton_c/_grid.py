@@ -179,8 +179,15 @@ def _texts(values: Any) -> list[str]:
         if len(_TUPLE_TEXTS) < 4096:
             _TUPLE_TEXTS[values] = out
         return out
+    if isinstance(values, type) or (hasattr(values, "shape") and hasattr(values, "dtype")
+                                    and len(values.shape) != 0):
+        raise _bad_grid(values, f"a {type(values).__name__} is no grid")
     if isinstance(values, str):
         # One grid expression list, as `--grid` takes it: never iterated character by character.
+        try:
+            values.encode("ascii")
+        except UnicodeEncodeError:
+            raise _bad_grid(values, "a grid expression is ASCII text") from None
         parts = _split_top(values)
         if not values.strip() or any(not p for p in parts):
             raise _bad_grid(values, "an empty grid expression")
@@ -200,6 +207,10 @@ def _texts(values: Any) -> list[str]:
         elif isinstance(v, str):
             if not v.strip():
                 raise _bad_grid(values, "an empty grid expression")
+            try:
+                v.encode("ascii")
+            except UnicodeEncodeError:
+                raise _bad_grid(values, "a grid expression is ASCII text") from None
             out.append(v)
         elif isinstance(v, bool) or isinstance(v, float):
             raise _bad_grid(values, f"{v!r} is a {type(v).__name__}, not an integer")

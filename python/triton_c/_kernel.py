@@ -101,6 +101,7 @@ class MismatchError(AssertionError):
 # -- defines -------------------------------------------------------------------
 
 def _define_text(name: str, v: Any) -> str:
+    _text("define name", name)
     if isinstance(v, bool):
         return "1" if v else "0"
     if isinstance(v, (int, np.integer)):
@@ -111,7 +112,7 @@ def _define_text(name: str, v: Any) -> str:
             raise ValueError(f"define {name}={v!r}: a define must be a finite number")
         return repr(f)
     if isinstance(v, str):
-        return v
+        return _text(f"define {name}", v)
     if A.is_dtype(v):
         try:
             return _core.lang_name(A.dtype_name(v))
@@ -232,6 +233,8 @@ def _check_options(backend: str, num_warps: Any, num_stages: Any, max_seconds: A
     rtol, atol = _tolerance("rtol", rtol), _tolerance("atol", atol)
     if access_map is not None and not isinstance(access_map, (bool, str, os.PathLike)):
         raise TypeError(f"access_map={access_map!r}: expected True or a file path")
+    if access_map is not None and not isinstance(access_map, bool):
+        _check_access_map_path(access_map)
     if access_map is not None and backend != "interp":
         raise ValueError("access_map: the access map is drawn by the interpreter "
                          "(backend='interp')")
@@ -239,6 +242,43 @@ def _check_options(backend: str, num_warps: Any, num_stages: Any, max_seconds: A
         raise ValueError("race_check: races are checked by the interpreter "
                          "(backend='interp' or 'compare')")
     return warps, stages, seconds, threads, rtol, atol
+
+
+_ACCESS_MARK = b'id="access-data"'
+
+
+def _check_access_map_path(path: Any) -> None:
+    """Before anything runs: the page can be written there, and a file already
+    there is an access map (nothing else is overwritten)."""
+    p = os.fsdecode(os.fspath(path))
+    _text("access_map", p)
+    parent = os.path.dirname(os.path.abspath(p))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"access_map={p!r}: the folder '{parent}' does not exist")
+    if os.path.lexists(p):
+        try:
+            if not os.path.isfile(p):
+                raise OSError("not a regular file")
+            with open(p, "rb") as f:
+                head = f.read(1 << 16)
+        except OSError as e:
+            raise FileExistsError(f"access_map={p!r}: exists and cannot be read as an access "
+                                  f"map ({e}); refusing to overwrite it") from None
+        if _ACCESS_MARK not in head:
+            raise FileExistsError(f"access_map={p!r}: exists and is not an access map; "
+                                  f"refusing to overwrite it")
+    elif not os.access(parent, os.W_OK):
+        raise PermissionError(f"access_map={p!r}: the folder '{parent}' is not writable")
+
+
+def _text(what: str, s: str) -> str:
+    """`s` if it can reach the compiler (UTF-8 text), else a ValueError naming `what`."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError(f"{what}: {s[:40]!r} is not valid text ({e.reason} at {e.start})") \
+            from None
+    return s
 
 
 # Option tuples already checked (keyed by value and type: True is not 1 here,
@@ -372,21 +412,26 @@ class Kernel:
                         f"a body in braces, or the path of an existing file)")
                 self._path, self._text = src, ""
             else:
-                self._path, self._text = "", src
+                self._path, self._text = "", _text("src", src)
         else:
             raise TypeError(f"src: expected Triton-C source text or a path, got "
                             f"{type(src).__name__}")
         self._source_name = self._path or "<kernel>"
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name={name!r}: expected the name of a __global__ function")
-        self._kernel_name = name or ""
+        self._kernel_name = _text("name", name or "")
         if isinstance(include_dirs, (str, os.PathLike)):
             include_dirs = [include_dirs]
+        if not isinstance(include_dirs, Iterable):
+            raise TypeError(f"include_dirs={include_dirs!r}: expected a folder or a list of "
+                            f"folders")
+        if not isinstance(outputs, (str, Iterable)):
+            raise TypeError(f"outputs={outputs!r}: expected a parameter name or a list of them")
         dirs = []
         for d in include_dirs:
             if not isinstance(d, (str, os.PathLike)):
                 raise TypeError(f"include_dirs: expected folder paths, got {d!r}")
-            dirs.append(os.fsdecode(os.fspath(d)))
+            dirs.append(_text("include_dirs", os.fsdecode(os.fspath(d))))
         self._include_dirs = dirs
         if isinstance(outputs, str):
             outputs = [outputs]
@@ -473,7 +518,7 @@ class Kernel:
         >>> add[(triton_c.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024)
         >>> add[lambda meta: (triton_c.cdiv(n, meta['BLOCK']),)](x, y, z, n, BLOCK=1024)
         """
-        if not callable(grid):
+        if not callable(grid) or isinstance(grid, type):
             _texts(grid)  # a bad grid fails here, at the subscript
 
         def launch(*args: Any, **kwargs: Any) -> Any:
@@ -603,7 +648,8 @@ class Kernel:
             if okey is not None and len(_OPTIONS_SEEN) < 1024:
                 _OPTIONS_SEEN[okey] = checked
         warps, stages, seconds, threads, rtol, atol = checked
-        if key is not None and (isinstance(key, str) or not all(isinstance(x, str) for x in key)):
+        if key is not None and (isinstance(key, str) or not isinstance(key, Iterable)
+                                or not all(isinstance(x, str) for x in key)):
             raise TypeError(f"key={key!r}: expected a list of parameter names")
         if not plan.checked:
             self._check_defines(plan, defines, grid)
@@ -751,7 +797,7 @@ class _Run:
 
     def grid_texts(self, defines: Sequence[tuple[str, str]], num_warps: int = 4) -> list[str]:
         g = self.grid
-        if not callable(g):
+        if not callable(g) or isinstance(g, type):
             return _texts(g)
         vals = {}
         for k, v in defines:
@@ -769,17 +815,22 @@ class _Run:
         read-only for the kernel (a store to one traps before it writes)."""
         out = []
         self.guarded = False
-        for a in args:
+        for i, a in enumerate(args):
             ta = type(a)
             if ta is int or ta is float:
                 out.append(a)
-            elif ta is np.ndarray:
-                out.append(A.for_core(a))
-            elif _needs_grad_guard(a):
-                self.guarded = True
-                out.append(A.for_core(a, readonly=True))
-            else:
-                out.append(A.for_core(a))
+                continue
+            try:
+                if ta is np.ndarray:
+                    out.append(A.for_core(a))
+                elif _needs_grad_guard(a):
+                    self.guarded = True
+                    out.append(A.for_core(a, readonly=True))
+                else:
+                    out.append(A.for_core(a))
+            except (TypeError, ValueError, RuntimeError) as e:
+                name = self.plan.names[i] if i < len(self.plan.names) else str(i)
+                raise TypeError(f"argument '{name}': cannot be passed to the kernel: {e}") from None
         return out
 
     def launch(self, k: Any, backend: str, args: list, grid_texts: list[str], *,
@@ -833,15 +884,13 @@ class _Run:
         self.k.last_access_map = html
         if isinstance(self.access_map, bool):
             return
-        path = os.fspath(self.access_map)
-        if os.path.exists(path):
-            with open(path, "rb") as f:
-                head = f.read(1 << 16)
-            if b'id="access-data"' not in head:
-                raise FileExistsError(f"access_map: '{path}' exists and is not an access map; "
-                                      f"refusing to overwrite it")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(html)
+        path = os.fsdecode(os.fspath(self.access_map))
+        _check_access_map_path(path)  # (again: the kernel ran in between)
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(html)
+        except OSError as e:
+            raise OSError(f"access_map={path!r}: cannot write the page: {e}") from None
 
     # -- interpreter ----------------------------------------------------------
     def interp(self, check_variants: bool) -> None:
