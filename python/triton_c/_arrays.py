@@ -116,7 +116,7 @@ def for_core(x: Any, readonly: Optional[bool] = None) -> Any:
     if is_torch(x):
         torch = _torch()
         if x.is_cuda:  # by device pointer (the view's own: strides are the kernel's business)
-            return ("cuda", x.data_ptr(), _torch_name(x.dtype), tuple(x.shape), x.get_device())
+            return ("cuda", x.data_ptr(), _torch_name(x.dtype), x.shape, x.get_device())
         t = x.detach()
         # CPU tensors through NumPy (zero-copy; DLPack in older PyTorch lacks bool/bf16).
         n = t.view(torch.int16).numpy() if t.dtype == torch.bfloat16 else t.numpy()

@@ -626,9 +626,10 @@ class Kernel:
         given = args
         args = list(args)
         # Arrays that only speak DLPack become NumPy arrays or tensors (one export each).
+        plain = _plain_types()
         for i, a in enumerate(args):
-            if (not isinstance(a, (np.ndarray, int, float, bool)) and not A.is_torch(a)
-                    and hasattr(a, "__dlpack__")):
+            if (type(a) not in plain and not isinstance(a, (np.ndarray, int, float, bool))
+                    and not A.is_torch(a) and hasattr(a, "__dlpack__")):
                 try:
                     args[i] = A.from_dlpack(a)
                 except Exception as e:  # noqa: BLE001 - any failure is the argument's
@@ -755,21 +756,56 @@ def _needs_grad_guard(a: Any) -> bool:
             and torch.is_grad_enabled())
 
 
+_PLAIN: set = {np.ndarray, int, float, bool}
+_PLAIN_WITH_TORCH = False
+
+
+def _plain_types() -> set:
+    """Argument types that need no DLPack import (torch's, once torch is loaded)."""
+    global _PLAIN_WITH_TORCH
+    if not _PLAIN_WITH_TORCH:
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            _PLAIN.update({torch.Tensor, torch.nn.Parameter})
+            _PLAIN_WITH_TORCH = True
+    return _PLAIN
+
+
+_INCREMENT: Any = None
+
+
 def _bump_version(t: Any) -> None:
     """Marks a tensor modified in place, as an in-place op does (autograd then
     refuses a backward that saved it before)."""
-    import torch
+    global _INCREMENT
+    if _INCREMENT is None:
+        import torch
 
-    inc = getattr(getattr(torch.autograd, "graph", None), "increment_version", None)
-    if inc is not None:
-        inc(t)
-        return
-    with torch.no_grad():  # older PyTorch: an in-place op that touches no element
-        t.as_strided((0,), (1,), t.storage_offset()).zero_()
+        raw = getattr(torch._C, "_increment_version", None)
+        graph = getattr(getattr(torch.autograd, "graph", None), "increment_version", None)
+        if graph is not None:
+            _INCREMENT = graph
+            if raw is not None:  # graph's own body, without its Python layer
+                try:
+                    raw((t,))
+                    _INCREMENT = lambda x: raw((x,))  # noqa: E731
+                    return
+                except TypeError:
+                    pass
+        elif raw is not None:
+            _INCREMENT = raw
+        else:
+            def _INCREMENT(x: Any) -> None:  # noqa: N802 - older PyTorch
+                with torch.no_grad():  # an in-place op that touches no element
+                    x.as_strided((0,), (1,), x.storage_offset()).zero_()
+    _INCREMENT(t)
 
 
 class _Run:
     """One call of a kernel: its arguments, grid and options, on one backend."""
+
+    __slots__ = ("k", "plan", "args", "grid", "warps", "stages", "key", "seconds", "threads",
+                 "race_check", "trace", "access_map", "rtol", "atol", "guarded")
 
     def __init__(self, kernel: Kernel, plan: _Plan, args: list, grid: Any, warps: list,
                  stages: list, key: Any, seconds: float, threads: int, race_check: bool,
