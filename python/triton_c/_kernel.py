@@ -772,6 +772,7 @@ def _plain_types() -> set:
 
 
 _INCREMENT: Any = None
+_TORCH_NAMES = A._TORCH_NAMES  # torch dtype -> the language's dtype name
 
 
 def _bump_version(t: Any) -> None:
@@ -851,10 +852,18 @@ class _Run:
         read-only for the kernel (a store to one traps before it writes)."""
         out = []
         self.guarded = False
+        torch = sys.modules.get("torch")
+        tensor = torch.Tensor if torch is not None else None
+        grad = torch is not None and torch.is_grad_enabled()
         for i, a in enumerate(args):
             ta = type(a)
             if ta is int or ta is float:
                 out.append(a)
+                continue
+            if ta is tensor and a.is_cuda and not (grad and a.requires_grad):
+                # the common GPU argument, described by its data pointer (no DLPack export)
+                name = _TORCH_NAMES.get(a.dtype) or A._torch_name(a.dtype)
+                out.append(("cuda", a.data_ptr(), name, a.shape, a.get_device()))
                 continue
             try:
                 if ta is np.ndarray:
