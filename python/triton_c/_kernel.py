@@ -281,23 +281,8 @@ def _text(what: str, s: str) -> str:
     return s
 
 
-# Option tuples already checked (keyed by value and type: True is not 1 here,
-# since bool and int hash alike but _check_options tells them apart).
-class _OptionCache(dict):
-    def get(self, key: Any, default: Any = None) -> Any:  # type: ignore[override]
-        hit = dict.get(self, key)
-        if hit is None:
-            return default
-        stored_key, value = hit
-        if any(type(a) is not type(b) for a, b in zip(stored_key, key)):
-            return default
-        return value
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        dict.__setitem__(self, key, (key, value))
-
-
-_OPTIONS_SEEN = _OptionCache()
+# Option tuples already checked, keyed by their values and their types.
+_OPTIONS_SEEN: dict = {}
 
 
 # -- kernel signatures -----------------------------------------------------------
@@ -639,6 +624,7 @@ class Kernel:
         backend = _check_backend(backend, cuda)
         okey = (backend, num_warps, num_stages, max_seconds, threads, race_check, trace,
                 access_map, rtol, atol)
+        okey = (okey, tuple(map(type, okey)))  # True is not 1 here
         try:
             checked = _OPTIONS_SEEN.get(okey)
         except TypeError:  # a list of warps or stages
