@@ -477,3 +477,24 @@ def test_ops_check_rank_and_dtype():
         triton_c.ops.softmax(np.ones((2, 3), np.int32))
     with pytest.raises(TypeError, match="dot: b must be a NumPy array"):
         triton_c.ops.dot(np.ones((2, 3), np.float32), [[1.0]])
+
+
+def test_triton_only_launch_options_are_named():
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match="num_ctas=: a launch option of Triton"):
+        k(z, z, 8, (1,), BLOCK=8, num_ctas=1)
+
+
+def test_grid_expressions_for_tuning():
+    from triton_c._grid import grid_expressions
+
+    g = lambda m: (triton_c.smin(triton_c.cdiv(m["N"], m["BLOCK"]), 64),)  # noqa: E731
+    assert grid_expressions(g, ["BLOCK"], 4, ["N"]) == ["min((cdiv((N), (BLOCK))), 64)"]
+    # a grid that reads num_warps cannot become one expression for every num_warps tried
+    assert grid_expressions(lambda m: (m["num_warps"],), [], 4) is None
+    assert grid_expressions(lambda m: (min(m["N"], 4),), [], 4, ["N"]) is None
+    k = triton_c.kernel(COUNT)
+    c = np.zeros(1, np.int32)
+    k(c, lambda m: (triton_c.smax(m["num_warps"], 2),))  # with numbers it runs
+    assert c[0] == 4

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 if TYPE_CHECKING:  # the names below are imported on first use (PEP 562)
     from . import ops, testing
-    from ._grid import Opt, cdiv
+    from ._grid import Opt, cdiv, smax, smin
     from ._kernel import (BACKENDS, CompileError, CompileWarning, Kernel, LaunchWarning,
                           MismatchError, TrapError, kernel)
 
@@ -34,6 +34,7 @@ _LAZY = {
     "kernel": "._kernel", "Kernel": "._kernel", "CompileError": "._kernel",
     "TrapError": "._kernel", "MismatchError": "._kernel", "CompileWarning": "._kernel",
     "LaunchWarning": "._kernel", "BACKENDS": "._kernel", "Opt": "._grid", "cdiv": "._grid",
+    "smin": "._grid", "smax": "._grid",
     "ops": None, "testing": None,
 }
 
@@ -52,8 +53,8 @@ def __dir__() -> list:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = ["kernel", "Kernel", "function", "CompileError", "TrapError", "MismatchError",
-           "CompileWarning", "LaunchWarning", "cdiv", "empty", "shape", "cuda_available", "ops",
-           "testing", "Opt", "BACKENDS"]
+           "CompileWarning", "LaunchWarning", "cdiv", "smin", "smax", "empty", "shape",
+           "cuda_available", "ops", "testing", "Opt", "BACKENDS"]
 
 __version__ = "0.1.0"
 

@@ -99,7 +99,14 @@ class Opt:
                  scalars: Optional[Mapping[str, Any]] = None) -> None:
         self._defines = dict(scalars or {})
         self._defines.update(defines)
-        self.num_warps = num_warps
+        self._num_warps = num_warps
+        self.read_num_warps = False  # whether the grid asked for num_warps
+
+    @property
+    def num_warps(self) -> int:
+        """The number of warps of the launch."""
+        self.read_num_warps = True
+        return self._num_warps
 
     def d(self, name: str) -> Any:
         """The value of define (or scalar argument) ``name``."""
@@ -225,14 +232,16 @@ def _texts(values: Any) -> list[str]:
 
 def grid_expressions(grid: GridArg, define_names: Sequence[str], num_warps: int = 4,
                      scalar_names: Sequence[str] = ()):
-    """The grid as expression texts, or None when the lambda needs numbers."""
+    """The grid as expression texts, or None when the lambda needs numbers or
+    reads num_warps (the runtime evaluates the texts for every num_warps tried)."""
     if not callable(grid):
         return _texts(grid)
+    opt = Opt({n: Sym(n) for n in define_names}, num_warps, {n: Sym(n) for n in scalar_names})
     try:
-        return _texts(grid(Opt({n: Sym(n) for n in define_names}, num_warps,
-                               {n: Sym(n) for n in scalar_names})))
+        texts = _texts(grid(opt))
     except (TypeError, KeyError):
         return None
+    return None if opt.read_num_warps else texts
 
 
 def _number(text: str) -> Any:

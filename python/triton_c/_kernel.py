@@ -21,6 +21,11 @@ __all__ = ["kernel", "Kernel", "CompileError", "TrapError", "MismatchError", "Co
 
 BACKENDS = ("interp", "gpu", "compare")
 
+#: Triton's launch keywords that have no counterpart here (refused by name, not
+#: taken as defines).
+_TRITON_ONLY_OPTIONS = ("num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
+                        "stream", "warmup", "num_consumer_groups", "num_buffers_warp_spec")
+
 #: The documented limit of list-valued defines (frontend/Defines.h: kMaxVariants).
 MAX_VARIANTS = 4096
 
@@ -672,6 +677,9 @@ class Kernel:
         for name, v in defines.items():
             if name in used:
                 continue
+            if name in _TRITON_ONLY_OPTIONS:
+                raise TypeError(f"{name}=: a launch option of Triton that triton_c does not "
+                                f"support (its options: {', '.join(OPTIONS)})")
             opt = _closest(name, OPTIONS)
             if opt:
                 raise TypeError(f"unexpected keyword argument '{name}': not a kernel parameter, "
@@ -989,8 +997,9 @@ class _Run:
         exprs = grid_expressions(self.grid, [n for n, _ in specs], 4, scalar_names)
         if exprs is None:
             raise TypeError("auto-tuning needs a grid that the runtime can evaluate per "
-                            "variant: use +, -, *, //, %, triton_c.cdiv, min/max on meta[...] "
-                            "and integers in the grid lambda")
+                            "variant: use +, -, *, //, %, triton_c.cdiv, triton_c.smin and "
+                            "triton_c.smax on meta[...] and integers in the grid lambda (not "
+                            "meta['num_warps'], not Python's min/max)")
         host = [A.for_core(A.clone(A.to_host(a)), readonly=False) for a in self.args]
         defs, nw, ns, from_cache, report = _core.tune(plan.first, specs, host, exprs, warps,
                                                       stages, device)
