@@ -101,6 +101,14 @@ struct Compiled {
   // With Options::optBisectLimit >= 0: the optional LLVM passes in the order
   // they were offered ("InstCombinePass on fuzz"), run or skipped.
   std::vector<std::string> gatedPasses;
+  // The lowering paths each kernel took, one sorted list per kernel compiled
+  // (in order), noted by the lowering where it commits to the code it emits:
+  // "wgmma", "mma.sync" (a `@` on mma.sync, in a loop or alone), "mma.loop",
+  // "pipeline.stages=S" / "pipeline.off" (a matmul loop's operands through S
+  // cp.async stages or staged per trip), "dot.fma" (the CUDA-core `@`),
+  // "vector.load.NB" / "vector.store.NB" (an N-byte vector access emitted),
+  // "remat", "slice.registers" / "slice.shared", "atomic.KIND" / "atomic.cas".
+  std::vector<std::vector<std::string>> paths;
 };
 
 struct Result {
@@ -111,6 +119,16 @@ struct Result {
 
 /// Lowers `fn` (a verified kernel of `module`) to PTX for sm_`opts.sm`.
 Result compile(const ir::Module &module, const ir::Function &fn, const Options &opts);
+
+/// The paths Compiled::paths can hold that every report lists, taken or not
+/// (a path not listed here, such as "pipeline.stages=4", is reported when taken).
+const std::vector<std::string> &loweringPathNames();
+
+/// Only lowers `fn` to LLVM IR (no LLVM pipeline, no PTX) and returns the
+/// lowering paths it takes (Compiled::paths), as compile() would report them.
+/// False with `error` when the backend refuses the kernel.
+bool loweringPaths(const ir::Module &module, const ir::Function &fn, const Options &opts,
+                   std::vector<std::string> &paths, std::string &error);
 
 /// Compiles several kernels of `module` into one LLVM module and one PTX
 /// module (as nvcc puts every kernel of a file in one), for tools that print

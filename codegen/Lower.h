@@ -41,6 +41,7 @@ struct LoweredKernel {
   unsigned numThreads = 128;
   size_t sharedBytes = 0;
   bool archSpecific = false; // uses sm_90a instructions (wgmma)
+  std::vector<std::string> paths; // the lowering paths taken, sorted (Compiled::paths)
   std::vector<KernelParam> params;
 };
 

@@ -19,6 +19,7 @@ void Lowerer::lowerDot(const ir::Op &op) {
 /// loop is a run-time loop (kDotUnroll steps per trip) carrying every slot's
 /// accumulator, so code size does not grow with K.
 void Lowerer::lowerDotFma(const ir::Op &op) {
+  notePath("dot.fma");
   const ir::Type &a = op.operand(0)->type(), &bt = op.operand(1)->type();
   const ir::Type &out = op.result()->type();
   size_t r = a.rank();
@@ -210,6 +211,7 @@ bool Lowerer::lowerDotMma(const ir::Op &op) {
   if (!planMma(op, p) || p.bytes > kMaxSharedBytes)
     return false; // the CUDA-core path stages less
   sharedBytes_ = std::max(sharedBytes_, p.bytes);
+  notePath("mma.sync");
   allowAllRegisters();
   barrier();
   stageRows(get(op.operand(0)), *p.a, p.offA, p.pitchA, false);

@@ -167,6 +167,7 @@ bool Lowerer::rematable(const ir::Value *root) {
 llvm::Value *Lowerer::rematAt(const ir::Value *v, const Slots &coords, RematMemo &memo) {
   if (v->type().isScalar())
     return get(v)[0];
+  notePath("remat");
   auto key = std::make_pair(v, coords);
   if (auto it = memo.find(key); it != memo.end())
     return it->second;
@@ -419,6 +420,7 @@ Slots Lowerer::loadRun(DType dt, const Slots &p, const Slots *mask, const Slots 
     return s;
   };
   auto vector = [&]() {
+    notePath("vector.load." + std::to_string(bytes) + "B");
     auto *vt = llvm::FixedVectorType::get(se_.memType(dt), v);
     llvm::Value *fallback = llvm::Constant::getNullValue(vt);
     for (unsigned j = 0; other && j < v; ++j)
@@ -571,6 +573,7 @@ void Lowerer::storeRun(DType dt, const Slots &p, const Slots &v, const Slots *ma
   };
   auto vector = [&]() {
     llvm::Value *guard = andOpt(own, mask && plan.maskUniform ? slot(*mask, k0) : nullptr);
+    notePath("vector.store." + std::to_string(bytes) + "B");
     emitGuarded(guard, [&]() -> llvm::Value * {
       auto *vt = llvm::FixedVectorType::get(se_.memType(dt), n);
       llvm::Value *x = llvm::PoisonValue::get(vt);

@@ -543,6 +543,9 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   if (!matchMmaLoop(loop, L))
     return false;
   setMinCtasPerSm(mmaLoopCtas(L));
+  notePath(L.wgmma ? "wgmma" : "mma.sync");
+  notePath("mma.loop");
+  notePath(L.pipelined ? "pipeline.stages=" + std::to_string(L.stages) : "pipeline.off");
   pipeBytes_ = std::max(pipeBytes_, L.bytes);
   size_t first = L.isFor ? 3 : 0;
   // Before the loop: invariants, acc's fragments, the first S - 1 trips' copies.

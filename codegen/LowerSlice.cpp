@@ -73,6 +73,7 @@ void Lowerer::lowerExtractSlice(const ir::Op &op) {
   SliceGeom g = geometry(in.shape, op.intAttr("axis"));
   const Slots &v = get(op.operand(0));
   if (!out.isScalar() && sliceIsLocal(in.numElements(), out.numElements(), g.inner)) {
+    notePath("slice.registers");
     int64_t perRow = g.inner / T_; // slots of one thread in one row of `inner`
     int64_t n = slotsOf(out);
     Slots s;
@@ -89,6 +90,7 @@ void Lowerer::lowerExtractSlice(const ir::Op &op) {
     define(op, s);
     return;
   }
+  notePath("slice.shared");
   llvm::Value *idx = sliceIndexClamped(op, g.dim);
   lowerGather(op, [&](llvm::Value *e) {
     // e = o * inner + r  ->  (o * dim + idx) * inner + r
@@ -107,6 +109,7 @@ void Lowerer::lowerInsertSlice(const ir::Op &op) {
   const Slots &val = get(op.operand(2));
   int64_t n = slotsOf(in);
   if (!vt.isScalar() && sliceIsLocal(in.numElements(), vt.numElements(), g.inner)) {
+    notePath("slice.registers");
     int64_t perRow = g.inner / T_;
     Slots s(old.begin(), old.end());
     for (int64_t k = 0; k < n; ++k) {
@@ -121,6 +124,7 @@ void Lowerer::lowerInsertSlice(const ir::Op &op) {
   }
   // Through shared memory: stage the value; each element of the tile in slice
   // idx reads its element of the value, the others keep theirs.
+  notePath("slice.shared");
   llvm::Value *idx = get(op.operand(1))[0];
   llvm::Value *inRange =
       b_.CreateICmpULT(idx, llvm::ConstantInt::get(idx->getType(), static_cast<uint64_t>(g.dim)));

@@ -23,6 +23,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <map>
+#include <set>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -88,6 +89,7 @@ public:
     out.numThreads = T_;
     out.sharedBytes = sharedBytes_;
     out.archSpecific = archSpecific_;
+    out.paths.assign(paths_.begin(), paths_.end());
     out.params = params_;
     out.module = std::move(mod_);
   }
@@ -856,6 +858,7 @@ private:
     // it (release: a lock released by thread 0 covers the other threads' stores),
     // and every thread fences after the barrier that shares the old value
     // (acquire: loads after taking a lock see what its previous holder wrote).
+    notePath(cas ? "atomic.cas" : "atomic." + op.strAttr("kind"));
     fenceGpu();
     if (pt.isScalar())
       barrier();
@@ -1204,6 +1207,10 @@ private:
   size_t pipeBytes_ = 0;
   size_t pipeAlign_ = 16;     // of pipeBase_ and of the shared array (wgmma: 1024)
   bool archSpecific_ = false; // sm_90a instructions were emitted (wgmma)
+  // The lowering paths this kernel took (Compiled::paths), noted where the
+  // emitting code commits to one.
+  std::set<std::string> paths_;
+  void notePath(std::string p) { paths_.insert(std::move(p)); }
   llvm::Value *stagingBase_ = nullptr; // a byte offset stagedAddr adds (null: none)
   std::vector<KernelParam> params_;
   std::unordered_map<const ir::Value *, Slots> values_;

@@ -976,11 +976,12 @@ namespace {
 /// memory); `lk` describes the first kernel.
 bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
                   const Options &opts, llvm::LLVMContext &ctx, LoweredKernel &lk,
-                  std::string &error) {
+                  std::string &error, std::vector<std::vector<std::string>> &paths) {
   for (size_t i = 0; i < fns.size(); ++i) {
     LoweredKernel one;
     if (!lowerKernel(module, *fns[i], opts, ctx, i == 0 ? lk : one, error))
       return false;
+    paths.push_back(i == 0 ? lk.paths : one.paths);
     if (i > 0 && llvm::Linker::linkModules(*lk.module, std::move(one.module))) {
       error = "linking the module's kernels failed";
       return false;
@@ -993,6 +994,27 @@ bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function
 
 Result compile(const ir::Module &module, const ir::Function &fn, const Options &opts) {
   return compileKernels(module, {&fn}, opts);
+}
+
+const std::vector<std::string> &loweringPathNames() {
+  static const std::vector<std::string> names = {
+      "wgmma",           "mma.sync",         "mma.loop",          "pipeline.stages=2",
+      "pipeline.stages=3", "pipeline.off",   "dot.fma",           "vector.load.16B",
+      "vector.load.8B",  "vector.load.4B",   "vector.store.16B",  "vector.store.8B",
+      "vector.store.4B", "remat",            "slice.registers",   "slice.shared",
+      "atomic.add",      "atomic.max",       "atomic.min",        "atomic.xchg",
+      "atomic.and",      "atomic.or",        "atomic.xor",        "atomic.cas"};
+  return names;
+}
+
+bool loweringPaths(const ir::Module &module, const ir::Function &fn, const Options &opts,
+                   std::vector<std::string> &paths, std::string &error) {
+  llvm::LLVMContext ctx;
+  LoweredKernel lk;
+  if (!lowerKernel(module, fn, opts, ctx, lk, error))
+    return false;
+  paths = std::move(lk.paths);
+  return true;
 }
 
 Result compileKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
@@ -1010,7 +1032,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   llvm::LLVMContext ctx;
   auto t0 = Clock::now();
   LoweredKernel lk;
-  if (!lowerKernels(module, fns, opts, ctx, lk, r.error))
+  if (!lowerKernels(module, fns, opts, ctx, lk, r.error, c.paths))
     return r;
   c.times.push_back({"lower", msSince(t0)});
   t0 = Clock::now();

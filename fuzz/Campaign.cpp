@@ -355,6 +355,8 @@ void Campaign::handleChecked(Slot &s, const Json &j) {
   r.checkMs = j.at("check_ms").get<double>();
   if (j.contains("stages"))
     r.stageMs = j.at("stages").get<std::map<std::string, double>>();
+  if (j.contains("paths"))
+    r.paths = j.at("paths").get<std::vector<std::string>>();
   bool exits = j.value("exit", false);
   if (!replied(s, r.index, exits))
     return;
@@ -707,6 +709,8 @@ void Campaign::printSummary(const CampaignSummary &s) const {
   for (const auto &[f, n] : s.features)
     std::cout << "  " << std::setw(6) << std::fixed << std::setprecision(2)
               << (s.kernels ? 100.0 * n / s.kernels : 0) << "% " << f << " (" << n << ")\n";
+  if (std::string table = pathCoverageText(s); !table.empty())
+    std::cout << table;
   for (const std::string &sample : samples_)
     std::cout << "sample of a discarded (trapping) kernel, " << sample << "\n";
 }
@@ -758,6 +762,11 @@ void addRecord(CampaignSummary &s, const KernelRecord &r) {
   ++s.kernels;
   for (const std::string &f : r.features)
     ++s.features[f];
+  if (r.paths) {
+    ++s.pathKernels;
+    for (const std::string &p : *r.paths)
+      ++s.paths[p];
+  }
   s.generationSeconds += r.genMs / 1000;
   // The stages of a check, "gen" before them and "other" for what no stage timed.
   if (r.genMs > 0 || r.checkMs > 0) {

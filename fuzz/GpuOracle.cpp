@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 
 namespace tc::fuzz {
@@ -360,8 +361,26 @@ OracleResult GpuOracle::finishAlone(const FuzzKernel &k, Pending &p, StageClock 
 OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
                                       StageClock &clock) {
   OracleResult out = p.out;
-  std::map<std::string, HostArray> got = makeBuffers(k);
   const CompiledKernel &kernel = *p.c.kernel;
+  {
+    // Path coverage: the GPU backend compiled the kernel (in gpu/, perhaps
+    // from a cache); lowering it again for the device's sm says which paths
+    // that code took (codegen::loweringPaths: the same lowering).
+    if (!deviceSm_) {
+      std::string d = gpu.deviceDescription();
+      size_t at = d.rfind("sm_");
+      deviceSm_ = at == std::string::npos ? 90u
+                                          : static_cast<unsigned>(std::atoi(d.c_str() + at + 3));
+    }
+    codegen::Options o = opts_.codegen;
+    o.sm = deviceSm_;
+    std::string error;
+    std::vector<std::string> paths;
+    if (codegen::loweringPaths(kernel.module(), kernel.function(), o, paths, error))
+      out.paths = std::move(paths);
+    clock.mark("llvm-ir");
+  }
+  std::map<std::string, HostArray> got = makeBuffers(k);
   RunResult r = runOn(gpu, kernel, k, got, opts_.maxSeconds);
   clock.mark("launch");
   if (r.status == RunResult::Status::Error)
@@ -461,6 +480,8 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
     ok = r.ok();
     error = r.error;
     if (ok) {
+      for (size_t j = 0; j < items.size() && j < r.compiled->paths.size(); ++j)
+        items[j].p.out.paths = r.compiled->paths[j];
       for (const codegen::StageTime &t : r.compiled->times)
         shared[stageOf(t.stage)] += t.ms;
       if (!ptxas_.has_value())
@@ -574,6 +595,8 @@ OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &cl
     if (!accepted)
       return gpuError("gpu-compile", "ptxas rejects the kernel's PTX: " + log);
   }
+  if (!r.compiled->paths.empty())
+    out.paths = r.compiled->paths[0];
   return out;
 }
 

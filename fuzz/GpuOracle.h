@@ -116,6 +116,7 @@ private:
   bool launchingBatch_ = false; // no fresh context (the batch's module) until it is done
   bool poisoned_ = false;
   std::optional<std::string> ptxas_; // --compile-only: the ptxas found ("" none)
+  unsigned deviceSm_ = 0;            // the device's sm (GPU runs' path coverage)
 };
 
 /// A kernel that failed (`batch`) in a batch but not alone: the failure with

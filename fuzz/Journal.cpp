@@ -89,6 +89,8 @@ std::string recordToLine(const KernelRecord &r) {
             {"check_ms", r.checkMs}, {"elapsed", r.elapsed},   {"restarts", r.restarts}};
   if (!r.stageMs.empty())
     j["stages"] = r.stageMs;
+  if (r.paths)
+    j["paths"] = *r.paths;
   if (!r.sample.empty())
     j["sample"] = r.sample;
   if (!r.rawSignature.empty())
@@ -116,6 +118,8 @@ std::optional<KernelRecord> recordFromLine(const std::string &line) {
     r.restarts = j.at("restarts").get<int64_t>();
     if (j.contains("stages"))
       r.stageMs = j.at("stages").get<std::map<std::string, double>>();
+    if (j.contains("paths"))
+      r.paths = j.at("paths").get<std::vector<std::string>>();
     r.sample = j.value("sample", "");
     r.rawSignature = j.value("raw_signature", "");
     if (j.contains("finding"))

@@ -34,6 +34,9 @@ struct KernelRecord {
   std::vector<std::string> features;
   double genMs = 0, checkMs = 0;  // generating and checking it, in its worker
   std::map<std::string, double> stageMs; // where checking it went (OracleResult::stageMs)
+  // GPU campaigns: the lowering paths the backend took (OracleResult::paths);
+  // unset when the kernel was not compiled (a discard, a cpu-only campaign).
+  std::optional<std::vector<std::string>> paths;
   double elapsed = 0;             // the campaign's elapsed seconds (over restarts) when it finished
   int64_t restarts = 0;           // worker restarts it caused (a fault, a hang, a crash)
   std::string sample;             // discard: the kernel's text (only the first few discards)

@@ -55,6 +55,10 @@ struct OracleResult {
   /// batch and CUDA is unusable in this process, so it could not be checked
   /// alone: it must be, in a new process, before it becomes a finding.
   bool recheckAlone = false;
+  /// GPU oracle: the lowering paths the backend took for the kernel
+  /// (codegen::Compiled::paths), for the campaign's path coverage table.
+  /// Unset when it was not compiled (and in cpu-only campaigns).
+  std::optional<std::vector<std::string>> paths;
 };
 
 /// Checks `k` against every CPU-only property.

@@ -1,6 +1,7 @@
 // Campaign summaries as JSON, the known signatures, merging, and the
 // Markdown / HTML reports (fuzz/Report.h).
 #include "fuzz/Report.h"
+#include "codegen/Codegen.h"
 #include "support/FileIO.h"
 
 #include <nlohmann/json.hpp>
@@ -210,6 +211,8 @@ void readSummary(const Json &j, CampaignSummary &s, std::string &error) {
   r.get("discards_by_kind", s.discardsByKind);
   r.get("failures_by_property", s.failuresByProperty);
   r.get("features", s.features);
+  r.get("paths", s.paths);
+  r.get("path_kernels", s.pathKernels);
   r.get("parts", s.parts);
   readObjects(j, "findings", s.findings, error, readFinding);
   readObjects(j, "part_stats", s.partStats, error, readPart);
@@ -315,6 +318,8 @@ void mergeOne(CampaignSummary &m, const CampaignSummary &p) {
   addCounts(m.discardsByKind, p.discardsByKind);
   addCounts(m.failuresByProperty, p.failuresByProperty);
   addCounts(m.features, p.features);
+  addCounts(m.paths, p.paths);
+  m.pathKernels += p.pathKernels;
   keepTime(m.started, p.started, false);
   keepTime(m.finished, p.finished, true);
   std::string prefix = p.name.empty() ? "" : p.name + "/";
@@ -624,6 +629,33 @@ void writeFeatures(const CampaignSummary &s, Renderer &r) {
     r.paragraph("Never generated: " + joined(never, ", ") + ".");
 }
 
+/// The paths every report lists (codegen::loweringPathNames) that no kernel took.
+std::vector<std::string> pathsNeverTaken(const CampaignSummary &s) {
+  std::vector<std::string> never;
+  for (const std::string &p : codegen::loweringPathNames())
+    if (!s.paths.count(p) || s.paths.at(p) == 0)
+      never.push_back(p);
+  return never;
+}
+
+void writePaths(const CampaignSummary &s, Renderer &r) {
+  r.heading("Path coverage", false);
+  if (s.pathKernels == 0) {
+    r.paragraph("No kernel was compiled by the GPU backend (a cpu-only campaign, or none "
+                "got that far).");
+    return;
+  }
+  r.paragraph(std::to_string(s.pathKernels) + " of " + std::to_string(s.kernels) +
+              " kernels compiled by the GPU backend; the lowering paths their code took, as "
+              "the backend reported them (docs/fuzz.md, \"Path coverage\").");
+  Table t{{"path", "kernels", "of kernels"}, {}};
+  for (const auto &[path, count] : s.paths)
+    t.rows.push_back({path, std::to_string(count), percent(count, s.kernels)});
+  r.table(t);
+  if (std::vector<std::string> never = pathsNeverTaken(s); !never.empty())
+    r.paragraph("Never taken: " + joined(never, ", ") + ".");
+}
+
 std::string render(const CampaignSummary &s, const std::set<std::string> &known, Renderer &r) {
   writeHeader(s, r);
   writeTotals(s, r);
@@ -631,6 +663,7 @@ std::string render(const CampaignSummary &s, const std::set<std::string> &known,
   writeDiscards(s, r);
   writeFindings(s, known, r);
   writeFeatures(s, r);
+  writePaths(s, r);
   return r.finish();
 }
 
@@ -813,6 +846,8 @@ std::string summaryToJson(const CampaignSummary &s) {
   j["discards_by_kind"] = s.discardsByKind;
   j["failures_by_property"] = s.failuresByProperty;
   j["features"] = s.features;
+  j["paths"] = s.paths;
+  j["path_kernels"] = s.pathKernels;
   j["findings"] = Json::array();
   for (const Finding &f : s.findings)
     j["findings"].push_back(findingToJson(f));
@@ -890,6 +925,21 @@ std::string markdownReport(const CampaignSummary &s, const std::set<std::string>
 std::string htmlReport(const CampaignSummary &s, const std::set<std::string> &known) {
   HtmlRenderer r;
   return render(s, known, r);
+}
+
+std::string pathCoverageText(const CampaignSummary &s) {
+  if (s.pathKernels == 0)
+    return "";
+  std::ostringstream os;
+  os << "path coverage (kernels whose code took each path; " << s.pathKernels << " of "
+     << s.kernels << " kernels compiled):\n";
+  for (const auto &[p, n] : s.paths)
+    os << "  " << std::setw(6) << std::fixed << std::setprecision(2)
+       << (s.kernels ? 100.0 * static_cast<double>(n) / static_cast<double>(s.kernels) : 0)
+       << "% " << p << " (" << n << ")\n";
+  if (std::vector<std::string> never = pathsNeverTaken(s); !never.empty())
+    os << "  never taken: " << joined(never, ", ") << "\n";
+  return os.str();
 }
 
 CampaignSummary mergeSummaries(const std::vector<CampaignSummary> &parts) {

@@ -67,6 +67,11 @@ struct CampaignSummary {
   std::map<std::string, int64_t> discardsByKind;  // trap kind -> count
   std::map<std::string, int64_t> failuresByProperty;
   std::map<std::string, int64_t> features;        // feature -> kernels that used it
+  /// Path coverage (GPU and --compile-only campaigns): lowering path -> kernels
+  /// whose code took it, as the backend reported it (codegen::Compiled::paths),
+  /// over the `pathKernels` kernels the backend compiled.
+  std::map<std::string, int64_t> paths;
+  int64_t pathKernels = 0;
   std::vector<Finding> findings;     // every failing kernel
   std::vector<std::string> parts;    // merged: the names of the merged campaigns
   std::vector<PartSummary> partStats; // merged: each merged campaign's figures (a merged
@@ -98,6 +103,10 @@ std::string htmlReport(const CampaignSummary &s, const std::set<std::string> &kn
 /// each stage's share of the summed stage time, largest first, and its mean
 /// per kernel; "" when the campaign recorded no stage times.
 std::string stageTimesLine(const CampaignSummary &s);
+
+/// The path coverage table as text for the end-of-campaign summary ("" when
+/// no kernel was compiled by the GPU backend).
+std::string pathCoverageText(const CampaignSummary &s);
 
 /// Merges campaigns: sums counts and times (elapsed: the longest one, since
 /// shards run side by side; also kept per part), unions findings.

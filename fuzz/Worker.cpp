@@ -173,6 +173,8 @@ void handleCheck(const CheckConfig &cfg, Checker &checker, const Json &req, int 
                 {"check_ms", checkMs},
                 {"stages", r.stageMs},
                 {"exit", checker.mustExit()}};
+    if (r.paths)
+      rep["paths"] = *r.paths;
     bool fail = r.status == OracleResult::Status::Fail;
     if (fail && !r.recheckAlone)
       rep["raw_signature"] = failureSignature(k, r.property);

@@ -34,6 +34,32 @@ for line in open(sys.argv[1]):
 assert passed > 0
 PY
   fail "journal stages missing"
+# Path coverage: the lowering paths the backend reported for each compiled
+# kernel are in its journal record, and the summary, report.md and
+# campaign.json count them (the totals recounted from the journal).
+grep -q "^path coverage (kernels whose code took each path; [1-9][0-9]* of $N kernels compiled)" "$T/c.log" ||
+  fail "no path coverage table in the summary: $(tail -30 "$T/c.log")"
+grep -Eq "^ +[0-9.]+% [a-z.=0-9A-Z]+ \([1-9][0-9]*\)$" <(sed -n '/^path coverage/,$p' "$T/c.log") ||
+  fail "no path with a nonzero count in the summary"
+grep -q "^## Path coverage" "$T/c/report.md" || fail "no path coverage in report.md"
+grep -Eq "^\| (remat|dot\.fma|slice\.shared|atomic\.[a-z]+) \| [1-9]" "$T/c/report.md" ||
+  fail "no nonzero path row in report.md: $(sed -n '/## Path coverage/,$p' "$T/c/report.md")"
+grep -q "Path coverage" "$T/c/report.html" || fail "no path coverage in report.html"
+python3 - "$T/c/journal.jsonl" "$T/c/campaign.json" <<'PY' || fail "path counts differ from the journal"
+import json, sys
+counts, compiled = {}, 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "paths" not in r:
+        assert r["status"] != "pass", r["index"]  # every passing kernel was compiled
+        continue
+    compiled += 1
+    for p in r["paths"]:
+        counts[p] = counts.get(p, 0) + 1
+s = json.load(open(sys.argv[2]))
+assert s["paths"] == counts and s["path_kernels"] == compiled, (s["paths"], counts)
+assert compiled > 0 and sum(counts.values()) > 0, counts
+PY
 # Planted failures: exactly the kernels with the feature fail, each under its own index.
 "$FUZZ" $ARGS --fail-on-feature loop --shrink-time 1s --out "$T/p" >"$T/p.log" 2>&1
 [ $? -eq 1 ] || fail "a planted campaign did not exit 1: $(tail -5 "$T/p.log")"
@@ -53,4 +79,4 @@ for i, r in planted.items():
         assert r["status"] == clean[i]["status"], (i, r["status"], clean[i]["status"])
 assert 0 < fails < len(planted), fails
 PY
-echo "PASS: compile-only: $N kernels, stage times: $(grep '^stage times' "$T/c.log" | cut -c14-90)..."
+echo "PASS: compile-only: $N kernels, paths: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"])' "$T/c/campaign.json"), stage times: $(grep '^stage times' "$T/c.log" | cut -c14-90)..."
