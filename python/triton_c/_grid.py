@@ -245,15 +245,19 @@ def grid_expressions(grid: GridArg, define_names: Sequence[str], num_warps: int 
 
 
 def _number(text: str) -> Any:
+    """A define's text as the grid lambda sees it: an int, a float, or the text."""
     try:
         return int(text, 0)
     except ValueError:
-        return text
+        try:
+            return float(text)
+        except ValueError:
+            return text
 
 
 def grid_values(grid: GridArg, defines: Sequence[tuple[str, str]], num_warps: int = 4,
                 scalars: Optional[Mapping[str, Any]] = None):
     """The grid for one variant, calling a lambda with the variant's values."""
-    if not callable(grid):
+    if not callable(grid) or isinstance(grid, type):
         return _texts(grid)
     return _texts(grid(Opt({k: _number(v) for k, v in defines}, num_warps, scalars)))

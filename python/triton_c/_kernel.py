@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _arrays as A
 from . import _core
-from ._grid import GridArg, Opt, Sym, _texts, grid_expressions
+from ._grid import GridArg, _texts, grid_expressions, grid_values
 
 __all__ = ["kernel", "Kernel", "CompileError", "TrapError", "MismatchError", "CompileWarning",
            "LaunchWarning", "BACKENDS"]
@@ -828,18 +828,9 @@ class _Run:
 
     def grid_texts(self, defines: Sequence[tuple[str, str]], num_warps: int = 4) -> list[str]:
         g = self.grid
-        if not callable(g) or isinstance(g, type):
+        if not callable(g) or isinstance(g, type):  # (no scalars to gather: the hot path)
             return _texts(g)
-        vals = {}
-        for k, v in defines:
-            try:
-                vals[k] = int(v, 0)
-            except ValueError:
-                try:
-                    vals[k] = float(v)
-                except ValueError:
-                    vals[k] = v
-        return _texts(g(Opt(vals, num_warps, self.scalars())))
+        return grid_values(g, defines, num_warps, self.scalars())
 
     def guard(self, args: list) -> list:
         """The core's view of each argument; tensors that autograd watches are
