@@ -1,20 +1,27 @@
 //===- interp_bench.cpp - Speed of the reference interpreter -----------===//
 //
 // Times the interpreter on the kernels and sizes Triton's own interpreter is
-// measured on (vector add, softmax, matmul; bench/RESULTS.md), single-threaded and with all
-// threads, and a plain C++ loop doing the same work. Each kernel's output is
-// checked against the plain loop before anything is timed. Figures: median of
-// 5 whole launches (argument copy-in/out included, compilation excluded).
+// measured on (vector add, softmax, matmul; bench/RESULTS.md) plus a transpose,
+// at each thread count asked for, and a plain C++ loop doing the same work.
+// Each kernel's output is checked against the plain loop before anything is
+// timed. Figures: median of --repeat whole launches (the interpreter runs on the
+// caller's arrays; compilation excluded). Every ratio is of figures of this one
+// process.
 //
-//   interp_bench [--threads N] [--repeat 5] [--triton triton_interp.json] [--json out.json]
-//                [--src REPO_ROOT] [--no-checks] [--checks-cost]
+//   interp_bench [--threads 1,2,16] [--repeat 5] [--kernel TEXT] [--triton triton_interp.json]
+//                [--json out.json] [--src REPO_ROOT] [--no-checks] [--checks-cost]
 //
-// --no-checks times launches without the shadow memory (no coverage);
-// --checks-cost times each kernel with none, the default coverage and the
-// race check (RunOptions::raceCheck) and prints the ratios to none.
+// The table has one row per kernel and thread count: the plain loop, ours
+// without the race check (the coverage shadow only: RunOptions::raceCheck =
+// false), ours / plain, the speed-up over our 1-thread time, ours with the race
+// check (the default) and race / no race.
+//
+// --no-checks times launches without any shadow memory (no coverage, no race
+// check); --checks-cost times each kernel with none, the coverage shadow and
+// the race check and prints the ratios to none.
 //
 // With --triton (the JSON of `TRITON_INTERPRET=1 triton_reference.py interp
-// --json`), prints the ratio Triton time / our time.
+// --json`), also prints the ratio Triton time / our time (default options).
 //
 //===----------------------------------------------------------------------===//
 #include "interp/InterpreterBackend.h"
@@ -208,21 +215,52 @@ double maxRelDiff(const tc::HostArray &a, const tc::HostArray &b) {
 
 } // namespace
 
+/// "1,2,16" -> {1, 2, 16}; empty on a malformed list.
+std::vector<unsigned> parseThreads(const std::string &text) {
+  std::vector<unsigned> r;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos)
+      return {};
+    unsigned t = static_cast<unsigned>(std::stoul(item));
+    if (t == 0)
+      return {};
+    r.push_back(t);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return r;
+}
+
 int main(int argc, char **argv) {
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  std::string threadList = hw > 1 ? "1," + std::to_string(hw) : "1";
   int repeat = 5;
-  std::string tritonJson, outJson;
+  std::string tritonJson, outJson, only;
   CLI::App app{"interp_bench: speed of the reference interpreter"};
-  app.add_option("--threads", threads, "threads for the all-threads run");
-  app.add_option("--repeat", repeat, "launches per figure (median)");
+  app.add_option("--threads", threadList,
+                 "comma-separated thread counts, one table row each (default: 1 and all cores)");
+  app.add_option("--repeat", repeat, "launches per figure (median)")->check(CLI::Range(1, 1000));
+  app.add_option("--kernel", only, "only the kernels whose name contains this text");
   app.add_option("--triton", tritonJson, "JSON of triton_reference.py interp");
   app.add_option("--json", outJson, "write the figures as JSON");
   app.add_option("--src", gSourceDir, "the repository root (for examples/ and bench/kernels/)");
   bool noChecks = false, checksCost = false;
-  app.add_flag("--no-checks", noChecks, "launch without the shadow memory (no coverage)");
+  app.add_flag("--no-checks", noChecks, "launch without any shadow memory (no coverage, no race check)");
   app.add_flag("--checks-cost", checksCost,
                "time every kernel without shadow memory, with coverage, with the race check");
   CLI11_PARSE(app, argc, argv);
+  std::vector<unsigned> threadCounts = parseThreads(threadList);
+  if (threadCounts.empty()) {
+    std::cerr << "interp_bench: error: --threads wants a comma-separated list of counts >= 1, "
+                 "got '"
+              << threadList << "'\n";
+    return 2;
+  }
+  unsigned threads = threadCounts.back(); // --checks-cost: the last count
 
   nlohmann::json anchors = nlohmann::json::object();
   if (!tritonJson.empty()) {
@@ -235,10 +273,15 @@ int main(int argc, char **argv) {
   }
   auto backend = tc::createInterpreterBackend();
   nlohmann::json out = nlohmann::json::array();
-  std::printf("%-50s %10s %10s %10s %10s %12s %12s\n", "kernel", "1 thread", "threads", "plain C++",
-              "Triton", "ratio(1t)", "ratio(all)");
-  int status = 0;
+  if (!checksCost)
+    std::printf("%-50s %7s %10s %10s %9s %9s %11s %10s\n", "kernel", "threads", "plain C++",
+                noChecks ? "ours(none)" : "ours", "ours/C++", "speed-up", "race check",
+                "race/ours");
+  int status = 0, ran = 0;
   for (Bench &b : benches()) {
+    if (!only.empty() && b.name.find(only) == std::string::npos)
+      continue;
+    ++ran;
     tc::CompileRequest req;
     req.path = b.source;
     req.defines = b.defines;
@@ -257,12 +300,12 @@ int main(int argc, char **argv) {
     }
     std::vector<tc::HostArray> ref = arrays;
     double plain = timeIt(repeat, [&] { b.plainLoop(ref); });
-    // mode 0: no shadow memory; 1: the default (coverage: stores mark bytes); 2: race check.
-    auto run = [&](unsigned t, int mode = 1) {
+    // mode 0: no shadow memory; 1: the coverage shadow only; 2: the race check.
+    auto run = [&](unsigned t, int mode) {
       tc::RunOptions opts;
       opts.threads = t;
-      opts.coverage = mode >= 1 && !noChecks;
-      opts.raceCheck = mode == 2 && !noChecks;
+      opts.coverage = mode >= 1;
+      opts.raceCheck = mode == 2;
       return timeIt(repeat, [&] {
         tc::RunResult r = backend->launch(*compiled.kernel, *grid.dims, args, opts);
         if (r.status != tc::RunResult::Status::Ok) {
@@ -289,23 +332,39 @@ int main(int argc, char **argv) {
                      {"threads", threads}});
       continue;
     }
-    double one = run(1);
+    // The output is checked after a run with the race check (the default).
+    run(1, noChecks ? 0 : 2);
     double diff = maxRelDiff(arrays[b.outIndex], ref[b.outIndex]);
     if (diff > b.tolerance) {
       std::cerr << "interp_bench: " << b.name << ": output differs from the plain loop (max rel "
                 << diff << ")\n";
       status = 1;
     }
-    double all = run(threads);
-    double anchor = anchors.contains(b.anchorKey) ? anchors[b.anchorKey].get<double>() : 0;
-    std::printf("%-50s %9.4fs %9.4fs %9.4fs %9.3fs %11.0fx %11.0fx\n", b.name.c_str(), one, all,
-                plain, anchor, anchor > 0 ? anchor / one : 0, anchor > 0 ? anchor / all : 0);
-    out.push_back({{"kernel", b.name},
-                   {"one_thread_s", one},
-                   {"all_threads_s", all},
-                   {"threads", threads},
-                   {"plain_cpp_s", plain},
-                   {"triton_interp_s", anchor}});
+    double first = 0, firstRace = 0;
+    for (unsigned t : threadCounts) {
+      double ours = run(t, noChecks ? 0 : 1);
+      double race = noChecks ? 0 : run(t, 2);
+      if (first == 0)
+        first = ours, firstRace = race;
+      std::printf("%-50s %7u %9.4fs %9.4fs %8.2fx %8.2fx %10.4fs %9.2fx\n", b.name.c_str(), t,
+                  plain, ours, ours / plain, first / ours, race, race > 0 ? race / ours : 0);
+      nlohmann::json row = {{"kernel", b.name},        {"threads", t},
+                            {"plain_cpp_s", plain},    {"ours_s", ours},
+                            {"ours_race_check_s", race}, {"speedup_vs_first", first / ours},
+                            {"race_speedup_vs_first", race > 0 ? firstRace / race : 0}};
+      if (anchors.contains(b.anchorKey)) {
+        double anchor = anchors[b.anchorKey].get<double>();
+        row["triton_interp_s"] = anchor;
+        std::printf("%-50s %7s Triton's interpreter %.3fs: %.0fx ours (race check on), %.0fx "
+                    "ours (off)\n",
+                    "", "", anchor, race > 0 ? anchor / race : 0, anchor / ours);
+      }
+      out.push_back(row);
+    }
+  }
+  if (ran == 0) {
+    std::cerr << "interp_bench: error: no kernel's name contains '" << only << "'\n";
+    return 2;
   }
   if (!outJson.empty())
     std::ofstream(outJson) << out.dump(1) << '\n';
