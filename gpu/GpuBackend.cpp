@@ -140,6 +140,62 @@ public:
     return run(kernel, grid, args, opts, std::max(0, warmup), std::max(1, iterations), &out);
   }
 
+  bool launchDevice(const CompiledKernel &kernel, std::array<int64_t, 3> grid,
+                    const uint64_t *values, unsigned numWarps, unsigned numStages,
+                    void *stream) override {
+    // What run() checks, without building its messages: anything that fails
+    // goes back to launch(), which reports it.
+    for (int64_t d : grid)
+      if (d < 1 || d > INT32_MAX)
+        return false;
+    if (grid[1] > 65535 || grid[2] > 65535 || grid[0] * grid[1] > (int64_t(1) << 31) / grid[2])
+      return false;
+    const ir::Function &fn = kernel.function();
+    bool aligned = true;
+    for (unsigned i = 0; i < fn.numParams(); ++i) {
+      const ir::Type &t = fn.param(i)->type();
+      const ir::ParamAttrs &pa = fn.paramAttrs(i);
+      if (t.isPtr) {
+        aligned = aligned && values[i] % 16 == 0;
+        for (int64_t claim : {pa.aligned, pa.multipleOf})
+          if (claim > 1 && values[i] % static_cast<uint64_t>(claim) != 0)
+            return false;
+      } else if (pa.multipleOf > 1 && !isFloat(t.dtype)) {
+        unsigned bits = static_cast<unsigned>(byteSize(t.dtype) * 8);
+        __int128 v = static_cast<__int128>(values[i] & (bits == 64 ? ~0ull : (1ull << bits) - 1));
+        if (isSignedInt(t.dtype) && (v >> (bits - 1)) & 1)
+          v -= static_cast<__int128>(1) << bits;
+        if (v % pa.multipleOf != 0)
+          return false;
+      }
+    }
+    if (!ctx_ || !poisoned_.empty())
+      return false;
+    auto it = fast_.find(std::make_tuple(kernel.id(), numWarps, numStages, aligned));
+    if (it == fast_.end()) // the first launch of this variant goes through launch()
+      return false;
+    Loaded &l = *it->second;
+    setStream(stream);
+    std::array<void *, 64> small;
+    std::vector<void *> big;
+    void **params = small.data();
+    if (fn.numParams() > small.size()) {
+      big.resize(fn.numParams());
+      params = big.data();
+    }
+    for (unsigned i = 0; i < fn.numParams(); ++i)
+      params[i] = const_cast<uint64_t *>(&values[i]); // little-endian: the low bytes
+    std::array<unsigned, 3> g = {static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                                 static_cast<unsigned>(grid[2])};
+    try {
+      ctx_->launch(l.function, g, l.compiled.numThreads, l.compiled.sharedBytes, params);
+    } catch (const cuda::Error &e) {
+      dropContextIfSticky(e);
+      return false;
+    }
+    return true;
+  }
+
 private:
   struct Loaded {
     codegen::Compiled compiled;

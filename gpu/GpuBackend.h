@@ -102,6 +102,20 @@ public:
   /// Launches on `stream` (a CUstream, e.g. PyTorch's current stream) from now
   /// on; nullptr: the backend's own stream.
   virtual void setStream(void *stream) = 0;
+  /// The repeated-launch path of the Python package: every pointer parameter is
+  /// a device address, `values[i]` holds parameter i's bits as cuLaunchKernel
+  /// takes them (a scalar's already checked against its type). Launches
+  /// asynchronously on `stream` with `numWarps` and `numStages`, compiling on
+  /// first use, and returns true; returns false and launches nothing when the
+  /// launch needs launch()'s full treatment: a grid out of range, a pointer
+  /// alignment or __multipleof claim that does not hold, a kernel that is not
+  /// compiled and loaded yet, or any CUDA error (launch() then reports it).
+  virtual bool launchDevice(const CompiledKernel &kernel, std::array<int64_t, 3> grid,
+                            const uint64_t *values, unsigned numWarps, unsigned numStages,
+                            void *stream) {
+    (void)kernel, (void)grid, (void)values, (void)numWarps, (void)numStages, (void)stream;
+    return false; // a backend without this path: every launch goes through launch()
+  }
 };
 
 /// Whether a CUDA device can be used here; if not, `why` is "no CUDA device: ...".

@@ -698,9 +698,10 @@ tc::Backend &interpreter() {
 struct GpuState {
   std::unique_ptr<tc::gpu::GpuBackend> backend;
   std::unique_ptr<tc::gpu::Autotuner> tuner;
+  unsigned defaultStages = 0; // what num_stages=None means
 };
 GpuState &gpu(int device) {
-  static std::map<int, GpuState> states;
+  static std::map<int, GpuState> states; // (nodes never move: DeviceLauncher keeps pointers)
   GpuState &s = states[device];
   if (!s.backend) {
     tc::gpu::GpuOptions o;
@@ -708,9 +709,147 @@ GpuState &gpu(int device) {
     o.primaryContext = true;
     s.backend = tc::gpu::createGpuBackend(o);
     s.tuner = std::make_unique<tc::gpu::Autotuner>(*s.backend);
+    s.defaultStages = s.backend->numStages();
   }
   return s;
 }
+
+/// The repeated launch of one kernel variant with CUDA tensors (the Python
+/// layer's fast path, made after a first launch went through launch()).
+/// Reads each argument straight from the tensor (type, dtype, device,
+/// requires_grad, data_ptr) and each scalar from a Python int or float, and
+/// launches asynchronously. Anything else — a tensor of another type, dtype or
+/// device, one autograd watches, a scalar that does not fit, a claim that does
+/// not hold, a CUDA error — makes call() return False having launched nothing,
+/// and the caller takes launch(), which handles and reports every case.
+class DeviceLauncher {
+public:
+  DeviceLauncher(std::shared_ptr<Kernel> k, int device, unsigned numWarps, unsigned numStages,
+                 nb::list dtypes, nb::handle tensorType, nb::object bump)
+      : kernel_(std::move(k)), device_(device), numWarps_(numWarps),
+        tensorType_(nb::borrow(tensorType)), bump_(std::move(bump)) {
+    const tc::ir::Function &fn = kernel_->compiled->function();
+    if (nb::len(dtypes) != fn.numParams())
+      throw nb::value_error("DeviceLauncher: one dtype (or None) per parameter");
+    for (unsigned i = 0; i < fn.numParams(); ++i) {
+      const tc::ir::Type &t = fn.param(i)->type();
+      Param p;
+      p.isPtr = t.isPtr;
+      p.dtype = t.dtype;
+      p.mayStore = kernel_->mayStore[i];
+      if (t.isPtr) {
+        if (dtypes[i].is_none())
+          throw nb::value_error("DeviceLauncher: a pointer parameter needs its torch dtype");
+        p.torchDtype = nb::borrow(dtypes[i]);
+      }
+      params_.push_back(std::move(p));
+    }
+    state_ = &gpu(device);
+    numStages_ = numStages ? numStages : state_->defaultStages;
+  }
+
+  /// Launches with `args` (a tuple: the parameters, then anything) on `stream`;
+  /// False: nothing was launched, take launch().
+  bool call(nb::handle args, int64_t g0, int64_t g1, int64_t g2, uintptr_t stream,
+            bool gradEnabled) {
+    static PyObject *sDtype = PyUnicode_InternFromString("dtype");
+    static PyObject *sRequiresGrad = PyUnicode_InternFromString("requires_grad");
+    static PyObject *sGetDevice = PyUnicode_InternFromString("get_device");
+    static PyObject *sDataPtr = PyUnicode_InternFromString("data_ptr");
+    PyObject *seq = args.ptr();
+    size_t n = params_.size();
+    if (!PyTuple_Check(seq) || static_cast<size_t>(PyTuple_GET_SIZE(seq)) < n)
+      return false;
+    std::vector<uint64_t> values(n);
+    unsigned written = 0;
+    for (size_t i = 0; i < n; ++i) {
+      PyObject *o = PyTuple_GET_ITEM(seq, static_cast<Py_ssize_t>(i));
+      const Param &p = params_[i];
+      if (p.isPtr) {
+        if (reinterpret_cast<PyObject *>(Py_TYPE(o)) != tensorType_.ptr())
+          return false;
+        if (gradEnabled) {
+          nb::object rg = nb::steal(PyObject_GetAttr(o, sRequiresGrad));
+          if (!rg.is_valid() || rg.ptr() != Py_False)
+            return failed();
+        }
+        nb::object dt = nb::steal(PyObject_GetAttr(o, sDtype));
+        if (!dt.is_valid() || !dt.is(p.torchDtype))
+          return failed();
+        nb::object dev = nb::steal(PyObject_CallMethodNoArgs(o, sGetDevice));
+        if (!dev.is_valid() || !PyLong_Check(dev.ptr()) || PyLong_AsLong(dev.ptr()) != device_)
+          return failed();
+        nb::object ptr = nb::steal(PyObject_CallMethodNoArgs(o, sDataPtr));
+        if (!ptr.is_valid() || !PyLong_Check(ptr.ptr()))
+          return failed();
+        values[i] = PyLong_AsUnsignedLongLong(ptr.ptr());
+        if (PyErr_Occurred())
+          return failed();
+        written += p.mayStore;
+        continue;
+      }
+      std::optional<tc::ScalarValue> v;
+      if (PyLong_CheckExact(o)) {
+        int overflow = 0;
+        long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred()))
+          return failed();
+        v = tc::ScalarValue::ofInt(DType::I64, x);
+      } else if (PyFloat_CheckExact(o)) {
+        v = tc::ScalarValue::ofFloat(DType::F64, PyFloat_AS_DOUBLE(o));
+      } else {
+        return false;
+      }
+      std::optional<uint64_t> bits = tc::scalarArgumentBits(*v, p.dtype);
+      if (!bits)
+        return false;
+      values[i] = *bits;
+    }
+    bool launched;
+    {
+      nb::gil_scoped_release release;
+      launched = state_->backend->launchDevice(*kernel_->compiled, {g0, g1, g2}, values.data(),
+                                               numWarps_, numStages_,
+                                               reinterpret_cast<void *>(stream));
+    }
+    if (!launched)
+      return false;
+    ++launches_;
+    if (written) { // as an in-place op does: autograd refuses a backward that saved them
+      nb::tuple ts = nb::steal<nb::tuple>(PyTuple_New(written));
+      Py_ssize_t j = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (params_[i].isPtr && params_[i].mayStore) {
+          PyObject *o = PyTuple_GET_ITEM(seq, static_cast<Py_ssize_t>(i));
+          Py_INCREF(o);
+          PyTuple_SET_ITEM(ts.ptr(), j++, o);
+        }
+      bump_(ts);
+    }
+    return true;
+  }
+
+  /// Launches made by call() (for tests: the fast path was taken).
+  uint64_t launches() const { return launches_; }
+
+private:
+  struct Param {
+    bool isPtr = false, mayStore = false;
+    DType dtype = DType::F32;
+    nb::object torchDtype;
+  };
+  static bool failed() {
+    PyErr_Clear();
+    return false;
+  }
+  std::shared_ptr<Kernel> kernel_;
+  int device_;
+  unsigned numWarps_, numStages_ = 0;
+  nb::object tensorType_, bump_;
+  std::vector<Param> params_;
+  GpuState *state_ = nullptr;
+  uint64_t launches_ = 0;
+};
 
 std::shared_ptr<Kernel> compile(const std::string &text, const std::string &name,
                                 const std::string &path, const tc::DefineList &defines,
@@ -781,10 +920,10 @@ nb::dict launch(const Kernel &k, const std::string &backend, nb::list args,
   {
     nb::gil_scoped_release release;
     if (onGpu) {
-      tc::gpu::GpuBackend &gb = *gpu(b.device).backend;
+      GpuState &st = gpu(b.device);
+      tc::gpu::GpuBackend &gb = *st.backend;
       gb.setNumWarps(lo.numWarps);
-      if (lo.numStages)
-        gb.setNumStages(lo.numStages);
+      gb.setNumStages(lo.numStages ? lo.numStages : st.defaultStages);
       gb.setStream(reinterpret_cast<void *>(lo.stream));
       r = gb.launch(ck, g, b.args, opts);
     } else {
@@ -886,6 +1025,17 @@ NB_MODULE(_core, m) {
       .def_prop_ro(
           "may_store", [](const Kernel &k) { return k.mayStore; },
           "Per parameter: whether a store or atomic of the kernel may write it.");
+
+  nb::class_<DeviceLauncher>(m, "DeviceLauncher",
+                             "The repeated launch of one kernel variant with CUDA tensors.")
+      .def(nb::init<std::shared_ptr<Kernel>, int, unsigned, unsigned, nb::list, nb::handle,
+                    nb::object>(),
+           "kernel"_a, "device"_a, "num_warps"_a, "num_stages"_a, "dtypes"_a, "tensor_type"_a,
+           "bump"_a)
+      .def("__call__", &DeviceLauncher::call, "args"_a, "g0"_a, "g1"_a, "g2"_a, "stream"_a,
+           "grad_enabled"_a,
+           "Launches; False: nothing was launched (take launch(), which reports why).")
+      .def_prop_ro("launches", &DeviceLauncher::launches);
 
   m.def(
       "source_identifiers",

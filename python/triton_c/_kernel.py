@@ -14,12 +14,14 @@ import numpy as np
 
 from . import _arrays as A
 from . import _core
-from ._grid import GridArg, _texts, grid_expressions, grid_values
+from ._grid import GridArg, Opt, _number, _texts, grid_expressions, grid_values
 
 __all__ = ["kernel", "Kernel", "CompileError", "TrapError", "MismatchError", "CompileWarning",
            "LaunchWarning", "BACKENDS"]
 
 BACKENDS = ("interp", "gpu", "compare")
+
+_environ = os.environ
 
 #: Triton's launch keywords that have no counterpart here (refused by name, not
 #: taken as defines).
@@ -437,6 +439,7 @@ class Kernel:
         self._plans: dict[tuple, _Plan] = {}
         self._declared: Optional[set] = None
         self._last: Optional[tuple] = None  # (compiled kernel, num_warps) of the last launch
+        self._fast: dict[tuple, _FastGpu] = {}  # repeated CUDA launches (see _FastGpu)
         self.last_tune_report: str = ""
         self.last_tune_from_cache: bool = False
         self.last_access_map: str = ""
@@ -554,6 +557,31 @@ class Kernel:
         >>> z = add(x, y, z, n, lambda meta: (triton_c.cdiv(n, meta['BLOCK']),), BLOCK=256)
         >>> z = add(x, y, z, N=n, grid=(4,), BLOCK=256, backend='compare')
         """
+        # The repeated CUDA launch of a call made before with the same keywords
+        # and options: no Python-side checks (the C++ launcher checks each
+        # argument and says when this call needs the full path below).
+        fkey: Optional[tuple] = (
+            len(args), grid is None, backend, num_warps, num_stages, key, check_variants,
+            max_seconds, threads, race_check, trace, access_map, rtol, atol,
+            type(num_warps), type(num_stages), type(threads),
+            _environ.get("TRITON_C_BACKEND", "") if backend is None else "")
+        if kwargs:
+            fkey += (tuple(kwargs.items()), tuple(map(type, kwargs.values())))
+        fixed_grid = None
+        try:
+            fe = self._fast.get(fkey) if self._fast else None
+        except TypeError:  # an unhashable option or define (a list to tune over)
+            fe, fkey = None, None
+        if fe is not None:
+            done, fixed_grid = fe.launch(self, args, args[-1] if fe.grid_in_args else grid)
+            if done:
+                outs = fe.outputs
+                if not outs:
+                    return None
+                if len(outs) == 1:
+                    return args[outs[0]]
+                return tuple(args[i] for i in outs)
+        grid_in_args = grid is None
         # Keywords: kernel parameters by name, options misspelt, defines.
         declared = self._declared_params() if kwargs else set()
         bound = {k: v for k, v in kwargs.items() if k in declared}
@@ -647,8 +675,15 @@ class Kernel:
             self._check_defines(plan, defines, grid)
         run = _Run(self, plan, args, grid, warps, stages, key, seconds, threads,
                    bool(race_check), bool(trace), access_map, rtol, atol)
+        run.fixed_grid = fixed_grid
         if backend == "gpu":
             run.gpu(cuda)
+            if (fkey is not None and not bound and run.launched is not None
+                    and len(plan.variants) == 1 and len(warps) == 1 and len(stages) <= 1
+                    and key is None and not check_variants and not seconds and not trace
+                    and not race_check and access_map is None and rtol is None
+                    and atol is None and not isinstance(grid, str)):
+                self._make_fast(fkey, plan, run, grid_in_args)
         elif backend == "interp":
             run.interp(bool(check_variants))
         else:
@@ -692,7 +727,117 @@ class Kernel:
                           CompileWarning, stacklevel=3)
 
 
+    def _make_fast(self, fkey: tuple, plan: _Plan, run: "_Run", grid_in_args: bool) -> None:
+        """After a full launch on the GPU with CUDA tensors: the launcher that
+        repeats it (same keywords and options) with no Python-side checks."""
+        torch = sys.modules.get("torch")
+        if torch is None or run.launched is None:
+            return
+        k, nw, ns, device = run.launched
+        dtypes: list = []
+        for a, t in zip(run.args, plan.types):
+            if t.endswith("*"):
+                if type(a) is not torch.Tensor or not a.is_cuda:
+                    return
+                dtypes.append(a.dtype)
+            else:
+                dtypes.append(None)
+        fe = _FastGpu()
+        fe.launcher = _core.DeviceLauncher(k, device, nw, ns, dtypes, torch.Tensor, _bump_many())
+        fe.device = device
+        fe.grid_in_args = grid_in_args
+        fe.outputs = plan.outputs
+        fe.last = (k, nw)
+        fe.defines = {n: _number(v) for n, v in plan.variants[0]}
+        fe.scalars = [(n, i) for i, (n, t) in enumerate(zip(plan.names, plan.types))
+                      if not t.endswith("*")]
+        fe.num_warps = nw
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        fe.stream = raw if raw is not None else (
+            lambda d: torch.cuda.current_stream(d).cuda_stream)
+        fe.grad = torch.is_grad_enabled
+        if len(self._fast) >= 64:
+            self._fast.clear()
+        self._fast[fkey] = fe
+
+
 _MISSING = object()
+_NUMBERS = (int, float, np.integer, np.floating)
+
+
+class _FastGpu:
+    """A repeated launch on the GPU (Kernel._make_fast): the C++ launcher,
+    what the grid lambda sees, and where the outputs are."""
+
+    __slots__ = ("launcher", "device", "grid_in_args", "outputs", "last", "defines", "scalars",
+                 "num_warps", "stream", "grad")
+
+    def launch(self, kernel: Kernel, args: tuple, g: Any) -> tuple[bool, Any]:
+        """(True, None) when launched; else (False, the grid lambda's value or
+        None), and the caller takes the full path (with that value as the grid:
+        a lambda is called once per launch)."""
+        fixed = None
+        tg = type(g)
+        if tg is tuple or tg is list:
+            v = g
+        elif tg is int:
+            v = (g,)
+        elif callable(g) and tg is not type:
+            meta = Opt.__new__(Opt)  # Opt(defines, num_warps, scalars), built faster
+            d = dict(self.defines)
+            for name, i in self.scalars:
+                a = args[i]
+                if isinstance(a, _NUMBERS) and name not in d:
+                    d[name] = a
+            meta._defines = d
+            meta._num_warps = self.num_warps
+            meta.read_num_warps = False
+            v = fixed = g(meta)
+            if type(v) is int:
+                v = (v,)
+            elif type(v) is not tuple and type(v) is not list:
+                return False, fixed
+        else:
+            return False, None
+        n = len(v)
+        if n == 1:
+            g0, g1, g2 = v[0], 1, 1
+        elif n == 2:
+            g0, g1 = v
+            g2 = 1
+        elif n == 3:
+            g0, g1, g2 = v
+        else:
+            return False, fixed
+        if (type(g0) is not int or type(g1) is not int or type(g2) is not int
+                or not (0 < g0 < 2147483648 and 0 < g1 < 65536 and 0 < g2 < 65536)):
+            return False, fixed
+        if self.launcher(args, g0, g1, g2, self.stream(self.device), self.grad()):
+            kernel._last = self.last
+            return True, None
+        return False, fixed
+
+
+_BUMP_MANY: Any = None
+
+
+def _bump_many() -> Callable[[tuple], Any]:
+    """A function that marks a tuple of tensors modified in place."""
+    global _BUMP_MANY
+    if _BUMP_MANY is None:
+        import torch
+
+        raw = getattr(torch._C, "_increment_version", None)
+        try:
+            if raw is None:
+                raise TypeError
+            raw(())  # takes a tuple of tensors (PyTorch >= 2.1)
+            _BUMP_MANY = raw
+        except (TypeError, RuntimeError):
+            def _BUMP_MANY(ts: tuple) -> None:  # noqa: N802
+                for t in ts:
+                    _bump_version(t)
+    return _BUMP_MANY
 
 
 class Asm(Mapping):
@@ -800,7 +945,8 @@ class _Run:
     """One call of a kernel: its arguments, grid and options, on one backend."""
 
     __slots__ = ("k", "plan", "args", "grid", "warps", "stages", "key", "seconds", "threads",
-                 "race_check", "trace", "access_map", "rtol", "atol", "guarded")
+                 "race_check", "trace", "access_map", "rtol", "atol", "guarded", "fixed_grid",
+                 "launched")
 
     def __init__(self, kernel: Kernel, plan: _Plan, args: list, grid: Any, warps: list,
                  stages: list, key: Any, seconds: float, threads: int, race_check: bool,
@@ -821,13 +967,15 @@ class _Run:
         self.rtol = rtol
         self.atol = atol
         self.guarded = False  # guard() saw a tensor that autograd watches
+        self.fixed_grid: Any = None  # the grid lambda's value, when already called
+        self.launched: Optional[tuple] = None  # gpu(): (kernel, num_warps, num_stages, device)
 
     def scalars(self) -> dict:
         return {n: a for n, a, t in zip(self.plan.names, self.args, self.plan.types)
                 if not t.endswith("*") and isinstance(a, (int, float, np.integer, np.floating))}
 
     def grid_texts(self, defines: Sequence[tuple[str, str]], num_warps: int = 4) -> list[str]:
-        g = self.grid
+        g = self.grid if self.fixed_grid is None else self.fixed_grid
         if not callable(g) or isinstance(g, type):  # (no scalars to gather: the hot path)
             return _texts(g)
         return grid_values(g, defines, num_warps, self.scalars())
@@ -1007,6 +1155,7 @@ class _Run:
         k = self.k.compile(defs)
         self.launch(k, "gpu", args, self.grid_texts(defs, nw), num_warps=nw, num_stages=ns,
                     stream=stream, caller=caller)
+        self.launched = (k, nw, ns, device)
 
     # -- both -----------------------------------------------------------------
     def compare(self) -> None:
