@@ -569,7 +569,7 @@ class Kernel:
             fkey += (tuple(kwargs.items()), tuple(map(type, kwargs.values())))
         fixed_grid = None
         try:
-            fe = self._fast.get(fkey) if self._fast else None
+            fe = self._fast.get(fkey) if self._fast else hash(fkey) and None
         except TypeError:  # an unhashable option or define (a list to tune over)
             fe, fkey = None, None
         if fe is not None:
@@ -686,6 +686,9 @@ class Kernel:
                 self._make_fast(fkey, plan, run, grid_in_args)
         elif backend == "interp":
             run.interp(bool(check_variants))
+            if (fkey is not None and not bound and (not check_variants or len(plan.variants) == 1)
+                    and access_map is None):
+                self._make_fast_interp(fkey, plan, run, grid_in_args)
         else:
             run.compare()
         idx = plan.outputs
@@ -761,8 +764,86 @@ class Kernel:
         self._fast[fkey] = fe
 
 
+    def _make_fast_interp(self, fkey: tuple, plan: _Plan, run: "_Run",
+                          grid_in_args: bool) -> None:
+        """After a full launch on the interpreter with C-contiguous, writable
+        NumPy arrays: the launch that repeats it (same keywords and options)."""
+        arrays = []
+        for i, (a, t) in enumerate(zip(run.args, plan.types)):
+            if t.endswith("*"):
+                if (type(a) is not np.ndarray or not a.flags.c_contiguous
+                        or not a.flags.writeable or A.is_numpy_bf16(a.dtype)):
+                    return
+                arrays.append((i, a.dtype))
+        fe = _FastInterp()
+        fe.k = plan.first
+        fe.plan = plan
+        fe.arrays = arrays
+        fe.nparams = len(plan.names)
+        fe.grid_in_args = grid_in_args
+        fe.outputs = plan.outputs
+        fe.last = (plan.first, 4)
+        fe.defines = {n: _number(v) for n, v in plan.variants[0]}
+        fe.scalars = [(n, i) for i, (n, t) in enumerate(zip(plan.names, plan.types))
+                      if not t.endswith("*")]
+        fe.num_warps = 4
+        fe.options = (run.threads, run.seconds, run.race_check, run.trace)
+        if len(self._fast) >= 64:
+            self._fast.clear()
+        self._fast[fkey] = fe
+
+
 _MISSING = object()
 _NUMBERS = (int, float, np.integer, np.floating)
+
+
+def _grid_of(fe: Any, g: Any, args: tuple) -> Any:
+    """The grid of a repeated launch: ``g``, or a lambda's value for the
+    variant's defines and the launch's scalars (Opt(...), built faster)."""
+    if not callable(g) or type(g) is type:
+        return g
+    meta = Opt.__new__(Opt)
+    d = dict(fe.defines)
+    for name, i in fe.scalars:
+        a = args[i]
+        if isinstance(a, _NUMBERS) and name not in d:
+            d[name] = a
+    meta._defines = d
+    meta._num_warps = fe.num_warps
+    meta.read_num_warps = False
+    return g(meta)
+
+
+class _FastInterp:
+    """A repeated launch on the interpreter with NumPy arrays (see
+    Kernel._make_fast_interp): no Python-side checks but the arrays' type,
+    dtype, layout and writability."""
+
+    __slots__ = ("k", "plan", "arrays", "nparams", "grid_in_args", "outputs", "last", "defines",
+                 "scalars", "num_warps", "options")
+
+    def launch(self, kernel: Kernel, args: tuple, g: Any) -> tuple[bool, Any]:
+        for i, d in self.arrays:
+            a = args[i]
+            if type(a) is not np.ndarray or a.dtype != d:
+                return False, None
+            f = a.flags
+            if not f.c_contiguous or not f.writeable:
+                return False, None
+        v = _grid_of(self, g, args)
+        texts = _texts(v)
+        n = self.nparams
+        core_args = list(args) if len(args) == n else list(args[:n])
+        threads, seconds, race_check, trace = self.options
+        res = _core.launch(self.k, "interp", core_args, texts, 4, 0, 0, threads, seconds,
+                           race_check, trace, False)
+        if res["status"] == "ok" and not res["warnings"] and not res["output"]:
+            kernel._last = self.last
+            return True, None
+        run = _Run(kernel, self.plan, core_args, v, [4], [], None, seconds, threads, race_check,
+                   trace, None, None, None)
+        run.finish(self.k, res, core_args, 4, True, 4)
+        return True, None
 
 
 class _FastGpu:
@@ -783,16 +864,7 @@ class _FastGpu:
         elif tg is int:
             v = (g,)
         elif callable(g) and tg is not type:
-            meta = Opt.__new__(Opt)  # Opt(defines, num_warps, scalars), built faster
-            d = dict(self.defines)
-            for name, i in self.scalars:
-                a = args[i]
-                if isinstance(a, _NUMBERS) and name not in d:
-                    d[name] = a
-            meta._defines = d
-            meta._num_warps = self.num_warps
-            meta.read_num_warps = False
-            v = fixed = g(meta)
+            v = fixed = _grid_of(self, g, args)
             if type(v) is int:
                 v = (v,)
             elif type(v) is not tuple and type(v) is not list:
@@ -1024,6 +1096,12 @@ class _Run:
         res = _core.launch(k, backend, core_args, grid_texts, num_warps, num_stages,
                            stream, self.threads, self.seconds, self.race_check, self.trace,
                            bool(self.access_map) and backend == "interp")
+        return self.finish(k, res, args, num_warps, caller, 5)
+
+    def finish(self, k: Any, res: dict, args: Sequence[Any], num_warps: int, caller: bool,
+               stacklevel: int) -> dict:
+        """What a launch's result means for the caller: output printed,
+        warnings, versions bumped, or the exception of a trap or an error."""
         self.k._last = (k, num_warps)
         out = res["output"]
         if out:
@@ -1031,7 +1109,7 @@ class _Run:
         status = res["status"]
         if status == "ok":
             for w in res["warnings"]:
-                warnings.warn(w, LaunchWarning, stacklevel=4)
+                warnings.warn(w, LaunchWarning, stacklevel=stacklevel)
         if res["access_map"] is not None:
             self.write_access_map(res["access_map"])
         if status == "ok":
