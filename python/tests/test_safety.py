@@ -363,12 +363,17 @@ __global__ void race(int *C) {
 def test_race_check_option():
     k = triton_c.kernel(RACE)
     c = np.zeros(1, np.int32)
-    k(c, (4,))  # off by default
-    c[0] = 0
-    with pytest.raises(triton_c.TrapError) as e:
-        k(c, (4,), race_check=True)
-    assert e.value.kind == "data_race"
-    assert c[0] == 0
+    for on in ({}, {"race_check": True}):  # on by default
+        with pytest.raises(triton_c.TrapError) as e:
+            k(c, (4,), **on)
+        assert e.value.kind == "data_race"
+        assert c[0] == 0
+    k(c, (4,), race_check=False)  # switched off: no trap, one of the stores is left
+    assert c[0] in range(4)
+    with pytest.raises(TypeError, match="race_check"):
+        k(c, (4,), race_check="yes")
+    with pytest.raises(ValueError, match="race_check"):
+        k(c, (4,), race_check=True, backend="gpu")
 
 
 def test_trace_and_print_go_to_sys_stdout(capsys):

@@ -245,6 +245,9 @@ def _check_options(backend: str, num_warps: Any, num_stages: Any, max_seconds: A
     if access_map is not None and backend != "interp":
         raise ValueError("access_map: the access map is drawn by the interpreter "
                          "(backend='interp')")
+    if race_check is not None and not isinstance(race_check, (bool, np.bool_)):
+        raise TypeError(f"race_check={race_check!r}: expected True, False or None (None: on "
+                        f"for the interpreter)")
     if race_check and backend == "gpu":
         raise ValueError("race_check: races are checked by the interpreter "
                          "(backend='interp' or 'compare')")
@@ -527,7 +530,7 @@ class Kernel:
                  num_stages: Union[int, Sequence[int], None] = None,
                  key: Optional[Sequence[str]] = None, check_variants: bool = False,
                  max_seconds: Optional[float] = None, threads: int = 0,
-                 race_check: bool = False, trace: bool = False,
+                 race_check: Optional[bool] = None, trace: bool = False,
                  access_map: Union[None, bool, str, os.PathLike] = None,
                  rtol: Optional[float] = None, atol: Optional[float] = None,
                  **kwargs: Any) -> Any:
@@ -545,9 +548,9 @@ class Kernel:
         CUDA tensors, else 'interp', or $TRITON_C_BACKEND), ``num_warps`` and
         ``num_stages`` (GPU), ``key`` (the arguments the auto-tuner keys on),
         ``max_seconds`` (a wall-clock limit; None: none), ``threads`` (the
-        interpreter's; 0: every core), ``race_check`` (trap two programs
-        touching one element unsynchronised), ``trace`` (print every op's
-        value), ``access_map`` (True: ``k.last_access_map`` holds an HTML page
+        interpreter's; 0: every core), ``race_check`` (the interpreter traps two
+        programs touching one element unsynchronised: on by default; ``False``
+        switches it off), ``trace`` (print every op's value), ``access_map`` (True: ``k.last_access_map`` holds an HTML page
         of which program touched which element; a path: written there),
         ``rtol``/``atol`` (the tolerance of 'compare' and of variant checks).
 
@@ -674,14 +677,15 @@ class Kernel:
         if not plan.checked:
             self._check_defines(plan, defines, grid)
         run = _Run(self, plan, args, grid, warps, stages, key, seconds, threads,
-                   bool(race_check), bool(trace), access_map, rtol, atol)
+                   backend != "gpu" if race_check is None else bool(race_check), bool(trace),
+                   access_map, rtol, atol)
         run.fixed_grid = fixed_grid
         if backend == "gpu":
             run.gpu(cuda)
             if (fkey is not None and not bound and run.launched is not None
                     and len(plan.variants) == 1 and len(warps) == 1 and len(stages) <= 1
                     and key is None and not check_variants and not seconds and not trace
-                    and not race_check and access_map is None and rtol is None
+                    and race_check is None and access_map is None and rtol is None
                     and atol is None and not isinstance(grid, str)):
                 self._make_fast(fkey, plan, run, grid_in_args)
         elif backend == "interp":
