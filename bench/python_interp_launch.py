@@ -8,7 +8,8 @@ Prints, for a kernel that loads and stores one element:
     memory: no copy in or out, an undo journal of the pages it writes);
   - the time per call on a 16-element array, through Kernel.__call__ and through
     the C++ core's launch alone (the rest is the Python layer);
-  - both with threads=1 and with every core.
+  - with threads=1 and with every core, with the race check (on by default) and
+    without it.
 """
 
 import argparse
@@ -52,15 +53,18 @@ def main():
     k(small, (1,))
     ck = k.compile(())
     print(f"cores: {os.cpu_count()}  numpy {np.__version__}")
-    for threads in (1, 0):
-        label = "1 thread" if threads == 1 else "all cores"
-        b = per_call(lambda: k(big, (1,), threads=threads), max(args.iters // 30, 20))
-        t = per_call(lambda: k(small, (1,), threads=threads), args.iters)
-        c = per_call(lambda: _core.launch(ck, "interp", [small], ["1"], 4, 0, 0, threads, 0.0,
-                                          False, False, False), args.iters)
-        print(f"[{label}] 64 MiB one-element kernel: {b * 1e3:.3f} ms/call")
-        print(f"[{label}] tiny kernel, Kernel.__call__: {t * 1e6:.1f} us/call; "
-              f"C++ core launch alone: {c * 1e6:.1f} us/call")
+    for race in (True, False):
+        for threads in (1, 0):
+            label = ("1 thread" if threads == 1 else "all cores") + (
+                ", race check on (the default)" if race else ", race_check=False")
+            b = per_call(lambda: k(big, (1,), threads=threads, race_check=race),
+                         max(args.iters // 30, 20))
+            t = per_call(lambda: k(small, (1,), threads=threads, race_check=race), args.iters)
+            c = per_call(lambda: _core.launch(ck, "interp", [small], ["1"], 4, 0, 0, threads,
+                                              0.0, race, False, False), args.iters)
+            print(f"[{label}] 64 MiB one-element kernel: {b * 1e3:.3f} ms/call")
+            print(f"[{label}] tiny kernel, Kernel.__call__: {t * 1e6:.1f} us/call; "
+                  f"C++ core launch alone: {c * 1e6:.1f} us/call")
     assert big[0] > 0 and small[0] > 0
 
 
