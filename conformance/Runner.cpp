@@ -6,6 +6,7 @@
 #include "codegen/Ulp.h"
 #include "conformance/Json.h"
 #include "interp/InterpreterBackend.h"
+#include "runtime/TritonBackend.h"
 
 #include <algorithm>
 #include <chrono>
@@ -103,6 +104,10 @@ Verdict launchAndCheck(const Suite &s, const Case &c, const CompiledKernel &kern
       return {Status::Error, "grid: " + g.error, std::nullopt};
     r = backend.launch(kernel, *g.dims, args->launch, opts);
   }
+  // A kernel Triton cannot express is outside the triton backend's comparable
+  // subset: skipped, with the construct named (docs/triton.md).
+  if (r.status == RunResult::Status::Error && isTritonUnsupported(r.error))
+    return {Status::Skipped, r.error, std::nullopt};
   if (r.status == RunResult::Status::Error)
     return {Status::Error, backend.name() + " backend error: " + r.error, std::nullopt};
   switch (c.expect.kind) {
@@ -114,7 +119,10 @@ Verdict launchAndCheck(const Suite &s, const Case &c, const CompiledKernel &kern
   if (r.status == RunResult::Status::Trapped)
     return {Status::Error, "unexpected trap:\n" + r.trap->render(), std::nullopt};
   if (c.expect.kind == ExpectKind::Outputs)
-    return checkOutputs(c, *args, backend.name() == "gpu" ? gpuExtraUlps(kernel.function()) : 0);
+    return checkOutputs(c, *args,
+                        backend.name() == "gpu" || backend.name() == "triton"
+                            ? gpuExtraUlps(kernel.function())
+                            : 0);
   return {};
 }
 
@@ -260,7 +268,7 @@ CaseRecord runCase(const Suite &s, const Case &c, Backend &backend, const RunOpt
     if (verdict.status == Status::Pass)
       continue;
     r.status = verdict.status;
-    r.error = std::move(verdict.error);
+    (verdict.status == Status::Skipped ? r.reason : r.error) = std::move(verdict.error);
     r.mismatch = std::move(verdict.mismatch);
     r.variant = v.label;
     r.source = c.source;
@@ -294,7 +302,11 @@ std::unique_ptr<Backend> createBackend(const std::string &name, std::string &why
     why = "the gpu backend is not part of this build";
     return nullptr;
   }
-  why = "unknown backend '" + name + "' (interp or gpu)";
+  if (name == "triton") {
+    why = "the triton backend is not registered in this tool";
+    return nullptr;
+  }
+  why = "unknown backend '" + name + "' (interp, gpu or triton)";
   return nullptr;
 }
 
@@ -306,8 +318,10 @@ bool backendDetectsTraps(std::string_view backend) {
 
 std::string reproduceCommand(const std::string &file, const std::string &caseName,
                              std::string_view backend, const std::vector<std::string> &extraArgs) {
-  std::string cmd = std::string(backend == "gpu" ? "triton-run" : "triton-interp") + " --launch " +
-                    shellQuote(file) + " --case " + shellQuote(caseName);
+  std::string cmd = std::string(backend == "gpu"      ? "triton-run"
+                                : backend == "triton" ? "triton-run --backend triton"
+                                                      : "triton-interp") +
+                    " --launch " + shellQuote(file) + " --case " + shellQuote(caseName);
   for (const std::string &a : extraArgs)
     cmd += " " + shellQuote(a);
   return cmd;

@@ -1,6 +1,6 @@
 //===- triton-conformance.cpp - Run, check and compare conformance suites ===//
 //
-//   triton-conformance run PATH... [--backend interp|gpu] [--out report.json]
+//   triton-conformance run PATH... [--backend interp|gpu|triton] [--out report.json]
 //       [--html report.html] [--md report.md] [-j N] [--timeout S]
 //       [--suite GLOB] [--feature GLOB] [--case GLOB] [--expectations FILE]
 //       [--batch N]
@@ -25,6 +25,9 @@
 // The gpu backend runs when a CUDA device is present (`--num-warps` sets its
 // warps per program unless a case gives num_warps, `--num-stages` its
 // software-pipelining stages); without one every gpu case is `skipped` with the reason.
+// The triton backend runs the kernels with Triton (docs/triton.md): on the GPU or
+// in Triton's interpreter (--triton-mode); kernels Triton cannot express are
+// `skipped` with the construct named.
 //
 //===----------------------------------------------------------------------===//
 #include "ConformanceVersion.h"
@@ -33,6 +36,7 @@
 #include "conformance/Runner.h"
 #include "gpu/GpuBackend.h"
 #include "runtime/Launch.h"
+#include "runtime/TritonBackend.h"
 #include "support/FileIO.h"
 #include "support/TimeLimit.h"
 #include "support/ToolMain.h"
@@ -68,6 +72,8 @@ struct RunFlags {
   unsigned numStages = tc::codegen::Options{}.numStages;
   double timeout = 60;
   std::string disableOpt; // --disable-opt LIST (gpu backend)
+  std::string tritonMode = "auto"; // --triton-mode (triton backend)
+  bool batchGiven = false;
   bool noIsolation = false, quiet = false, force = false;
   tc::conf::ToleranceOverride tolerance; // --rtol, --atol
 };
@@ -219,7 +225,7 @@ std::string gpuDescription(const tc::codegen::Options &codegen) {
 
 /// What ran the cases of each backend: "interp: the interpreter on this host; gpu: NAME".
 std::string deviceDescription(const std::vector<std::string> &backends,
-                              const tc::codegen::Options &codegen) {
+                              const tc::codegen::Options &codegen, const RunFlags &f) {
   std::string out;
   for (const std::string &b : backends) {
     std::string d;
@@ -231,6 +237,12 @@ std::string deviceDescription(const std::vector<std::string> &backends,
         d = "not available (" + why + ")";
       else if (d = gpuDescription(codegen); d.empty())
         d = "a CUDA device (its name could not be read)";
+    } else if (b == "triton") {
+      tc::TritonOptions to;
+      to.mode = f.tritonMode;
+      std::unique_ptr<tc::TritonBackend> t = tc::createTritonBackend(to);
+      std::string why;
+      d = t->available(&why) ? t->description() : "not available (" + why + ")";
     }
     out += (out.empty() ? "" : "; ") + b + ": " + d;
   }
@@ -260,6 +272,10 @@ std::function<std::vector<std::string>(const Case &)> reproduceArgs(const RunFla
   std::function<std::vector<std::string>(const Case &)> gpu;
   if (backend == "gpu")
     gpu = gpuReproduceArgs(f);
+  if (backend == "triton" && f.tritonMode != "auto")
+    gpu = [mode = f.tritonMode](const Case &) {
+      return std::vector<std::string>{"--triton-mode", mode};
+    };
   if (!f.tolerance.any())
     return gpu;
   return [gpu, tol = f.tolerance](const Case &c) {
@@ -310,6 +326,16 @@ int runCommand(const RunFlags &f, const std::string &command) {
     return kExitUsage;
   }
   registerGpuBackend(codegen);
+  registerBackend(
+      "triton",
+      [&f]() -> std::unique_ptr<tc::Backend> {
+        tc::TritonOptions to;
+        to.mode = f.tritonMode;
+        to.numWarps = f.numWarps;
+        to.numStages = f.numStages;
+        return tc::createTritonBackend(to);
+      },
+      /*detectsTraps=*/false);
   std::vector<std::string> files;
   if (!expandPaths(f.paths, files))
     return kExitUsage;
@@ -339,7 +365,7 @@ int runCommand(const RunFlags &f, const std::string &command) {
   report.version = kConformanceVersion;
   report.date = utcNow();
   report.host = hostDescription();
-  report.device = deviceDescription(f.backends, codegen);
+  report.device = deviceDescription(f.backends, codegen, f);
   report.tolerance = toleranceDescription(f.tolerance);
   for (const std::string &backend : f.backends) {
     RunnerOptions opts;
@@ -347,7 +373,8 @@ int runCommand(const RunFlags &f, const std::string &command) {
     opts.jobs = f.jobs;
     opts.timeout = f.timeout;
     opts.isolate = !f.noIsolation;
-    opts.batch = f.batch;
+    // A triton worker process starts Python, torch and Triton once per batch.
+    opts.batch = backend == "triton" && !f.batchGiven ? 64 : f.batch;
     opts.suiteGlobs = f.suites;
     opts.featureGlobs = f.features;
     opts.caseGlobs = f.cases;
@@ -534,9 +561,14 @@ static int toolMain(int argc, char **argv) {
   RunFlags rf;
   CLI::App *run = app.add_subcommand("run", "run suites on a backend and write a report");
   run->add_option("paths", rf.paths, "suite files or directories")->required();
-  run->add_option("--backend", rf.backends, "interp or gpu (repeat for several)")
+  run->add_option("--backend", rf.backends,
+                  "interp, gpu or triton (Triton, the Python DSL; repeat for several)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"interp", "gpu"}));
+      ->check(CLI::IsMember({"interp", "gpu", "triton"}));
+  run->add_option("--triton-mode", rf.tritonMode,
+                  "triton backend: gpu (Triton on the GPU), interpret (Triton's interpreter, "
+                  "TRITON_INTERPRET=1, no GPU) or auto (the GPU when torch sees one; default)")
+      ->check(CLI::IsMember({"auto", "gpu", "interpret"}));
   run->add_option("--out", rf.out, "write the JSON report here");
   run->add_option("--html", rf.html, "write the HTML report here");
   run->add_option("--md", rf.md, "write the Markdown report here");
@@ -549,7 +581,8 @@ static int toolMain(int argc, char **argv) {
   run->add_option("--case", rf.cases, "only cases whose name matches GLOB");
   run->add_option("--expectations", rf.expectations, "known failures (JSON list)");
   run->add_option("--batch", rf.batch,
-                  "cases per worker process, run in turn (1: a process per case)")
+                  "cases per worker process, run in turn (1: a process per case; default 16, "
+                  "64 for the triton backend)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000000u));
   run->add_flag("--force", rf.force, "replace existing report files (never an input)");
@@ -624,6 +657,7 @@ static int toolMain(int argc, char **argv) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
   if (*run) {
+    rf.batchGiven = run->count("--batch") > 0;
     if (run->count("--rtol"))
       rf.tolerance.rtol = rtol;
     if (run->count("--atol"))

@@ -6,6 +6,7 @@
 //   tritonc bad.tc -verify          (checks `// expected-error {{...}}` comments)
 //   tritonc kernel.tc -DTM=64 --emit=ptx|llvm [--num-warps 4] [--num-stages 3] [--sm 90]
 //       [--ptxas]
+//   tritonc kernel.tc -DTM=64 --emit=triton [--kernel NAME]   (a Triton Python module)
 //
 // Exit codes: 0 success, 1 ptxas rejected the PTX (--ptxas), 2 compile error
 // (or -verify mismatch, or a kernel the GPU backend cannot compile), 3 usage error.
@@ -23,6 +24,7 @@
 #include "support/FileIO.h"
 #include "support/SourceWords.h"
 #include "support/ToolMain.h"
+#include "tritonpy/TritonPy.h"
 
 #include <CLI/CLI.hpp>
 
@@ -169,6 +171,31 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
   return kExitOk;
 }
 
+// Prints one kernel (--kernel NAME, or the module's only one) as a Triton
+// Python module; a construct Triton cannot express is a compile error naming it.
+int emitTriton(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
+  std::vector<const tc::ir::Function *> fns = pickKernels(m, opt);
+  if (fns.empty()) {
+    std::cerr << "tritonc: error: " << opt.input << " has no kernel\n";
+    return kExitUsage;
+  }
+  if (fns.size() > 1) {
+    std::cerr << "tritonc: error: --emit=triton prints one kernel; " << opt.input << " has "
+              << fns.size() << ": pick one with --kernel NAME\n";
+    return kExitUsage;
+  }
+  tc::tritonpy::Options to;
+  to.sourceName = std::filesystem::path(opt.input).filename().string();
+  to.numWarps = opt.numWarps;
+  tc::tritonpy::Result r = tc::tritonpy::translate(m, *fns[0], to);
+  if (!r.ok()) {
+    std::cerr << "tritonc: error: kernel '" << fns[0]->name() << "': " << r.error << '\n';
+    return kExitCompileError;
+  }
+  out << r.code;
+  return kExitOk;
+}
+
 // Every file a compilation read (the source and its #include files): -o never
 // replaces one of them.
 std::vector<std::string> filesRead;
@@ -243,6 +270,8 @@ int compileVariant(const Options &opt, const tc::DefineList &defines, std::ostre
       return kExitCompileError;
     if (opt.emitsGpu())
       return emitGpu(m, opt, out);
+    if (opt.emit == "triton")
+      return emitTriton(m, opt, out);
     printModule(m, opt, out);
   }
   return kExitOk;
@@ -279,6 +308,8 @@ int processIR(const Options &opt, std::ostream &out) {
   }
   if (opt.emitsGpu())
     return emitGpu(*m, opt, out);
+  if (opt.emit == "triton")
+    return emitTriton(*m, opt, out);
   printModule(*m, opt, out);
   return kExitOk;
 }
@@ -328,9 +359,10 @@ static int toolMain(int argc, char **argv) {
   app.add_option("-W", opt.warnings, "-Werror: warnings are errors; -Wnone: no warnings")
       ->allow_extra_args(false);
   app.add_flag("-E", opt.preprocessOnly, "preprocess only");
-  app.add_option("--emit", opt.emit, "what to print: tokens, ast, ir, llvm (LLVM IR) or ptx")
-      ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx"}));
-  app.add_option("--num-warps", opt.numWarps, "with --emit=llvm|ptx: warps per program (default 4)")
+  app.add_option("--emit", opt.emit, "what to print: tokens, ast, ir, llvm (LLVM IR), ptx or triton (a Python module with a "
+                 "@triton.jit kernel and a launcher, docs/triton.md)")
+      ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx", "triton"}));
+  app.add_option("--num-warps", opt.numWarps, "with --emit=llvm|ptx|triton: warps per program (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   app.add_option("--num-stages", opt.numStages,
                  "with --emit=llvm|ptx: software-pipelining stages of the loads in loops, 1 to "
