@@ -82,7 +82,9 @@ struct ReduceJob {
 
 class Campaign {
 public:
-  explicit Campaign(const CampaignOptions &o) : o_(o), seq_(o.shard, o.maxKernels, {}) {}
+  explicit Campaign(const CampaignOptions &o)
+      : o_(o), seq_(o.shard, o.maxKernels, {}),
+        weights_(o.check.cpuOnly ? 0 : o.pathFloor, o.focus) {}
   int run();
 
 private:
@@ -138,6 +140,8 @@ private:
   bool stopping_ = false, halt_ = false;
   std::string fatal_;
   std::optional<std::pair<double, int64_t>> firstFailure_; // elapsed, kernels
+  PathWeights weights_;                 // the aims of the fast paths (fuzz/PathWeights.h)
+  std::map<int64_t, std::string> aims_; // dispatched, not yet journaled kernels' aims
 };
 
 bool Campaign::load(std::string &error) {
@@ -162,6 +166,7 @@ bool Campaign::load(std::string &error) {
   std::set<int64_t> done;
   for (const KernelRecord &r : readJournal(journalPath, &skipped)) {
     addRecord(tally_, r);
+    weights_.add(r.features, r.paths);
     done.insert(r.index);
     base_ = std::max(base_, r.elapsed);
     if (!r.sample.empty() && samples_.size() < kMaxDiscardSamples)
@@ -273,6 +278,16 @@ void Campaign::dispatch() {
       req["index"] = indices.front();
     else
       req["indices"] = indices;
+    // Each kernel's aim (a retry keeps the one it had): fuzz/PathWeights.h.
+    std::vector<std::string> aims;
+    for (int64_t i : indices) {
+      auto [it, fresh] = aims_.try_emplace(i);
+      if (fresh)
+        it->second = weights_.aimFor(o_.check.seed, i);
+      aims.push_back(it->second);
+    }
+    if (std::any_of(aims.begin(), aims.end(), [](const std::string &a) { return !a.empty(); }))
+      req["aims"] = aims;
     if (auto it = inBatch_.find(indices.front()); indices.size() == 1 && it != inBatch_.end())
       req["batch_failure"] = it->second;
     if (!s.proc->send(req)) {
@@ -387,7 +402,7 @@ void Campaign::handleChecked(Slot &s, const Json &j) {
     std::cout << "triton-fuzz: GENERATOR BUG (kernel " << r.index << " does not "
               << (r.property == "compile" ? "compile" : "launch") << "):\n"
               << message << "\n"
-              << kernel << "reproduce: " << reproduceCommand(o_, r.index) << "\n";
+              << kernel << "reproduce: " << reproduceCommand(o_, r.index, aimOf(r.features)) << "\n";
     writeFile(fs::path(o_.out) / ("generator-bug-" + std::to_string(r.index) + ".tc"),
               kernel + "/* " + message + " */\n");
   }
@@ -514,7 +529,7 @@ void Campaign::failure(KernelRecord r, const std::string &message, bool reduce,
     f.campaignSeed = o_.check.seed;
     f.index = r.index;
     f.message = paragraph(message);
-    f.reproduce = reproduceCommand(o_, r.index);
+    f.reproduce = reproduceCommand(o_, r.index, aimOf(r.features));
     f.features = r.features;
     r.finding = f;
     commit(std::move(r));
@@ -542,8 +557,9 @@ void Campaign::startReduction() {
               {"reduce", job.reduce},
               {"case_name", "seed" + std::to_string(o_.check.seed) + "_kernel" +
                                 std::to_string(r.index) + "_" + r.property},
-              {"reproduce", reproduceCommand(o_, r.index)},
-              {"note", job.note}};
+              {"reproduce", reproduceCommand(o_, r.index, aimOf(r.features))},
+              {"note", job.note},
+              {"aim", aimOf(r.features)}};
   if (!job.best.is_null())
     req["kernel"] = job.best;
   std::string error;
@@ -594,7 +610,7 @@ void Campaign::reducerDied(const std::string &why) {
   f.campaignSeed = o_.check.seed;
   f.index = job.record.index;
   f.message = paragraph(job.message) + " (no case: the reducer process stopped twice: " + how + ")";
-  f.reproduce = reproduceCommand(o_, job.record.index);
+  f.reproduce = reproduceCommand(o_, job.record.index, aimOf(job.record.features));
   f.features = job.record.features;
   job.record.finding = f;
   commit(std::move(job.record));
@@ -610,7 +626,7 @@ void Campaign::finishReduction(const Json &j) {
   f.campaignSeed = o_.check.seed;
   f.index = r.index;
   f.message = paragraph(j.at("message").get<std::string>());
-  f.reproduce = reproduceCommand(o_, r.index);
+  f.reproduce = reproduceCommand(o_, r.index, aimOf(r.features));
   f.features = j.at("features").get<std::vector<std::string>>();
   f.culprit = j.value("culprit", "");
   std::string caseText = j.at("case").get<std::string>();
@@ -641,6 +657,8 @@ void Campaign::commit(KernelRecord r) {
   if (!journal_.append(r, error))
     fatal_ = error;
   addRecord(tally_, r);
+  weights_.add(r.features, r.paths);
+  aims_.erase(r.index);
 }
 
 void Campaign::progress() const {
@@ -825,9 +843,9 @@ std::string progressLine(const CampaignSummary &s, double elapsed, double total,
          std::to_string(restarts) + "), remaining " + fixed1(std::max(0.0, total - elapsed)) + "s";
 }
 
-std::string reproduceCommand(const CampaignOptions &o, int64_t index) {
+std::string reproduceCommand(const CampaignOptions &o, int64_t index, const std::string &aim) {
   return "triton-fuzz --seed " + std::to_string(o.check.seed) + " --replay " +
-         std::to_string(index) + " --print" + o.reproduceFlags;
+         std::to_string(index) + " --print" + o.reproduceFlags + (aim.empty() ? "" : " --focus " + aim);
 }
 
 int runCampaign(const CampaignOptions &opts) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "fuzz/Journal.h"
+#include "fuzz/PathWeights.h"
 #include "fuzz/Report.h"
 #include "fuzz/Worker.h"
 
@@ -62,6 +63,10 @@ struct CampaignOptions {
   std::string casesDir, knownFile;     // known signatures for the reports
   std::vector<std::string> workerArgs; // how a worker is started (--device D is added)
   std::string reproduceFlags;          // " --cpu-only", " --num-warps 8", ...
+  // The fast paths (fuzz/PathWeights.h): --path-floor, the share each is
+  // steered to (0: none); --focus, the path every kernel aims at ("": none).
+  double pathFloor = 0.07;
+  std::string focus;
 };
 
 /// Adds one journal record to the summary's counts and findings.
@@ -81,8 +86,9 @@ int64_t signatureCount(const CampaignSummary &s);
 std::string progressLine(const CampaignSummary &s, double elapsed, double total, int workers,
                          int64_t restarts);
 
-/// The command that finds kernel `index` again.
-std::string reproduceCommand(const CampaignOptions &o, int64_t index);
+/// The command that finds kernel `index` again (`aim`: the fast path it was
+/// aimed at, from its features: then with `--focus AIM`).
+std::string reproduceCommand(const CampaignOptions &o, int64_t index, const std::string &aim = "");
 
 /// Runs (or resumes, or only reports on a finished) campaign; the exit code
 /// (0 clean, 1 failures or generator bugs).

@@ -193,7 +193,8 @@ private:
   void matmulKernel(FuzzKernel &k);
   void matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
                      const std::string &rows, const std::string &cols);
-  void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked);
+  void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused = false);
+  void aimedMatmul(FuzzKernel &k, const std::string &aim);
   std::string source() const;
 };
 
@@ -1082,7 +1083,7 @@ void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, boo
 // The K loop of a matmul kernel, as in the tutorial: masked loads whose masks
 // follow the tail of K, `c += a @ b` (operands transposed with `^` when
 // stored transposed) and pointer increments.
-void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked) {
+void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused) {
   bool down = coin(0.5);
   auto inK = [&](const std::string &rk) { return down ? rk + " < k" : rk + " + k < K"; };
   if (down) {
@@ -1103,7 +1104,8 @@ void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool mask
   line("  " + lang(ta) + " a" + shapeA + " = " + (masked ? "ma ? *pa : 0;" : "*pa;"));
   line("  " + lang(tb) + " b" + shapeB + " = " + (masked ? "mb ? *pb : 0;" : "*pb;"));
   std::string prod = std::string(transA ? "^a" : "a") + " @ " + (transB ? "^b" : "b");
-  line(coin(0.5) ? "  c += " + prod + ";" : "  c = c + " + prod + ";");
+  // (`c += a @ b` is the form the GPU lowers as a matmul loop; `fused` always takes it.)
+  line(fused || coin(0.5) ? "  c += " + prod + ";" : "  c = c + " + prod + ";");
   for (auto [p, step] : {std::pair<std::string, std::string>{"pa", transA ? "TK * M" : "TK"},
                          {"pb", transB ? "TK" : "TK * N"}})
     line(coin(0.5) ? "  " + p + " += " + step + ";" : "  " + p + " = " + p + " + " + step + ";");
@@ -1222,6 +1224,131 @@ void Builder::matmulKernel(FuzzKernel &k) {
   line("*?(mask) pY = " + v.text + ";");
 }
 
+// A matmul kernel aimed at one of the GPU's fast paths (GenPolicy::aim,
+// docs/fuzz.md "Fast paths"): the form the backend lowers as a matmul loop
+// (`c += a @ b` with the loads and pointer steps around it), mostly with
+// mask-free loads of sizes that are multiples of the tiles (the cp.async
+// pipeline), fp16/bf16 operands (tensor cores), tiles of 64 or 128 rows for a
+// warpgroup (wgmma) or of 16 and 32 rows (mma.sync), many trips (K is TK times
+// 1 to 24, mostly not a multiple of the stage count), the accumulator read
+// right after the loop, and small-integer inputs (exact results: a stage read
+// too early or too late, or products still in flight, change the sum).
+// Sometimes (`grid.many`) more programs than an H200 has SMs (132).
+void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
+  setAxes(2);
+  features_.insert("aim." + aim);
+  for (const char *f : {"matmul.kloop", "dot", "tile.2d", "loop", "loop.pointer", "store.masked",
+                        "broadcast.newaxis"})
+    features_.insert(f);
+  // Which form: a warpgroup's tile (wgmma), or rows for mma.sync; for
+  // mma.loop, half of them with masked loads of sizes that are not multiples
+  // of the tiles (the loop's operands staged from registers every trip).
+  bool wg = aim == "wgmma" || (aim == "pipeline" && coin(0.5));
+  bool masked = aim == "mma.loop" && coin(0.5);
+  features_.insert(masked ? "load.masked" : "load.plain");
+  if (!masked)
+    features_.insert("matmul.unmasked");
+  // Larger tiles compile more slowly (ptxas): the largest are rarer (what a
+  // race needs, a long trip with copies landing during it, they give more).
+  int64_t tm, tn, tk = *rc::gen::weightedElement<int64_t>({{4, 16}, {4, 32}, {2, 64}});
+  if (wg) {
+    features_.insert("matmul.wgmma");
+    tm = coin(0.15) ? 128 : 64;
+    // N a multiple of 8 up to 256 and at most 128 accumulators per thread
+    // (4 warps: 64 x N / 128 per 64 rows).
+    tn = tm == 64 ? *rc::gen::weightedElement<int64_t>(
+                        {{4, 16}, {6, 32}, {6, 64}, {3, 128}, {1, 256}})
+                  : *rc::gen::weightedElement<int64_t>({{2, 16}, {3, 32}, {3, 64}, {1, 128}});
+  } else {
+    // Warp tiles of 16 x 16 .. 64 whose count is a multiple of 4 (num_warps).
+    auto [m, n] = *rc::gen::weightedElement<std::pair<int64_t, int64_t>>(
+        {{8, {32, 32}}, {6, {16, 64}}, {5, {32, 64}}, {1, {32, 128}}});
+    tm = m, tn = n;
+  }
+  tile_ = {tm, tn};
+  bool many = coin(0.1);
+  int64_t gm = range(1, 2), gn = range(1, 2);
+  int trips = coin(0.8) ? range(1, 8) : range(9, 24);
+  if (many) {
+    features_.insert("grid.many");
+    gn = (140 + gm * 4 - 1) / (gm * 4); // >= 140 programs with gm * 4 rows of them
+    gm *= 4;
+    trips = range(1, 2);
+    tm = std::min<int64_t>(tm, 64);
+    tn = std::min<int64_t>(tn, 32);
+    tk = std::min<int64_t>(tk, 32);
+    tile_ = {tm, tn};
+  }
+  size_ = {tm * gm, tn * gn};
+  int64_t depth = tk * trips;
+  if (masked) { // tails on every axis (the grid stays cdiv(size, tile))
+    size_[0] -= range(0, static_cast<int>(tm) - 1);
+    size_[1] -= range(0, static_cast<int>(tn) - 1);
+    depth -= range(0, static_cast<int>(tk) - 1);
+    features_.insert("boundary.tail");
+  }
+  features_.insert("matmul.trips" + std::string(trips >= 9 ? "9+" : trips >= 4 ? "4-8" : "1-3"));
+  k.defines = {{"TM", std::to_string(tm)}, {"TN", std::to_string(tn)}, {"TK", std::to_string(tk)}};
+  k.grid = {gm, gn, 1};
+  k.gridAxes = {{"M", "TM"}, {"N", "TN"}};
+  if (gm * gn > 1)
+    features_.insert("grid.2d");
+  // The fast paths' operand types: fp16 and bf16 (int8: mma.sync without the pipeline).
+  std::vector<DType> types = {DType::F16, DType::BF16};
+  if (!wg && aim != "pipeline")
+    types.push_back(DType::I8);
+  DType t = *rc::gen::elementOf(types);
+  DType acc = dotResult(t);
+  features_.insert("dot." + conf(t));
+  useType(t);
+  useType(acc);
+  DType outType = acc;
+  if (coin(0.3)) {
+    outType = pickType();
+    if (!smallInts_ && isFloat(acc) && !isFloat(outType))
+      outType = acc;
+  }
+  useType(outType);
+  k.scalars = {{"M", DType::I32, static_cast<double>(size_[0])},
+               {"N", DType::I32, static_cast<double>(size_[1])},
+               {"K", DType::I32, static_cast<double>(depth)}};
+  matmulOperand(k, "A", t, false, "M", "K");
+  matmulOperand(k, "B", t, false, "K", "N");
+  k.buffers.push_back(
+      {"Y", outType, size_,
+       std::vector<double>(static_cast<size_t>(size_[0] * size_[1]), isBool(outType) ? 1 : 3), true,
+       sizeNames_});
+  params_.push_back(lang(outType) + " *Y");
+  for (const ScalarDesc &s : k.scalars) {
+    auto v = static_cast<int64_t>(s.value);
+    int64_t claim = 1;
+    while (claim < 16 && v % (2 * claim) == 0)
+      claim *= 2;
+    params_.push_back(lang(s.dtype) + " " + s.name +
+                      (claim > 1 ? " __multipleof(" + std::to_string(claim) + ")" : ""));
+  }
+  line("int pm = get_program_id(0);");
+  line("int pn = get_program_id(1);");
+  line("int rm[TM] = pm * TM + 0 ... TM;");
+  line("int rn[TN] = pn * TN + 0 ... TN;");
+  line("int rk[TK] = 0 ... TK;");
+  std::string init = "0";
+  if (coin(p_.dotAcc)) {
+    features_.insert("dot.acc");
+    init = coin(0.5) ? "(rm[:, newaxis] - rn[newaxis, :])" : (isFloat(acc) ? "0.5" : "2");
+  }
+  line(lang(acc) + " c[TM, TN] = " + init + ";");
+  line(lang(t) + " *pa[TM, TK] = A + rm[:, newaxis] * K + rk[newaxis, :];");
+  line(lang(t) + " *pb[TK, TN] = B + rk[:, newaxis] * N + rn[newaxis, :];");
+  matmulLoop(false, false, t, t, masked, /*fused=*/true);
+  // The accumulator, read right after the loop.
+  line("bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);");
+  line(lang(outType) + " *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];");
+  static const std::vector<std::string> outs = {"c", "max(c, 0)", "(c * 2)", "(c - 1)"};
+  Val v = castTo({*rc::gen::elementOf(outs), acc}, outType);
+  line("*?(mask) pY = " + v.text + ";");
+}
+
 std::string Builder::source() const {
   std::ostringstream os;
   for (const std::string &h : helpers_)
@@ -1236,11 +1363,13 @@ std::string Builder::source() const {
 FuzzKernel Builder::build() {
   FuzzKernel k;
   k.kernelName = "fuzz";
-  smallInts_ = coin(p_.smallInts);
+  smallInts_ = coin(p_.aim.empty() ? p_.smallInts : p_.aimSmallInts);
   k.smallInts = smallInts_;
   features_.insert(smallInts_ ? "mode.small_ints" : "mode.general");
   edges_ = !smallInts_ && coin(p_.edgeValues);
-  if (coin(p_.matmul)) {
+  if (!p_.aim.empty()) {
+    aimedMatmul(k, p_.aim);
+  } else if (coin(p_.matmul)) {
     matmulKernel(k);
   } else {
     setAxes(coin(p_.threeD) ? 3 : coin(p_.twoD) ? 2 : 1);
@@ -1281,6 +1410,18 @@ FuzzKernel Builder::build() {
 }
 
 } // namespace
+
+const std::vector<std::string> &aimablePaths() {
+  static const std::vector<std::string> kPaths = {"wgmma", "mma.sync", "mma.loop", "pipeline"};
+  return kPaths;
+}
+
+bool tookPath(const std::vector<std::string> &paths, const std::string &aim) {
+  for (const std::string &p : paths)
+    if (p == aim || (aim == "pipeline" && p.rfind("pipeline.stages=", 0) == 0))
+      return true;
+  return false;
+}
 
 rc::Gen<FuzzKernel> genKernel(const GenPolicy &policy) {
   return rc::gen::exec([policy] { return Builder(policy).build(); });

@@ -83,7 +83,7 @@ struct GenPolicy {
   double scalarParam = 0.5;   // a scalar parameter used in expressions
   double atomic = 0.2;        // the result goes to the output by an atomic (not a store)
   double threeD = 0.15;       // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
-  double matmul = 0.1;        // a tutorial-style K-loop matmul kernel instead of an elementwise one
+  double matmul = 0.06;       // a tutorial-style K-loop matmul kernel instead of an elementwise one
   double dotAcc = 0.5;        // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
   double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
   double atomicCas = 0.3;     // of the other atomic kernels: atomic_cas
@@ -100,7 +100,22 @@ struct GenPolicy {
   int max3DTile = 4;         // largest 3-D tile axis (power of two)
   int matmulMinTile = 16;    // matmul kernels: TM, TN, TK powers of two in [min, max]
   int matmulMaxTile = 32;
+  // A kernel aimed at one of the GPU's fast paths (one of aimablePaths():
+  // a matmul loop in the form that path takes; docs/fuzz.md, "Fast paths");
+  // "" for the usual mix. The campaign sets it per kernel (--focus, and the
+  // weighting of paths below their floor).
+  std::string aim;
+  double aimSmallInts = 0.85; // aimed kernels: small-integer inputs (exact results)
 };
+
+/// The fast paths a kernel can be aimed at (GenPolicy::aim, `triton-fuzz
+/// --focus`): "wgmma", "mma.sync", "mma.loop", "pipeline".
+const std::vector<std::string> &aimablePaths();
+
+/// Whether a kernel whose lowering took `paths` (codegen::Compiled::paths)
+/// took the fast path `aim`: the path itself, or for "pipeline" any
+/// "pipeline.stages=S".
+bool tookPath(const std::vector<std::string> &paths, const std::string &aim);
 
 /// A generator of kernels under `policy`.
 rc::Gen<FuzzKernel> genKernel(const GenPolicy &policy = {});

@@ -373,7 +373,12 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
                                           : static_cast<unsigned>(std::atoi(d.c_str() + at + 3));
     }
     codegen::Options o = opts_.codegen;
-    o.sm = deviceSm_;
+    o.sm = std::min(deviceSm_, 90u); // as gpu/GpuBackend.cpp's configure
+    // As the backend compiles it: the fuzzer's buffers are whole allocations
+    // (gpu/GpuBackend.cpp, configure), so pointers count as 16-byte aligned.
+    o.alignedPointers = true;
+    if (deviceSm_ != 90) // sm_90a code (wgmma) runs on sm_90 devices only
+      o.wgmma = false;
     std::string error;
     std::vector<std::string> paths;
     if (codegen::loweringPaths(kernel.module(), kernel.function(), o, paths, error))
@@ -471,8 +476,7 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
                   [&](const Item &it) { return ks[it.i].testCompileFailure; })) {
     error = kPlantedCompileFailure;
   } else if (opts_.compileOnly) {
-    codegen::Options o = opts_.codegen;
-    o.sm = opts_.compileSm;
+    codegen::Options o = compileOnlyOptions();
     std::vector<codegen::BatchKernel> batch;
     for (const Item &it : items)
       batch.push_back({&it.p.c.kernel->module(), &it.p.c.kernel->function()});
@@ -575,10 +579,19 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
   }
 }
 
-OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &clock,
-                                    OracleResult out) {
+codegen::Options GpuOracle::compileOnlyOptions() const {
   codegen::Options o = opts_.codegen;
   o.sm = opts_.compileSm;
+  // What the GPU backend compiles for the fuzzer's buffers, whole allocations
+  // (gpu/GpuBackend.cpp, configure): pointers 16-byte aligned, as
+  // `tritonc --assume-aligned` (without it no matmul loop is pipelined).
+  o.alignedPointers = true;
+  return o;
+}
+
+OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &clock,
+                                    OracleResult out) {
+  codegen::Options o = compileOnlyOptions();
   codegen::Result r = codegen::compile(kernel.module(), kernel.function(), o);
   if (r.compiled)
     for (const codegen::StageTime &t : r.compiled->times)

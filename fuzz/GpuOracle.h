@@ -109,6 +109,7 @@ private:
                 OracleResult &out);
   OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
   OracleResult compileOnly(const CompiledKernel &kernel, StageClock &clock, OracleResult out);
+  codegen::Options compileOnlyOptions() const;
 
   GpuOracleOptions opts_;
   std::unique_ptr<gpu::GpuBackend> backend_;

@@ -134,16 +134,30 @@ void testHooks(int64_t index) {
   }
 }
 
+// `policy` aimed at `aim` ("" leaves it as it is: --focus already set it).
+GenPolicy aimed(const GenPolicy &policy, const std::string &aim) {
+  GenPolicy p = policy;
+  if (!aim.empty())
+    p.aim = aim;
+  return p;
+}
+
 void handleCheck(const CheckConfig &cfg, Checker &checker, const Json &req, int out) {
   std::vector<int64_t> indices = req.contains("indices")
                                      ? req.at("indices").get<std::vector<int64_t>>()
                                      : std::vector<int64_t>{req.at("index").get<int64_t>()};
+  // Each kernel's aim (fuzz/PathWeights.h), when the campaign gives any.
+  std::vector<std::string> aims = req.contains("aims")
+                                      ? req.at("aims").get<std::vector<std::string>>()
+                                      : std::vector<std::string>{};
+  aims.resize(indices.size());
   std::vector<FuzzKernel> ks;
   std::vector<double> genMs;
-  for (int64_t index : indices) {
+  for (size_t i = 0; i < indices.size(); ++i) {
+    int64_t index = indices[i];
     testHooks(index);
     auto t0 = Clock::now();
-    ks.push_back(generateKernel(cfg.policy, kernelSeed(cfg.seed, index), 100));
+    ks.push_back(generateKernel(aimed(cfg.policy, aims[i]), kernelSeed(cfg.seed, index), 100));
     ks.back().testCompileFailure = envIndexIs("TC_FUZZ_TEST_COMPILE_FAIL_INDEX", index);
     ks.back().testBatchFault = envIndexIs("TC_FUZZ_TEST_BATCH_FAULT_INDEX", index);
     genMs.push_back(msSince(t0));
@@ -190,12 +204,12 @@ void handleCheck(const CheckConfig &cfg, Checker &checker, const Json &req, int 
 // Shrinks (RapidCheck) and reduces `k` while `stillFails`, within `seconds`.
 FuzzKernel reduce(const CheckConfig &cfg, int64_t index, bool fromIndex, const FuzzKernel &k,
                   const std::function<bool(const FuzzKernel &)> &stillFails, double seconds,
-                  int &steps) {
+                  int &steps, const std::string &aim) {
   auto start = Clock::now();
   FuzzKernel best = k;
   if (fromIndex)
-    best =
-        shrinkKernel(cfg.policy, kernelSeed(cfg.seed, index), 100, stillFails, seconds / 2, &steps);
+    best = shrinkKernel(aimed(cfg.policy, aim), kernelSeed(cfg.seed, index), 100, stillFails,
+                        seconds / 2, &steps);
   ReduceStats stats;
   double left = seconds - msSince(start) / 1000;
   if (left > 0)
@@ -228,8 +242,10 @@ Culprit culpritOf(const CheckConfig &cfg, const FuzzKernel &k, const std::string
 void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int out) {
   int64_t index = req.at("index").get<int64_t>();
   bool fromIndex = !req.contains("kernel");
-  FuzzKernel original = fromIndex ? generateKernel(cfg.policy, kernelSeed(cfg.seed, index), 100)
-                                  : kernelFromJson(req.at("kernel"));
+  std::string aim = req.value("aim", "");
+  FuzzKernel original = fromIndex
+                            ? generateKernel(aimed(cfg.policy, aim), kernelSeed(cfg.seed, index), 100)
+                            : kernelFromJson(req.at("kernel"));
   std::string property = req.at("property").get<std::string>();
   std::string message = req.at("message").get<std::string>();
   std::string note = req.value("note", "");
@@ -263,7 +279,8 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
       return same;
     };
     best =
-        reduce(cfg, index, fromIndex, original, stillFails, req.at("seconds").get<double>(), steps);
+        reduce(cfg, index, fromIndex, original, stillFails, req.at("seconds").get<double>(), steps,
+               aim);
     note = "Reduced in " + std::to_string(steps) + " steps from kernel " + std::to_string(index) +
            " of the campaign (the reproduce command shows the original).";
   }

@@ -11,6 +11,8 @@
 //   worker -> {"op":"hello","device":D}      once, at start (no device: --reducer)
 //   parent -> {"op":"check","index":I,"sample":B,"batch_failure":{"property":P,"message":M}?}
 //   parent -> {"op":"check","indices":[I,...],"sample":B}   a batch (--batch N)
+//             either may carry "aims":[A,...] (per kernel: the fast path it is
+//             aimed at, GenPolicy::aim, "" for none; fuzz/PathWeights.h)
 //   worker -> {"op":"checked","index":I,"status":S,"property":P,"message":M,
 //              "features":[...],"gen_ms":G,"check_ms":C,"stages":{S:MS},"exit":B,
 //              "raw_signature":R,"kernel":TEXT,"batch_only":B?}
@@ -20,7 +22,7 @@
 //             parent checks it alone in a new worker, with "batch_failure" (a
 //             pass there becomes the failure "batch-only-P")
 //   parent -> {"op":"reduce","index":I,"property":P,"message":M,"seconds":T,
-//              "reduce":B,"kernel":K?,"case_name":N,"reproduce":CMD,"note":TEXT}
+//              "reduce":B,"kernel":K?,"case_name":N,"reproduce":CMD,"note":TEXT,"aim":A}
 //   worker -> {"op":"best","kernel":K}  (each smaller failing kernel found)
 //   worker -> {"op":"reduced","signature":S,"case":TEXT,"features":[...],
 //              "message":M,"kernel":TEXT,"steps":N}

@@ -64,6 +64,8 @@ struct Flags {
   std::optional<int64_t> replay;
   std::string plantFeature; // testing the failure path: kernels with it "fail"
   double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
+  std::string focus;        // --focus PATH: every kernel aims at that fast path
+  double pathFloor = 0.07;  // --path-floor: the share each fast path is steered to
   bool ulpSensitivity = false; // cpu-only: property (f)
 };
 
@@ -139,6 +141,23 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
     return std::nullopt;
   }
   c.cpu.ulpStability = f.ulpSensitivity;
+  if (!f.focus.empty()) {
+    const std::vector<std::string> &paths = aimablePaths();
+    if (std::find(paths.begin(), paths.end(), f.focus) == paths.end()) {
+      std::string list;
+      for (const std::string &p : paths)
+        list += (list.empty() ? "" : ", ") + p;
+      error = "unknown --focus path '" + f.focus + "' (a campaign can aim at: " + list + ")";
+      return std::nullopt;
+    }
+    c.policy.aim = f.focus; // --replay; a campaign's workers get each kernel's aim
+  }
+  if (!(f.pathFloor >= 0 && f.pathFloor <= 0.5)) {
+    std::ostringstream v;
+    v << f.pathFloor;
+    error = "bad --path-floor " + v.str() + " (a share from 0 to 0.5; 0: no steering)";
+    return std::nullopt;
+  }
   if (!codegen::disableOptimizations(c.gpu.codegen, f.disableOpt, error))
     return std::nullopt;
   return c;
@@ -298,6 +317,8 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
                                                        : "";
   o.workerArgs = workerArgs(f);
   o.reproduceFlags = reproduceFlags(f);
+  o.focus = f.focus;
+  o.pathFloor = f.pathFloor;
   o.batch = f.batch ? *f.batch : f.cpuOnly ? 1 : kDefaultBatch;
   if (f.cpuOnly) {
     if (f.workers < 1)
@@ -430,6 +451,13 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
       ->check(CLI::Range(1u, 8u));
   app.add_option("--disable-opt", f.disableOpt,
                  "GPU: optimisations to switch off (e.g. mma,remat,pipeline)");
+  app.add_option("--focus", f.focus,
+                 "Aim every kernel at one fast path of the GPU backend: wgmma, mma.sync, "
+                 "mma.loop or pipeline (with --replay: the kernel a campaign aimed at it)");
+  app.add_option("--path-floor", f.pathFloor,
+                 "GPU and --compile-only: steer each fast path (wgmma, mma.sync, mma.loop, "
+                 "pipeline) to at least this share of the compiled kernels, 0 to 0.5 (default "
+                 "0.07; 0: no steering)");
   app.add_option("--shard", f.shard, "Check only indices I with I % N == K (K/N)");
   app.add_flag("--stop-on-failure", f.stopOnFailure, "Stop after the first failing kernel");
   app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");
