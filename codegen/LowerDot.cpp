@@ -474,8 +474,9 @@ void Lowerer::mmaKStep(const MmaPlan &p, const MmaTile &t, llvm::Value *k0, Slot
       size_t r = static_cast<size_t>((i * p.fragsN() + j) * 4);
       const Slots &bj = bf[static_cast<size_t>(j / 2)];
       size_t bq = static_cast<size_t>(j % 2) * 2;
+      size_t swap = j % 2 == 1 && plantedBug("mma-fragment") ? 1 : 0; // k halves swapped
       Slots d = mmaSync(
-          p, af[static_cast<size_t>(i)], bj[bq], bj[bq + 1],
+          p, af[static_cast<size_t>(i)], bj[bq + swap], bj[bq + 1 - swap],
           Slots(acc.begin() + static_cast<long>(r), acc.begin() + static_cast<long>(r + 4)));
       for (size_t q = 0; q < 4; ++q)
         acc[r + q] = d[q];

@@ -190,7 +190,10 @@ llvm::Value *Lowerer::rematAt(const ir::Value *v, const Slots &coords, RematMemo
     r = rematAt(op.operand(0), c, memo);
   } else if (k == ir::OpKind::ExpandDims) {
     Slots c = coords;
-    c.erase(c.begin() + op.intAttr("axis"));
+    if (plantedBug("remat-axis")) // the last axis dropped, not the new one
+      c.pop_back();
+    else
+      c.erase(c.begin() + op.intAttr("axis"));
     r = rematAt(op.operand(0), c, memo);
   } else if (k == ir::OpKind::Trans) {
     const std::vector<int64_t> &perm = op.intsAttr("perm");
@@ -432,8 +435,12 @@ Slots Lowerer::loadRun(DType dt, const Slots &p, const Slots *mask, const Slots 
         [&]() -> llvm::Value * { return b_.CreateBitCast(vectorLoadAsm(p[k0], bytes / 4), vt); },
         fallback);
     Slots s;
-    for (unsigned j = 0; j < v; ++j)
-      s.push_back(se_.fromMemory(b_.CreateExtractElement(x, j), dt));
+    for (unsigned j = 0; j < v; ++j) {
+      unsigned lane = j;
+      if (bytes == 16 && j >= v / 2 && plantedBug("vector-width")) // as if 8 bytes wide
+        lane = j - v / 2;
+      s.push_back(se_.fromMemory(b_.CreateExtractElement(x, lane), dt));
+    }
     return s;
   };
   return emitChoice(runCheck(p, mask, k0, plan, bytes), vector, lanes);

@@ -478,8 +478,11 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
                                  const Slots &loopState, Slots &nextState) {
   int64_t ahead = L.ahead;
   auto stageBytes = b_.getInt32(static_cast<uint32_t>(L.stageBytes));
+  int64_t inFlight = std::max<int64_t>(0, ahead - 1);
+  if (plantedBug("pipeline-wait-group")) // waits for the group before this trip's
+    inFlight = ahead;
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
-                     {b_.getInt32(static_cast<uint32_t>(std::max<int64_t>(0, ahead - 1)))});
+                     {b_.getInt32(static_cast<uint32_t>(inFlight))});
   if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
     asmStatement("fence.proxy.async.shared::cta;");
   barrier();

@@ -44,6 +44,19 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "no wgmma.wait_group after a wgmma loop: the last trip's products are read in flight"},
       {"wgmma-stage", "gpu",
        "a wgmma loop issues its copies one trip further ahead, into a stage still being read"},
+      {"pipeline-wait-group", "gpu",
+       "a pipelined matmul loop (mma.sync or wgmma) waits with cp.async.wait_group S-1, not "
+       "S-2: a trip reads its stage before its copies have landed"},
+      // codegen/LowerDot.cpp
+      {"mma-fragment", "gpu",
+       "mma.sync takes the two k halves of b swapped in the second n8 fragment of each pair"},
+      // codegen/LowerMemory.cpp
+      {"vector-width", "gpu",
+       "a 16-byte vector load fills its upper half with the lower half's lanes (as if 8 bytes "
+       "wide)"},
+      {"remat-axis", "gpu",
+       "rematerialised index arithmetic drops the last coordinate at an expand_dims instead "
+       "of the new axis"},
       // codegen/ScalarEmit.cpp
       {"bf16-truncate", "gpu", "fp32 -> bf16 truncates instead of rounding to nearest even"},
       {"float-to-int-round", "gpu",

@@ -196,6 +196,14 @@ __global__ void mm(half *A __aligned(16), half *B __aligned(16), float *C __alig
 }
 )";
 
+/// 16-byte vector accesses (four floats per thread on 4 warps; vector-width).
+const char *kVectorKernel = R"(
+__global__ void v(float *X __aligned(16), float *Y __aligned(16)) {
+  int off[512] = 0 ... 512;
+  *(Y + off) = *(X + off) + 1.0;
+}
+)";
+
 /// The kernel that shows each bug.
 std::string kernelFor(const std::string &name) {
   static const std::map<std::string, std::string> kernels = {
@@ -217,6 +225,10 @@ std::string kernelFor(const std::string &name) {
       {"wgmma-swizzle", kWgmmaKernel},
       {"wgmma-wait", kWgmmaKernel},
       {"wgmma-stage", kWgmmaKernel},
+      {"pipeline-wait-group", kWgmmaKernel},
+      {"mma-fragment", kGpuTileKernel},
+      {"vector-width", kVectorKernel},
+      {"remat-axis", kGpuTileKernel},
   };
   auto it = kernels.find(name);
   return it != kernels.end() ? it->second : kIrKernel;
