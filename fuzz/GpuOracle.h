@@ -70,7 +70,25 @@ struct GpuOracleOptions {
   /// is launched. Failures: gpu-compile (codegen refuses, ptxas rejects).
   bool compileOnly = false;
   unsigned compileSm = 90;
+  /// Timing-sensitive kernels (timingSensitive(): a wgmma, pipelined or mma
+  /// loop) run `repeats` more times, and a share `stageVariantRate` of them
+  /// (chosen by a hash of the kernel) `repeats` + 1 times with another
+  /// num_stages (stageVariant()); a mismatch in any run fails the kernel with
+  /// its frequency ("mismatch in 3 of 10 runs (num_stages 3: 1 of 5, ...)").
+  int repeats = 4;
+  double stageVariantRate = 0.25;
 };
+
+/// Whether a kernel whose code took `paths` is checked with repeated runs:
+/// its code waits on asynchronous copies or tensor-core products (wgmma,
+/// a pipelined or mma loop), where a missing or misplaced wait shows only
+/// when the timing is unlucky.
+bool timingSensitive(const std::vector<std::string> &paths);
+
+/// The other num_stages a timing-sensitive kernel also runs with (2, 3 or 4,
+/// not opts.codegen.numStages), for a share opts.stageVariantRate of the
+/// kernels chosen by their hash; nullopt for the others.
+std::optional<unsigned> stageVariant(const FuzzKernel &k, const GpuOracleOptions &opts);
 
 class GpuOracle {
 public:
@@ -109,6 +127,15 @@ private:
                 OracleResult &out);
   OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
   OracleResult compileOnly(const CompiledKernel &kernel, StageClock &clock, OracleResult out);
+  /// The repeated runs of a timing-sensitive kernel (GpuOracleOptions::repeats).
+  struct Repeats {
+    int runs = 0, bad = 0;                 // all runs (the first included), mismatching ones
+    std::string detail, first;             // per stage count; the first mismatch of a repeat
+    std::map<std::string, HostArray> got;  // that run's buffers
+    std::optional<OracleResult> error;     // a fault or hang
+  };
+  Repeats repeatRuns(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu, StageClock &clock,
+                     uint64_t ulps, double dotScale, double mathTol, bool firstBad);
   codegen::Options compileOnlyOptions() const;
 
   GpuOracleOptions opts_;

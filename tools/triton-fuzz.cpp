@@ -66,6 +66,8 @@ struct Flags {
   double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
   std::string focus;        // --focus PATH: every kernel aims at that fast path
   double pathFloor = 0.07;  // --path-floor: the share each fast path is steered to
+  int repeats = GpuOracleOptions{}.repeats;                   // --repeats
+  double stageVariantRate = GpuOracleOptions{}.stageVariantRate; // --stage-variant-rate
   bool ulpSensitivity = false; // cpu-only: property (f)
 };
 
@@ -135,6 +137,18 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
     return std::nullopt;
   }
   c.cpu.emiRate = c.gpu.emiRate = f.emiRate;
+  if (f.repeats < 0 || f.repeats > 100) {
+    error = "bad --repeats " + std::to_string(f.repeats) + " (0 to 100)";
+    return std::nullopt;
+  }
+  if (!(f.stageVariantRate >= 0 && f.stageVariantRate <= 1)) {
+    error = "bad --stage-variant-rate (a share from 0 to 1)";
+    return std::nullopt;
+  }
+  c.gpu.repeats = f.repeats;
+  // The reducer checks every candidate with its stage variant, so that a
+  // failure that shows only there reduces (as EMI findings do with their variant).
+  c.gpu.stageVariantRate = f.reducer ? 1 : f.stageVariantRate;
   if (f.ulpSensitivity && !f.cpuOnly) {
     error = "--ulp-sensitivity needs --cpu-only (a GPU campaign discards every ULP-sensitive "
             "kernel the GPU differs on)";
@@ -188,6 +202,13 @@ std::vector<std::string> workerArgs(const Flags &f) {
     a.insert(a.end(), {"--emi-rate", std::to_string(f.emiRate)});
   if (f.ulpSensitivity)
     a.push_back("--ulp-sensitivity");
+  if (f.repeats != Flags{}.repeats)
+    a.insert(a.end(), {"--repeats", std::to_string(f.repeats)});
+  if (f.stageVariantRate != Flags{}.stageVariantRate) {
+    std::ostringstream rate;
+    rate << f.stageVariantRate;
+    a.insert(a.end(), {"--stage-variant-rate", rate.str()});
+  }
   return a;
 }
 
@@ -215,6 +236,13 @@ std::string reproduceFlags(const Flags &f) {
   }
   if (f.ulpSensitivity)
     s += " --ulp-sensitivity";
+  if (!f.cpuOnly && f.repeats != Flags{}.repeats)
+    s += " --repeats " + std::to_string(f.repeats);
+  if (!f.cpuOnly && f.stageVariantRate != Flags{}.stageVariantRate) {
+    std::ostringstream rate;
+    rate << f.stageVariantRate;
+    s += " --stage-variant-rate " + rate.str();
+  }
   return s;
 }
 
@@ -458,6 +486,12 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
                  "GPU and --compile-only: steer each fast path (wgmma, mma.sync, mma.loop, "
                  "pipeline) to at least this share of the compiled kernels, 0 to 0.5 (default "
                  "0.07; 0: no steering)");
+  app.add_option("--repeats", f.repeats,
+                 "GPU: runs more of each kernel on a timing-sensitive path (wgmma, pipelined or "
+                 "mma loops), each compared (default " + std::to_string(f.repeats) + "; 0: none)");
+  app.add_option("--stage-variant-rate", f.stageVariantRate,
+                 "GPU: share of those kernels also run with another --num-stages (2, 3 or 4), "
+                 "0 to 1 (default 0.25)");
   app.add_option("--shard", f.shard, "Check only indices I with I % N == K (K/N)");
   app.add_flag("--stop-on-failure", f.stopOnFailure, "Stop after the first failing kernel");
   app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");

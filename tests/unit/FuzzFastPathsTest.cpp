@@ -1,0 +1,168 @@
+//===- FuzzFastPathsTest.cpp - Reaching and repeating the GPU's fast paths -===//
+//
+// Issue 33 (docs/fuzz.md, "Fast paths"):
+// 1. Kernels aimed at a fast path (GenPolicy::aim) carry the feature
+//    "aim.PATH", compile, and mostly take PATH (the lowering's own report,
+//    codegen::Compiled::paths, for sm_90 with aligned pointers, as the GPU
+//    backend compiles the fuzzer's buffers).
+// 2. PathWeights: no steering with a zero floor, every kernel with a focus;
+//    aims from priors at the start, from the journal's measured rates later;
+//    a path the unaimed kernels already reach gets none; a path the kernels
+//    aimed at another path give it (wgmma -> pipeline) gets none; the aims
+//    drawn follow the rates.
+// 3. The repeat oracle's choices: which paths are timing-sensitive, and the
+//    stage variant (another stage count, for the share asked, by kernel hash).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/Codegen.h"
+#include "fuzz/Generator.h"
+#include "fuzz/GpuOracle.h"
+#include "fuzz/Oracle.h"
+#include "fuzz/PathWeights.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace tc;
+using namespace tc::fuzz;
+
+namespace {
+
+bool hasFeature(const FuzzKernel &k, const std::string &f) {
+  return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
+}
+
+TEST(FuzzFastPaths, AimedKernelsTakeTheirPath) {
+  codegen::Options o;
+  o.sm = 90;
+  o.alignedPointers = true;
+  for (const std::string &aim : aimablePaths()) {
+    GenPolicy p;
+    p.aim = aim;
+    int took = 0, n = 8;
+    for (int i = 0; i < n; ++i) {
+      FuzzKernel k = generateKernel(p, 9000 + static_cast<uint64_t>(i));
+      EXPECT_TRUE(hasFeature(k, "aim." + aim)) << aim;
+      EXPECT_TRUE(hasFeature(k, "matmul.kloop")) << aim;
+      CompileOutcome c = compileFuzzKernel(k);
+      ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
+      std::vector<std::string> paths;
+      std::string error;
+      ASSERT_TRUE(codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error))
+          << error << "\n"
+          << describeKernel(k);
+      took += tookPath(paths, aim) ? 1 : 0;
+    }
+    // Most do (mma.loop: half of them masked, still a matmul loop); the
+    // others are forms next to it (int8: mma.sync without the pipeline).
+    EXPECT_GE(took, n * 5 / 8) << aim;
+  }
+}
+
+TEST(FuzzFastPaths, TookPath) {
+  EXPECT_TRUE(tookPath({"mma.loop", "pipeline.stages=3", "wgmma"}, "pipeline"));
+  EXPECT_TRUE(tookPath({"mma.loop", "pipeline.stages=2", "wgmma"}, "wgmma"));
+  EXPECT_FALSE(tookPath({"mma.loop", "mma.sync", "pipeline.off"}, "pipeline"));
+  EXPECT_FALSE(tookPath({"dot.fma", "remat"}, "mma.sync"));
+  EXPECT_EQ(aimOf({"aim.mma.loop", "dot"}), "mma.loop");
+  EXPECT_EQ(aimOf({"dot", "loop"}), "");
+}
+
+TEST(FuzzFastPaths, NoSteeringAndFocus) {
+  PathWeights none(0, "");
+  EXPECT_TRUE(none.aimRates().empty());
+  EXPECT_EQ(none.aimFor(1, 5), "");
+  PathWeights focus(0.07, "mma.sync");
+  EXPECT_EQ(focus.aimRates(), (std::map<std::string, double>{{"mma.sync", 1.0}}));
+  for (int64_t i = 0; i < 20; ++i)
+    EXPECT_EQ(focus.aimFor(3, i), "mma.sync");
+}
+
+// Sum of the rates, and each below the cap.
+double total(const std::map<std::string, double> &rates) {
+  double t = 0;
+  for (const auto &[p, r] : rates) {
+    EXPECT_GT(r, 0) << p;
+    t += r;
+  }
+  EXPECT_LE(t, 0.5 + 1e-9);
+  return t;
+}
+
+TEST(FuzzFastPaths, WeightsFromPriorsThenMeasurements) {
+  PathWeights w(0.1, "");
+  // Nothing measured: every path from its priors. wgmma first (0.1 / 0.9);
+  // its aims give pipeline and mma.loop 0.9 of theirs, enough.
+  std::map<std::string, double> r = w.aimRates();
+  EXPECT_NEAR(r.at("wgmma"), 0.1 / 0.9, 1e-9);
+  EXPECT_FALSE(r.count("pipeline"));
+  EXPECT_FALSE(r.count("mma.loop"));
+  EXPECT_NEAR(r.at("mma.sync"), 0.1 / 0.9, 1e-9);
+  total(r);
+  // Measured: 400 unaimed kernels, 40 of them (10%) on mma.sync, none on the
+  // other paths; 30 aimed at wgmma, all on wgmma, pipeline and mma.loop.
+  for (int i = 0; i < 400; ++i)
+    w.add({"dot"}, i < 40 ? std::vector<std::string>{"mma.sync"} : std::vector<std::string>{});
+  for (int i = 0; i < 30; ++i)
+    w.add({"aim.wgmma"}, std::vector<std::string>{"mma.loop", "pipeline.stages=3", "wgmma"});
+  w.add({"discarded"}, std::nullopt); // not compiled: not counted
+  EXPECT_EQ(w.compiled(), 430);
+  r = w.aimRates();
+  // wgmma: (0.1 - 0) / (1 - 0); mma.sync: 10% * (1 - 0.1) = 9% < 10%, so
+  // (0.1 - 0.09) / (0.9 - 0.1) from its prior hit rate.
+  EXPECT_NEAR(r.at("wgmma"), 0.1, 1e-9);
+  EXPECT_NEAR(r.at("mma.sync"), 0.01 / 0.8, 1e-9);
+  EXPECT_FALSE(r.count("pipeline"));
+  EXPECT_FALSE(r.count("mma.loop"));
+  // The aims drawn follow the rates (a hash of seed and index).
+  std::map<std::string, int> drawn;
+  for (int64_t i = 0; i < 20000; ++i)
+    ++drawn[w.aimFor(77, i)];
+  EXPECT_NEAR(drawn["wgmma"] / 20000.0, 0.1, 0.01);
+  EXPECT_NEAR(drawn["mma.sync"] / 20000.0, 0.0125, 0.005);
+  EXPECT_EQ(drawn.size(), 3u); // "", wgmma, mma.sync
+  // Unaimed kernels that reach every path by themselves: no aims.
+  PathWeights rich(0.1, "");
+  for (int i = 0; i < 300; ++i)
+    rich.add({}, std::vector<std::string>{"mma.loop", "mma.sync", "pipeline.stages=2", "wgmma"});
+  EXPECT_TRUE(rich.aimRates().empty());
+}
+
+TEST(FuzzFastPaths, RepeatChoices) {
+  EXPECT_TRUE(timingSensitive({"mma.loop", "pipeline.stages=3", "wgmma"}));
+  EXPECT_TRUE(timingSensitive({"mma.loop", "mma.sync", "pipeline.off"}));
+  EXPECT_TRUE(timingSensitive({"pipeline.stages=2"}));
+  EXPECT_FALSE(timingSensitive({"mma.sync", "remat", "vector.load.16B"}));
+  EXPECT_FALSE(timingSensitive({}));
+  GpuOracleOptions o;
+  o.codegen.numStages = 3;
+  o.stageVariantRate = 0;
+  FuzzKernel k = generateKernel(GenPolicy{}, 5);
+  EXPECT_FALSE(stageVariant(k, o));
+  o.stageVariantRate = 1;
+  std::set<unsigned> seen;
+  int chosen = 0;
+  for (uint64_t s = 0; s < 200; ++s) {
+    FuzzKernel ks = generateKernel(GenPolicy{}, s);
+    o.stageVariantRate = 1;
+    std::optional<unsigned> v = stageVariant(ks, o);
+    ASSERT_TRUE(v);
+    EXPECT_NE(*v, 3u);
+    EXPECT_TRUE(*v == 2 || *v == 4) << *v;
+    EXPECT_EQ(stageVariant(ks, o), v); // a kernel always gets the same
+    seen.insert(*v);
+    o.stageVariantRate = 0.25;
+    chosen += stageVariant(ks, o) ? 1 : 0;
+  }
+  EXPECT_EQ(seen.size(), 2u);
+  EXPECT_GT(chosen, 25);
+  EXPECT_LT(chosen, 75);
+  o.codegen.numStages = 1; // --disable-opt pipeline: nothing to vary
+  o.stageVariantRate = 1;
+  EXPECT_FALSE(stageVariant(k, o));
+}
+
+} // namespace
