@@ -88,9 +88,11 @@ AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool lock
   for (const auto &r : mem.regions()) {
     RegionShadow s;
     s.region = r.get();
+    s.index = static_cast<unsigned>(shadows_.size());
     s.elemSize = byteSize(r->array->dtype);
     while ((1u << s.shift) < s.elemSize)
       ++s.shift;
+    s.elements = static_cast<int64_t>(r->size >> s.shift);
     if (full_)
       s.pages.resize(static_cast<size_t>(((r->size >> s.shift) >> kPageBits) + 1));
     else {
@@ -144,18 +146,29 @@ AccessTracker::RegionShadow *AccessTracker::shadowOf(uint64_t addr) {
   return nullptr;
 }
 
-ShadowCell &AccessTracker::cell(RegionShadow &s, int64_t e) {
+AccessTracker::Block &AccessTracker::block(RegionShadow &s, int64_t e) {
   auto &page = s.pages[static_cast<size_t>(e >> kPageBits)];
   if (!page)
-    page.reset(new ShadowCell[size_t(1) << kPageBits]);
-  return page[static_cast<size_t>(e & ((int64_t(1) << kPageBits) - 1))];
+    page.reset(new Block[size_t(1) << (kPageBits - kBlockBits)]);
+  return page[static_cast<size_t>((e & ((int64_t(1) << kPageBits) - 1)) >> kBlockBits)];
+}
+
+ShadowCell &AccessTracker::cell(RegionShadow &s, int64_t e) {
+  Block &b = block(s, e);
+  if (!b.elems) {
+    b.elems.reset(new ShadowCell[kBlock]);
+    std::fill(b.elems.get(), b.elems.get() + kBlock, b.cell);
+  }
+  return b.elems[static_cast<size_t>(e & (kBlock - 1))];
 }
 
 const ShadowCell *AccessTracker::cellIfAny(const RegionShadow &s, int64_t e) const {
   size_t p = static_cast<size_t>(e >> kPageBits);
   if (p >= s.pages.size() || !s.pages[p])
     return nullptr;
-  return &s.pages[p][static_cast<size_t>(e & ((int64_t(1) << kPageBits) - 1))];
+  const Block &b = s.pages[p][static_cast<size_t>((e & ((int64_t(1) << kPageBits) - 1)) >>
+                                                  kBlockBits)];
+  return b.elems ? &b.elems[static_cast<size_t>(e & (kBlock - 1))] : &b.cell;
 }
 
 void AccessTracker::acquire(Frame &f, uint64_t addr) {
@@ -209,16 +222,142 @@ void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int6
   }
 }
 
-bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask,
-                           int64_t n, unsigned size, Access kind) {
-  if (!full_) { // coverage only: which elements were stored (bytes: no lock needed)
-    if (kind == Access::Store)
-      recordStores(addr, mask, n, size);
+bool AccessTracker::runsOf(const Instr &in, const uint64_t *addr, const uint8_t *mask, int64_t n,
+                           unsigned size, std::vector<Run> &runs) {
+  runs.clear();
+  if (n <= 0)
     return true;
+  RegionShadow *s = nullptr;
+  // A run of `count` lanes, its masked-off ends left out, in one region.
+  auto add = [&](int64_t lane0, int64_t step, int64_t count) {
+    if (mask) {
+      while (count > 0 && !mask[lane0])
+        lane0 += step, --count;
+      while (count > 0 && !mask[lane0 + (count - 1) * step])
+        --count;
+      if (count == 0)
+        return true;
+    }
+    uint64_t a = addr[lane0];
+    if (!(s = shadowNear(s, a)) || s->elemSize != size)
+      return false;
+    uint64_t off = a - s->region->base;
+    if ((off & (size - 1)) || off + static_cast<uint64_t>(count) * size > s->region->size)
+      return false;
+    runs.push_back({lane0, step, count, static_cast<int64_t>(off >> s->shift), s});
+    return true;
+  };
+  const uint64_t sz = size, a0 = addr[0];
+  if (addr[n - 1] == a0 + static_cast<uint64_t>(n - 1) * sz) {
+    uint64_t d = 0;
+    for (int64_t i = 0; i < n; ++i)
+      d |= addr[i] ^ (a0 + static_cast<uint64_t>(i) * sz);
+    if (d == 0)
+      return add(0, 1, n);
   }
-  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-  if (locked_)
-    lock.lock();
+  int64_t cols = in.g0;
+  if (cols <= 1 || n % cols != 0 || n == cols)
+    return false;
+  int64_t rows = n / cols;
+  if (addr[cols - 1] == a0 + static_cast<uint64_t>(cols - 1) * sz) { // rows of consecutive lanes
+    uint64_t d = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint64_t *row = addr + r * cols, start = row[0];
+      for (int64_t j = 0; j < cols; ++j)
+        d |= row[j] ^ (start + static_cast<uint64_t>(j) * sz);
+    }
+    if (d == 0) {
+      for (int64_t r = 0; r < rows; ++r)
+        if (!add(r * cols, 1, cols))
+          return false;
+      return true;
+    }
+  }
+  if (addr[cols] == a0 + sz) { // columns of consecutive lanes (a transposed tile)
+    uint64_t d = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint64_t *row = addr + r * cols, step = static_cast<uint64_t>(r) * sz;
+      for (int64_t j = 0; j < cols; ++j)
+        d |= row[j] ^ (addr[j] + step);
+    }
+    if (d == 0) {
+      for (int64_t j = 0; j < cols; ++j)
+        if (!add(j, cols, rows))
+          return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+template <typename Whole, typename Each>
+bool AccessTracker::forRun(const Run &r, const uint8_t *mask, Whole &&whole, Each &&each) {
+  RegionShadow &s = *r.s;
+  int64_t e = r.e0, end = r.e0 + r.count;
+  while (e < end) {
+    int64_t blockEnd = std::min(end, (e | (kBlock - 1)) + 1);
+    int64_t lane = r.lane0 + (e - r.e0) * r.laneStep, step = r.laneStep;
+    Block &b = block(s, e);
+    bool all = (e & (kBlock - 1)) == 0 && blockEnd - e == kBlock;
+    if (all && mask) {
+      uint8_t on = 1;
+      for (int64_t k = 0; k < kBlock; ++k)
+        on &= mask[lane + k * step] != 0;
+      all = on;
+    }
+    if (all && !b.elems) {
+      if (!whole(b.cell))
+        return false;
+    } else {
+      for (int64_t k = e; k < blockEnd; ++k)
+        if ((!mask || mask[lane + (k - e) * step]) && !each(cell(s, k)))
+          return false;
+      if (all) { // every element changed alike: one cell again if all are equal
+        const ShadowCell *c = b.elems.get();
+        bool same = true;
+        for (int64_t k = 1; k < kBlock && same; ++k)
+          same = std::memcmp(&c[k], &c[0], sizeof(ShadowCell)) == 0;
+        if (same) {
+          b.cell = c[0];
+          b.elems.reset();
+        }
+      }
+    }
+    e = blockEnd;
+  }
+  return true;
+}
+
+bool AccessTracker::recordRuns(Frame &f, const Instr &in, const std::vector<Run> &runs,
+                               const uint8_t *mask, Access kind) {
+  const Epoch me{static_cast<int32_t>(f.index), f.clock, in.site};
+  if (races_) { // every block checked before any changes
+    auto ok = [&](const ShadowCell &c) {
+      return before(f, c.w) &&
+             (kind != Access::Store || before(f, c.r1.prog == me.prog ? c.r2 : c.r1));
+    };
+    for (const Run &r : runs)
+      if (!forRun(r, mask, ok, ok))
+        return false;
+  }
+  auto update = [&](ShadowCell &c) {
+    if (kind == Access::Store) {
+      c.w = me;
+    } else if (c.r1.prog == me.prog) {
+      c.r1 = me;
+    } else {
+      c.r2 = c.r1;
+      c.r1 = me;
+    }
+    return true;
+  };
+  for (const Run &r : runs)
+    forRun(r, mask, update, update);
+  return true;
+}
+
+bool AccessTracker::recordLanes(Frame &f, const Instr &in, const uint64_t *addr,
+                                const uint8_t *mask, int64_t n, unsigned size, Access kind) {
   if (kind == Access::Atomic)
     for (int64_t i = 0; i < n; ++i)
       if (!mask || mask[i])
@@ -233,7 +372,7 @@ bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, cons
       continue; // (the op's own checks trap on it)
     uint64_t lo = s->region->base;
     int64_t first = static_cast<int64_t>((a - lo) >> s->shift);
-    int64_t last = static_cast<int64_t>((a - lo + size - 1) >> s->shift);
+    int64_t last = std::min(static_cast<int64_t>((a - lo + size - 1) >> s->shift), s->elements - 1);
     for (int64_t e = first; e <= last; ++e) {
       ShadowCell &c = cell(*s, e);
       if (races_ && !check(f, in, i, *s, e, c, kind))
@@ -255,6 +394,53 @@ bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, cons
     ++f.clock;
   }
   return true;
+}
+
+uint64_t AccessTracker::stripesOf(const std::vector<Run> *runs, const uint64_t *addr,
+                                  const uint8_t *mask, int64_t n, unsigned size) {
+  uint64_t bits = 0;
+  auto span = [&](const RegionShadow &s, int64_t first, int64_t last) {
+    for (int64_t p = first >> kPageBits; p <= (last >> kPageBits) && bits != ~uint64_t(0); ++p)
+      bits |= uint64_t(1) << stripeOf(s, p << kPageBits);
+  };
+  if (runs) {
+    for (const Run &r : *runs)
+      span(*r.s, r.e0, r.e0 + r.count - 1);
+    return bits;
+  }
+  RegionShadow *s = nullptr;
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    if (!(s = shadowNear(s, addr[i])))
+      continue;
+    uint64_t off = addr[i] - s->region->base;
+    span(*s, static_cast<int64_t>(off >> s->shift),
+         static_cast<int64_t>((off + size - 1) >> s->shift));
+  }
+  return bits;
+}
+
+bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask,
+                           int64_t n, unsigned size, Access kind) {
+  if (!full_) { // coverage only: which elements were stored (bytes: no lock needed)
+    if (kind == Access::Store)
+      recordStores(addr, mask, n, size);
+    return true;
+  }
+  thread_local std::vector<Run> runs;
+  bool byRuns = kind != Access::Atomic && runsOf(in, addr, mask, n, size, runs);
+  uint64_t locked = 0;
+  if (locked_) { // the stripes this access touches, in ascending order
+    locked = stripesOf(byRuns ? &runs : nullptr, addr, mask, n, size);
+    for (uint64_t b = locked; b; b &= b - 1)
+      stripes_[static_cast<size_t>(__builtin_ctzll(b))].lock();
+  }
+  bool ok = (byRuns && recordRuns(f, in, runs, mask, kind)) ||
+            recordLanes(f, in, addr, mask, n, size, kind); // lane by lane: the exact report
+  for (uint64_t b = locked; b; b &= b - 1)
+    stripes_[static_cast<size_t>(__builtin_ctzll(b))].unlock();
+  return ok;
 }
 
 bool AccessTracker::check(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s, int64_t e,
@@ -303,9 +489,7 @@ bool AccessTracker::report(Frame &f, const Instr &in, int64_t lane, const Region
 }
 
 void AccessTracker::noteOutOfBounds(int32_t prog, uint64_t addr, uint32_t site) {
-  std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-  if (locked_)
-    lock.lock();
+  std::lock_guard<std::mutex> lock(oobMutex_);
   oob_.push_back({prog, addr, site});
 }
 
@@ -314,27 +498,47 @@ AccessTracker::Coverage AccessTracker::coverage(const Region &r) const {
   for (const RegionShadow &s : shadows_) {
     if (s.region != &r)
       continue;
-    c.elements = static_cast<int64_t>(r.size >> s.shift);
+    c.elements = s.elements;
     int64_t start = -1;
-    for (int64_t e = 0; e < c.elements; ++e) {
-      if (!full_ && (e & ((int64_t(1) << kChunkBits) - 1)) == 0 &&
-          !s.chunks[static_cast<size_t>(e >> kChunkBits)].load(std::memory_order_acquire)) {
-        // No store reached this chunk: all of it is unwritten.
-        if (start < 0)
-          start = e;
-        e = std::min(c.elements, e + (int64_t(1) << kChunkBits)) - 1;
-        continue;
-      }
-      const ShadowCell *cell = full_ ? cellIfAny(s, e) : nullptr;
-      bool stored = full_ ? cell && cell->w.prog >= 0 : s.storedBit(static_cast<uint64_t>(e));
+    // Elements [e0, e1) all stored or all not.
+    auto span = [&](int64_t e0, int64_t e1, bool stored) {
+      e1 = std::min(e1, c.elements);
+      if (e0 >= e1)
+        return;
       if (stored) {
-        ++c.stored;
+        c.stored += e1 - e0;
         if (start >= 0)
-          c.unwritten.emplace_back(start, e - 1);
+          c.unwritten.emplace_back(start, e0 - 1);
         start = -1;
       } else if (start < 0) {
-        start = e;
+        start = e0;
       }
+    };
+    constexpr int64_t kPage = int64_t(1) << kPageBits, kChunk = int64_t(1) << kChunkBits;
+    for (int64_t e = 0; e < c.elements;) {
+      if (full_) {
+        const auto &page = s.pages[static_cast<size_t>(e >> kPageBits)];
+        if (!page) { // no access reached this page
+          span(e, e + kPage, false);
+          e += kPage;
+          continue;
+        }
+        const Block &b = page[static_cast<size_t>((e & (kPage - 1)) >> kBlockBits)];
+        if (!b.elems)
+          span(e, e + kBlock, b.cell.w.prog >= 0);
+        else
+          for (int64_t k = 0; k < kBlock; ++k)
+            span(e + k, e + k + 1, b.elems[static_cast<size_t>(k)].w.prog >= 0);
+        e += kBlock;
+        continue;
+      }
+      if (!s.chunks[static_cast<size_t>(e >> kChunkBits)].load(std::memory_order_acquire)) {
+        span(e, e + kChunk, false); // no store reached this chunk: all of it is unwritten
+        e += kChunk;
+        continue;
+      }
+      span(e, e + 1, s.storedBit(static_cast<uint64_t>(e)));
+      ++e;
     }
     if (start >= 0)
       c.unwritten.emplace_back(start, c.elements - 1);

@@ -17,6 +17,19 @@
 // reader that a newer one hides is not checked. No race is ever reported that
 // the observed execution did not have.
 //
+// Cost (issue 32): cells are kept per block of kBlock consecutive elements
+// while every element of the block has the same cell (a block is "uniform";
+// it splits into per-element cells the first time an access treats its
+// elements differently, and merges again when they are equal). An access
+// whose lanes are consecutive addresses, rows of them or columns of them
+// (a tile and its transpose) is checked and recorded one block at a time, in
+// two passes: every block is checked before any is changed, and when a check
+// fails the access is done again lane by lane in row-major lane order, which
+// finds the same race, lane and other program as an element-wise detector.
+// Atomics and other lane patterns always go lane by lane. With several
+// threads the shadow is locked in stripes of 2^kPageBits elements, each access
+// taking the stripes it touches in ascending order (no global lock).
+//
 // The same cells give the coverage after a launch (which elements no program
 // stored: a too-small grid) and the access map (--access-map).
 //
@@ -25,6 +38,7 @@
 
 #include "interp/Memory.h"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -101,11 +115,20 @@ public:
   const std::vector<OutOfBounds> &outOfBounds() const { return oob_; }
 
 private:
-  static constexpr int kPageBits = 12;
+  static constexpr int kPageBits = 12;  // elements per page (and per lock stripe)
+  static constexpr int kBlockBits = 4;  // elements per block
+  static constexpr int64_t kBlock = int64_t(1) << kBlockBits;
+  static constexpr int kStripes = 64;
+  /// kBlock elements: one cell for all while `elems` is null, else one each.
+  struct Block {
+    ShadowCell cell;
+    std::unique_ptr<ShadowCell[]> elems;
+  };
   struct RegionShadow {
     const Region *region = nullptr;
-    unsigned elemSize = 1, shift = 0;
-    std::vector<std::unique_ptr<ShadowCell[]>> pages;
+    unsigned elemSize = 1, shift = 0, index = 0;
+    int64_t elements = 0;
+    std::vector<std::unique_ptr<Block[]>> pages; // 2^(kPageBits - kBlockBits) blocks each
     // Without `full`: 1 where an element was stored, in chunks of 2^kChunkBits
     // elements allocated (zeroed) by the first store that reaches them, so
     // that a huge buffer of which a kernel stored a few elements costs a few
@@ -124,6 +147,12 @@ private:
     RegionShadow &operator=(RegionShadow &&) = default;
     ~RegionShadow();
   };
+  /// Lanes lane0 + k * laneStep (k < count) at addresses addr0 + k * size, all
+  /// in region `s`, elements e0 + k.
+  struct Run {
+    int64_t lane0, laneStep, count, e0;
+    RegionShadow *s;
+  };
   static constexpr int kChunkBits = 12;
   void recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n, unsigned size);
   RegionShadow *shadowOf(uint64_t addr);
@@ -132,8 +161,28 @@ private:
   RegionShadow *shadowNear(RegionShadow *s, uint64_t a) {
     return s && a - s->region->base < s->region->size ? s : shadowOf(a);
   }
+  Block &block(RegionShadow &s, int64_t e);
+  /// Element e's own cell (its block split if it was uniform).
   ShadowCell &cell(RegionShadow &s, int64_t e);
   const ShadowCell *cellIfAny(const RegionShadow &s, int64_t e) const;
+  /// The access as runs (false: a lane pattern the runs do not describe).
+  bool runsOf(const Instr &in, const uint64_t *addr, const uint8_t *mask, int64_t n,
+              unsigned size, std::vector<Run> &runs);
+  /// Calls whole(cell) for each uniform block the active lanes of `r` fill and
+  /// each(cell) for every other active element; stops at the first false.
+  template <typename Whole, typename Each>
+  bool forRun(const Run &r, const uint8_t *mask, Whole &&whole, Each &&each);
+  bool recordRuns(Frame &f, const Instr &in, const std::vector<Run> &runs, const uint8_t *mask,
+                  Access kind);
+  bool recordLanes(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask,
+                   int64_t n, unsigned size, Access kind);
+  /// The lock stripes the access touches (bit i: stripe i).
+  uint64_t stripesOf(const std::vector<Run> *runs, const uint64_t *addr, const uint8_t *mask,
+                     int64_t n, unsigned size);
+  static unsigned stripeOf(const RegionShadow &s, int64_t e) {
+    return static_cast<unsigned>((s.index * 7 + static_cast<uint64_t>(e >> kPageBits)) %
+                                 kStripes);
+  }
   bool check(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s, int64_t e,
              const ShadowCell &c, Access kind);
   bool report(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s, int64_t e,
@@ -146,7 +195,8 @@ private:
   std::vector<RegionShadow> shadows_;              // one per region, in the Memory's order
   std::unordered_map<uint64_t, VectorClock> sync_; // per atomic address; under the atomic lock
   std::vector<OutOfBounds> oob_;
-  std::mutex mutex_;
+  std::mutex oobMutex_;
+  std::array<std::mutex, kStripes> stripes_;
 };
 
 /// "Y[5]" for a 1-d buffer, "Y[1, 3] (element 35)" for more dimensions.

@@ -91,6 +91,25 @@ const ir::Op *storeTo(const ir::Block &b, const std::vector<std::string> &names,
   return nullptr;
 }
 
+/// Collects into `names` the parameters whose buffers the stores and atomics
+/// of `b` (nested regions included) may write; false when some store's
+/// pointer does not come from a parameter (any buffer may be written).
+bool storedParams(const ir::Block &b, std::set<std::string> &names) {
+  for (const auto &op : b.ops()) {
+    ir::OpKind k = op->kind();
+    if (k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas) {
+      const ir::Value *root = pointerRoot(op->operand(0));
+      if (!root)
+        return false;
+      names.insert(root->nameHint());
+    }
+    for (const auto &r : op->regions())
+      if (!storedParams(*r, names))
+        return false;
+  }
+  return true;
+}
+
 /// Interrupted programs all report: `other`'s place becomes notes of `keep`.
 void appendPlace(Trap &keep, Trap &other) {
   Trap::Note n;
@@ -248,7 +267,9 @@ private:
   std::atomic<uint64_t> steps_{0};
   std::unique_ptr<interp::AccessTracker> tracker_;
   std::unique_ptr<interp::UndoJournal> journal_; // RunOptions::undoOnTrap
-  std::vector<std::vector<uint8_t>> snapshot_; // buffers before a parallel run with race checks
+  // Buffers the kernel may write (region index, bytes), before a parallel run
+  // with race checks.
+  std::vector<std::pair<size_t, std::vector<uint8_t>>> snapshot_;
   // Parallel bookkeeping, guarded by mutex_.
   std::mutex mutex_;
   int64_t next_ = 0;
@@ -288,8 +309,8 @@ RunResult Launcher::run() {
       // again in program order from the buffers as they were, so that the
       // report is the one every thread count gives.
       const auto &regions = memory_.regions();
-      for (size_t i = 0; i < regions.size(); ++i)
-        std::memcpy(regions[i]->host, snapshot_[i].data(), snapshot_[i].size());
+      for (const auto &[i, bytes] : snapshot_)
+        std::memcpy(regions[i]->host, bytes.data(), bytes.size());
       tracker_->reset();
       tracker_->setLocked(false);
       trap_.reset();
@@ -501,9 +522,19 @@ void Launcher::startTracking(unsigned threads) {
   tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1);
   numberSites(prepared_->body);
   ctx_.tracker = tracker_.get();
-  if (races && threads > 1)
-    for (const auto &r : memory_.regions())
-      snapshot_.emplace_back(r->host, r->host + r->size);
+  if (races && threads > 1) { // only the buffers stores may reach
+    std::set<std::string> stored;
+    bool known = storedParams(fn_.body(), stored);
+    const auto &regions = memory_.regions();
+    for (size_t i = 0; i < regions.size(); ++i) {
+      const interp::Region &r = *regions[i];
+      bool written = !known || std::any_of(r.names.begin(), r.names.end(), [&](const auto &n) {
+                       return stored.count(n) != 0;
+                     });
+      if (written)
+        snapshot_.emplace_back(i, std::vector<uint8_t>(r.host, r.host + r.size));
+    }
+  }
 }
 
 /// RunResult::buffers from the shadow memory.

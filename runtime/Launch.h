@@ -188,10 +188,10 @@ struct RunOptions {
   std::optional<std::array<int64_t, 3>> onlyProgram; // run just this program
   bool trace = false;                                // write each op's value summary to `out`
   /// The interpreter's shadow memory (DESIGN.md rule 15): trap data_race on
-  /// unsynchronised accesses of different programs to one element. Off by
-  /// default: it costs 4-10x (bench/RESULTS.md); triton-interp --race-check,
-  /// the conformance runner and the fuzzer's reference runs turn it on.
-  bool raceCheck = false;
+  /// unsynchronised accesses of different programs to one element. On by
+  /// default (it costs 1.1-1.5x on bench/interp_bench's kernels,
+  /// bench/RESULTS.md); triton-interp --no-race-check turns it off.
+  bool raceCheck = true;
   /// Fill RunResult::buffers (which elements no program stored; cheap: one
   /// byte per element, set by stores).
   bool coverage = true;

@@ -29,7 +29,7 @@ using namespace tc::tools;
 
 /// The debugger's own flags (not shared with triton-run).
 struct DebugOptions {
-  bool strict = false, raceCheck = false;
+  bool strict = false, raceCheck = true;
   std::string accessMap; // FILE.html
 };
 
@@ -188,9 +188,9 @@ static int toolMain(int argc, char **argv) {
   DebugOptions dbg;
   app.add_flag("--strict", dbg.strict,
                "a buffer some program stored to but not everywhere is an error, not a warning");
-  app.add_flag("--race-check", dbg.raceCheck,
+  app.add_flag("--race-check,!--no-race-check", dbg.raceCheck,
                "trap data_race when two programs touch one element, one with a plain store, "
-               "and no atomic orders them (costs 4-10x)");
+               "and no atomic orders them (on by default; --no-race-check switches it off)");
   app.add_option("--access-map", dbg.accessMap,
                  "write an HTML page of which program loaded and stored each element of each "
                  "buffer (FILE.html; FILE.N.html per variant with list-valued defines)");

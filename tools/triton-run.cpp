@@ -45,6 +45,7 @@ struct GpuFlags {
   std::vector<unsigned> stages; // --num-stages parsed ({1} when pipelining is switched off)
   bool compare = false, bench = false, autotuneReport = false, timePasses = false;
   bool noCache = false, checkDevice = false, noFlushL2 = false;
+  bool raceCheck = true; // --compare's interpreter run (--no-race-check)
   int benchIters = 100, benchWarmup = 10;
   bool warpsGiven = false, threadsGiven = false, maxStepsGiven = false;
   bool itersGiven = false, warmupGiven = false;
@@ -354,6 +355,7 @@ int runInterpreter(GpuRun &r, tc::BoundArgs &args) {
   ro.threads = r.g.threadsGiven ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   ro.maxSteps = opt.maxSteps;
   ro.maxSeconds = opt.timeout;
+  ro.raceCheck = r.g.raceCheck;
   std::ostringstream sink; // print() output of the reference run is not shown twice
   ro.out = &sink;
   std::unique_ptr<tc::Backend> interp = tc::createInterpreterBackend();
@@ -587,6 +589,9 @@ static int toolMain(int argc, char **argv) {
                "also run on the interpreter and compare every buffer (default tolerances, or "
                "--rtol/--atol)");
   addToleranceOptions(app, opt, "--compare and of --launch outputs without a compare of their own");
+  app.add_flag("--race-check,!--no-race-check", g.raceCheck,
+               "with --compare: the interpreter's race check (on by default; --no-race-check "
+               "switches it off)");
   app.add_flag("--bench", g.bench,
                "time launches: median and min ms, GB/s (and TFLOP/s); a 256 MiB buffer is "
                "written before each timed launch (untimed) to flush the L2, as Triton's do_bench "

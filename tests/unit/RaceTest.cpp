@@ -127,16 +127,156 @@ TEST(Race, SameReportForAnyThreadCount) {
   }
 }
 
-TEST(Race, OffUnlessAskedAndForASingleProgram) {
+TEST(Race, OnByDefaultOffWhenAskedAndForASingleProgram) {
   Launch l(kOverlap);
   l.buffer("X", DType::F32, {256});
   l.buffer("Y", DType::F32, {256});
   l.scalar("N", 256);
-  EXPECT_EQ(l.run({8, 1, 1}, tc::RunOptions{}).status, RunResult::Status::Ok); // off by default
+  RunResult d = l.run({8, 1, 1}, tc::RunOptions{}); // on by default (issue 32)
+  ASSERT_EQ(d.status, RunResult::Status::Trapped);
+  EXPECT_EQ(d.trap->kind, TrapKind::DataRace);
+  tc::RunOptions off;
+  off.raceCheck = false;
+  EXPECT_EQ(l.run({8, 1, 1}, off).status, RunResult::Status::Ok);
   tc::RunOptions o = checked();
   o.raceCheck = true;
   o.onlyProgram = std::array<int64_t, 3>{1, 0, 0};
   EXPECT_EQ(l.run({8, 1, 1}, o).status, RunResult::Status::Ok);
+}
+
+// The shadow keeps one cell per block of 16 elements until accesses treat a
+// block's elements differently: tiles of 64 lanes at every stride S put the
+// overlap at every alignment to the blocks. Program 0 stores Y[S, S + 64)
+// and program 1 Y[0, 64): program 1's first racing lane is lane S (element
+// S), for S < 64; from S = 64 on the tiles are disjoint and every stored
+// element counts.
+TEST(Race, OverlapAtAnyAlignmentToTheShadowBlocks) {
+  for (int s : {1, 5, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 80}) {
+    Launch l("__global__ void k(float *Y) {\n"
+             "  int off[64] = (1 - get_program_id(0)) * " +
+             std::to_string(s) +
+             " + (0 ... 64);\n"
+             "  *(Y + off) = 1.0;\n"
+             "}\n");
+    l.buffer("Y", DType::F32, {160});
+    for (unsigned threads : {1u, 2u}) {
+      tc::RunOptions o = checked();
+      o.threads = threads;
+      RunResult r = l.run({2, 1, 1}, o);
+      if (s >= 64) {
+        ASSERT_EQ(r.status, RunResult::Status::Ok) << s << (r.trap ? r.trap->render() : r.error);
+        ASSERT_EQ(r.buffers.size(), 1u);
+        EXPECT_EQ(r.buffers[0].stored, 128) << s;
+        std::vector<std::pair<int64_t, int64_t>> gaps;
+        if (s > 64)
+          gaps.emplace_back(64, s - 1);
+        gaps.emplace_back(s + 64, 159);
+        EXPECT_EQ(r.buffers[0].unwritten, gaps) << s;
+        continue;
+      }
+      ASSERT_EQ(r.status, RunResult::Status::Trapped) << s;
+      ASSERT_EQ(r.trap->kind, TrapKind::DataRace) << s;
+      EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{1, 0, 0})) << s;
+      EXPECT_EQ(r.trap->lane, s) << s << " threads " << threads;
+      EXPECT_TRUE(has(r.trap->message, "store to Y[" + std::to_string(s) +
+                                           "] by program (1, 0, 0) races with a store by "
+                                           "program (0, 0, 0)"))
+          << r.trap->message;
+    }
+  }
+}
+
+// A transposed tile (lane (i, j) at Y[r[j], c[i]]: columns of consecutive
+// addresses). Program 0 stores rows 4..11 of Y, program 1 rows 0..7: program
+// 1's first racing lane in row-major lane order is (0, 4), Y[4, 0].
+TEST(Race, TransposedTileStore) {
+  Launch l(R"(__global__ void t(float *Y) {
+  int r[8] = (1 - get_program_id(0)) * 4 + (0 ... 8);
+  int c[8] = 0 ... 8;
+  *(Y + r[newaxis, :] * 8 + c[:, newaxis]) = 1.0;
+}
+)");
+  l.buffer("Y", DType::F32, {12, 8});
+  for (unsigned threads : {1u, 2u}) {
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({2, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped);
+    ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_EQ(r.trap->lane, 4);
+    EXPECT_TRUE(has(r.trap->message, "store to Y[4, 0] (element 32) by program (1, 0, 0) races "
+                                     "with a store by program (0, 0, 0)"))
+        << r.trap->message;
+  }
+  // Disjoint transposed tiles: no race, every element stored.
+  Launch ok(R"(__global__ void t(float *Y) {
+  int r[8] = get_program_id(0) * 8 + (0 ... 8);
+  int c[8] = 0 ... 8;
+  *(Y + r[newaxis, :] * 8 + c[:, newaxis]) = 1.0;
+}
+)");
+  ok.buffer("Y", DType::F32, {16, 8});
+  RunResult r = ok.run({2, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+  EXPECT_EQ(r.buffers[0].stored, 128);
+}
+
+// Masked-off lanes are no accesses, also inside a block the access covers:
+// programs 0 and 1 store the even and the odd elements (no race); a third
+// program storing the even ones again races with program 0 at lane 0. The
+// same with a transposed tile (lane (i, j) at Y[r[j], c[i]]), the mask on
+// the columns.
+TEST(Race, MaskedOffLanesAreNotAccesses) {
+  for (const char *src : {R"(__global__ void k(float *Y) {
+  int i[64] = 0 ... 64;
+  bool m[64] = i % 2 == get_program_id(0) % 2;
+  *?(m)(Y + i) = 1.0;
+}
+)",
+                          R"(__global__ void k(float *Y) {
+  int r[8] = 0 ... 8;
+  int c[8] = 0 ... 8;
+  bool m[8, 8] = (c % 2 == get_program_id(0) % 2)[:, newaxis] + r[newaxis, :] * 0;
+  *?(m)(Y + r[newaxis, :] * 8 + c[:, newaxis]) = 1.0;
+}
+)"}) {
+    Launch l(src);
+    l.buffer("Y", DType::F32, {64});
+    RunResult ok = l.run({2, 1, 1});
+    ASSERT_EQ(ok.status, RunResult::Status::Ok) << (ok.trap ? ok.trap->render() : ok.error);
+    EXPECT_EQ(ok.buffers[0].stored, 64);
+    RunResult r = l.run({3, 1, 1});
+    ASSERT_EQ(r.status, RunResult::Status::Trapped);
+    ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_EQ(r.trap->lane, 0);
+    EXPECT_TRUE(has(r.trap->message, "store to Y[0] by program (2, 0, 0) races with a store by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+  }
+}
+
+// Every program loads X[0, 64) (readers, no race); only program 3 stores it
+// (the others' mask is off). Its store is checked against the last reader of
+// another program: program 2 (program 3's own load is the newest reader).
+TEST(Race, StoreAfterSharedLoadsNamesTheLastOtherReader) {
+  Launch l(R"(__global__ void k(float *X, float *Y) {
+  int pid = get_program_id(0);
+  int i[64] = 0 ... 64;
+  float x[64] = *(X + i);
+  *(Y + pid * 64 + i) = x;
+  bool m[64] = i + pid * 64 >= 192;
+  *?(m)(X + i) = x * 2;
+}
+)");
+  l.buffer("X", DType::F32, {64});
+  l.buffer("Y", DType::F32, {256});
+  RunResult r = l.run({4, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_EQ(r.trap->lane, 0);
+  EXPECT_TRUE(has(r.trap->message, "store to X[0] by program (3, 0, 0) races with a load by "
+                                   "program (2, 0, 0)"))
+      << r.trap->message;
 }
 
 // Program i reads element (i + 1) * 16, the first element of program i + 1's
