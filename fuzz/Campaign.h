@@ -65,7 +65,7 @@ struct CampaignOptions {
   std::string reproduceFlags;          // " --cpu-only", " --num-warps 8", ...
   // The fast paths (fuzz/PathWeights.h): --path-floor, the share each is
   // steered to (0: none); --focus, the path every kernel aims at ("": none).
-  double pathFloor = 0.07;
+  double pathFloor = 0.06;
   std::string focus;
 };
 

@@ -5,7 +5,7 @@
 // `--focus PATH` every kernel aims at PATH. Otherwise the aims follow what the
 // backend reported for the kernels checked so far (their paths, counted from
 // the code it emitted: codegen::Compiled::paths): a fast path whose share of
-// the compiled kernels is below the floor (`--path-floor`, default 0.07) gets
+// the compiled kernels is below the floor (`--path-floor`, default 0.06) gets
 // aimed kernels, as many as needed to lift it to the floor given
 //   - the share the unaimed kernels reach by themselves,
 //   - how often a kernel aimed at it takes it, and

@@ -65,7 +65,7 @@ struct Flags {
   std::string plantFeature; // testing the failure path: kernels with it "fail"
   double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
   std::string focus;        // --focus PATH: every kernel aims at that fast path
-  double pathFloor = 0.07;  // --path-floor: the share each fast path is steered to
+  double pathFloor = 0.06;  // --path-floor: the share each fast path is steered to
   int repeats = GpuOracleOptions{}.repeats;                   // --repeats
   double stageVariantRate = GpuOracleOptions{}.stageVariantRate; // --stage-variant-rate
   bool ulpSensitivity = false; // cpu-only: property (f)
@@ -485,7 +485,7 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--path-floor", f.pathFloor,
                  "GPU and --compile-only: steer each fast path (wgmma, mma.sync, mma.loop, "
                  "pipeline) to at least this share of the compiled kernels, 0 to 0.5 (default "
-                 "0.07; 0: no steering)");
+                 "0.06; 0: no steering)");
   app.add_option("--repeats", f.repeats,
                  "GPU: runs more of each kernel on a timing-sensitive path (wgmma, pipelined or "
                  "mma loops), each compared (default " + std::to_string(f.repeats) + "; 0: none)");
