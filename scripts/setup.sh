@@ -44,6 +44,15 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -c "import nanobind, scikit_build_core" 2>/dev/null ||
   .venv/bin/pip install -q "nanobind>=2.0" "scikit-build-core>=0.10"
+# Triton (OpenAI's Python DSL) for the triton backend (docs/triton.md): its
+# interpreter (TRITON_INTERPRET=1) needs no GPU, so CI runs a sample of the
+# conformance suite on it. Pinned to the GPU machine's version; about 10 s
+# from PyPI. Without it the triton backend says so and its tests skip.
+TRITON_VERSION=3.6.0
+.venv/bin/python -c "import sys, triton; sys.exit(triton.__version__ != '$TRITON_VERSION')" \
+    2>/dev/null ||
+  .venv/bin/pip install -q "triton==$TRITON_VERSION" ||
+  echo "setup: warning: could not install triton==$TRITON_VERSION; the triton backend's tests skip"
 
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -11,6 +11,12 @@
 // default tolerances; --bench times launches. Exit codes: 0 ok, 1 trap, GPU
 // failure or mismatch, 2 compile error, 3 usage error, 4 no CUDA device.
 //
+// --backend triton runs the kernel with Triton instead (docs/triton.md): the
+// kernel printed as a Triton Python module and run by a Python worker, on the
+// GPU or in Triton's interpreter (--triton-mode interpret, no GPU needed);
+// --compare and --launch work as on the GPU. Exit code 4: Triton is not
+// available (no 'triton' Python package, or no GPU in gpu mode).
+//
 //===----------------------------------------------------------------------===//
 #include "conformance/Compare.h"
 #include "gpu/Autotune.h"
@@ -19,6 +25,7 @@
 #include "ir/Printer.h"
 #include "runtime/ArrayPrint.h"
 #include "runtime/GridExpr.h"
+#include "runtime/TritonBackend.h"
 #include "support/ToolMain.h"
 #include "tools/RunDriver.h"
 
@@ -45,6 +52,7 @@ struct GpuFlags {
   std::vector<unsigned> stages; // --num-stages parsed ({1} when pipelining is switched off)
   bool compare = false, bench = false, autotuneReport = false, timePasses = false;
   bool noCache = false, checkDevice = false, noFlushL2 = false;
+  std::string backend = "gpu", tritonMode = "auto"; // --backend, --triton-mode
   bool raceCheck = true; // --compare's interpreter run (--no-race-check)
   int benchIters = 100, benchWarmup = 10;
   bool warpsGiven = false, threadsGiven = false, maxStepsGiven = false;
@@ -369,7 +377,7 @@ int runInterpreter(GpuRun &r, tc::BoundArgs &args) {
 
 /// Compares every buffer of the GPU run with the interpreter's; one line each.
 int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref,
-                   const tc::conf::ToleranceOverride &tol) {
+                   const tc::conf::ToleranceOverride &tol, const std::string &who = "gpu") {
   size_t bad = 0;
   for (const auto &[name, a] : gpu.arrays) {
     const tc::HostArray &b = ref.arrays.at(name);
@@ -383,19 +391,21 @@ int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref,
     }
     ++bad;
     std::cout << "buffer " << name << ": first mismatch at " << indexText(a.shape, m->index)
-              << ": gpu " << tc::formatElement(a, m->index) << " interp "
+              << ": " << who << " " << tc::formatElement(a, m->index) << " interp "
               << tc::formatElement(b, m->index) << " (" << m->count << " of " << a.numElements()
               << " elements differ; " << how << ")\n";
   }
   if (bad == 0) {
-    std::cout << "compare: the GPU and the interpreter agree on all " << gpu.arrays.size()
+    std::cout << "compare: " << (who == "gpu" ? "the GPU" : "Triton")
+              << " and the interpreter agree on all " << gpu.arrays.size()
               << " buffers ("
               << (tol.any() ? "float tolerance " + tol.flags() + ", other parts the dtype's default"
                             : std::string("default tolerances of the conformance suite"))
               << ")\n";
     return kExitOk;
   }
-  std::cerr << "triton-run: error: --compare: the GPU and the interpreter disagree on " << bad
+  std::cerr << "triton-run: error: --compare: " << (who == "gpu" ? "the GPU" : "Triton")
+            << " and the interpreter disagree on " << bad
             << " of " << gpu.arrays.size() << " buffers\n";
   return kExitTrap;
 }
@@ -493,12 +503,87 @@ int runLaunch(const RunDriver &d, const GpuFlags &g) {
   return d.runLaunch(*gpu, hook);
 }
 
+/// --backend triton: the kernel with Triton (one variant), then --compare,
+/// --print, --out; or a --launch case.
+int runTriton(const RunDriver &d, const GpuFlags &g) {
+  const DriverOptions &opt = d.options();
+  if (g.bench || g.autotuneReport || g.timePasses || !g.disableOpt.empty() || g.noCache)
+    return d.usageError("--backend triton runs the kernel once with Triton: --bench, "
+                        "--autotune-report, --time-passes, --disable-opt and --no-cache are for the "
+                        "gpu backend");
+  tc::TritonOptions to;
+  to.mode = g.tritonMode;
+  to.numWarps = g.warps[0];
+  to.numStages = g.stages[0];
+  std::unique_ptr<tc::TritonBackend> triton = tc::createTritonBackend(to);
+  auto unavailable = [&](const std::string &why) {
+    std::cerr << "triton-run: the triton backend is not available: " << why << '\n';
+    return kExitNoDevice;
+  };
+  if (!opt.launch.empty()) {
+    std::string why;
+    if (!triton->available(&why))
+      return unavailable(why);
+    auto hook = [&](const tc::conf::Case &c, const tc::conf::Variant &) {
+      unsigned w = g.warps[0];
+      if (!g.warpsGiven && c.numWarps)
+        w = static_cast<unsigned>(*c.numWarps);
+      triton->setNumWarps(w);
+    };
+    return d.runLaunch(*triton, hook);
+  }
+  Plan plan;
+  if (int rc = d.makePlan(plan))
+    return rc;
+  std::vector<VariantRun> runs;
+  if (int rc = d.compileVariants(plan, runs))
+    return rc;
+  if (runs.size() > 1 || tunes(g, 1))
+    return d.usageError("--backend triton runs one variant: give each define and --num-warps, "
+                        "--num-stages one value (list-valued ones are auto-tuned on the gpu backend)");
+  VariantRun &run = runs[0];
+  if (int rc = d.bind(plan, run))
+    return rc;
+  std::string why;
+  if (!triton->available(&why))
+    return unavailable(why);
+  std::unique_ptr<tc::BoundArgs> ref;
+  if (g.compare)
+    ref = cloneBound(*run.bound);
+  tc::RunResult result = triton->launch(*run.kernel, run.grid, run.bound->args, d.runOptions(plan));
+  std::cout.flush();
+  if (int rc = d.reportResult(result))
+    return rc;
+  int status = kExitOk;
+  if (g.compare) {
+    tc::RunOptions ro;
+    ro.threads = g.threadsGiven ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    ro.maxSteps = opt.maxSteps;
+    ro.maxSeconds = opt.timeout;
+    std::ostringstream sink;
+    ro.out = &sink;
+    tc::GridOutcome grid = tc::evalGrid(plan.grid, *run.kernel, ref->args);
+    tc::RunResult res = tc::createInterpreterBackend()->launch(*run.kernel, *grid.dims, ref->args, ro);
+    if (res.status != tc::RunResult::Status::Ok) {
+      std::cerr << "triton-run: error: --compare: the Triton run finished but the interpreter's "
+                   "did not:\n";
+      return d.reportResult(res);
+    }
+    status = compareBuffers(*run.bound, *ref, opt.tolerance, "triton");
+  }
+  if (int rc = d.printAndWrite(plan, *run.bound))
+    return rc;
+  return status;
+}
+
 int runAll(const RunDriver &d, GpuFlags &g) {
   const DriverOptions &opt = d.options();
   if (g.checkDevice)
     return checkDevice();
   if (std::string error = checkFlags(opt, g); !error.empty())
     return d.usageError(error);
+  if (g.backend == "triton")
+    return runTriton(d, g);
   if (!opt.launch.empty())
     return runLaunch(d, g);
   Plan plan;
@@ -557,9 +642,12 @@ Examples:
       --arg B=randn:[K,N] --arg C=zeros:[M,N] --bench --flops '2*M*N*K' --autotune-report
   triton-run --launch conformance/cases/kernels.json --case NAME
   triton-run --check-device
+  triton-run --backend triton --triton-mode interpret examples/vector_add.tc -DSIZE=1024 \
+      -DTYPE=float --grid 'cdiv(N, SIZE)' --arg N=5000 --arg a=randn:f32[N] \
+      --arg b=randn:f32[N] --arg c=zeros:f32[N] --compare
 
 Exit codes: 0 ok, 1 trap, GPU failure or --compare mismatch, 2 compile error, 3 usage error,
-4 no CUDA device.)";
+4 no CUDA device (--backend triton: Triton not available).)";
 
 } // namespace
 
@@ -607,6 +695,14 @@ static int toolMain(int argc, char **argv) {
   app.add_flag("--autotune-report", g.autotuneReport, "print every tuned variant's time");
   app.add_flag("--time-passes", g.timePasses, "print the GPU compiler's per-stage times");
   app.add_flag("--no-cache", g.noCache, "compile afresh (no kernel or auto-tuning cache)");
+  app.add_option("--backend", g.backend,
+                 "gpu (this project's GPU backend; default) or triton (Triton, the Python DSL: "
+                 "the kernel as tritonc --emit=triton prints it, docs/triton.md)")
+      ->check(CLI::IsMember({"gpu", "triton"}));
+  app.add_option("--triton-mode", g.tritonMode,
+                 "with --backend triton: gpu, interpret (Triton's interpreter, TRITON_INTERPRET=1, "
+                 "no GPU) or auto (the GPU when torch sees one; default)")
+      ->check(CLI::IsMember({"auto", "gpu", "interpret"}));
   app.add_flag("--check-device", g.checkDevice,
                "print the CUDA device and exit (4 when there is none)");
   app.set_version_flag("--version", "triton-run 0.1.0");

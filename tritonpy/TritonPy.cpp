@@ -109,13 +109,15 @@ const std::set<std::string> &reservedNames() {
 bool looksGenerated(const std::string &n) {
   if (n.rfind("_tc", 0) == 0)
     return true;
-  if (n.size() < 2 || (n[0] != 'x' && n[0] != 'i'))
+  if (n.size() < 2 || std::string_view("xict").find(n[0]) == std::string_view::npos)
     return false;
   for (size_t i = 1; i < n.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(n[i])))
       return false;
   return true;
 }
+
+std::string paren(const std::string &x);
 
 class Emitter {
 public:
@@ -131,7 +133,7 @@ private:
   std::ostringstream out_;
   int indent_ = 1;
   std::map<const Value *, std::string> names_;
-  int next_ = 0, nextLoop_ = 0;
+  int next_ = 0, nextLoop_ = 0, nextTemp_ = 0;
   std::set<std::string> helpers_; // helper functions used, by name
   std::map<std::string, std::string> helperCode_;
   std::string error_;
@@ -163,7 +165,7 @@ private:
   std::string constant(const Type &t, const ir::AttrValue &v);
   std::string full(const ir::Shape &s, DType t, const std::string &value);
   std::string toF32(const std::string &x, DType t) {
-    return isNarrowFloat(t) ? x + ".to(tl.float32)" : x;
+    return t == DType::BF16 ? conv(x, t, DType::F32) : t == DType::F16 ? x + ".to(tl.float32)" : x;
   }
   std::string conv(const std::string &x, DType from, DType to);
   std::string floatMinMax(DType t, bool isMax);
@@ -202,16 +204,44 @@ std::string Emitter::full(const ir::Shape &s, DType t, const std::string &value)
 // through fp32 both ways: Triton's interpreter keeps bf16 as uint16 and
 // converts only bf16 <-> fp32 as floats. Wider sources reach bf16 through
 // fp32 rounded to odd (_tc_to_bf16), so the final rounding is the only one.
-std::string Emitter::conv(const std::string &x, DType from, DType to) {
+/// `x` in parentheses unless it is one name, call or attribute chain (no space
+/// outside parentheses), so that `.to(...)` applies to all of it.
+std::string paren(const std::string &x) {
+  int depth = 0;
+  for (char c : x) {
+    depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
+    if (depth == 0 && c == ' ')
+      return "(" + x + ")";
+  }
+  return x;
+}
+
+std::string Emitter::conv(const std::string &xIn, DType from, DType to) {
   if (from == to)
-    return x;
-  if (from == DType::BF16)
-    return to == DType::F32 ? x + ".to(tl.float32)" : conv(x + ".to(tl.float32)", DType::F32, to);
+    return xIn;
+  std::string x = paren(xIn);
+  if (from == DType::BF16) {
+    std::string h = helper("_tc_bf16_to_f32",
+                           "@triton.jit\ndef _tc_bf16_to_f32(x):\n"
+                           "    # exact: the bf16 bits are the top half of the fp32 bits\n"
+                           "    u = x.to(tl.uint16, bitcast=True).to(tl.uint32)\n"
+                           "    return (u << tl.full([], 16, tl.uint32)).to(tl.float32, bitcast=True)\n");
+    return to == DType::F32 ? h + "(" + x + ")" : conv(h + "(" + x + ")", DType::F32, to);
+  }
   if (to == DType::BF16) {
     if (from == DType::F32)
-      return x + ".to(tl.bfloat16)";
+      return helper("_tc_f32_to_bf16",
+                    "@triton.jit\ndef _tc_f32_to_bf16(x):\n"
+                    "    # round to nearest even in integer arithmetic (NaN stays a quiet NaN)\n"
+                    "    u = x.to(tl.uint32, bitcast=True)\n"
+                    "    sixteen = tl.full([], 16, tl.uint32)\n"
+                    "    lsb = (u >> sixteen) & tl.full([], 1, tl.uint32)\n"
+                    "    r = (u + tl.full([], 32767, tl.uint32) + lsb) >> sixteen\n"
+                    "    r = tl.where(x != x, (u >> sixteen) | tl.full([], 64, tl.uint32), r)\n"
+                    "    return r.to(tl.uint16).to(tl.bfloat16, bitcast=True)\n") +
+             "(" + x + ")";
     if (from == DType::F16 || from == DType::Bool || (isInt(from) && bitWidth(from) <= 16))
-      return x + ".to(tl.float32).to(tl.bfloat16)";
+      return conv(x + ".to(tl.float32)", DType::F32, DType::BF16);
     std::string h = helper(
         "_tc_to_bf16",
         "@triton.jit\ndef _tc_to_bf16(x):\n"
@@ -222,8 +252,35 @@ std::string Emitter::conv(const std::string &x, DType from, DType to) {
         "    toward_zero = tl.abs(r.to(tl.float64)) > tl.abs(x)\n"
         "    b = tl.where(inexact & toward_zero, b - 1, b)\n"
         "    b = tl.where(inexact, b | 1, b)\n"
-        "    return b.to(tl.float32, bitcast=True).to(tl.bfloat16)\n");
-    return h + "(" + (from == DType::F64 ? x : x + ".to(tl.float64)") + ")";
+        "    return _tc_f32_to_bf16(b.to(tl.float32, bitcast=True))\n");
+    conv("", DType::F32, DType::BF16); // _tc_to_bf16 calls it
+    std::string wide = x + ".to(tl.float64)";
+    if (from == DType::I64 || from == DType::U64) {
+      // 64-bit integers to fp64 rounded to odd too: the exact error of the
+      // fp64 value decides (a value at 2^63 / 2^64 does not convert back).
+      bool s = from == DType::I64;
+      std::string nm = s ? "_tc_i64_to_f64_odd" : "_tc_u64_to_f64_odd";
+      std::string code =
+          "@triton.jit\ndef " + nm + "(x):\n"
+          "    f = x.to(tl.float64)\n"
+          "    big = f >= tl.full([], " + std::string(s ? "9223372036854775808.0" : "18446744073709551616.0") + ", tl.float64)\n" +
+          (s ? "    top = tl.full([], 9223372036854775807, tl.int64)\n"
+               "    fi = tl.where(big, top, f.to(tl.int64))\n"
+               "    d = x - fi\n"
+             : "    top = tl.full([], -1, tl.int64).to(tl.uint64, bitcast=True)\n"
+               "    fi = tl.where(big, top, f.to(tl.uint64))\n"
+               "    d = (x - fi).to(tl.int64, bitcast=True)\n") +
+          "    e = tl.where(big, d - tl.full([], 1, tl.int64), d)\n"
+          "    inexact = e != tl.full([], 0, tl.int64)\n" +
+          (s ? "    toward_zero = (e < tl.full([], 0, tl.int64)) == (x > tl.full([], 0, tl.int64))\n"
+             : "    toward_zero = e < tl.full([], 0, tl.int64)\n") +
+          "    b = f.to(tl.int64, bitcast=True)\n"
+          "    b = tl.where(inexact & toward_zero, b - tl.full([], 1, tl.int64), b)\n"
+          "    b = tl.where(inexact, b | tl.full([], 1, tl.int64), b)\n"
+          "    return b.to(tl.float64, bitcast=True)\n";
+      wide = helper(nm, code) + "(" + x + ")";
+    }
+    return h + "(" + (from == DType::F64 ? x : wide) + ")";
   }
   return x + ".to(" + tlType(to) + ")";
 }
@@ -237,7 +294,7 @@ std::string Emitter::constant(const Type &t, const ir::AttrValue &v) {
     double x = std::holds_alternative<double>(v) ? std::get<double>(v)
                                                   : static_cast<double>(std::get<int64_t>(v));
     x = roundToFloat(x, d);
-    if (!std::isfinite(x) || (x == 0 && std::signbit(x)))
+    if (!std::isfinite(x) || (x == 0 && std::signbit(x)) || d == DType::BF16)
       return full(t.shape, bitWidth(d) == 16 ? DType::I16 : bitWidth(d) == 32 ? DType::I32 : DType::I64,
                   std::to_string(floatBitsSigned(x, d))) +
              ".to(" + tlType(d) + ", bitcast=True)";
@@ -271,8 +328,8 @@ std::string Emitter::floatMinMax(DType t, bool isMax) {
   std::string f = tlType(t), i = bitsType(t);
   std::string cmp = isMax ? ">" : "<", bitop = isMax ? "&" : "|";
   std::string code = "@triton.jit\ndef " + nm + "(a, b):\n" +
-                     "    af = a" + (isNarrowFloat(t) ? ".to(tl.float32)" : "") + "\n" +
-                     "    bf = b" + (isNarrowFloat(t) ? ".to(tl.float32)" : "") + "\n" +
+                     "    af = " + toF32("a", t) + "\n" +
+                     "    bf = " + toF32("b", t) + "\n" +
                      "    r = tl.where(bf " + cmp + " af, b, a)\n" +
                      "    t = (a.to(" + i + ", bitcast=True) " + bitop + " b.to(" + i +
                      ", bitcast=True)).to(" + f + ", bitcast=True)\n" +
@@ -288,8 +345,8 @@ std::string Emitter::argCombine(DType t, bool isMax) {
   std::string cmp = isMax ? ">" : "<";
   std::string code = "@triton.jit\ndef " + nm + "(v1, i1, v2, i2):\n";
   if (isFloat(t)) {
-    code += "    a = v1" + std::string(isNarrowFloat(t) ? ".to(tl.float32)" : "") + "\n";
-    code += "    b = v2" + std::string(isNarrowFloat(t) ? ".to(tl.float32)" : "") + "\n";
+    code += "    a = " + toF32("v1", t) + "\n";
+    code += "    b = " + toF32("v2", t) + "\n";
     code += "    n1 = a != a\n    n2 = b != b\n    lt = i1 < i2\n";
     code += "    both = (n1 == False) & (n2 == False)\n";
     code += "    p1 = (n2 & (n1 == False)) | (both & ((a " + cmp +
@@ -321,14 +378,26 @@ std::string Emitter::axisIndex(const ir::Shape &s, int64_t axis, const std::stri
 }
 
 void Emitter::assignAll(const std::vector<std::string> &to, const std::vector<Value *> &from) {
-  // Through temporaries: a yielded value may be another carried variable.
+  // A yielded value may be another carried variable (a swap): then through
+  // temporaries, each a fresh name (a name that a loop reassigns with another
+  // type would be a loop-carried variable that changes type, which Triton refuses).
+  std::set<std::string> targets(to.begin(), to.end());
+  bool clash = false;
+  for (size_t i = 0; i < from.size(); ++i)
+    clash = clash || (to[i] != name(from[i]) && targets.count(name(from[i])));
+  if (!clash) {
+    for (size_t i = 0; i < from.size(); ++i)
+      if (to[i] != name(from[i]))
+        line(to[i] + " = " + name(from[i]));
+    return;
+  }
   std::vector<std::string> tmp;
   for (size_t i = 0; i < from.size(); ++i) {
     if (to[i] == name(from[i])) {
       tmp.push_back("");
       continue;
     }
-    tmp.push_back("_tc_t" + std::to_string(i));
+    tmp.push_back("t" + std::to_string(nextTemp_++));
     line(tmp.back() + " = " + name(from[i]));
   }
   for (size_t i = 0; i < from.size(); ++i)
@@ -421,7 +490,7 @@ bool Emitter::emitOp(const Op &op) {
     if (a.dtype == DType::BF16) {
       // bf16 products are exact in fp32 and bf16 '@' accumulates in fp32: the
       // same result from fp32 operands (Triton's interpreter has no bf16 arithmetic).
-      def("tl.dot(" + opnd(0) + ".to(tl.float32), " + opnd(1) + ".to(tl.float32), " + opnd(2) +
+      def("tl.dot(" + toF32(opnd(0), a.dtype) + ", " + toF32(opnd(1), a.dtype) + ", " + opnd(2) +
           ", input_precision=\"ieee\", out_dtype=tl.float32)");
       return true;
     }
@@ -496,17 +565,17 @@ bool Emitter::emitElementwise(const Op &op) {
   auto a = [&](unsigned i) { return name(op.operand(i)); };
   auto def = [&](const std::string &expr) { line(define(op.result()) + " = " + expr); };
   bool fl = isFloat(d) && !op.operand(0)->type().isPtr;
-  // bf16 and fp16 arithmetic through fp32: exact operands, one fp32 operation,
-  // one rounding back (fp32 has more than 2p+2 bits, so + - * / and sqrt round
-  // as if done directly); Triton's interpreter has no bf16 arithmetic.
-  auto narrow = [&](const std::string &expr) { return "(" + expr + ").to(" + f + ")"; };
+  // bf16 arithmetic (and fp16 / and sqrt) through fp32: exact operands, one fp32
+  // operation, one rounding back (fp32 has more than 2p+2 bits, so + - * / and
+  // sqrt round as if done directly); Triton's interpreter has no bf16 arithmetic.
+  auto narrow = [&](const std::string &expr) { return conv("(" + expr + ")", DType::F32, d); };
   auto viaF64 = [&](const std::string &fn, const std::string &x) {
     if (d == DType::F64)
       return fn + "(" + x + ")";
     return conv(fn + "(" + conv(x, d, DType::F64) + ")", DType::F64, d);
   };
   auto binary = [&](const std::string &sym) {
-    if (fl && isNarrowFloat(d))
+    if (fl && d == DType::BF16)
       return narrow(toF32(a(0), d) + " " + sym + " " + toF32(a(1), d));
     return a(0) + " " + sym + " " + a(1);
   };
@@ -517,7 +586,7 @@ bool Emitter::emitElementwise(const Op &op) {
   };
   auto unaryFloatOnly = [&]() {
     if (!fl)
-      return refuse(op, "'" + std::string(op.name()) + "' on " + std::string(irName(d)));
+      return refuse(op, "'" + std::string(op.name()) + "' on " + std::string(langName(d)));
     return true;
   };
   switch (op.kind()) {
@@ -619,7 +688,7 @@ bool Emitter::emitElementwise(const Op &op) {
   case OpKind::AddPtr: def(a(0) + " + " + a(1)); return true;
   case OpKind::Fma:
     if (!fl)
-      return refuse(op, "fma on " + std::string(irName(d)));
+      return refuse(op, "fma on " + std::string(langName(d)));
     if (isNarrowFloat(d))
       def(conv("tl.fma(" + conv(a(0), d, DType::F64) + ", " + conv(a(1), d, DType::F64) + ", " +
                    conv(a(2), d, DType::F64) + ")",
@@ -669,9 +738,9 @@ bool Emitter::emitReduce(const Op &op) {
   if (kind == "add") {
     // The accumulator type of rule 10: narrow ints in (u)int32, fp16/bf16 in f32.
     DType acc = isNarrowFloat(d) ? DType::F32 : rt.dtype;
-    std::string src = d == acc ? x : x + ".to(" + tlType(acc) + ")";
+    std::string src = d == acc ? x : isFloat(d) ? conv(x, d, acc) : x + ".to(" + tlType(acc) + ")";
     std::string sum = "tl.sum(" + src + ", axis=" + ax + ")";
-    def(acc == rt.dtype ? sum : "(" + sum + ").to(" + tlType(rt.dtype) + ")");
+    def(acc == rt.dtype ? sum : conv("(" + sum + ")", acc, rt.dtype));
     return true;
   }
   if (kind == "max" || kind == "min") {
@@ -728,7 +797,7 @@ bool Emitter::emitMemory(const Op &op) {
     DType d = op.operand(1)->type().dtype;
     bool halfAdd = kind == "add" && isNarrowFloat(d);
     if ((bitWidth(d) < 32 && !halfAdd) || (isFloat(d) && (kind == "and" || kind == "or" || kind == "xor")))
-      return refuse(op, "atomic_" + kind + " on " + std::string(irName(d)) +
+      return refuse(op, "atomic_" + kind + " on " + std::string(langName(d)) +
                             " (Triton's atomics take 32- and 64-bit types, and fp16/bf16 for add)");
     line(define(op.result()) + " = " + it->second + "(" + a(0) + ", " + a(1) +
          (n > 2 ? ", mask=" + a(2) : "") + ", sem=\"acq_rel\", scope=\"gpu\")");
@@ -736,7 +805,7 @@ bool Emitter::emitMemory(const Op &op) {
   }
   case OpKind::AtomicCas:
     if (bitWidth(op.operand(1)->type().dtype) < 32)
-      return refuse(op, "atomic_cas on " + std::string(irName(op.operand(1)->type().dtype)) +
+      return refuse(op, "atomic_cas on " + std::string(langName(op.operand(1)->type().dtype)) +
                             " (Triton's atomics take 32- and 64-bit types)");
     if (n > 3)
       return refuse(op, "a masked atomic_cas (tl.atomic_cas has no mask)");
@@ -904,13 +973,17 @@ Result Emitter::run() {
       continue;
     }
     dns += (dns.empty() ? "\"" : ", \"") + n + "\"";
+    // Through int64 first: Triton types a Python int by its value (i32, i64 or
+    // u64), and its interpreter may hold an i32 scalar in 64 bits.
+    std::string wide = n + ".to(tl.int64)";
     if (isFloat(d)) // passed as its bit pattern (a Python float would be fp32)
-      entry << pad << n << " = " << n << ".to(" << bitsType(d) << ").to(" << tlType(d)
-            << ", bitcast=True)\n";
+      entry << pad << n << " = " << (bitWidth(d) == 64 ? wide : wide + ".to(" + bitsType(d) + ")")
+            << ".to(" << tlType(d) << ", bitcast=True)\n";
     else if (d == DType::Bool)
-      entry << pad << n << " = " << n << " != 0\n";
+      entry << pad << n << " = " << wide << " != 0\n";
     else
-      entry << pad << n << " = " << n << ".to(" << tlType(d) << ")\n";
+      entry << pad << n << " = " << wide << (d == DType::I64 ? "" : ".to(" + tlType(d) + ")")
+            << "\n";
   }
   out_ << entry.str();
   if (!emitBlock(fn_.body()))
