@@ -221,7 +221,8 @@ FuzzKernel reduce(const CheckConfig &cfg, int64_t index, bool fromIndex, const F
 // DESIGN.md section 8, "Finding the culprit": the reduced kernel again with
 // each optimisation off, LLVM's passes bisected and ptxas at -O0, each run in
 // a fresh GPU oracle with those options.
-Culprit culpritOf(const CheckConfig &cfg, const FuzzKernel &k, const std::string &property) {
+Culprit culpritOf(const CheckConfig &cfg, const FuzzKernel &k, const std::string &property,
+                  double seconds) {
   bool poisoned = false;
   auto fails = [&](const codegen::Options &o) {
     if (poisoned)
@@ -235,7 +236,7 @@ Culprit culpritOf(const CheckConfig &cfg, const FuzzKernel &k, const std::string
     return r.status == OracleResult::Status::Fail && r.property == property;
   };
   CulpritOptions copts;
-  copts.seconds = kCulpritSeconds;
+  copts.seconds = seconds;
   return findCulprit(k, cfg.gpu.codegen, fails, copts);
 }
 
@@ -310,7 +311,9 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
       (property == "gpu-mismatch" || property == "gpu-compile" || property == "emi-gpu-mismatch" ||
        property == "emi-gpu-compile") &&
       !check.mustExit()) {
-    culprit = culpritOf(emi ? emiCfg : cfg, best, property).summary();
+    // At most --shrink-time, as the reduction (scripts/planted-bugs.sh keeps both short).
+    double seconds = std::min(kCulpritSeconds, req.at("seconds").get<double>());
+    culprit = culpritOf(emi ? emiCfg : cfg, best, property, seconds).summary();
     info.note += (info.note.empty() ? "" : " ") + culprit + ".";
   }
   // An EMI finding's case is the variant, expecting the plain kernel's outputs.

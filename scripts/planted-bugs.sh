@@ -23,10 +23,12 @@
 #   --seed S --out OUT/<bug>, which prints
 #   `first-failure-seconds: <s> kernels: <n> property: <p> signature: <sig>`.
 # A failure counts as found only if it is the bug's: the failing kernel is replayed
-# (--replay I) with and without the bug, and when the clean build fails it the same way the
+# (--replay I, with --focus PATH when the campaign aimed it at a fast path: its journal
+# record's feature aim.PATH) with and without the bug, and when the clean build fails it the same way the
 # row says "confounded" (the campaign stopped on a failure that is not the bug's; fix that
 # failure or pick another --seed: the control row shows whether the seed is clean).
-# Prints a Markdown table and "found X of Y gpu bugs within L s, Z of W ir bugs within L s".
+# Prints a Markdown table and "found X of Y gpu bugs within L s, Z of W ir bugs within L s",
+# then the GPU control campaign's path coverage (the share of its kernels on each path).
 # Exit status: 0 when every measured bug was found and the control found nothing, 1
 # otherwise, 2 on a usage error or a binary that is not a planted build.
 set -uo pipefail
@@ -138,12 +140,22 @@ if [ "$control" -gt 0 ]; then
 fi
 wait
 
-# Output and exit status of `triton-fuzz --replay I` in mode w with bug $3 ("" for none).
+# The fast path campaign NAME aimed kernel I at, as `--focus PATH` ("" for none).
+focusOf() {
+  local aim
+  aim=$(grep -m1 "^{\"index\":$2," "$out/$1/journal.jsonl" 2>/dev/null |
+    grep -o '"aim\.[a-z.]*"' | head -1 | tr -d '"')
+  [ -z "$aim" ] || echo "--focus ${aim#aim.}"
+}
+
+# Output and exit status of `triton-fuzz --replay I` in mode w with bug $3 ("" for none)
+# and the focus $4 (see focusOf).
 replay() {
-  local w=$1 index=$2 bug=$3 mode=() text rc
+  local w=$1 index=$2 bug=$3 focus=${4:-} mode=() text rc
   [ "$w" = ir ] && mode=(--cpu-only)
+  # shellcheck disable=SC2086 # $focus is "" or "--focus PATH"
   text=$(TC_PLANT_BUG="$bug" timeout 300 "$fuzz" "${mode[@]}" --seed "$seed" --replay "$index" \
-    "${extra[@]}" 2>&1)
+    $focus "${extra[@]}" 2>&1)
   rc=$?
   grep -v '^device:' <<<"$text"
   echo "replay-exit: $rc"
@@ -152,12 +164,13 @@ replay() {
 # Whether the first failure in a log is the planted bug's (see the header): the
 # clean build passes that kernel, or fails it differently (a crash counts as failing).
 failureIsTheBugs() {
-  local name=$1 w=$2 log="$out/$1.log" index clean
+  local name=$1 w=$2 log="$out/$1.log" index clean focus
   index=$(grep -oE 'FAILURE of property .* on kernel [0-9]+' "$log" | head -1 | grep -oE '[0-9]+$')
   [ -n "$index" ] || return 0
-  clean=$(replay "$w" "$index" "")
+  focus=$(focusOf "$name" "$index")
+  clean=$(replay "$w" "$index" "" "$focus")
   grep -q '^replay-exit: 0$' <<<"$clean" && return 0
-  [ "$clean" != "$(replay "$w" "$index" "$name")" ]
+  [ "$clean" != "$(replay "$w" "$index" "$name" "$focus")" ]
 }
 
 # One table row from a campaign log: sets rowText and found (yes/no/confounded/error).
@@ -173,7 +186,8 @@ row() {
     prop=$(sed -E 's/.* property: ([^ ]+).*/\1/' <<<"$line")
     sig=$(sed -E 's/.* signature: //' <<<"$line")
     culprit=$(sed -n 's/^first-failure-culprit: //p' "$log" | tail -1)
-    [[ "$name" == control-* ]] || failureIsTheBugs "$name" "$w" || found=confounded
+    [[ "$name" == control-* ]] || [ "$(cat "$out/$name.theirs" 2>/dev/null)" = 0 ] ||
+      found=confounded
   elif [ "$rc" = 0 ]; then
     found=no secs=- prop=- sig=-
     kernels=$(grep -oE 'kernels [0-9]+' "$log" | tail -1 | sed 's/kernels //')
@@ -183,6 +197,17 @@ row() {
   fi
   rowText="| $name | $w | $found | $secs | ${kernels:--} | $prop | \`${sig//|/\\|}\` | ${culprit:--} |"
 }
+
+# The replays of failureIsTheBugs, --parallel at a time: OUT/<bug>.theirs gets its status.
+for i in "${!names[@]}"; do
+  grep -qE '^first-failure-seconds: ' "$out/${names[$i]}.log" || continue
+  jobsFinish
+  (
+    failureIsTheBugs "${names[$i]}" "${wheres[$i]}"
+    echo $? >"$out/${names[$i]}.theirs"
+  ) &
+done
+wait
 
 {
   echo "| bug | where | found | seconds to first failure | kernels | property | signature | culprit (GPU) |"
@@ -210,6 +235,11 @@ row() {
       summary+=("${hits[$w]:-0} of ${total[$w]} $w bugs within $(limitFor "$w") s")
   done
   (IFS=,; echo "found ${summary[*]}" | sed 's/,/, /g')
+  if [ -e "$out/control-gpu.log" ]; then
+    echo
+    echo "GPU control campaign (no bug), path coverage:"
+    sed -n '/^path coverage/,/never taken/p' "$out/control-gpu.log"
+  fi
   echo "$ok" >"$out/.ok"
 } | tee "$out/table.md"
 [ "$(cat "$out/.ok")" = 1 ]
