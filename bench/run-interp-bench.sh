@@ -2,7 +2,7 @@
 # Interpreter speed vs Triton's own interpreter, measured in one call on one machine
 # (the GPU test machine's CPU, where Triton is installed).
 #   bench/run-interp-bench.sh BIN_DIR [OUT_DIR]
-# BIN_DIR holds interp_bench (and ../lib/libtriton.so); triton_reference.py is looked
+# BIN_DIR holds interp_bench (and ../lib/libtriton_c.so); triton_reference.py is looked
 # for beside it, in bench/, or beside the checkout (optional: without it only our side is timed).
 set -euo pipefail
 BIN=${1:?bin dir}

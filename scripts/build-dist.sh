@@ -18,7 +18,7 @@ else
   dist="${1:-$root/dist}"
   build="$root/build-dist"
   extra=()
-  targets=(tritonc triton-interp triton-run triton-conformance triton-fuzz)
+  targets=(tritonc triton-interp triton-run triton-conformance triton-fuzz interp_bench)
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g0 -DNDEBUG" "${extra[@]}" >/dev/null
@@ -29,8 +29,8 @@ for t in "${targets[@]}"; do
   cp "$build/bin/$t" "$dist/bin/"
 done
 [ $planted = 1 ] || cp "$build/bin/unit_tests" "$dist/bin/"
-cp "$build/lib/libtriton.so" "$dist/lib/"
-strip --strip-unneeded "$dist"/bin/* "$dist/lib/libtriton.so"
+cp "$build/lib/libtriton_c.so" "$dist/lib/"
+strip --strip-unneeded "$dist"/bin/* "$dist/lib/libtriton_c.so"
 if [ $planted = 1 ]; then
   du -sh "$dist"
   exit 0

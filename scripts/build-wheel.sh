@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the wheel of the whole project for one Python interpreter: the package
-# triton_c with its extension module, libtriton.so (LLVM linked in) and the
+# triton_c with its extension module, libtriton_c.so (LLVM linked in) and the
 # command-line tools as console scripts (the root pyproject.toml; what
 # `pip install .` builds). It needs no Python package but numpy at run time.
 #   scripts/build-wheel.sh [--python PYTHON] [--out DIR] [--no-build-isolation]
@@ -65,7 +65,7 @@ glibc=""
 while IFS= read -r f; do
   for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     case "$lib" in
-      libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*|libpthread.so.*|libdl.so.*|librt.so.*|libz.so.*|libzstd.so.*|libtriton.so) ;;
+      libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*|libpthread.so.*|libdl.so.*|librt.so.*|libz.so.*|libzstd.so.*|libtriton_c.so) ;;
       *) echo "build-wheel: ${f#"$tmp"/site/} needs $lib, which the wheel does not carry" >&2; bad=1 ;;
     esac
   done

@@ -157,10 +157,10 @@ def test_wheel_mode_configures_only_the_wheels_contents(tmp_path):
     linked = sorted(set(re.findall(r"^(\S+): CXX_(?:EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)_LINKER",
                                    targets, re.M)))
     binaries = sorted(p for p in linked if not p.startswith("python/"))
-    assert binaries == sorted(["lib/libtriton.so"] + [f"bin/{t}" for t in TOOLS]), linked
+    assert binaries == sorted(["lib/libtriton_c.so"] + [f"bin/{t}" for t in TOOLS]), linked
     assert any(re.match(r"python/_core\..*\.so$", p) for p in linked), linked
     installs = "".join(p.read_text() for p in build.rglob("cmake_install.cmake"))
-    assert "triton_c/libtriton.so" in installs
+    assert "triton_c/libtriton_c.so" in installs
     for t in TOOLS:
         assert f"triton_c/bin/{t}" in installs
     assert re.search(r"triton_c/_core\.[^\"]*\.so", installs)
