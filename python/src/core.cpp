@@ -25,6 +25,7 @@
 #include "support/Diagnostics.h"
 #include "support/SourceManager.h"
 #include "support/SourceWords.h"
+#include "tritonpy/TritonPy.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -1036,6 +1037,39 @@ NB_MODULE(_core, m) {
            "grad_enabled"_a,
            "Launches; False: nothing was launched (take launch(), which reports why).")
       .def_prop_ro("launches", &DeviceLauncher::launches);
+
+  m.def(
+      "triton_module",
+      [](const Kernel &k, unsigned numWarps) {
+        tc::tritonpy::Options o;
+        o.sourceName = k.compiled->sources().numFiles() ? k.compiled->sources().name(0) : "";
+        o.numWarps = numWarps;
+        tc::tritonpy::Result r =
+            tc::tritonpy::translate(k.compiled->module(), k.compiled->function(), o);
+        return nb::make_tuple(r.ok() ? pyText(r.code) : nb::str(""), pyText(r.error));
+      },
+      "kernel"_a, "num_warps"_a = 4,
+      "The kernel as a Python module of Triton's DSL (tritonc --emit=triton): (code, error); "
+      "error names what Triton cannot express.");
+
+  m.def(
+      "eval_grid",
+      [](const Kernel &k, const std::vector<std::string> &grid, nb::dict scalars) {
+        tc::LaunchArgs args;
+        for (auto [name, value] : scalars) {
+          std::optional<tc::ScalarValue> v = asScalar(value);
+          if (!v)
+            throw nb::type_error(("grid: scalar '" + nb::cast<std::string>(name) +
+                                  "' is not a number")
+                                     .c_str());
+          args.setScalar(nb::cast<std::string>(name), *v);
+        }
+        std::array<int64_t, 3> g = evalGrid(*k.compiled, grid, args);
+        return nb::make_tuple(g[0], g[1], g[2]);
+      },
+      "kernel"_a, "grid"_a, "scalars"_a,
+      "The grid's expressions evaluated with the kernel's defines and these scalar "
+      "arguments: (x, y, z).");
 
   m.def(
       "source_identifiers",

@@ -19,7 +19,7 @@ from ._grid import GridArg, Opt, _number, _texts, grid_expressions, grid_values
 __all__ = ["kernel", "Kernel", "CompileError", "TrapError", "MismatchError", "CompileWarning",
            "LaunchWarning", "BACKENDS"]
 
-BACKENDS = ("interp", "gpu", "compare")
+BACKENDS = ("interp", "gpu", "compare", "triton")
 
 _environ = os.environ
 
@@ -248,7 +248,7 @@ def _check_options(backend: str, num_warps: Any, num_stages: Any, max_seconds: A
     if race_check is not None and not isinstance(race_check, (bool, np.bool_)):
         raise TypeError(f"race_check={race_check!r}: expected True, False or None (None: on "
                         f"for the interpreter)")
-    if race_check and backend == "gpu":
+    if race_check and backend in ("gpu", "triton"):
         raise ValueError("race_check: races are checked by the interpreter "
                          "(backend='interp' or 'compare')")
     return warps, stages, seconds, threads, rtol, atol
@@ -544,7 +544,8 @@ class Kernel:
         auto-tunes over lists; the interpreter runs the first value, or every
         one with ``check_variants=True``).
 
-        Options: ``backend`` ('interp', 'gpu', 'compare'; default: 'gpu' for
+        Options: ``backend`` ('interp', 'gpu', 'compare', or 'triton': the kernel
+        translated to Triton's DSL and run by Triton; default: 'gpu' for
         CUDA tensors, else 'interp', or $TRITON_C_BACKEND), ``num_warps`` and
         ``num_stages`` (GPU), ``key`` (the arguments the auto-tuner keys on),
         ``max_seconds`` (a wall-clock limit; None: none), ``threads`` (the
@@ -677,7 +678,8 @@ class Kernel:
         if not plan.checked:
             self._check_defines(plan, defines, grid)
         run = _Run(self, plan, args, grid, warps, stages, key, seconds, threads,
-                   backend != "gpu" if race_check is None else bool(race_check), bool(trace),
+                   backend in ("interp", "compare") if race_check is None else bool(race_check),
+                   bool(trace),
                    access_map, rtol, atol)
         run.fixed_grid = fixed_grid
         if backend == "gpu":
@@ -688,6 +690,8 @@ class Kernel:
                     and race_check is None and access_map is None and rtol is None
                     and atol is None and not isinstance(grid, str)):
                 self._make_fast(fkey, plan, run, grid_in_args)
+        elif backend == "triton":
+            run.triton()
         elif backend == "interp":
             run.interp(bool(check_variants))
             if (fkey is not None and not bound and (not check_variants or len(plan.variants) == 1)
@@ -1240,6 +1244,45 @@ class _Run:
         self.launched = (k, nw, ns, device)
 
     # -- both -----------------------------------------------------------------
+    # -- Triton ---------------------------------------------------------------
+    def triton(self) -> None:
+        """The kernel's translation to Triton's Python DSL (docs/triton.md), run
+        by Triton on the GPU for CUDA tensors, by Triton's interpreter
+        otherwise, on the caller's arrays."""
+        from . import _triton
+
+        if self.seconds or self.trace:
+            raise ValueError("backend='triton' takes neither max_seconds nor trace (Triton "
+                             "runs the kernel; the interpreter has both)")
+        torch, _ = _triton.import_triton()
+        plan = self.plan
+        if len(plan.variants) > 1 or len(self.warps) > 1 or len(self.stages) > 1:
+            raise ValueError("backend='triton' runs one variant: give one value for each "
+                             "define, num_warps and num_stages (Triton's own auto-tuner is "
+                             "not driven from here)")
+        defs = plan.variants[0]
+        nw = self.warps[0]
+        ns = self.stages[0] if self.stages else 3
+        k = self.k.compile(defs)
+        gpu = any(A.is_cuda(a) for a in self.args)
+        mod = _triton.module(k, nw, gpu)
+        grad = torch.is_grad_enabled()
+        call, written = [], []
+        for a, t, n, store in zip(self.args, plan.types, plan.names, k.may_store):
+            if not t.endswith("*"):
+                call.append(a)
+                continue
+            if store and grad and isinstance(a, torch.Tensor) and a.requires_grad:
+                raise RuntimeError(_grad_message(n))
+            call.append(_triton.as_tensor(torch, a, n, store, gpu))
+            if store and isinstance(a, torch.Tensor):
+                written.append(a)
+        g = _core.eval_grid(k, self.grid_texts(defs, nw), self.scalars())
+        mod.launch(g, *call, num_warps=nw, num_stages=ns)
+        self.k._last = (k, nw)
+        for a in written:
+            _bump_version(a)
+
     def compare(self) -> None:
         before = [A.clone(A.to_host(a), writable=False) for a in self.args]
         ref = [A.clone(A.to_host(a), writable=False) for a in self.args]
