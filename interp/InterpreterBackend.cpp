@@ -19,6 +19,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <functional>
+#include <pthread.h>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -227,6 +230,98 @@ std::optional<Trap> checkLaunchArgumentsImpl(const CompiledKernel &kernel_,
   return std::nullopt;
 }
 
+/// Threads kept from launch to launch, so that a launch neither pays for
+/// starting its threads nor finds their tile pools (interp/Tile.cpp) cold.
+/// Launches may run at once (each takes idle threads, or starts new ones).
+/// A forked child starts with an empty pool (the parent's threads are not
+/// in it).
+class WorkerPool {
+public:
+  static WorkerPool &instance() {
+    static std::once_flag once;
+    std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { gPool = new WorkerPool; }); });
+    std::lock_guard<std::mutex> lock(gPoolMutex);
+    if (!gPool)
+      gPool = new WorkerPool; // never destroyed: idle threads wait in it until exit
+    return *gPool;
+  }
+
+  /// Runs `task` on up to `n` threads of the pool and on the calling thread,
+  /// and returns when every one has finished it; returns how many pool
+  /// threads ran it (fewer than `n` when the system gives no more threads).
+  unsigned run(unsigned n, const std::function<void()> &task) {
+    Job job;
+    job.task = &task;
+    std::vector<Worker *> mine;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (mine.size() < n && !idle_.empty()) {
+        mine.push_back(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    while (mine.size() < n) {
+      auto *w = new Worker;
+      try {
+        std::thread([this, w] { loop(w); }).detach();
+      } catch (const std::system_error &) {
+        delete w;
+        break;
+      }
+      mine.push_back(w);
+    }
+    job.pending = static_cast<unsigned>(mine.size());
+    for (Worker *w : mine) {
+      std::lock_guard<std::mutex> lock(w->mutex);
+      w->job = &job;
+      w->wake.notify_one();
+    }
+    task();
+    std::unique_lock<std::mutex> lock(job.mutex);
+    job.done.wait(lock, [&] { return job.pending == 0; });
+    return static_cast<unsigned>(mine.size());
+  }
+
+private:
+  struct Job {
+    const std::function<void()> *task = nullptr;
+    std::mutex mutex;
+    std::condition_variable done;
+    unsigned pending = 0;
+  };
+  struct Worker {
+    std::mutex mutex;
+    std::condition_variable wake;
+    Job *job = nullptr;
+  };
+
+  void loop(Worker *w) {
+    for (;;) {
+      Job *job;
+      {
+        std::unique_lock<std::mutex> lock(w->mutex);
+        w->wake.wait(lock, [&] { return w->job != nullptr; });
+        job = w->job;
+        w->job = nullptr;
+      }
+      (*job->task)();
+      interp::trimTilePool();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        idle_.push_back(w);
+      }
+      std::lock_guard<std::mutex> lock(job->mutex);
+      if (--job->pending == 0)
+        job->done.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::vector<Worker *> idle_;
+  static inline WorkerPool *gPool = nullptr;
+  static inline std::mutex gPoolMutex;
+};
+
 class Launcher {
 public:
   Launcher(const CompiledKernel &k, std::array<int64_t, 3> grid, LaunchArgs &args,
@@ -273,6 +368,10 @@ private:
   // Parallel bookkeeping, guarded by mutex_.
   std::mutex mutex_;
   int64_t next_ = 0;
+  // No print and no --trace: workers take programs from an atomic counter and
+  // lock only to report a trap (there is no output to order).
+  bool quiet_ = false;
+  std::atomic<int64_t> nextQuiet_{0};
   std::set<int64_t> running_;
   std::map<int64_t, std::string> pending_;
   int64_t trapIndex_ = INT64_MAX;
@@ -598,20 +697,17 @@ void Launcher::runSequential(int64_t quietBelow) {
 }
 
 void Launcher::runParallel(unsigned threads) {
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < threads; ++t)
-      pool.emplace_back([this] {
-        Frame f(ctx_, prepared_->numSlots);
-        runWorker(f);
-      });
-  } catch (const std::system_error &) {
-    // The system gave fewer threads than asked: the ones started do the work.
-  }
-  Frame f(ctx_, prepared_->numSlots);
-  runWorker(f);
-  for (std::thread &t : pool)
-    t.join();
+  quiet_ = !opts_.trace;
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
+    quiet_ = quiet_ && op.kind() != ir::OpKind::Print;
+  });
+  nextQuiet_ = 0;
+  std::function<void()> work = [this] {
+    Frame f(ctx_, prepared_->numSlots);
+    runWorker(f);
+  };
+  // The calling thread is one of the workers (the system may give fewer pool threads).
+  WorkerPool::instance().run(threads - 1, work);
   for (auto &[index, text] : pending_) // what the last finisher could not yet write
     if (index <= trapIndex_)
       *out_ << text;
@@ -619,6 +715,19 @@ void Launcher::runParallel(unsigned threads) {
 }
 
 void Launcher::runWorker(Frame &f) {
+  if (quiet_) {
+    for (;;) {
+      int64_t index = nextQuiet_.fetch_add(1, std::memory_order_relaxed);
+      if (index >= total_ || index > ctx_.stopAbove.load(std::memory_order_relaxed))
+        return;
+      setPid(f, index);
+      f.restart(index);
+      interp::runProgram(f, *prepared_);
+      steps_.fetch_add(f.steps, std::memory_order_relaxed);
+      if (f.trap)
+        finishProgram(f, index);
+    }
+  }
   for (;;) {
     int64_t index;
     {

@@ -49,6 +49,15 @@ public:
     free_[c].push_back(p);
     held_ += uint64_t(1) << c;
   }
+  /// Frees spare buffers, the largest first, until at most `keep` bytes are held.
+  void trim(uint64_t keep) {
+    for (int c = kNumClasses - 1; c >= 0 && held_ > keep; --c)
+      while (!free_[c].empty() && held_ > keep) {
+        delete[] free_[c].back();
+        free_[c].pop_back();
+        held_ -= uint64_t(1) << c;
+      }
+  }
   /// False once this thread's pool is destroyed (thread exit).
   static bool alive() { return alive_; }
 
@@ -100,6 +109,11 @@ int64_t TileData::firstPoison() const {
   const uint8_t *p = poison_->data();
   const void *hit = std::memchr(p, 1, static_cast<size_t>(n_));
   return hit ? static_cast<const uint8_t *>(hit) - p : -1;
+}
+
+void trimTilePool() {
+  if (BufferPool::alive())
+    tPool.trim(uint64_t(8) << 20);
 }
 
 TilePtr makeTile(int64_t n, unsigned elemSize) {

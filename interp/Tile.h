@@ -72,6 +72,9 @@ using Tile = std::shared_ptr<const TileData>;
 
 /// A tile of `n` elements of `elemSize` bytes, contents unspecified.
 TilePtr makeTile(int64_t n, unsigned elemSize);
+/// Frees the calling thread's spare tile storage beyond a few MiB (pool
+/// threads call it after each launch, so that idle threads hold little).
+void trimTilePool();
 /// A copy of `t` (data and poison).
 TilePtr copyTile(const TileData &t);
 
