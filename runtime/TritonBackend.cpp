@@ -197,7 +197,7 @@ public:
 
   /// Reaps the worker after its end of the socket closed: how it ended and
   /// the tail of what it wrote on stderr.
-  std::string death() {
+  std::string death(const std::string &note = "") {
     std::string how = "ended";
     if (pid_ > 0) {
       int st = 0;
@@ -207,7 +207,8 @@ public:
     }
     std::string tail = stderrTail();
     stop();
-    return "the triton worker " + how + (tail.empty() ? "" : "; its stderr ends with:\n" + tail);
+    return "the triton worker " + how + note +
+           (tail.empty() ? "" : "; its stderr ends with:\n" + tail);
   }
 
   std::string stderrTail(size_t max = 3000) const {
@@ -278,6 +279,8 @@ private:
   int fd_ = -1, errFd_ = -1;
   std::string buffer_;
 };
+
+constexpr const char *kRestart = " (a new one starts with the next kernel)";
 
 class TritonBackendImpl final : public TritonBackend {
 public:
@@ -376,10 +379,10 @@ public:
     double timeout = opts.maxSeconds > 0 ? opts.maxSeconds : opts_.timeout;
     std::string line;
     if (!worker_.send(req.dump() + "\n"))
-      return fail(worker_.death() + " (a new one starts with the next kernel)");
+      return fail(worker_.death(kRestart));
     switch (worker_.readLine(timeout, line)) {
     case Worker::Read::Line: break;
-    case Worker::Read::Eof: return fail(worker_.death() + " (a new one starts with the next kernel)");
+    case Worker::Read::Eof: return fail(worker_.death(kRestart));
     case Worker::Read::Timeout: {
       std::string tail = worker_.stderrTail(1000);
       worker_.stop();
