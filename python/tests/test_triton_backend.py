@@ -109,3 +109,23 @@ def test_triton_imported_first_does_not_shadow_our_library():
             "print(_core.expand_defines([]))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_cuda_tensors_run_on_triton_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    ok, why = triton_c.cuda_available()
+    if not ok or not torch.cuda.is_available():
+        pytest.skip(f"needs a CUDA device: {why}")
+    k = triton_c.kernel(ROWMAX, outputs=["Y"])
+    x = np.arange(32, dtype=np.float32).reshape(4, 8) - 16
+    x[0, 3] = np.nan
+    x[1, :] = -0.0
+    x[1, 5] = 0.0
+    want = np.zeros(4, np.float32)
+    k(x, want, (1,), backend="interp")
+    xt = torch.from_numpy(x).cuda()
+    yt = torch.full((4,), 7.0, device="cuda")
+    out = k(xt, yt, (1,), backend="triton")
+    assert out is yt
+    got = yt.cpu().numpy()
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
