@@ -147,6 +147,15 @@ private:
   unsigned deviceSm_ = 0;            // the device's sm (GPU runs' path coverage)
 };
 
+/// The line of a ptxas log that says ptxas repaired our PTX ("" when none):
+/// "(C7517) warpgroup.wait is injected ... to allow use of registers defined
+/// by GMMA", i.e. the PTX reads wgmma accumulators before their
+/// wgmma.wait_group. The failure property "ptxas-repair": --compile-only
+/// checks every kernel's ptxas log; a GPU run runs ptxas (when one is found:
+/// $PTXAS, the toolkit the build was configured with, $PATH) on the kernels
+/// that took wgmma, since the driver's JIT repairs the same PTX silently.
+std::string ptxasRepair(const std::string &log);
+
 /// A kernel that failed (`batch`) in a batch but not alone: the failure with
 /// the property "batch-only-<property>" and a message that says so.
 OracleResult onlyInBatch(const OracleResult &batch);

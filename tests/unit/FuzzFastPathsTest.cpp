@@ -131,6 +131,15 @@ TEST(FuzzFastPaths, WeightsFromPriorsThenMeasurements) {
   EXPECT_TRUE(rich.aimRates().empty());
 }
 
+TEST(FuzzFastPaths, PtxasRepair) {
+  // ptxas 13.0's note on PTX that reads wgmma accumulators before their wait.
+  std::string log = "ptxas info    : (C7517) warpgroup.wait is injected in around line 235 by "
+                    "compiler to allow use of registers defined by GMMA in function 'mm'\n";
+  EXPECT_EQ(ptxasRepair("ptxas info : Used 42 registers\n" + log), log.substr(0, log.size() - 1));
+  EXPECT_EQ(ptxasRepair("ptxas info    : Used 42 registers, used 1 barriers\n"), "");
+  EXPECT_EQ(ptxasRepair(""), "");
+}
+
 TEST(FuzzFastPaths, RepeatChoices) {
   EXPECT_TRUE(timingSensitive({"mma.loop", "pipeline.stages=3", "wgmma"}));
   EXPECT_TRUE(timingSensitive({"mma.loop", "mma.sync", "pipeline.off"}));
