@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -239,7 +240,12 @@ class WorkerPool {
 public:
   static WorkerPool &instance() {
     static std::once_flag once;
-    std::call_once(once, [] { pthread_atfork(nullptr, nullptr, [] { gPool = new WorkerPool; }); });
+    std::call_once(once, [] {
+      pthread_atfork(nullptr, nullptr, [] {
+        new (&gPoolMutex) std::mutex; // (another thread may have held it at the fork)
+        gPool = new WorkerPool;
+      });
+    });
     std::lock_guard<std::mutex> lock(gPoolMutex);
     if (!gPool)
       gPool = new WorkerPool; // never destroyed: idle threads wait in it until exit

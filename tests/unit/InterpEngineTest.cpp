@@ -11,10 +11,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <sstream>
+#include <thread>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -1384,3 +1389,53 @@ __global__ void blk(float *x, float *out, int ld) {
 }
 
 } // namespace
+
+// Launches with threads reuse a pool of threads kept between launches: several
+// launches at once from different threads each get every program run once,
+// and a forked child (the fuzzer forks its workers) launches with threads on
+// a pool of its own (the parent's threads are not in the child).
+namespace {
+const char *kSquares = R"(__global__ void sq(int *Y) {
+  int i[64] = get_program_id(0) * 64 + (0 ... 64);
+  *(Y + i) = i * i;
+}
+)";
+
+bool squaresRun(const tc::CompiledKernel &k, unsigned threads) {
+  HostArray y = HostArray::zeros(DType::I32, {64 * 37});
+  Launch l;
+  l.args.setBuffer("Y", &y);
+  l.opts.threads = threads;
+  if (l.run(k, {37, 1, 1}).status != RunResult::Status::Ok)
+    return false;
+  for (int64_t i = 0; i < y.numElements(); ++i)
+    if (y.getDouble(i) != static_cast<double>(i * i))
+      return false;
+  return true;
+}
+} // namespace
+
+TEST(InterpEngine, ThreadPoolServesConcurrentLaunchesAndForkedChildren) {
+  auto k = compileTc(kSquares);
+  ASSERT_TRUE(k);
+  ASSERT_TRUE(squaresRun(*k, 4));
+  std::vector<std::thread> callers;
+  std::atomic<int> good{0};
+  for (unsigned t = 0; t < 4; ++t)
+    callers.emplace_back([&, t] {
+      for (int rep = 0; rep < 5; ++rep)
+        good += squaresRun(*k, 2 + t);
+    });
+  for (std::thread &c : callers)
+    c.join();
+  EXPECT_EQ(good.load(), 20);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    alarm(30); // a child waiting on threads it does not have dies instead of hanging
+    _exit(squaresRun(*k, 3) && squaresRun(*k, 5) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
