@@ -678,7 +678,22 @@ bool Emitter::emitElementwise(const Op &op) {
       def(std::string(mx ? "tl.maximum(" : "tl.minimum(") + a(0) + ", " + a(1) + ")");
     return true;
   }
-  case OpKind::UMulHi: def("tl.umulhi(" + a(0) + ", " + a(1) + ")"); return true;
+  case OpKind::UMulHi: {
+    if (bitWidth(d) < 32)
+      return refuse(op, "umulhi on " + std::string(langName(d)) +
+                            " (tl.umulhi takes 32- and 64-bit integers)");
+    std::string hi = "tl.umulhi(" + a(0) + ", " + a(1) + ")";
+    if (isUnsignedInt(d)) {
+      def(hi);
+    } else {
+      // tl.umulhi is the unsigned high half (__nv_umulhi); the signed one is
+      // that minus b where a < 0 and minus a where b < 0 (modulo 2^w).
+      std::string zero = full({}, d, "0");
+      def(hi + " - tl.where(" + a(0) + " < " + zero + ", " + a(1) + ", " + zero + ") - tl.where(" +
+          a(1) + " < " + zero + ", " + a(0) + ", " + zero + ")");
+    }
+    return true;
+  }
   case OpKind::CmpEq: def(compare("==")); return true;
   case OpKind::CmpNe: def(compare("!=")); return true;
   case OpKind::CmpLt: def(compare("<")); return true;
