@@ -146,7 +146,7 @@ AccessTracker::RegionShadow *AccessTracker::shadowOf(uint64_t addr) {
   return nullptr;
 }
 
-AccessTracker::Block &AccessTracker::block(RegionShadow &s, int64_t e) {
+inline AccessTracker::Block &AccessTracker::block(RegionShadow &s, int64_t e) {
   auto &page = s.pages[static_cast<size_t>(e >> kPageBits)];
   if (!page)
     page.reset(new Block[size_t(1) << (kPageBits - kBlockBits)]);

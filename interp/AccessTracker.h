@@ -161,7 +161,7 @@ private:
   RegionShadow *shadowNear(RegionShadow *s, uint64_t a) {
     return s && a - s->region->base < s->region->size ? s : shadowOf(a);
   }
-  Block &block(RegionShadow &s, int64_t e);
+  [[gnu::always_inline]] Block &block(RegionShadow &s, int64_t e);
   /// Element e's own cell (its block split if it was uniform).
   ShadowCell &cell(RegionShadow &s, int64_t e);
   const ShadowCell *cellIfAny(const RegionShadow &s, int64_t e) const;
