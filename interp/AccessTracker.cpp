@@ -101,6 +101,9 @@ AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool lock
     }
     shadows_.push_back(std::move(s));
   }
+  storedTo_ = std::make_unique<std::atomic<bool>[]>(shadows_.size());
+  for (size_t i = 0; i < shadows_.size(); ++i)
+    storedTo_[i].store(false, std::memory_order_relaxed);
 }
 
 AccessTracker::RegionShadow::~RegionShadow() {
@@ -134,6 +137,8 @@ void AccessTracker::reset() {
         std::free(s.chunks[c].exchange(nullptr));
   sync_.clear();
   oob_.clear();
+  for (size_t i = 0; i < shadows_.size(); ++i)
+    storedTo_[i].store(false, std::memory_order_relaxed);
 }
 
 AccessTracker::RegionShadow *AccessTracker::shadowOf(uint64_t addr) {
@@ -351,8 +356,11 @@ bool AccessTracker::recordRuns(Frame &f, const Instr &in, const std::vector<Run>
     }
     return true;
   };
-  for (const Run &r : runs)
+  for (const Run &r : runs) {
+    if (kind == Access::Store)
+      markStored(*r.s);
     forRun(r, mask, update, update);
+  }
   return true;
 }
 
@@ -378,6 +386,7 @@ bool AccessTracker::recordLanes(Frame &f, const Instr &in, const uint64_t *addr,
       if (races_ && !check(f, in, i, *s, e, c, kind))
         return false;
       if (kind == Access::Store) {
+        markStored(*s);
         c.w = me;
       } else if (c.r1.prog == me.prog) {
         c.r1 = me;
@@ -515,7 +524,10 @@ AccessTracker::Coverage AccessTracker::coverage(const Region &r) const {
       }
     };
     constexpr int64_t kPage = int64_t(1) << kPageBits, kChunk = int64_t(1) << kChunkBits;
-    for (int64_t e = 0; e < c.elements;) {
+    bool none = full_ && !storedTo_[s.index].load(std::memory_order_relaxed);
+    if (none)
+      span(0, c.elements, false); // no store reached this buffer
+    for (int64_t e = none ? c.elements : 0; e < c.elements;) {
       if (full_) {
         const auto &page = s.pages[static_cast<size_t>(e >> kPageBits)];
         if (!page) { // no access reached this page

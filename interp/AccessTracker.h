@@ -183,6 +183,10 @@ private:
     return static_cast<unsigned>((s.index * 7 + static_cast<uint64_t>(e >> kPageBits)) %
                                  kStripes);
   }
+  void markStored(const RegionShadow &s) {
+    if (!storedTo_[s.index].load(std::memory_order_relaxed))
+      storedTo_[s.index].store(true, std::memory_order_relaxed);
+  }
   bool check(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s, int64_t e,
              const ShadowCell &c, Access kind);
   bool report(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s, int64_t e,
@@ -193,6 +197,7 @@ private:
   const Memory &mem_;
   bool races_, full_, locked_;
   std::vector<RegionShadow> shadows_;              // one per region, in the Memory's order
+  std::unique_ptr<std::atomic<bool>[]> storedTo_;  // per region: a store was recorded
   std::unordered_map<uint64_t, VectorClock> sync_; // per atomic address; under the atomic lock
   std::vector<OutOfBounds> oob_;
   std::mutex oobMutex_;

@@ -433,11 +433,17 @@ TEST(Coverage, TooSmallGridLeavesATail) {
   EXPECT_EQ(y.unwritten[0], (std::pair<int64_t, int64_t>{96, 99}));
   EXPECT_EQ(tc::describeUnwritten(y), "Y: 4 of 100 elements never written (96..99)");
   EXPECT_EQ(tc::describeUnwritten(r.buffers[0]), ""); // X: only loaded
+  EXPECT_EQ(r.buffers[0].stored, 0);
+  EXPECT_EQ(r.buffers[0].unwritten, (std::vector<std::pair<int64_t, int64_t>>{{0, 99}}));
   // The same from the cheap coverage (no race check, no access map).
-  RunResult light = l.run({12, 1, 1}, tc::RunOptions{});
+  tc::RunOptions cheap;
+  cheap.raceCheck = false;
+  RunResult light = l.run({12, 1, 1}, cheap);
   ASSERT_EQ(light.buffers.size(), 2u);
   EXPECT_EQ(light.buffers[1].stored, 96);
   EXPECT_EQ(light.buffers[1].unwritten, y.unwritten);
+  EXPECT_EQ(light.buffers[0].stored, 0);
+  EXPECT_EQ(light.buffers[0].unwritten, r.buffers[0].unwritten);
   // The full grid covers everything.
   RunResult full = l.run({13, 1, 1});
   EXPECT_EQ(full.buffers[1].stored, 100);
