@@ -110,6 +110,15 @@ class Worker:
         return {"ok": True, "arrays": out, "seconds": seconds}
 
 
+def _context_usable(torch):
+    try:
+        torch.cuda.synchronize()
+        torch.zeros(1, device="cuda").add_(1).item()
+        return True
+    except Exception:
+        return False
+
+
 def _error_text(e):
     text = "".join(traceback.format_exception_only(type(e), e)).strip()
     if len(text) > _MAX_ERROR:
@@ -179,6 +188,12 @@ def main(argv=None):
             reply = worker.run(req)
         except Exception as e:
             reply = {"ok": False, "error": _error_text(e)}
+            if mode == "gpu" and not _context_usable(torch):
+                # A fault (an illegal address) poisons the CUDA context for good:
+                # answer, then end; the tool starts a new worker for the next kernel.
+                reply["error"] += " (the CUDA context is lost: this worker ends)"
+                _reply(proto, reply)
+                return 2
         _reply(proto, reply)
     return 0
 
