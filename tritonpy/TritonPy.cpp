@@ -487,6 +487,9 @@ bool Emitter::emitOp(const Op &op) {
     if (M < 16 || N < 16 || K < 16)
       return refuse(op, "'@' with a dimension below 16 (" + shapeText(a.shape) + " @ " +
                             shapeText(b.shape) + "; tl.dot needs M, N, K >= 16)");
+    if (bitWidth(a.dtype) == 8 && K < 32)
+      return refuse(op, "'@' of 8-bit integers with K below 32 (" + shapeText(a.shape) + " @ " +
+                            shapeText(b.shape) + "; Triton's int8 tl.dot needs K >= 32)");
     if (a.dtype == DType::BF16) {
       // bf16 products are exact in fp32 and bf16 '@' accumulates in fp32: the
       // same result from fp32 operands (Triton's interpreter has no bf16 arithmetic).
