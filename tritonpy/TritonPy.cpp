@@ -643,8 +643,24 @@ bool Emitter::emitElementwise(const Op &op) {
   case OpKind::Ceil: {
     if (!unaryFloatOnly())
       return false;
-    std::string fn = op.kind() == OpKind::Floor ? "tl.floor" : "tl.ceil";
-    def(isNarrowFloat(d) ? narrow(fn + "(" + toF32(a(0), d) + ")") : fn + "(" + a(0) + ")");
+    bool floor = op.kind() == OpKind::Floor;
+    std::string fn = floor ? "tl.floor" : "tl.ceil";
+    if (d == DType::F64 || d == DType::F16) { // (fp16 subnormals are normal in fp32)
+      def(isNarrowFloat(d) ? narrow(fn + "(" + toF32(a(0), d) + ")") : fn + "(" + a(0) + ")");
+      return true;
+    }
+    // fp32 and bf16: on the GPU Triton's floor/ceil (libdevice, with Triton's
+    // flush-to-zero reflection) flush a subnormal to zero: floor(-1e-45) gave
+    // -0.0 on an H200 with Triton 3.6. A plain comparison keeps subnormals, so
+    // the one lost case is spelled out: floor of a negative subnormal is -1,
+    // ceil of a positive one is 1.
+    std::string x = toF32(a(0), d), zero = full({}, DType::F32, "0.0");
+    std::string tiny = full({}, DType::F32, floor ? "-1.1754943508222875e-38" : "1.1754943508222875e-38");
+    std::string cond = floor ? "(" + x + " < " + zero + ") & (" + x + " > " + tiny + ")"
+                             : "(" + x + " > " + zero + ") & (" + x + " < " + tiny + ")";
+    std::string r = "tl.where(" + cond + ", " + full({}, DType::F32, floor ? "-1.0" : "1.0") +
+                    ", " + fn + "(" + x + "))";
+    def(isNarrowFloat(d) ? narrow(r) : r);
     return true;
   }
   case OpKind::Add: def(binary("+")); return true;
@@ -660,11 +676,29 @@ bool Emitter::emitElementwise(const Op &op) {
     else
       def(narrow("tl.div_rn(" + toF32(a(0), d) + ", " + toF32(a(1), d) + ")"));
     return true;
-  case OpKind::Rem:
-    // Triton's integer % takes the dividend's sign and its float % is frem
-    // (C's fmod), as the reference's.
-    def(binary("%"));
+  case OpKind::Rem: {
+    // Triton's integer % takes the dividend's sign, as the reference's. Its
+    // float % is frem, which Triton's interpreter computes exactly (NumPy's
+    // fmod) but the GPU does not (measured on an H200 with Triton 3.6: 5.3 %
+    // 2.0-like cases off by far more than an ulp, inf % 1 gave inf): on the GPU
+    // the module calls libdevice's fmod, which is exact.
+    if (!fl) {
+      def(binary("%"));
+      return true;
+    }
+    std::string h = helper(
+        "_tc_fmod",
+        "if os.environ.get(\"TRITON_INTERPRET\", \"0\") == \"1\":\n"
+        "    @triton.jit\n    def _tc_fmod(a, b):\n        return a % b\n"
+        "else:\n"
+        "    from triton.language.extra import libdevice\n\n"
+        "    @triton.jit\n    def _tc_fmod(a, b):\n        return libdevice.fmod(a, b)\n");
+    if (isNarrowFloat(d)) // exact in fp32, and representable in the narrow type
+      def(narrow(h + "(" + toF32(a(0), d) + ", " + toF32(a(1), d) + ")"));
+    else
+      def(h + "(" + a(0) + ", " + a(1) + ")");
     return true;
+  }
   case OpKind::And: def(a(0) + " & " + a(1)); return true;
   case OpKind::Or: def(a(0) + " | " + a(1)); return true;
   case OpKind::Xor: def(a(0) + " ^ " + a(1)); return true;
@@ -1013,7 +1047,7 @@ Result Emitter::run() {
       << fn_.name() << "'.\n"
       << "# Triton-C's reference semantics in Triton's Python DSL (docs/triton.md lists\n"
       << "# where the two languages differ and how this code follows the reference).\n"
-      << "import struct\n\nimport torch\nimport triton\nimport triton.language as tl\n"
+      << "import os\nimport struct\n\nimport torch\nimport triton\nimport triton.language as tl\n"
       << "\n"
       << "KERNEL_NAME = \"" << fn_.name() << "\"\n"
       << "# (name, 'ptr' or 'scalar', dtype) of each parameter, in order.\nPARAMS = [";
