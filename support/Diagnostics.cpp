@@ -136,6 +136,10 @@ void DiagEngine::reportNoLoc(DiagId id, std::vector<std::string> args) {
 }
 
 namespace {
+// A source line longer than this is shown as a window of this many bytes,
+// starting this many before the column.
+constexpr size_t kMaxShownLine = 240, kShownBefore = 100;
+
 // Writes "file:line:col: sev: msg" plus the source line and caret, with every
 // byte that is not well-formed UTF-8 written as \xNN.
 void renderOne(std::ostringstream &os, const SourceManager &sm, SourceLoc loc, uint32_t length,
@@ -157,19 +161,43 @@ void renderOne(std::ostringstream &os, const SourceManager &sm, SourceLoc loc, u
   // per escaped byte, tabs kept as tabs.
   size_t start = std::min<size_t>(loc.col > 0 ? loc.col - 1 : 0, line.size());
   size_t end = std::min<size_t>(start + length, line.size());
+  // A very long line (generated code, a fuzzer's input) is shown as a window
+  // around the column, "..." marking what is cut: every diagnostic on a
+  // 256 KiB line printed the whole line twice (38 MB for one file).
+  size_t from = 0, to = line.size();
+  if (line.size() > kMaxShownLine) {
+    from = start > kShownBefore ? start - kShownBefore : 0;
+    to = std::min(line.size(), from + kMaxShownLine);
+    auto continuation = [&](size_t i) { return (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80; };
+    while (from > 0 && continuation(from)) // whole characters only
+      --from;
+    while (to < line.size() && continuation(to))
+      ++to;
+  }
   std::string text, caret;
+  if (from > 0) {
+    text += "...";
+    caret += "   ";
+  }
   size_t highlighted = 0;
-  for (size_t i = 0; i < line.size();) {
+  for (size_t i = from; i < to;) {
     size_t n = utf8SequenceLength(line, i);
-    std::string piece = n ? std::string(line.substr(i, n)) : escapeInvalidUtf8(line.substr(i, 1));
-    size_t width = n ? 1 : piece.size();
+    size_t width = 1;
+    if (n) {
+      text.append(line.data() + i, n);
+    } else {
+      std::string escaped = escapeInvalidUtf8(line.substr(i, 1));
+      width = escaped.size();
+      text += escaped;
+    }
     if (i < start)
-      caret += line[i] == '\t' ? std::string("\t") : std::string(width, ' ');
+      caret.append(line[i] == '\t' ? 1 : width, line[i] == '\t' ? '\t' : ' ');
     else if (i < end)
       highlighted += width;
-    text += piece;
     i += n ? n : 1;
   }
+  if (to < line.size())
+    text += "...";
   caret += '^';
   if (highlighted > 1)
     caret += std::string(highlighted - 1, '~');

@@ -309,6 +309,31 @@ TEST(Diagnostics, RenderEscapesAndKeepsTheCaretUnderTheToken) {
             "\t  ^~~~\n");
 }
 
+TEST(Diagnostics, AVeryLongLineIsShownAsAWindowAroundTheColumn) {
+  // A 100,000-byte line: the diagnostic shows 240 bytes around the column
+  // with "..." on both sides, the caret still under the token.
+  std::string line = std::string(50000, 'a') + " zz " + std::string(50000 - 4, 'b');
+  SourceManager sm;
+  uint32_t f = sm.addBuffer("long.tc", line + "\n");
+  DiagEngine diags(sm);
+  diags.setOutput(nullptr);
+  diags.report(DiagId::err_sema_undeclared, SourceLoc{f, 1, 50002, 0}, {"zz", ""}, 2);
+  ASSERT_EQ(diags.diagnostics().size(), 1u);
+  std::string out = diags.render(diags.diagnostics()[0]);
+  std::string shown = "..." + std::string(99, 'a') + " zz " + std::string(137, 'b') + "...";
+  EXPECT_EQ(out, "long.tc:1:50002: error: use of undeclared identifier 'zz'\n" + shown + "\n" +
+                     std::string(103, ' ') + "^~\n");
+  // A line just under the limit is shown whole.
+  SourceManager sm2;
+  uint32_t g = sm2.addBuffer("short.tc", std::string(230, 'c') + " zz\n");
+  DiagEngine d2(sm2);
+  d2.setOutput(nullptr);
+  d2.report(DiagId::err_sema_undeclared, SourceLoc{g, 1, 232, 0}, {"zz", ""}, 2);
+  EXPECT_EQ(d2.render(d2.diagnostics()[0]),
+            "short.tc:1:232: error: use of undeclared identifier 'zz'\n" + std::string(230, 'c') +
+                " zz\n" + std::string(231, ' ') + "^~\n");
+}
+
 /// A fresh folder with a kernel folder and an outside folder.
 class IncludeDirs : public ::testing::Test {
 protected:
