@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""FlashAttention-2 forward and LayerNorm forward: ours (examples/attention.tc,
+examples/layernorm.tc through triton-run --bench) against Triton's tutorial kernels
+(triton_attention.py and triton_layernorm.py, given by their folder) in one call on the
+GPU machine, with a table of TFLOP/s or GB/s and ratios.
+
+    python3 bench/attention_layernorm.py --bin dist/bin --triton-dir DIR [--tune]
+        [--Z 4] [--H 32] [--nctx 1024,4096] [--dims 64,128] [--M 4096] [--Ns 1024,4096,8192]
+        [--only attention|layernorm] [--json OUT.json]
+
+DIR holds triton_attention.py and triton_layernorm.py (Triton 3.x, torch); they run
+with this script's Python. Without --triton-dir only our side is measured.
+
+Method (the same as the Triton scripts'): FLOP = 4 Z H N^2 D for attention,
+bytes = 2 M N 2 (read X, write Y) for LayerNorm. Our "cold" figure is triton-run --bench
+(median of 100 launches, L2 flushed before each: do_bench's method), "hot" is
+--bench --no-flush-l2 (Triton's scripts' "hot"). Ours is checked first against the
+interpreter (triton-run --compare) at small sizes of the same kernels and configuration;
+a mismatch makes the exit status 1.
+
+Our configuration is fixed per shape: attention (BLOCK_M, BLOCK_N, num_warps) =
+(128, 64, 8) for D=64 and (128, 32, 8) for D=128 with 3 stages (Triton's "plain-fixed"
+rows use the same); LayerNorm BLOCK = next_pow2(N), num_warps = min(max(BLOCK / 256, 1), 8)
+as the tutorial launches it. --tune also auto-tunes ours over the tutorial's attention
+space (BLOCK_M 64/128, BLOCK_N 32/64, warps 4/8, stages 2/3/4).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The attention check's tolerance: P is rounded to fp16 before P @ V, and the GPU's exp2
+# (ex2.approx) differs from the interpreter's in the last bits, which can flip that
+# rounding: up to 2^-11 of max|V| (about 4 for randn) in an output element.
+ATTN_TOL = ("--atol", "2e-3")
+FIXED = {64: (128, 64, 8), 128: (128, 32, 8)}  # HEAD_DIM -> (BLOCK_M, BLOCK_N, num_warps)
+
+
+def next_pow2(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "timed out after %d s" % timeout
+    return p.returncode, p.stdout + p.stderr
+
+
+def attn_args(Z, H, N, D):
+    return ["--grid", "N_CTX / BLOCK_M, Z * H", "--arg", "Z=%d" % Z, "--arg", "H=%d" % H,
+            "--arg", "N_CTX=%d" % N, "--arg", "stride_z=%d" % (H * N * D),
+            "--arg", "stride_h=%d" % (N * D), "--arg", "stride_n=%d" % D,
+            "--arg", "sm_scale=1.3",
+            "--arg", "Q=randn:f16[Z,H,N_CTX,%d]" % D, "--arg", "K=randn:f16[Z,H,N_CTX,%d]" % D,
+            "--arg", "V=randn:f16[Z,H,N_CTX,%d]" % D, "--arg", "M=zeros:f32[Z,H,N_CTX]",
+            "--arg", "Out=zeros:f16[Z,H,N_CTX,%d]" % D]
+
+
+def attn_defines(D, tune):
+    if tune:
+        return ["-DBLOCK_M=[64,128]", "-DBLOCK_N=[32,64]", "-DHEAD_DIM=%d" % D,
+                "--num-warps", "4,8", "--num-stages", "2,3,4"]
+    bm, bn, w = FIXED[D]
+    return ["-DBLOCK_M=%d" % bm, "-DBLOCK_N=%d" % bn, "-DHEAD_DIM=%d" % D,
+            "--num-warps", str(w), "--num-stages", "3"]
+
+
+def ln_args(M, N):
+    return ["--grid", str(M), "--arg", "N=%d" % N, "--arg", "stride=%d" % N,
+            "--arg", "eps=1e-5", "--arg", "X=randn:f16[%d,%d]" % (M, N),
+            "--arg", "Y=zeros:f16[%d,%d]" % (M, N), "--arg", "W=rand:f16[N]",
+            "--arg", "B=rand:f16[N]", "--arg", "Mean=zeros:f32[%d]" % M,
+            "--arg", "Rstd=zeros:f32[%d]" % M]
+
+
+def ln_defines(N):
+    block = next_pow2(N)
+    return ["-DBLOCK=%d" % block, "--num-warps", str(min(max(block // 256, 1), 8))]
+
+
+def bench_ours(trun, src, defines, args, extra, log):
+    """Median ms of triton-run --bench (cold: L2 flushed; hot: --no-flush-l2)."""
+    out = {}
+    for mode, flag in (("cold", []), ("hot", ["--no-flush-l2"])):
+        cmd = [trun, src] + defines + args + ["--bench"] + flag + extra
+        rc, text = run(cmd, 900)
+        log.write("$ %s\n%s\n" % (" ".join(cmd), text))
+        m = re.findall(r"^\s*median\s+([0-9.]+) ms", text, re.M)
+        out[mode] = float(m[-1]) if rc == 0 and m else None
+        if out[mode] is None:
+            print("  ours FAILED (%s): %s" % (mode, text.strip().splitlines()[-1:] or "?"))
+    return out
+
+
+def check_ours(trun, src, defines, args, log, tol=()):
+    cmd = [trun, src] + defines + args + ["--compare"] + list(tol)
+    rc, text = run(cmd, 900)
+    log.write("$ %s\n%s\n" % (" ".join(cmd), text))
+    return rc == 0, text.strip().splitlines()[-1] if text.strip() else ""
+
+
+def triton_side(script, extra, log):
+    if script is None:
+        return []
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        jpath = f.name
+    cmd = [sys.executable, script, "--json", jpath] + extra
+    rc, text = run(cmd, 1800)
+    log.write("$ %s\n%s\n" % (" ".join(cmd), text))
+    print(text.rstrip())
+    rows = []
+    if os.path.exists(jpath):
+        try:
+            with open(jpath) as f:
+                rows = json.load(f)
+        except ValueError:
+            rows = []
+        os.unlink(jpath)
+    if rc != 0:
+        print("  (%s exited with %d)" % (os.path.basename(script), rc))
+    return rows
+
+
+def fmt(x, nd=1):
+    return "-" if x is None else ("%.*f" % (nd, x))
+
+
+def ratio(a, b):
+    return "-" if a is None or b is None or b == 0 else "%.2fx" % (a / b)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"),
+                    help="folder of triton-run (default: build/bin)")
+    ap.add_argument("--triton-dir", default=None,
+                    help="folder of triton_attention.py and triton_layernorm.py")
+    ap.add_argument("--examples", default=os.path.join(ROOT, "examples"))
+    ap.add_argument("--Z", type=int, default=4)
+    ap.add_argument("--H", type=int, default=32)
+    ap.add_argument("--nctx", default="1024,4096")
+    ap.add_argument("--dims", default="64,128")
+    ap.add_argument("--M", type=int, default=4096)
+    ap.add_argument("--Ns", default="1024,4096,8192")
+    ap.add_argument("--only", choices=["attention", "layernorm"], default=None)
+    ap.add_argument("--tune", action="store_true", help="also auto-tune our attention")
+    ap.add_argument("--no-check", action="store_true", help="skip the --compare checks")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--log", default="attention_layernorm.log")
+    a = ap.parse_args()
+    trun = os.path.join(a.bin, "triton-run")
+    if not os.access(trun, os.X_OK):
+        sys.exit("attention_layernorm.py: %s not found (--bin)" % trun)
+    rc, text = run([trun, "--check-device"], 120)
+    if rc != 0:
+        print(text.strip())
+        sys.exit("attention_layernorm.py: no CUDA device (triton-run --check-device: %d)" % rc)
+    print(text.strip())
+    scripts = {}
+    for k in ("attention", "layernorm"):
+        s = os.path.join(a.triton_dir, "triton_%s.py" % k) if a.triton_dir else None
+        if s and not os.path.isfile(s):
+            sys.exit("attention_layernorm.py: %s not found (--triton-dir)" % s)
+        scripts[k] = s
+    log = open(a.log, "w")
+    ok_all = True
+    table, rows = [], []
+    dims = [int(d) for d in a.dims.split(",")]
+    nctx = [int(n) for n in a.nctx.split(",")]
+    Ns = [int(n) for n in a.Ns.split(",")]
+
+    if a.only in (None, "attention"):
+        src = os.path.join(a.examples, "attention.tc")
+        print("== attention: ours")
+        if not a.no_check:
+            for D in dims:
+                ok, last = check_ours(trun, src, attn_defines(D, False), attn_args(1, 2, 256, D), log,
+                                      ATTN_TOL)
+                ok_all &= ok
+                print("  check ours D=%d (Z=1 H=2 N=256) vs the interpreter: %s  %s"
+                      % (D, "OK" if ok else "FAIL", last))
+        ours = {}
+        for D in dims:
+            for N in nctx:
+                flops = ["--flops", "4*Z*H*N_CTX*N_CTX*%d" % D]
+                ours[(N, D, "fixed")] = bench_ours(trun, src, attn_defines(D, False),
+                                                   attn_args(a.Z, a.H, N, D), flops, log)
+                if a.tune:
+                    ours[(N, D, "tuned")] = bench_ours(trun, src, attn_defines(D, True),
+                                                       attn_args(a.Z, a.H, N, D), flops, log)
+                print("  N_CTX=%-5d D=%-3d %s" % (N, D, ours[(N, D, "fixed")]))
+        print("== attention: Triton")
+        trows = triton_side(scripts["attention"],
+                            ["--Z", str(a.Z), "--H", str(a.H), "--nctx", a.nctx, "--dims", a.dims,
+                             "--providers", "plain-fixed,plain-tuned,sdpa"], log)
+        theirs = {(r["N_CTX"], r["HEAD_DIM"], r["provider"]): r for r in trows}
+        table.append("| attention fp16 Z=%d H=%d | ours cold TFLOP/s | ours hot | Triton plain-fixed "
+                     "(do_bench / hot) | Triton plain-tuned (do_bench / hot) | torch SDPA "
+                     "(do_bench) | ours/Triton fixed (cold, hot) | ours/Triton tuned (cold) | "
+                     "ours/SDPA |" % (a.Z, a.H))
+        table.append("|---|---|---|---|---|---|---|---|---|")
+        for D in dims:
+            for N in nctx:
+                tf = lambda ms: None if not ms else 4.0 * a.Z * a.H * N * N * D * 1e-9 / ms
+                o = ours[(N, D, "fixed")]
+                best = o
+                if a.tune and (N, D, "tuned") in ours:
+                    t = ours[(N, D, "tuned")]
+                    if t["cold"] and (not o["cold"] or t["cold"] < o["cold"]):
+                        best = t
+                oc, oh = tf(best["cold"]), tf(best["hot"])
+                fx = theirs.get((N, D, "plain-fixed"), {})
+                tu = theirs.get((N, D, "plain-tuned"), {})
+                sd = theirs.get((N, D, "sdpa"), {})
+                table.append("| N=%d D=%d | %s | %s | %s / %s | %s / %s | %s | %s, %s | %s | %s |" % (
+                    N, D, fmt(oc), fmt(oh), fmt(fx.get("TFLOPs")), fmt(fx.get("TFLOPs_hot")),
+                    fmt(tu.get("TFLOPs")), fmt(tu.get("TFLOPs_hot")), fmt(sd.get("TFLOPs")),
+                    ratio(oc, fx.get("TFLOPs")), ratio(oh, fx.get("TFLOPs_hot")),
+                    ratio(oc, tu.get("TFLOPs")), ratio(oc, sd.get("TFLOPs"))))
+                rows.append(dict(kernel="attn_fwd_fp16", provider="triton-c", Z=a.Z, H=a.H,
+                                 N_CTX=N, HEAD_DIM=D, TFLOPs=oc, TFLOPs_hot=oh,
+                                 tuned=best is not o))
+        rows += trows
+
+    if a.only in (None, "layernorm"):
+        src = os.path.join(a.examples, "layernorm.tc")
+        print("== layernorm: ours")
+        if not a.no_check:
+            for N in Ns:
+                ok, last = check_ours(trun, src, ln_defines(N), ln_args(64, N), log)
+                ok_all &= ok
+                print("  check ours N=%d (M=64) vs the interpreter: %s  %s"
+                      % (N, "OK" if ok else "FAIL", last))
+        ours = {}
+        for N in Ns:
+            ours[N] = bench_ours(trun, src, ln_defines(N), ln_args(a.M, N),
+                                 ["--bytes", "2*%d*N*2" % a.M], log)
+            print("  N=%-5d %s" % (N, ours[N]))
+        print("== layernorm: Triton")
+        trows = triton_side(scripts["layernorm"], ["--M", str(a.M), "--Ns", a.Ns], log)
+        theirs = {(r["N"], r["provider"]): r for r in trows}
+        table.append("")
+        table.append("| LayerNorm fp16 M=%d | ours cold GB/s | ours hot | Triton (do_bench / hot) | "
+                     "torch (do_bench / hot) | ours/Triton (cold, hot) | ours/torch (cold) |" % a.M)
+        table.append("|---|---|---|---|---|---|---|")
+        for N in Ns:
+            gb = lambda ms: None if not ms else 2.0 * a.M * N * 2 * 1e-6 / ms
+            oc, oh = gb(ours[N]["cold"]), gb(ours[N]["hot"])
+            tr = theirs.get((N, "triton"), {})
+            to = theirs.get((N, "torch"), {})
+            table.append("| N=%d | %s | %s | %s / %s | %s / %s | %s, %s | %s |" % (
+                N, fmt(oc), fmt(oh), fmt(tr.get("GBps")), fmt(tr.get("GBps_hot")),
+                fmt(to.get("GBps")), fmt(to.get("GBps_hot")), ratio(oc, tr.get("GBps")),
+                ratio(oh, tr.get("GBps_hot")), ratio(oc, to.get("GBps"))))
+            rows.append(dict(kernel="layernorm_fwd_fp16", provider="triton-c", M=a.M, N=N,
+                             GBps=oc, GBps_hot=gb(ours[N]["hot"])))
+        rows += trows
+
+    print()
+    print("\n".join(table))
+    print("\n(log of every command: %s)" % a.log)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    sys.exit(0 if ok_all else 1)
+
+
+if __name__ == "__main__":
+    main()
