@@ -21,12 +21,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Cuda.h"
+#include "codegen/PtxCompile.h"
 
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -52,6 +55,7 @@ using CUjit_option = int;
 constexpr CUresult kSuccess = 0;    // CUDA_SUCCESS
 constexpr CUresult kNoDevice = 100; // CUDA_ERROR_NO_DEVICE
 constexpr CUresult kNotReady = 600; // CUDA_ERROR_NOT_READY
+constexpr CUresult kInvalidPtx = 218; // CUDA_ERROR_INVALID_PTX
 
 // CUdevice_attribute values.
 constexpr int kAttrMultiprocessorCount = 16;
@@ -176,10 +180,15 @@ std::string failureMessage(const char *call, CUresult r) {
 }
 
 /// Throws the Error for a failed `call` (`detail` is appended on new lines).
+/// Set by the first sticky error: no context of this process is reused after it.
+std::atomic<bool> stickySeen{false};
+
 [[noreturn]] void fail(const char *call, CUresult r, const std::string &detail = "") {
   std::string msg = failureMessage(call, r);
   if (!detail.empty())
     msg += "\n" + detail;
+  if (isSticky(r))
+    stickySeen = true;
   throw Error(msg, r, isSticky(r));
 }
 
@@ -348,13 +357,58 @@ std::string jitLogs(const std::vector<char> &errorLog, const std::vector<char> &
 
 } // namespace
 
+namespace {
+
+/// Contexts (with their streams) kept for reuse (setContextReuse).
+struct Parked {
+  int device;
+  void *ctx, *stream;
+};
+struct ContextPool {
+  std::mutex mutex;
+  bool on = false;
+  std::vector<Parked> parked;
+  uint64_t created = 0;
+};
+ContextPool &pool() {
+  static ContextPool *p = new ContextPool(); // never destroyed: contexts outlive statics
+  return *p;
+}
+
+} // namespace
+
+void setContextReuse(bool on) {
+  ContextPool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.on = on;
+}
+
+uint64_t contextsCreated() {
+  ContextPool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.created;
+}
+
 /// Creates a (non-primary) context on device `ordinal`, current on the
-/// calling thread, and its stream.
+/// calling thread, and its stream (or takes a parked one: setContextReuse).
 std::unique_ptr<Context> Context::create(int ordinal) {
   const Driver &d = driver();
   requireDevice(d, ordinal);
   std::unique_ptr<Context> c(new Context());
   check("cuDeviceGet", d.cuDeviceGet(&c->device_, ordinal));
+  {
+    ContextPool &p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    for (size_t i = 0; i < p.parked.size() && !stickySeen; ++i)
+      if (p.parked[i].device == c->device_) {
+        c->ctx_ = p.parked[i].ctx;
+        c->stream_ = p.parked[i].stream;
+        p.parked.erase(p.parked.begin() + static_cast<long>(i));
+        makeCurrent(c->ctx_);
+        return c;
+      }
+    ++p.created;
+  }
   if (CUresult r = d.cuCtxCreate(&c->ctx_, 0, c->device_); r != kSuccess)
     fail("cuCtxCreate", r,
          isSticky(r) ? "an earlier kernel fault poisoned this process: the driver makes no new "
@@ -387,6 +441,14 @@ std::unique_ptr<Context> Context::createPrimary(int ordinal) {
 Context::~Context() {
   if (!ctx_)
     return;
+  if (!primary_ && !stickySeen) {
+    ContextPool &p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (p.on) { // its modules and buffers are gone (destroyed before it)
+      p.parked.push_back({device_, ctx_, stream_});
+      return;
+    }
+  }
   const Driver &d = loadedDriver();
   (void)d.cuCtxSetCurrent(ctx_);
   if (stream_)
@@ -420,8 +482,85 @@ int Context::multiprocessorCount() const {
   return deviceAttribute(device_, kAttrMultiprocessorCount);
 }
 
-/// JIT-compiles `ptx`; on failure the Error carries the driver's logs.
+//===----------------------------------------------------------------------===//
+// Loading modules: the driver's JIT or ptxas's cubin
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+ImageMode initialImageMode() {
+  ImageMode m = ImageMode::Driver;
+  if (const char *e = std::getenv("TC_CUBIN"); e && *e)
+    (void)parseImageMode(e, m); // tools check the text and say what is wrong
+  return m;
+}
+
+std::atomic<ImageMode> &modeSlot() {
+  static std::atomic<ImageMode> mode{initialImageMode()};
+  return mode;
+}
+
+thread_local LoadReport tlsLoad;
+
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+} // namespace
+
+ImageMode imageMode() { return modeSlot().load(); }
+void setImageMode(ImageMode mode) { modeSlot().store(mode); }
+
+bool parseImageMode(const std::string &text, ImageMode &mode) {
+  if (text == "driver")
+    mode = ImageMode::Driver;
+  else if (text == "ptxas")
+    mode = ImageMode::Ptxas;
+  else
+    return false;
+  return true;
+}
+
+const char *imageModeName(ImageMode mode) {
+  return mode == ImageMode::Ptxas ? "ptxas" : "driver";
+}
+
+const LoadReport &lastLoad() { return tlsLoad; }
+
+/// JIT-compiles `ptx` (or, with ImageMode::Ptxas, loads ptxas's cubin of it);
+/// on failure the Error carries the driver's (or ptxas's) logs.
 std::unique_ptr<Module> Context::load(const std::string &ptx, int optLevel) {
+  LoadReport report;
+  report.seq = tlsLoad.seq + 1;
+  if (imageMode() == ImageMode::Ptxas) {
+    report.cubin = true;
+    std::string image, log;
+    codegen::PtxasJob job;
+    bool ok = job.start(ptx, static_cast<unsigned>(computeCapability()), optLevel, log) &&
+              job.wait(image, log);
+    report.ptxasMs = job.ms();
+    report.ptxasLog = log;
+    tlsLoad = report;
+    if (!ok)
+      throw Error("ptxas (" + codegen::ptxasArchFlag(ptx, static_cast<unsigned>(computeCapability())) +
+                      ", for cuModuleLoadData) rejects the PTX: CUDA_ERROR_INVALID_PTX (as the "
+                      "driver's JIT would)\n" + log,
+                  kInvalidPtx, false);
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      std::unique_ptr<Module> m = loadImage(image);
+      report.loadMs = msSince(t0);
+      tlsLoad = report;
+      return m;
+    } catch (const Error &e) {
+      if (e.sticky())
+        throw;
+      // A cubin this driver does not take (a toolkit newer than the driver):
+      // the PTX through its JIT, as in driver mode.
+      report.jitFallback = true;
+      report.fallbackWhy = e.what();
+    }
+  }
   makeCurrent(ctx_);
   std::vector<char> errorLog(kJitLogBytes, '\0');
   std::vector<char> infoLog(kJitLogBytes, '\0');
@@ -431,11 +570,25 @@ std::unique_ptr<Module> Context::load(const std::string &ptx, int optLevel) {
                     reinterpret_cast<void *>(kJitLogBytes - 1),
                     reinterpret_cast<void *>(static_cast<uintptr_t>(optLevel < 0 ? 0 : optLevel))};
   std::unique_ptr<Module> m(new Module());
+  auto t0 = std::chrono::steady_clock::now();
   CUresult r = loadedDriver().cuModuleLoadDataEx(&m->mod_, ptx.c_str(), optLevel < 0 ? 4 : 5,
                                                  options, values);
+  report.loadMs = msSince(t0);
+  tlsLoad = report;
   if (r != kSuccess) {
     m->mod_ = nullptr;
     fail("cuModuleLoadData", r, jitLogs(errorLog, infoLog));
+  }
+  return m;
+}
+
+std::unique_ptr<Module> Context::loadImage(const std::string &image) {
+  makeCurrent(ctx_);
+  std::unique_ptr<Module> m(new Module());
+  CUresult r = loadedDriver().cuModuleLoadDataEx(&m->mod_, image.data(), 0, nullptr, nullptr);
+  if (r != kSuccess) {
+    m->mod_ = nullptr;
+    fail("cuModuleLoadData", r, "(a cubin)");
   }
   return m;
 }
@@ -520,6 +673,7 @@ void Context::synchronize(double timeoutSeconds) {
     if (Clock::now() >= deadline) {
       std::ostringstream msg;
       msg << "kernel did not finish within " << timeoutSeconds << " s";
+      stickySeen = true;
       throw Error(msg.str(), kErrorLaunchTimeout, true);
     }
     std::this_thread::sleep_for(pause);

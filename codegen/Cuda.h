@@ -41,6 +41,44 @@ inline constexpr int kErrorAssert = 710;           // CUDA_ERROR_ASSERT
 inline constexpr int kErrorIllegalAddress = 700;   // CUDA_ERROR_ILLEGAL_ADDRESS
 inline constexpr int kErrorLaunchTimeout = 702;    // CUDA_ERROR_LAUNCH_TIMEOUT
 
+/// How Context::load turns PTX into a module: the driver's JIT
+/// (cuModuleLoadDataEx of the PTX, the default), or a `ptxas` process
+/// compiling it for the device's exact sm (codegen/PtxCompile.h) and
+/// cuModuleLoadData of the cubin. Process-wide; the default comes from
+/// $TC_CUBIN ("driver" or "ptxas").
+enum class ImageMode { Driver, Ptxas };
+ImageMode imageMode();
+void setImageMode(ImageMode mode);
+/// "driver" / "ptxas" -> the mode; false for any other text.
+bool parseImageMode(const std::string &text, ImageMode &mode);
+const char *imageModeName(ImageMode mode);
+
+/// What the calling thread's last Context::load did (its `seq` counts the
+/// loads of this thread, so a caller sees whether a call loaded anything).
+/// With ImageMode::Ptxas: ptxas's time and messages (e.g. its "(C7517)
+/// warpgroup.wait is injected" note), and `jitFallback` when the driver
+/// refused the cubin and the PTX was JIT-compiled instead (`fallbackWhy`).
+struct LoadReport {
+  uint64_t seq = 0;
+  bool cubin = false;
+  double ptxasMs = 0; // the ptxas process
+  double loadMs = 0;  // cuModuleLoadData (the JIT included in driver mode)
+  std::string ptxasLog;
+  bool jitFallback = false;
+  std::string fallbackWhy;
+};
+const LoadReport &lastLoad();
+
+/// With reuse on, a (non-primary) Context's destructor keeps its CUDA
+/// context and stream, and the next Context::create for that device takes
+/// them instead of creating new ones (cuCtxCreate takes a noticeable time):
+/// one context per process for a caller that drops and re-creates Contexts
+/// to free their modules. Its modules and buffers must be gone (destroyed
+/// before the Context, as always). After a sticky error nothing is reused.
+void setContextReuse(bool on);
+/// How many contexts Context::create made in this process (taken ones not counted).
+uint64_t contextsCreated();
+
 /// Whether the driver loads and reports at least one device.
 bool available(std::string *why);
 int deviceCount(); // 0 when unavailable
@@ -103,7 +141,13 @@ public:
 
   /// PTX -> module; JIT errors are in the Error message (the driver's log).
   /// `optLevel` 0..4 is ptxas's optimisation level (-1: the driver's default).
+  /// With ImageMode::Ptxas the PTX goes through ptxas for this device's sm
+  /// at that level (PtxCompile.h) and the cubin is loaded: ptxas's rejection
+  /// is an Error (CUDA_ERROR_INVALID_PTX, not sticky) with its log; a cubin
+  /// the driver refuses is JIT-compiled from the PTX instead (lastLoad() says so).
   std::unique_ptr<Module> load(const std::string &ptx, int optLevel = -1);
+  /// A compiled image (a cubin for this device's sm) -> module, no JIT.
+  std::unique_ptr<Module> loadImage(const std::string &image);
 
   Buffer alloc(size_t bytes);         // bytes == 0 gives a 256-byte buffer
   void upload(const Buffer &dst, const void *src, size_t bytes);
