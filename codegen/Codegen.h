@@ -54,6 +54,12 @@ struct Options {
   // the GPU backend sets it, since each pointer it passes is the start of a
   // device allocation (Triton specialises on 16-byte alignment the same way).
   bool alignedPointers = false;
+  // "specialize": the GPU backend compiles each kernel for its launch's
+  // argument classes (runtime/Specialize.h: integers equal to 1 or divisible by
+  // 16, 16-byte aligned pointers), as Triton does; off, one kernel for every
+  // launch (pointers taken as aligned when every one is). codegen::compile
+  // itself does not read it: the classes reach it as parameter attributes.
+  bool specialize = true;
 
   // Bisection (fuzz/Culprit.h), both off by default and no part of the code
   // users get. optBisectLimit >= 0 runs only the first N optional LLVM passes

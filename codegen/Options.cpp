@@ -16,13 +16,16 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.tensorCores;
   if (name == "wgmma")
     return &opts.wgmma;
+  if (name == "specialize")
+    return &opts.specialize;
   return nullptr;
 }
 
 } // namespace
 
 const std::vector<std::string> &optimizationNames() {
-  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "pipeline", "wgmma"};
+  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "pipeline", "wgmma",
+                                                   "specialize"};
   return names;
 }
 
@@ -33,7 +36,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     if (name.empty())
       continue;
     if (name == "all") {
-      opts.vectorize = opts.remat = opts.tensorCores = opts.wgmma = false;
+      opts.vectorize = opts.remat = opts.tensorCores = opts.wgmma = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -44,7 +47,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     bool *flag = flagOf(opts, name);
     if (!flag) {
       error = "unknown optimisation '" + name +
-              "' (known: vectorize, remat, mma, pipeline, wgmma, all)";
+              "' (known: vectorize, remat, mma, pipeline, wgmma, specialize, all)";
       return false;
     }
     *flag = false;

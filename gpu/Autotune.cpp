@@ -73,7 +73,11 @@ Json argsJson(const LaunchArgs &args) {
   Json buffers = Json::object();
   for (const auto &[name, array] : args.buffers()) {
     if (array)
-      buffers[name] = {{"dtype", irName(array->dtype)}, {"shape", array->shape}};
+      // "aligned16": the pointer's class (runtime/Specialize.h); the scalars'
+      // classes follow from their values.
+      buffers[name] = {{"dtype", irName(array->dtype)},
+                       {"shape", array->shape},
+                       {"aligned16", (array->device + array->origin) % 16 == 0}};
     else
       buffers[name] = nullptr;
   }
@@ -241,7 +245,8 @@ DefineList compileDefines(const TuneRequest &req, const TuneVariant &v) {
   return out;
 }
 
-std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::string &device) {
+std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::string &device,
+                    bool specialize) {
   Json key = {
       {"source", sourceText(req.base)},
       {"kernel", req.base.kernelName},
@@ -255,6 +260,7 @@ std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::s
       {"device", device},
       {"compiler", codegen::compilerVersion()},
       {"args", argsJson(args)},
+      {"specialize", specialize},
   };
   return DiskCache::fullKey(
       {"autotune-v2", key.dump(-1, ' ', false, Json::error_handler_t::replace)});
@@ -349,11 +355,12 @@ TuneRow Autotuner::Impl::timeVariant(const TuneRequest &req, const TuneVariant &
   }
   useVariant(backend, v);
   std::string error;
-  if (!backend.prepare(*prepared.kernel, error, nullptr)) {
+  ArgCopies copies(args);
+  // For the arguments' classes, as the launch compiles it (runtime/Specialize.h).
+  if (!backend.prepare(*prepared.kernel, error, nullptr, &copies.args)) {
     row.note = "GPU compile error: " + firstLine(error);
     return row;
   }
-  ArgCopies copies(args);
   BenchResult bench;
   RunResult r = backend.bench(*prepared.kernel, prepared.grid, copies.args, opts, req.warmup,
                               req.iterations, bench);
@@ -411,7 +418,8 @@ TuneOutcome Autotuner::run(const TuneRequest &req, LaunchArgs &args, const RunOp
     result = errorResult("autotune: " + o.error);
     return o;
   }
-  std::string key = detail::tuneKey(req, args, impl_->backend.deviceDescription());
+  std::string key = detail::tuneKey(req, args, impl_->backend.deviceDescription(),
+                                    impl_->backend.specializes());
   if (std::optional<TuneVariant> cached = impl_->lookup(key, space)) {
     Prepared p = prepareVariant(req, *cached, args);
     if (p.kernel) {

@@ -87,9 +87,11 @@ DefineList compileDefines(const TuneRequest &req, const TuneVariant &v);
 /// cache hit): the kernel's source, name,
 /// defines, include dirs, variant space (num_warps and num_stages lists
 /// included) and grid, `device`, the compiler
-/// version, the scalar arguments' values and the buffers' dtypes and shapes
-/// (never their contents).
-std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::string &device);
+/// version, the scalar arguments' values, the buffers' dtypes, shapes and
+/// 16-byte alignment (never their contents), and whether the backend
+/// specialises on argument classes (runtime/Specialize.h).
+std::string tuneKey(const TuneRequest &req, const LaunchArgs &args, const std::string &device,
+                    bool specialize = true);
 
 /// A winner as the caches store it (JSON text), and back; nullopt when
 /// malformed or written before num_stages was tuned (a cache miss).

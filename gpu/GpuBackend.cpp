@@ -4,6 +4,7 @@
 #include "codegen/Cuda.h"
 #include "ir/Printer.h"
 #include "runtime/DiskCache.h"
+#include "runtime/Specialize.h"
 
 #include <algorithm>
 #include <chrono>
@@ -72,10 +73,15 @@ public:
     }
   }
 
-  bool prepare(const CompiledKernel &kernel, std::string &error, CompileInfo *info) override {
+  bool prepare(const CompiledKernel &kernel, std::string &error, CompileInfo *info,
+               const LaunchArgs *args) override {
     try {
       ensureContext();
-      return load(kernel, error, info) != nullptr;
+      if (args && opts_.codegen.specialize && !checkLaunchArguments(kernel, *args)) {
+        Variant v = variantOf(kernel, *args);
+        return load(kernel, error, info, v) != nullptr;
+      }
+      return load(kernel, error, info, Variant{}) != nullptr;
     } catch (const cuda::Error &e) {
       error = e.what();
       dropContextIfSticky(e);
@@ -112,7 +118,7 @@ public:
         l.function = module->function(l.compiled.entry);
         batchLoaded_.push_back(std::move(l));
         fast_[std::make_tuple(kernels[i]->id(), opts_.codegen.numWarps, opts_.codegen.numStages,
-                              true)] = &batchLoaded_.back();
+                              std::string(kAligned))] = &batchLoaded_.back();
       }
       if (info) {
         info->times = r.compiled->times;
@@ -129,6 +135,17 @@ public:
   }
 
   bool unusable() const override { return !poisoned_.empty(); }
+  bool specializes() const override { return opts_.codegen.specialize; }
+
+  std::string launchVariant(const CompiledKernel &kernel, const uint64_t *values) const override {
+    const ir::Function &fn = kernel.function();
+    if (opts_.codegen.specialize)
+      return classifyValues(fn, values).key();
+    for (unsigned i = 0; i < fn.numParams(); ++i)
+      if (fn.param(i)->type().isPtr && values[i] % 16 != 0)
+        return kUnaligned;
+    return kAligned;
+  }
 
   RunResult launch(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
                    const RunOptions &opts) override {
@@ -171,7 +188,10 @@ public:
     }
     if (!ctx_ || !poisoned_.empty())
       return false;
-    auto it = fast_.find(std::make_tuple(kernel.id(), numWarps, numStages, aligned));
+    auto it =
+        fast_.find(std::make_tuple(kernel.id(), numWarps, numStages, launchVariant(kernel, values)));
+    if (it == fast_.end() && aligned) // a kernel prepared without arguments (any class)
+      it = fast_.find(std::make_tuple(kernel.id(), numWarps, numStages, std::string(kAligned)));
     if (it == fast_.end()) // the first launch of this variant goes through launch()
       return false;
     Loaded &l = *it->second;
@@ -197,6 +217,35 @@ public:
   }
 
 private:
+  /// What a kernel is compiled for: `key` "aligned" / "unaligned" (not
+  /// specialised: every pointer is a whole allocation, or not), or a
+  /// Specialization::key() with `spec`.
+  static constexpr const char *kAligned = "aligned";
+  static constexpr const char *kUnaligned = "unaligned";
+  struct Variant {
+    std::string key = kAligned;
+    std::optional<Specialization> spec;
+  };
+
+  /// The variant a launch with `args` (checked) runs.
+  Variant variantOf(const CompiledKernel &kernel, const LaunchArgs &args) const {
+    Variant v;
+    bool aligned = true;
+    for (const auto &[name, a] : args.buffers())
+      if ((a->device + a->origin) % 16 != 0)
+        aligned = false;
+    v.key = aligned ? kAligned : kUnaligned;
+    if (!opts_.codegen.specialize)
+      return v;
+    // Host arrays are copied to whole allocations (16-byte aligned): the
+    // kernel gets the allocation's address plus the origin.
+    v.spec = classifyArgs(kernel.function(), args, [](const std::string &, const HostArray &a) {
+      return a.device + a.origin;
+    });
+    v.key = v.spec->key();
+    return v;
+  }
+
   struct Loaded {
     codegen::Compiled compiled;
     std::shared_ptr<cuda::Module> module; // shared by the kernels of a batch
@@ -227,7 +276,7 @@ private:
     poisoned_ = e.what();
   }
 
-  std::string cacheKey(const CompiledKernel &kernel) const {
+  std::string cacheKey(const CompiledKernel &kernel, const Variant &v) const {
     ir::PrintOptions po;
     po.locations = true;
     std::string defines;
@@ -235,11 +284,12 @@ private:
       defines += k + "=" + v + ";";
     return DiskCache::fullKey({ir::toString(kernel.module(), po), kernel.name(), defines,
                                codegen::describeOptions(opts_.codegen),
-                               codegen::compilerVersion()});
+                               codegen::compilerVersion(), v.spec ? v.key : std::string()});
   }
 
   /// The codegen options for the device; `aligned`: every pointer argument
-  /// is a whole allocation.
+  /// is a whole allocation (a specialised variant has each pointer's
+  /// alignment in its class instead).
   void configure(bool aligned) {
     if (!sm_)
       sm_ = static_cast<unsigned>(std::min(ctx_->computeCapability(), 90));
@@ -251,18 +301,26 @@ private:
     opts_.codegen.alignedPointers = aligned;
   }
 
-  /// Compiles (or finds) and loads the kernel for the current options.
+  /// Compiles (or finds) and loads the kernel for the current options and `v`.
   Loaded *load(const CompiledKernel &kernel, std::string &error, CompileInfo *info,
-               bool aligned = true) {
+               const Variant &v) {
     auto t0 = Clock::now();
     // Repeated launches of one kernel object skip the cache key (it prints the IR).
     auto fastKey =
-        std::make_tuple(kernel.id(), opts_.codegen.numWarps, opts_.codegen.numStages, aligned);
-    if (!info)
+        std::make_tuple(kernel.id(), opts_.codegen.numWarps, opts_.codegen.numStages, v.key);
+    if (!info) {
       if (auto it = fast_.find(fastKey); it != fast_.end())
         return it->second;
-    configure(aligned);
-    std::string key = cacheKey(kernel);
+      // A kernel prepared without arguments (the generic one) serves every
+      // launch whose pointers are aligned: it assumes nothing else.
+      if (v.spec && allPointersAligned(kernel.function(), *v.spec))
+        if (auto it = fast_.find(std::make_tuple(kernel.id(), opts_.codegen.numWarps,
+                                                 opts_.codegen.numStages, std::string(kAligned)));
+            it != fast_.end())
+          return it->second;
+    }
+    configure(v.spec ? false : v.key == kAligned);
+    std::string key = cacheKey(kernel, v);
     if (auto it = loaded_.find(key); it != loaded_.end()) {
       if (info) {
         info->cacheHit = "memory";
@@ -276,7 +334,13 @@ private:
     if (auto blob = disk_.get(key); blob && deserialize(*blob, l.compiled)) {
       hit = "disk";
     } else {
-      codegen::Result r = codegen::compile(kernel.module(), kernel.function(), opts_.codegen);
+      codegen::Result r;
+      if (v.spec) {
+        SpecializedKernel sk = specializeKernel(kernel.module(), kernel.function(), *v.spec);
+        r = codegen::compile(*sk.module, *sk.function, opts_.codegen);
+      } else {
+        r = codegen::compile(kernel.module(), kernel.function(), opts_.codegen);
+      }
       if (!r.ok()) {
         error = r.error;
         return nullptr;
@@ -296,6 +360,13 @@ private:
     Loaded *out = &loaded_.emplace(key, std::move(l)).first->second;
     fast_[fastKey] = out;
     return out;
+  }
+
+  static bool allPointersAligned(const ir::Function &fn, const Specialization &s) {
+    for (unsigned i = 0; i < fn.numParams() && i < s.params.size(); ++i)
+      if (fn.param(i)->type().isPtr && s.params[i] != ArgClass::Div16)
+        return false;
+    return true;
   }
 
   RunResult fail(RunResult::Status st, std::string msg) {
@@ -335,11 +406,7 @@ private:
     try {
       ensureContext();
       std::string error;
-      bool aligned = true;
-      for (const auto &[name, a] : args.buffers())
-        if ((a->device + a->origin) % 16 != 0)
-          aligned = false;
-      Loaded *l = load(kernel, error, nullptr, aligned);
+      Loaded *l = load(kernel, error, nullptr, variantOf(kernel, args));
       if (!l)
         return fail(RunResult::Status::Error, error);
       RunResult r = execute(kernel, *l, grid, args, opts, warmup, iterations, bench);
@@ -459,7 +526,7 @@ private:
   std::unique_ptr<cuda::Context> ctx_;
   std::map<std::string, Loaded> loaded_;
   std::list<Loaded> batchLoaded_; // kernels of prepareBatch modules (reached through fast_)
-  std::map<std::tuple<uint64_t, unsigned, unsigned, bool>, Loaded *> fast_;
+  std::map<std::tuple<uint64_t, unsigned, unsigned, std::string>, Loaded *> fast_;
   void *stream_ = nullptr;
   unsigned sm_ = 0;
   std::string poisoned_; // the fault that made CUDA unusable in this process

@@ -10,6 +10,13 @@
 // limit ends the launch with RunResult::Status::Error naming the kernel and
 // the launch; an `assert` that fails is Status::Trapped (assertion_failed).
 //
+// Argument specialisation (codegen::Options::specialize, on by default): each
+// launch classifies its integer and pointer arguments (runtime/Specialize.h)
+// and runs the kernel compiled for that class; the in-memory and disk caches
+// and launchDevice's key include the class, so no launch runs code compiled
+// for another class. Off (`--disable-opt specialize`), one kernel serves every
+// launch whose pointers are aligned, as before.
+//
 // Device arrays (HostArray::device, e.g. CUDA tensors) are passed by address,
 // never copied. A launch whose buffers are all device arrays is asynchronous,
 // as a CUDA kernel launch is: it returns once the kernel is queued on the
@@ -74,7 +81,13 @@ public:
                           LaunchArgs &args, const RunOptions &opts, int warmup, int iterations,
                           BenchResult &out) = 0;
   /// Compiles (or finds in a cache) and loads the kernel without running it.
-  virtual bool prepare(const CompiledKernel &kernel, std::string &error, CompileInfo *info) = 0;
+  /// With `args` (and codegen::Options::specialize), for their argument
+  /// classes (runtime/Specialize.h), as a launch with them compiles it; without,
+  /// the generic kernel (pointers taken as 16-byte aligned, nothing assumed of
+  /// the integers), which later launches of this kernel object with aligned
+  /// pointers then run whatever their class (the fuzzer's checks do this).
+  virtual bool prepare(const CompiledKernel &kernel, std::string &error, CompileInfo *info,
+                       const LaunchArgs *args = nullptr) = 0;
   /// Compiles several kernels into ONE module (codegen::compileBatch: one LLVM
   /// module, one PTX, one cuModuleLoadData) and makes each launchable: a later
   /// launch() of kernels[i] with whole-allocation (host) buffers runs its
@@ -88,6 +101,18 @@ public:
     (void)info;
     error = "this backend does not compile kernels in batches";
     return false;
+  }
+  /// Whether launches are specialised on their argument classes.
+  virtual bool specializes() const { return false; }
+  /// The variant of the kernel a launch with these raw parameter values runs
+  /// (as launchDevice takes them): with specialisation, the argument classes'
+  /// Specialization::key() ("spec=.DD1"); without, "aligned" or "unaligned"
+  /// (every pointer 16-byte aligned, or not). With the kernel's id, num_warps
+  /// and num_stages it is launchDevice's cache key; the compile caches key on
+  /// it too. (Exposed for tests of that key.)
+  virtual std::string launchVariant(const CompiledKernel &kernel, const uint64_t *values) const {
+    (void)kernel, (void)values;
+    return "aligned";
   }
   /// Whether CUDA became unusable in this process (a sticky error, e.g. a fault).
   virtual bool unusable() const { return false; }

@@ -285,7 +285,8 @@ int prepare(const RunDriver &d, const GpuFlags &g, tc::gpu::GpuBackend &gpu, con
   tc::gpu::CompileInfo info;
   std::string error;
   std::string what = (run.name.empty() ? "" : run.name + " ") + shape.describe();
-  if (!gpu.prepare(*run.kernel, error, &info)) {
+  // With the arguments: compiled for their classes, as the launch runs it.
+  if (!gpu.prepare(*run.kernel, error, &info, run.bound ? &run.bound->args : nullptr)) {
     if (fatal)
       return d.error(error, kExitCompileError);
     std::cout << "compile times: " << what << ": " << error << '\n';

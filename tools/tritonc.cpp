@@ -23,6 +23,7 @@
 #include "ir/Verifier.h"
 #include "support/FileIO.h"
 #include "support/SourceWords.h"
+#include "runtime/Specialize.h"
 #include "support/ToolMain.h"
 #include "tritonpy/TritonPy.h"
 
@@ -50,6 +51,7 @@ struct Options {
   bool assumeAligned = false; // --assume-aligned: pointer parameters 16-byte aligned
   bool timePasses = false;    // --time-passes: codegen stage times on stderr
   std::string disableOpt; // --disable-opt LIST (applied after --num-stages: pipeline means 1)
+  std::string specialize; // --specialize 'N=16,stride=1,X=16': a launch's argument classes
 
   /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
   bool emitsGpu() const { return emit == "llvm" || emit == "ptx"; }
@@ -138,7 +140,26 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     std::cerr << "tritonc: error: --disable-opt: " << error << '\n';
     return kExitUsage;
   }
-  tc::codegen::Result r = tc::codegen::compileKernels(m, fns, co);
+  // --specialize: the kernel as a launch with those argument classes gets it
+  // (runtime/Specialize.h), one kernel at a time.
+  tc::SpecializedKernel sk;
+  if (!opt.specialize.empty()) {
+    if (fns.size() > 1) {
+      std::cerr << "tritonc: error: --specialize applies to one kernel; " << opt.input << " has "
+                << fns.size() << ": pick one with --kernel NAME\n";
+      return kExitUsage;
+    }
+    std::string error;
+    std::optional<tc::Specialization> spec =
+        tc::parseSpecialization(opt.specialize == "none" ? "" : opt.specialize, *fns[0], error);
+    if (!spec) {
+      std::cerr << "tritonc: error: --specialize: " << error << '\n';
+      return kExitUsage;
+    }
+    sk = tc::specializeKernel(m, *fns[0], *spec);
+    fns = {sk.function};
+  }
+  tc::codegen::Result r = tc::codegen::compileKernels(sk.module ? *sk.module : m, fns, co);
   if (!r.ok()) {
     std::cerr << "tritonc: error: " << r.error << '\n';
     return kExitCompileError;
@@ -372,7 +393,12 @@ static int toolMain(int argc, char **argv) {
   app.add_option("--sm", opt.sm, "with --emit=llvm|ptx: target compute capability (default 90)")
       ->check(CLI::Range(80u, 120u));
   app.add_option("--disable-opt", opt.disableOpt,
-                 "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,wgmma,all)");
+                 "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,pipeline,wgmma,specialize,all; specialize: ignored here, see --specialize)");
+  app.add_option("--specialize", opt.specialize,
+                 "with --emit=llvm|ptx: compile the kernel for a launch's argument classes, as the "
+                 "GPU backend does: NAME=16 (an integer divisible by 16, a 16-byte aligned "
+                 "pointer), NAME=1 (an integer equal to 1), comma-separated; 'none': no class")
+      ->type_name("LIST");
   app.add_flag("--assume-aligned", opt.assumeAligned,
                "with --emit=llvm|ptx: take every pointer parameter as 16-byte aligned, as the "
                "GPU backend does (it passes whole allocations)");
@@ -395,6 +421,11 @@ static int toolMain(int argc, char **argv) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     app.exit(e);
+    return kExitUsage;
+  }
+  if (!opt.specialize.empty() && (!opt.emitsGpu() || opt.preprocessOnly || opt.verify)) {
+    std::cerr << "tritonc: error: --specialize compiles GPU code; use it with --emit=ptx or "
+                 "--emit=llvm\n";
     return kExitUsage;
   }
   if (opt.ptxas && (!opt.emitsGpu() || opt.preprocessOnly || opt.verify)) {

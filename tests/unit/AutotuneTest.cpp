@@ -134,7 +134,7 @@ public:
     out.ms.assign(iterations, out.medianMs);
     return r;
   }
-  bool prepare(const CompiledKernel &k, std::string &error, CompileInfo *) override {
+  bool prepare(const CompiledKernel &k, std::string &error, CompileInfo *, const LaunchArgs *) override {
     if (!gpuCompileErrors.count(variantId(k)))
       return true;
     error = "ptxas: entry function uses too much shared data\nmore";
@@ -250,6 +250,22 @@ TEST(Autotune, KeyDependsOnScalarsNotBufferContents) {
   args.args.setScalar("N", ScalarValue::ofInt(DType::I64, 5000)); // same value, other dtype
   EXPECT_NE(detail::tuneKey(req, args.args, "dev"), key);
   args.args.setScalar("N", ScalarValue::ofInt(DType::I32, AddArgs::kN));
+  EXPECT_EQ(detail::tuneKey(req, args.args, "dev"), key);
+}
+
+TEST(Autotune, KeyDependsOnArgumentClasses) {
+  // A pointer's 16-byte alignment (its class, runtime/Specialize.h) and whether
+  // the backend specialises are part of the key: a winner timed on specialised
+  // code is not taken for a launch that runs other code.
+  TuneRequest req = addRequest({"SIZE=[256,512]", "TYPE=float"}, {1, 4});
+  AddArgs args;
+  std::string key = detail::tuneKey(req, args.args, "dev");
+  EXPECT_EQ(detail::tuneKey(req, args.args, "dev", true), key);
+  EXPECT_NE(detail::tuneKey(req, args.args, "dev", false), key);
+  args.a.origin = 4; // a view one float in: no longer 16-byte aligned
+  std::string offset = detail::tuneKey(req, args.args, "dev");
+  EXPECT_NE(offset, key);
+  args.a.origin = 16; // aligned again: the class is what counts
   EXPECT_EQ(detail::tuneKey(req, args.args, "dev"), key);
 }
 
@@ -477,7 +493,7 @@ TEST(Autotune, FakeGpuDiskEntryHoldsTheWholeKeyAndAnotherKeyIsNotUsed) {
   size_t keyBytes = 0;
   ASSERT_TRUE(header >> magic >> version >> keyBytes) << text;
   std::string stored = text.substr(text.find('\n') + 1, keyBytes);
-  EXPECT_EQ(stored, detail::tuneKey(req, args.args, gpu.deviceDescription()));
+  EXPECT_EQ(stored, detail::tuneKey(req, args.args, gpu.deviceDescription(), gpu.specializes()));
   size_t device = stored.find(gpu.deviceDescription());
   ASSERT_NE(device, std::string::npos) << stored;
   ASSERT_NE(stored.find("get_program_id(0) * SIZE"), std::string::npos) << stored;
