@@ -753,6 +753,58 @@ public:
   /// False: nothing was launched, take launch().
   bool call(nb::handle args, int64_t g0, int64_t g1, int64_t g2, uintptr_t stream,
             bool gradEnabled) {
+    std::vector<uint64_t> values;
+    unsigned written = 0;
+    if (!collect(args, gradEnabled, values, written))
+      return false;
+    bool launched;
+    {
+      nb::gil_scoped_release release;
+      // The backend finds the kernel compiled for these values' argument
+      // classes (GpuBackend::launchVariant, runtime/Specialize.h), never one
+      // compiled for another class: a launch of a new class takes launch().
+      launched = state_->backend->launchDevice(*kernel_->compiled, {g0, g1, g2}, values.data(),
+                                               numWarps_, numStages_,
+                                               reinterpret_cast<void *>(stream));
+    }
+    if (!launched)
+      return false;
+    ++launches_;
+    if (written) { // as an in-place op does: autograd refuses a backward that saved them
+      nb::tuple ts = nb::steal<nb::tuple>(PyTuple_New(written));
+      Py_ssize_t j = 0;
+      size_t n = params_.size();
+      PyObject *seq = args.ptr();
+      for (size_t i = 0; i < n; ++i)
+        if (params_[i].isPtr && params_[i].mayStore) {
+          PyObject *o = PyTuple_GET_ITEM(seq, static_cast<Py_ssize_t>(i));
+          Py_INCREF(o);
+          PyTuple_SET_ITEM(ts.ptr(), j++, o);
+        }
+      bump_(ts);
+    }
+    return true;
+  }
+
+  /// The variant call() would launch with `args` (part of the backend's key
+  /// for the compiled kernel: the argument classes), or None when call()
+  /// would launch nothing. For tests: no GPU is needed.
+  std::optional<std::string> variant(nb::handle args, bool gradEnabled) {
+    std::vector<uint64_t> values;
+    unsigned written = 0;
+    if (!collect(args, gradEnabled, values, written))
+      return std::nullopt;
+    return state_->backend->launchVariant(*kernel_->compiled, values.data());
+  }
+
+  /// Launches made by call() (for tests: the fast path was taken).
+  uint64_t launches() const { return launches_; }
+
+private:
+  /// Each parameter's raw value from `args` (as cuLaunchKernel takes it) and
+  /// how many arguments the kernel may write; false: take launch().
+  bool collect(nb::handle args, bool gradEnabled, std::vector<uint64_t> &values,
+               unsigned &written) {
     static PyObject *sDtype = PyUnicode_InternFromString("dtype");
     static PyObject *sRequiresGrad = PyUnicode_InternFromString("requires_grad");
     static PyObject *sGetDevice = PyUnicode_InternFromString("get_device");
@@ -761,8 +813,8 @@ public:
     size_t n = params_.size();
     if (!PyTuple_Check(seq) || static_cast<size_t>(PyTuple_GET_SIZE(seq)) < n)
       return false;
-    std::vector<uint64_t> values(n);
-    unsigned written = 0;
+    values.assign(n, 0);
+    written = 0;
     for (size_t i = 0; i < n; ++i) {
       PyObject *o = PyTuple_GET_ITEM(seq, static_cast<Py_ssize_t>(i));
       const Param &p = params_[i];
@@ -806,34 +858,9 @@ public:
         return false;
       values[i] = *bits;
     }
-    bool launched;
-    {
-      nb::gil_scoped_release release;
-      launched = state_->backend->launchDevice(*kernel_->compiled, {g0, g1, g2}, values.data(),
-                                               numWarps_, numStages_,
-                                               reinterpret_cast<void *>(stream));
-    }
-    if (!launched)
-      return false;
-    ++launches_;
-    if (written) { // as an in-place op does: autograd refuses a backward that saved them
-      nb::tuple ts = nb::steal<nb::tuple>(PyTuple_New(written));
-      Py_ssize_t j = 0;
-      for (size_t i = 0; i < n; ++i)
-        if (params_[i].isPtr && params_[i].mayStore) {
-          PyObject *o = PyTuple_GET_ITEM(seq, static_cast<Py_ssize_t>(i));
-          Py_INCREF(o);
-          PyTuple_SET_ITEM(ts.ptr(), j++, o);
-        }
-      bump_(ts);
-    }
     return true;
   }
 
-  /// Launches made by call() (for tests: the fast path was taken).
-  uint64_t launches() const { return launches_; }
-
-private:
   struct Param {
     bool isPtr = false, mayStore = false;
     DType dtype = DType::F32;
@@ -1036,7 +1063,10 @@ NB_MODULE(_core, m) {
       .def("__call__", &DeviceLauncher::call, "args"_a, "g0"_a, "g1"_a, "g2"_a, "stream"_a,
            "grad_enabled"_a,
            "Launches; False: nothing was launched (take launch(), which reports why).")
-      .def_prop_ro("launches", &DeviceLauncher::launches);
+      .def_prop_ro("launches", &DeviceLauncher::launches)
+      .def("variant", &DeviceLauncher::variant, "args"_a, "grad_enabled"_a,
+           "The compiled variant a launch with these arguments runs (the argument classes: "
+           "'spec=.DD1'), or None when the fast path would launch nothing.");
 
   m.def(
       "triton_module",
