@@ -3,6 +3,7 @@
 
 #include "fuzz/Emi.h"
 
+#include "codegen/Cuda.h"
 #include "codegen/Ulp.h"
 #include "conformance/Compare.h"
 #include "conformance/Runner.h"
@@ -201,7 +202,13 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
   return false;
 }
 
-GpuOracle::GpuOracle(GpuOracleOptions opts) : opts_(std::move(opts)) {}
+GpuOracle::GpuOracle(GpuOracleOptions opts) : opts_(std::move(opts)) {
+  // One CUDA context for the worker's whole life: a recycled backend (every
+  // recycleEvery kernels, to free its modules) takes the context back.
+  const char *env = std::getenv("TC_FUZZ_REUSE_CONTEXT");
+  if (!opts_.compileOnly && opts_.reuseContext && !(env && std::string(env) == "0"))
+    cuda::setContextReuse(true);
+}
 GpuOracle::~GpuOracle() = default;
 
 gpu::GpuBackend &GpuOracle::backend(int kernels) {
@@ -224,7 +231,10 @@ std::string GpuOracle::deviceDescription() {
   if (opts_.compileOnly)
     return "no GPU: compile only, sm_" + std::to_string(opts_.compileSm) +
            (codegen::findPtxas().empty() ? ", no ptxas" : ", ptxas");
-  return backend().deviceDescription();
+  std::string d = backend().deviceDescription();
+  if (cuda::imageMode() == cuda::ImageMode::Ptxas)
+    d += ", modules: ptxas cubins";
+  return d;
 }
 
 OracleResult GpuOracle::gpuError(const std::string &property, const std::string &error) {
@@ -289,7 +299,32 @@ struct GpuOracle::Pending {
   CompileOutcome c;
   std::map<std::string, HostArray> want; // the interpreter's buffers
   OracleResult out;                      // a pass, with the reference
+  /// The log of the ptxas run that made the kernel's module's cubin
+  /// (cuda::ImageMode::Ptxas); nullopt when the driver JIT-compiled it.
+  std::optional<std::string> ptxasLog;
 };
+
+namespace {
+
+/// Splits a load's time (`loadMs`, all of cuModuleLoadData for the driver's
+/// JIT) into `stages`: with a cubin, "cubin" (the ptxas process) and "jit"
+/// (loading the cubin). Returns ptxas's log when the load since `seq` made a
+/// cubin.
+std::optional<std::string> loadStages(uint64_t seq, double loadMs,
+                                      const std::function<void(const char *, double)> &add) {
+  const cuda::LoadReport &lr = cuda::lastLoad();
+  if (lr.seq == seq || !lr.cubin) {
+    add("jit", loadMs);
+    return std::nullopt;
+  }
+  add("cubin", lr.ptxasMs);
+  add("jit", std::max(0.0, loadMs - lr.ptxasMs));
+  if (lr.jitFallback)
+    return std::nullopt;
+  return lr.ptxasLog;
+}
+
+} // namespace
 
 namespace {
 const char *const kPlantedCompileFailure =
@@ -363,10 +398,12 @@ OracleResult GpuOracle::finishAlone(const FuzzKernel &k, Pending &p, StageClock 
   gpu::GpuBackend &gpu = backend();
   std::string error;
   gpu::CompileInfo info;
+  uint64_t seq = cuda::lastLoad().seq;
   bool prepared = gpu.prepare(*p.c.kernel, error, &info);
   for (const codegen::StageTime &t : info.times)
     clock.attribute(stageOf(t.stage), t.ms);
-  clock.attribute("jit", info.loadMs);
+  p.ptxasLog = loadStages(seq, info.loadMs,
+                          [&](const char *stage, double ms) { clock.attribute(stage, ms); });
   // The rest of prepare: the CUDA context (a fresh one every recycleEvery
   // kernels) and the compile key (the IR printed and hashed).
   clock.mark("context");
@@ -404,7 +441,17 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
     // A wgmma kernel's PTX through ptxas too, when there is one: a missing
     // wgmma.wait_group does not show in the results (the driver's ptxas
     // injects the wait), only in ptxas's note that it did (ptxasRepair).
-    if (out.paths && std::find(out.paths->begin(), out.paths->end(), "wgmma") != out.paths->end()) {
+    // With cubins from ptxas (cuda::ImageMode::Ptxas) the note is in the log
+    // of the run that made the kernel's module: no second compile.
+    if (p.ptxasLog) {
+      if (std::string repair = ptxasRepair(*p.ptxasLog); !repair.empty()) {
+        out.status = OracleResult::Status::Fail; // (CUDA is fine: no gpuError)
+        out.property = "ptxas-repair";
+        out.message = kRepairMessage + repair;
+        return out;
+      }
+    } else if (out.paths &&
+               std::find(out.paths->begin(), out.paths->end(), "wgmma") != out.paths->end()) {
       if (!ptxas_.has_value())
         ptxas_ = codegen::findPtxas();
       if (!ptxas_->empty()) {
@@ -651,10 +698,19 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
     for (const Item &it : items)
       kernels.push_back(it.p.c.kernel.get());
     gpu::CompileInfo info;
+    uint64_t seq = cuda::lastLoad().seq;
     ok = gpu.prepareBatch(kernels, error, &info);
     for (const codegen::StageTime &t : info.times)
       shared[stageOf(t.stage)] += t.ms;
-    shared["jit"] += info.loadMs;
+    std::optional<std::string> log =
+        loadStages(seq, info.loadMs, [&](const char *stage, double ms) { shared[stage] += ms; });
+    // A repair is some kernel's: checked one at a time, it is named.
+    if (ok && log && !ptxasRepair(*log).empty()) {
+      ok = false;
+      error = kRepairMessage + ptxasRepair(*log);
+    }
+    for (Item &it : items)
+      it.p.ptxasLog = log; // no repair in it: none of the module's kernels was repaired
   }
   double wall = msSince(t0), timed = 0;
   for (const auto &[stage, ms] : shared)

@@ -61,7 +61,11 @@ struct GpuOracleOptions {
   int device = 0;           // CUDA device ordinal
   codegen::Options codegen; // num_warps, --disable-opt
   double maxSeconds = 20;   // per launch (interpreter and GPU)
-  int recycleEvery = 200;   // a fresh CUDA context after this many kernels (frees modules)
+  int recycleEvery = 200;   // a fresh backend after this many kernels (frees modules)
+  /// The recycled backend takes the same CUDA context back (cuda::setContextReuse):
+  /// one context per worker for the campaign, new only after a fault (a new process).
+  /// $TC_FUZZ_REUSE_CONTEXT=0 makes a new context with each backend, as before.
+  bool reuseContext = true;
   double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
   /// --compile-only: no CUDA. Each kernel goes through the interpreter and
   /// the whole GPU compile pipeline (codegen::compile for sm `compileSm`,
