@@ -1,10 +1,13 @@
 //===- Campaign.cpp - A fuzz campaign: workers, journal, shards, reports -===//
 #include "fuzz/Campaign.h"
+#include "codegen/Codegen.h"
+#include "codegen/Cuda.h"
 #include "support/FileIO.h"
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include <poll.h>
 #include <regex>
 #include <sstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -206,6 +210,21 @@ int Campaign::run() {
   if (!load(error)) {
     std::cerr << "triton-fuzz: " << error << "\n";
     return 3;
+  }
+  // $TC_CUBIN (codegen/Cuda.h): how the GPU workers make modules of PTX.
+  if (const char *m = std::getenv("TC_CUBIN"); m && *m && !o_.check.cpuOnly) {
+    cuda::ImageMode mode = cuda::ImageMode::Driver;
+    if (!cuda::parseImageMode(m, mode)) {
+      std::cerr << "triton-fuzz: bad $TC_CUBIN '" << m << "' (driver or ptxas)\n";
+      return 3;
+    }
+    if (std::string ptxas = codegen::findPtxas();
+        mode == cuda::ImageMode::Ptxas && (ptxas.empty() || ::access(ptxas.c_str(), X_OK) != 0)) {
+      std::cerr << "triton-fuzz: $TC_CUBIN=ptxas: "
+                << (ptxas.empty() ? codegen::ptxasMissing() : ptxas + " is not an executable")
+                << "\n";
+      return 3;
+    }
   }
   if (finishedAlready())
     return finish();
