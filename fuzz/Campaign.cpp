@@ -153,7 +153,10 @@ bool Campaign::load(std::string &error) {
   args.seed = o_.check.seed;
   args.shardIndex = o_.shard.index;
   args.shardCount = o_.shard.count;
-  args.mode = o_.check.cpuOnly ? "cpu-only" : o_.check.gpu.compileOnly ? "compile-only" : "gpu";
+  args.mode = o_.check.cpuOnly          ? "cpu-only"
+              : o_.check.triton.enabled ? "triton-" + o_.check.triton.mode // --target triton
+              : o_.check.gpu.compileOnly ? "compile-only"
+                                        : "gpu";
   if (!o_.check.cpuOnly) {
     args.numWarps = o_.check.gpu.codegen.numWarps;
     args.disableOpt = codegen::describeOptions(o_.check.gpu.codegen);
@@ -709,7 +712,10 @@ int Campaign::finish() {
   s.seed = o_.check.seed;
   s.shardIndex = o_.shard.index;
   s.shardCount = o_.shard.count;
-  s.mode = o_.check.cpuOnly ? "cpu-only" : o_.check.gpu.compileOnly ? "compile-only" : "gpu";
+  s.mode = o_.check.cpuOnly          ? "cpu-only"
+           : o_.check.triton.enabled ? "triton-" + o_.check.triton.mode // --target triton
+           : o_.check.gpu.compileOnly ? "compile-only"
+                                     : "gpu";
   s.device = state_.device;
   s.started = state_.started;
   s.finished = isoNow();

@@ -255,7 +255,7 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   // An EMI finding is reduced with every candidate checked by its EMI variant.
   bool emi = property.rfind("emi-", 0) == 0;
   CheckConfig emiCfg = cfg;
-  emiCfg.cpu.emiRate = emiCfg.gpu.emiRate = 1;
+  emiCfg.cpu.emiRate = emiCfg.gpu.emiRate = emiCfg.triton.emiRate = 1;
   std::unique_ptr<Checker> emiChecker = emi ? makeChecker(emiCfg) : nullptr;
   Checker &check = emi ? *emiChecker : checker;
   if (req.value("reduce", false)) {
@@ -305,7 +305,8 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   info.exact = cfg.cpuOnly || best.smallInts;
   info.note = note;
   if (!cfg.cpuOnly)
-    info.expected = "the reference interpreter's (interp(ir), one thread); the GPU's differ";
+    info.expected = std::string("the reference interpreter's (interp(ir), one thread); ") +
+                    (cfg.triton.enabled ? "Triton's differ" : "the GPU's differ");
   std::string culprit;
   if (!cfg.cpuOnly && cfg.plantFeature.empty() && req.value("culprit", true) &&
       (property == "gpu-mismatch" || property == "gpu-compile" || property == "emi-gpu-mismatch" ||
@@ -316,6 +317,13 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
     culprit = culpritOf(emi ? emiCfg : cfg, best, property, seconds).summary();
     info.note += (info.note.empty() ? "" : " ") + culprit + ".";
   }
+  if (cfg.plantFeature.empty() && req.value("culprit", true))
+    if (std::string more = check.onFinding(best, property, info.name,
+                                           std::min(kCulpritSeconds, req.at("seconds").get<double>()));
+        !more.empty()) {
+      culprit += (culprit.empty() ? "" : "; ") + more;
+      info.note += (info.note.empty() ? "" : " ") + more + ".";
+    }
   // An EMI finding's case is the variant, expecting the plain kernel's outputs.
   FuzzKernel caseKernel = best;
   if (emi && !r.reference.empty())
@@ -375,6 +383,8 @@ std::unique_ptr<Checker> makeChecker(const CheckConfig &cfg) {
   std::unique_ptr<Checker> c;
   if (cfg.cpuOnly)
     c = std::make_unique<CpuChecker>(cfg.cpu);
+  else if (cfg.triton.enabled)
+    c = makeTritonChecker(cfg.triton);
   else
     c = std::make_unique<GpuChecker>(cfg.gpu);
   if (!cfg.plantFeature.empty())

@@ -41,6 +41,7 @@
 
 #include "fuzz/GpuOracle.h"
 #include "fuzz/Oracle.h"
+#include "fuzz/TritonOracle.h"
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,7 @@ struct CheckConfig {
   GenPolicy policy;
   OracleOptions cpu;        // --cpu-only
   GpuOracleOptions gpu;     // the GPU oracle
+  TritonOracleOptions triton; // --target triton (fuzz/TritonOracle.h): replaces the GPU oracle
   std::string plantFeature; // --fail-on-feature: kernels with it fail ("planted")
 };
 
@@ -79,6 +81,14 @@ public:
   virtual std::string device() = 0;
   /// Whether this process can check no more kernels (CUDA poisoned).
   virtual bool mustExit() const = 0;
+  /// After a finding `k` (reduced) of `property` is stored as case `name`: the
+  /// checker's own steps for it (--target triton: a standalone script and the
+  /// culprit step), within `seconds`; a line for the finding, "" for none.
+  virtual std::string onFinding(const FuzzKernel &k, const std::string &property,
+                                const std::string &name, double seconds) {
+    (void)k, (void)property, (void)name, (void)seconds;
+    return "";
+  }
 };
 std::unique_ptr<Checker> makeChecker(const CheckConfig &cfg);
 

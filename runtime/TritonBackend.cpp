@@ -131,7 +131,7 @@ public:
   bool running() const { return pid_ > 0; }
 
   bool start(const std::string &python, const fs::path &packageDir, const std::string &mode,
-             std::string &error) {
+             const std::map<std::string, std::string> &env, std::string &error) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
       error = std::string("socketpair: ") + std::strerror(errno);
@@ -167,6 +167,8 @@ public:
       setenv("PYTHONUNBUFFERED", "1", 1);
       if (mode == "interpret")
         setenv("TRITON_INTERPRET", "1", 1);
+      for (const auto &[name, value] : env)
+        setenv(name.c_str(), value.c_str(), 1);
       execlp(python.c_str(), python.c_str(), "-m", "triton_c.triton_worker", "--mode",
              mode.c_str(), static_cast<char *>(nullptr));
       dprintf(2, "cannot run %s: %s\n", python.c_str(), std::strerror(errno));
@@ -292,6 +294,14 @@ public:
   std::string name() const override { return "triton"; }
   std::string description() const override { return description_; }
   void setNumWarps(unsigned w) override { opts_.numWarps = w; }
+  void setLaunchOptions(const TritonOptions &o) override {
+    if (o.dotInputPrecision != opts_.dotInputPrecision || o.numWarps != opts_.numWarps)
+      cache_.clear(); // the translation depends on them
+    opts_.numWarps = o.numWarps;
+    opts_.numStages = o.numStages;
+    opts_.fpFusion = o.fpFusion;
+    opts_.dotInputPrecision = o.dotInputPrecision;
+  }
 
   bool available(std::string *why) const override {
     auto *self = const_cast<TritonBackendImpl *>(this);
@@ -374,6 +384,8 @@ public:
                 {"num_stages", opts_.numStages},
                 {"arrays", std::move(jarrays)},
                 {"args", std::move(jargs)}};
+    if (opts_.fpFusion)
+      req["options"] = {{"enable_fp_fusion", *opts_.fpFusion}};
     if (!ensureWorker())
       return fail(startError_);
     double timeout = opts.maxSeconds > 0 ? opts.maxSeconds : opts_.timeout;
@@ -427,6 +439,7 @@ private:
     if (it == cache_.end()) {
       tritonpy::Options to;
       to.numWarps = opts_.numWarps;
+      to.dotInputPrecision = opts_.dotInputPrecision;
       tritonpy::Result t = tritonpy::translate(k.module(), k.function(), to);
       it = cache_.emplace(k.id(), std::make_pair(t.code, t.error)).first;
     }
@@ -445,7 +458,7 @@ private:
     if (!startError_.empty() && description_.empty())
       return false;
     std::string error;
-    if (!worker_.start(python_, packageDir_, opts_.mode, error)) {
+    if (!worker_.start(python_, packageDir_, opts_.mode, opts_.env, error)) {
       startError_ = "cannot start the triton worker: " + error;
       return false;
     }

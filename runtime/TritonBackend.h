@@ -24,7 +24,9 @@
 
 #include "runtime/Launch.h"
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tc {
@@ -35,6 +37,10 @@ struct TritonOptions {
   unsigned numWarps = 4;
   unsigned numStages = 3;
   double timeout = 300; // seconds a launch (with its compile) may take; RunOptions::maxSeconds wins
+  /// Set in the worker's environment (Triton's switches, e.g. DISABLE_LLVM_OPT=1).
+  std::map<std::string, std::string> env;
+  std::optional<bool> fpFusion;           // the launch's enable_fp_fusion (unset: Triton's default)
+  std::string dotInputPrecision = "ieee"; // tl.dot of fp32 (tritonpy::Options)
 };
 
 class TritonBackend : public Backend {
@@ -43,6 +49,9 @@ public:
   /// torch 1.13.0, Python 3.11.2)"), else "".
   virtual std::string description() const = 0;
   virtual void setNumWarps(unsigned w) = 0;
+  /// Other launch settings (num_warps, num_stages, fpFusion, dotInputPrecision)
+  /// for the next launches, in the same worker (`env` and `mode` stay).
+  virtual void setLaunchOptions(const TritonOptions &opts) = 0;
 };
 
 std::unique_ptr<TritonBackend> createTritonBackend(const TritonOptions &opts = {});

@@ -2,25 +2,28 @@
 //
 //   triton-fuzz [--time 8h] [--seed N] [--devices all|0,2] [--shard K/N] [--out DIR]
 //   triton-fuzz --cpu-only [--time 2m] [--seed N] [--workers N] [--out DIR]
+//   triton-fuzz --target triton [--triton-mode gpu|interp] [--time 2m] [--out DIR]
 //   triton-fuzz --seed N --replay I [--print] [--cpu-only]
 //   triton-fuzz merge DIR... --out FILE.html [--known FILE] [--cases-dir D]
 //
 // Generates well-typed, UB-free kernels (fuzz/Generator.h) and checks each in
 // a worker process until the time is up: by default on the GPU against the
 // reference interpreter (fuzz/GpuOracle.h), with --cpu-only the properties
-// that need no GPU (fuzz/Oracle.h). Kernel I of a campaign is generated from
+// that need no GPU (fuzz/Oracle.h), with --target triton against Triton
+// (fuzz/TritonOracle.h: on the GPU or on Triton's interpreter). Kernel I of a campaign is generated from
 // (seed, I) alone, so `--seed N --replay I` finds it again, and a campaign
 // killed at any point resumes from its journal in DIR (fuzz/Campaign.h). Each
 // failure is shrunk and reduced, and stored as a conformance suite file
 // (conformance/FORMAT.md) under DIR/cases; DIR/report.html sums up.
 //
 // Exit codes: 0 no failure; 1 a property failed or the generator has a bug;
-// 3 usage error; 4 no CUDA device (GPU mode).
+// 3 usage error; 4 no CUDA device (GPU mode), or no Triton (--target triton).
 //
 //===----------------------------------------------------------------------===//
 #include "fuzz/Campaign.h"
 #include "fuzz/Emi.h"
 #include "gpu/GpuBackend.h"
+#include "runtime/TritonBackend.h"
 #include "support/FileIO.h"
 #include "support/PlantedBugs.h"
 #include "support/ToolMain.h"
@@ -69,7 +72,15 @@ struct Flags {
   int repeats = GpuOracleOptions{}.repeats;                   // --repeats
   double stageVariantRate = GpuOracleOptions{}.stageVariantRate; // --stage-variant-rate
   bool ulpSensitivity = false; // cpu-only: property (f)
+  std::string target = "gpu";     // --target gpu|triton
+  std::string tritonMode = "gpu"; // --triton-mode gpu|interp (interpret)
+  std::string tritonReproDir;     // (hidden) where a worker writes findings' scripts
+  std::string script;             // --replay --target triton --script FILE
 };
+
+// The batch of --target triton: Triton compiles and runs one kernel at a time;
+// a few kernels per request only save round trips.
+constexpr int kTritonBatch = 4;
 
 struct MergeFlags {
   std::vector<std::string> dirs;
@@ -174,6 +185,32 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
   }
   if (!codegen::disableOptimizations(c.gpu.codegen, f.disableOpt, error))
     return std::nullopt;
+  if (f.target != "gpu" && f.target != "triton") {
+    error = "bad --target '" + f.target + "' (gpu: our GPU backend; triton: Triton)";
+    return std::nullopt;
+  }
+  if (f.target == "triton") {
+    if (f.cpuOnly || f.compileOnly) {
+      error = "--target triton runs Triton: it excludes --cpu-only and --compile-only";
+      return std::nullopt;
+    }
+    if (!f.disableOpt.empty() || !f.focus.empty()) {
+      error = "--disable-opt and --focus are our GPU backend's: not with --target triton";
+      return std::nullopt;
+    }
+    std::string mode = f.tritonMode == "interp" ? "interpret" : f.tritonMode;
+    if (mode != "gpu" && mode != "interpret") {
+      error = "bad --triton-mode '" + f.tritonMode + "' (gpu, or interp: Triton's interpreter)";
+      return std::nullopt;
+    }
+    c.triton.enabled = true;
+    c.triton.mode = mode;
+    c.triton.numWarps = f.numWarps;
+    c.triton.numStages = f.numStages;
+    c.triton.maxSeconds = std::min(60.0, std::max(5.0, hangSeconds / 2));
+    c.triton.emiRate = f.emiRate;
+    c.triton.reproDir = f.tritonReproDir;
+  }
   return c;
 }
 
@@ -202,6 +239,8 @@ std::vector<std::string> workerArgs(const Flags &f) {
     a.insert(a.end(), {"--emi-rate", std::to_string(f.emiRate)});
   if (f.ulpSensitivity)
     a.push_back("--ulp-sensitivity");
+  if (f.target == "triton")
+    a.insert(a.end(), {"--target", "triton", "--triton-mode", f.tritonMode});
   if (f.repeats != Flags{}.repeats)
     a.insert(a.end(), {"--repeats", std::to_string(f.repeats)});
   if (f.stageVariantRate != Flags{}.stageVariantRate) {
@@ -217,6 +256,8 @@ std::string reproduceFlags(const Flags &f) {
   std::string s;
   if (f.cpuOnly)
     s += " --cpu-only";
+  if (f.target == "triton")
+    s += " --target triton --triton-mode " + f.tritonMode;
   if (f.compileOnly)
     s += " --compile-only";
   if (f.cpuOnly && f.threads != 4)
@@ -279,7 +320,8 @@ int replay(const Flags &f, const CheckConfig &cfg) {
   int64_t index = *f.replay;
   // Generating and printing the kernel needs no GPU; only checking it does.
   std::string why;
-  bool noDevice = !cfg.cpuOnly && !cfg.gpu.compileOnly && !gpu::cudaAvailable(&why);
+  bool noDevice =
+      !cfg.cpuOnly && !cfg.gpu.compileOnly && !cfg.triton.enabled && !gpu::cudaAvailable(&why);
   if (noDevice && !f.print) {
     std::cerr << "triton-fuzz: " << why << "\n";
     return gpu::kExitNoDevice;
@@ -296,6 +338,24 @@ int replay(const Flags &f, const CheckConfig &cfg) {
     std::cerr << "triton-fuzz: kernel " << index << " printed, not checked: " << why
               << "\nnote: --cpu-only checks it on the interpreter alone\n";
     return gpu::kExitNoDevice;
+  }
+  if (!f.script.empty()) {
+    if (!cfg.triton.enabled)
+      return usage("--script writes a Triton script: it needs --target triton");
+    std::map<std::string, HostArray> want;
+    std::string error;
+    if (!interpReference(k, 20, want, error)) {
+      std::cerr << "triton-fuzz: kernel " << index << " has no reference result: " << error << "\n";
+      return kExitFailed;
+    }
+    std::string script = tritonScript(k, want, "triton-fuzz --seed " + std::to_string(f.seed) +
+                                                   " --replay " + std::to_string(index),
+                                      cfg.triton.numWarps, cfg.triton.numStages, error);
+    if (script.empty() || !writeFileAtomic(f.script, script, error)) {
+      std::cerr << "triton-fuzz: " << error << "\n";
+      return kExitFailed;
+    }
+    std::cout << "wrote " << f.script << "\n";
   }
   std::unique_ptr<Checker> checker = makeChecker(cfg);
   if (!cfg.cpuOnly)
@@ -348,13 +408,31 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
   o.focus = f.focus;
   o.pathFloor = f.pathFloor;
   o.batch = f.batch ? *f.batch : f.cpuOnly ? 1 : kDefaultBatch;
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (cfg.triton.enabled) {
+    // One Triton worker (a Python process) behind each campaign worker.
+    std::string why;
+    TritonOptions to;
+    to.mode = cfg.triton.mode;
+    if (!createTritonBackend(to)->available(&why)) {
+      std::cerr << "triton-fuzz: " << why << "\n";
+      return gpu::kExitNoDevice;
+    }
+    o.devices = {0};
+    o.workersPerDevice = f.workersPerDevice > 0 ? f.workersPerDevice : hw;
+    o.batch = f.batch ? *f.batch : kTritonBatch;
+    o.pathFloor = 0; // the fast paths are our GPU backend's
+    // Findings' standalone Triton scripts (the reducer writes them).
+    o.workerArgs.insert(o.workerArgs.end(),
+                        {"--triton-repro-dir", (fs::path(o.out) / "triton").string()});
+    return runCampaign(o);
+  }
   if (f.cpuOnly) {
     if (f.workers < 1)
       return usage("--workers must be at least 1");
     o.cpuWorkers = f.workers;
     return runCampaign(o);
   }
-  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (f.compileOnly) {
     // No CUDA: one "device" whose workers compile (a core each by default).
     o.devices = {0};
@@ -505,6 +583,16 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
                  "Testing the failure path: count every kernel with this feature as failing");
   app.add_flag("--list-planted-bugs", f.listPlanted,
                "Print the bugs a -DTC_PLANTED_BUGS=ON build can plant ($TC_PLANT_BUG)");
+  app.add_option("--target", f.target,
+                 "What runs the kernels: gpu (our GPU backend, default) or triton (Triton, "
+                 "through the triton backend's workers; docs/fuzz.md, \"Against Triton\")");
+  app.add_option("--triton-mode", f.tritonMode,
+                 "--target triton: gpu (Triton on the GPU, default) or interp (Triton's "
+                 "interpreter, TRITON_INTERPRET=1: no GPU needed)");
+  app.add_option("--triton-repro-dir", f.tritonReproDir, "")->group("");
+  app.add_option("--script", f.script,
+                 "With --replay and --target triton: also write the kernel as a standalone "
+                 "Triton script (torch and triton only) that checks Triton's result");
   app.add_flag("--worker", f.worker, "")->group("");
   app.add_flag("--reducer", f.reducer, "")->group("");
   app.add_option("--device", f.device, "")->group("");
@@ -516,7 +604,7 @@ static int toolMain(int argc, char **argv) {
   Flags f;
   MergeFlags m;
   CLI::App app("triton-fuzz: the differential fuzzer (interpreter vs GPU; --cpu-only: the "
-               "properties that need no GPU)");
+               "properties that need no GPU; --target triton: interpreter vs Triton)");
   addCampaignOptions(app, f);
   CLI::App *mergeCmd = app.add_subcommand("merge", "Merge campaign folders into one report");
   mergeCmd->add_option("dirs", m.dirs, "Campaign folders (each with campaign.json)")->required();

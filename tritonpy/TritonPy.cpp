@@ -494,10 +494,11 @@ bool Emitter::emitOp(const Op &op) {
       // bf16 products are exact in fp32 and bf16 '@' accumulates in fp32: the
       // same result from fp32 operands (Triton's interpreter has no bf16 arithmetic).
       def("tl.dot(" + toF32(opnd(0), a.dtype) + ", " + toF32(opnd(1), a.dtype) + ", " + opnd(2) +
-          ", input_precision=\"ieee\", out_dtype=tl.float32)");
+          ", input_precision=\"" + opts_.dotInputPrecision + "\", out_dtype=tl.float32)");
       return true;
     }
-    std::string prec = a.dtype == DType::F32 ? ", input_precision=\"ieee\"" : "";
+    std::string prec =
+        a.dtype == DType::F32 ? ", input_precision=\"" + opts_.dotInputPrecision + "\"" : "";
     def("tl.dot(" + opnd(0) + ", " + opnd(1) + ", " + opnd(2) + prec +
         ", out_dtype=" + tlType(rt->dtype) + ")");
     return true;

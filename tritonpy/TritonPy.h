@@ -34,6 +34,9 @@ inline constexpr std::string_view kUnsupported = "not supported by the triton ba
 struct Options {
   std::string sourceName; // for the header comment ("" : not named)
   unsigned numWarps = 4;  // the launcher's default
+  /// tl.dot's input_precision for fp32 operands ("ieee": exact products, what
+  /// the comparison needs; the culprit step of triton-fuzz tries "tf32x3").
+  std::string dotInputPrecision = "ieee";
 };
 
 struct Result {

@@ -11,6 +11,7 @@ line on stdin and stdout:
   worker -> {"ready": true, "mode": "interpret", "triton": "3.6.0", "torch": ..., "device": ...}
             or {"ready": false, "error": "the triton backend needs the 'triton' Python package: ..."}
   tool   -> {"source": MODULE_TEXT, "grid": [x, y, z], "num_warps": 4, "num_stages": 3,
+             "options": {"enable_fp_fusion": false}  (optional: more launch options),
              "arrays": [{"dtype": "f32", "data": BASE64}, ...],
              "args": [{"array": 0, "offset": ELEMENTS} | {"value": INT}, ...]}
   worker -> {"ok": true, "arrays": [BASE64, ...], "seconds": S}
@@ -98,7 +99,7 @@ class Worker:
         grid = tuple(req["grid"])
         start = time.perf_counter()
         mod.KERNEL[grid](*args, num_warps=req.get("num_warps", 4),
-                         num_stages=req.get("num_stages", 3))
+                         num_stages=req.get("num_stages", 3), **req.get("options", {}))
         if device == "cuda":
             torch.cuda.synchronize()
         seconds = time.perf_counter() - start
