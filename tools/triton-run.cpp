@@ -25,6 +25,7 @@
 #include "ir/Printer.h"
 #include "runtime/ArrayPrint.h"
 #include "runtime/GridExpr.h"
+#include "runtime/Specialize.h"
 #include "runtime/TritonBackend.h"
 #include "support/ToolMain.h"
 #include "tools/RunDriver.h"
@@ -292,8 +293,18 @@ int prepare(const RunDriver &d, const GpuFlags &g, tc::gpu::GpuBackend &gpu, con
     std::cout << "compile times: " << what << ": " << error << '\n';
     return kExitOk;
   }
-  if (g.timePasses)
+  if (g.timePasses) {
+    // The argument classes the kernel was compiled for (runtime/Specialize.h):
+    // `tritonc --specialize` with this text prints the same PTX.
+    if (gpu.specializes() && run.bound) {
+      tc::Specialization s = tc::classifyArgs(
+          run.kernel->function(), run.bound->args,
+          [](const std::string &, const tc::HostArray &a) { return a.device + a.origin; });
+      std::string text = tc::describeSpecialization(run.kernel->function(), s);
+      what += ", specialised: " + (text.empty() ? std::string("none") : text);
+    }
     printCompileInfo(what, info);
+  }
   return kExitOk;
 }
 
@@ -673,7 +684,7 @@ static int toolMain(int argc, char **argv) {
                      g.numStages + "); a list such as 2,3,4 is auto-tuned (not with "
                      "--disable-opt pipeline, which means 1)");
   app.add_option("--disable-opt", g.disableOpt,
-                 "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,pipeline,wgmma,all");
+                 "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,pipeline,wgmma,specialize,all");
   app.add_flag("--compare", g.compare,
                "also run on the interpreter and compare every buffer (default tolerances, or "
                "--rtol/--atol)");
