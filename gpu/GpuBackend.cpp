@@ -139,8 +139,13 @@ public:
 
   std::string launchVariant(const CompiledKernel &kernel, const uint64_t *values) const override {
     const ir::Function &fn = kernel.function();
-    if (opts_.codegen.specialize)
-      return classifyValues(fn, values).key();
+    if (opts_.codegen.specialize) { // Specialization::key(), built in place (the fast path's)
+      std::string key = "spec=";
+      key.reserve(5 + fn.numParams());
+      for (unsigned i = 0; i < fn.numParams(); ++i)
+        key += classChar(classifyBits(fn.param(i)->type(), values[i]));
+      return key;
+    }
     for (unsigned i = 0; i < fn.numParams(); ++i)
       if (fn.param(i)->type().isPtr && values[i] % 16 != 0)
         return kUnaligned;

@@ -497,7 +497,10 @@ class Kernel:
     def asm(self) -> "Asm":
         """The code of the last launched (or compiled) variant, as Triton's
         ``compiled.asm``: ``k.asm['ir']`` (tile IR), ``k.asm['llvm']`` (LLVM IR)
-        and ``k.asm['ptx']`` (PTX for sm_90, as the GPU backend compiles it).
+        and ``k.asm['ptx']`` (PTX for sm_90, as the GPU backend compiles it
+        without argument specialisation; a GPU launch compiles it for its
+        arguments' classes, whose PTX ``tritonc --specialize`` prints:
+        docs/gpu-perf.md, "Argument specialisation").
 
         >>> add(x, y, z, n, (4,), BLOCK=256)
         >>> print(add.asm['ptx'])

@@ -211,6 +211,7 @@ TEST(Specialize, BackendVariantKeyFollowsTheClasses) {
   EXPECT_EQ(on->launchVariant(*k, values), "spec=DD....DD");
   values[1] = 0x2004; // Y a view one float in
   EXPECT_EQ(on->launchVariant(*k, values), "spec=D.....DD");
+  EXPECT_EQ(on->launchVariant(*k, values), classifyValues(k->function(), values).key());
   // --disable-opt specialize: one kernel for every launch with aligned pointers.
   std::string error;
   ASSERT_TRUE(codegen::disableOptimizations(o.codegen, "specialize", error)) << error;
