@@ -33,6 +33,45 @@ TrapKind trapOf(num::Status s) {
 // Scalar rules as functors (ok<D>: the dtypes the rule is defined for)
 //===----------------------------------------------------------------------===//
 
+/// How an integer rule maps affine operands (Tile.h) to an affine result:
+/// add, sub and mul (one operand uniform) are ring operations modulo 2^64,
+/// so they commute with keeping the low bits; the bitwise ops need both
+/// operands uniform. None: the rule has no affine form.
+enum class AffineOp { None, Add, Sub, Mul, And, Or, Xor };
+
+template <typename F, typename = void> struct AffineOf {
+  static constexpr AffineOp value = AffineOp::None;
+};
+template <typename F> struct AffineOf<F, std::void_t<decltype(F::kAffine)>> {
+  static constexpr AffineOp value = F::kAffine;
+};
+
+/// The affine form of `x op y` for integer tiles of `elemSize` bytes, if any.
+bool affineBinary(AffineOp op, const TileData &x, const TileData &y, Affine &r) {
+  Affine a, b;
+  if (op == AffineOp::None || !x.affine(a) || !y.affine(b))
+    return false;
+  uint64_t ua = 0, ub = 0;
+  bool ka = x.uniform(ua), kb = y.uniform(ub);
+  switch (op) {
+  case AffineOp::Add: r = {a.base + b.base, a.step + b.step}; return true;
+  case AffineOp::Sub: r = {a.base - b.base, a.step - b.step}; return true;
+  case AffineOp::Mul:
+    if (kb)
+      r = {a.base * ub, a.step * ub};
+    else if (ka)
+      r = {ua * b.base, ua * b.step};
+    else
+      return false;
+    return true;
+  case AffineOp::And: r = {ua & ub, 0}; return ka && kb;
+  case AffineOp::Or: r = {ua | ub, 0}; return ka && kb;
+  case AffineOp::Xor: r = {ua ^ ub, 0}; return ka && kb;
+  case AffineOp::None: break;
+  }
+  return false;
+}
+
 struct NegF {
   template <DType D> static constexpr bool ok = !kIsBool<D>;
   template <DType D> static St<D> apply(St<D> a) {
@@ -57,6 +96,7 @@ template <num::MathFn Fn> struct MathF {
 };
 
 struct AddF {
+  static constexpr AffineOp kAffine = AffineOp::Add;
   template <DType D> static constexpr bool ok = !kIsBool<D>;
   template <DType D> static St<D> apply(St<D> a, St<D> b) {
     if constexpr (kIsFloat<D>)
@@ -66,6 +106,7 @@ struct AddF {
   }
 };
 struct SubF {
+  static constexpr AffineOp kAffine = AffineOp::Sub;
   template <DType D> static constexpr bool ok = !kIsBool<D>;
   template <DType D> static St<D> apply(St<D> a, St<D> b) {
     if constexpr (kIsFloat<D>)
@@ -75,6 +116,7 @@ struct SubF {
   }
 };
 struct MulF {
+  static constexpr AffineOp kAffine = AffineOp::Mul;
   template <DType D> static constexpr bool ok = !kIsBool<D>;
   template <DType D> static St<D> apply(St<D> a, St<D> b) {
     if constexpr (kIsFloat<D>)
@@ -92,14 +134,17 @@ struct FRemF {
   template <DType D> static St<D> apply(St<D> a, St<D> b) { return floatRemT<D>(a, b); }
 };
 struct AndF {
+  static constexpr AffineOp kAffine = AffineOp::And;
   template <DType D> static constexpr bool ok = !kIsFloat<D>;
   template <DType D> static St<D> apply(St<D> a, St<D> b) { return static_cast<St<D>>(a & b); }
 };
 struct OrF {
+  static constexpr AffineOp kAffine = AffineOp::Or;
   template <DType D> static constexpr bool ok = !kIsFloat<D>;
   template <DType D> static St<D> apply(St<D> a, St<D> b) { return static_cast<St<D>>(a | b); }
 };
 struct XorF {
+  static constexpr AffineOp kAffine = AffineOp::Xor;
   template <DType D> static constexpr bool ok = !kIsFloat<D>;
   template <DType D> static St<D> apply(St<D> a, St<D> b) { return static_cast<St<D>>(a ^ b); }
 };
@@ -181,6 +226,13 @@ template <DType D, typename F> bool unaryLoop(Frame &f, const Instr &in) {
 
 template <DType D, typename F> bool binaryLoop(Frame &f, const Instr &in) {
   const TileData &a = *f.get(in.in[0]), &b = *f.get(in.in[1]);
+  if constexpr (kIsInt<D> && AffineOf<F>::value != AffineOp::None) {
+    Affine ar;
+    if (affineBinary(AffineOf<F>::value, a, b, ar)) {
+      f.set(in.out[0], makeAffineTile(in.n, sizeof(St<D>), ar));
+      return true;
+    }
+  }
   TilePtr r = makeTile(in.n, sizeof(St<D>));
   const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>();
   St<D> *o = r->as<St<D>>();
@@ -210,8 +262,56 @@ template <DType D, typename F> bool binaryTrapLoop(Frame &f, const Instr &in) {
   return true;
 }
 
+/// Whether `a C b` has one value in every lane (sets it), found from the
+/// operands' affine forms alone: both uniform, or integers whose difference
+/// is a linear function of the lane that has the same sign at both ends.
+template <DType D, num::Cmp C>
+bool compareUniform(const TileData &a, const TileData &b, int64_t n, bool &result) {
+  uint64_t ua, ub;
+  if (a.uniform(ua) && b.uniform(ub)) {
+    St<D> x, y;
+    std::memcpy(&x, &ua, sizeof(x)); // little-endian host: the low bytes
+    std::memcpy(&y, &ub, sizeof(y));
+    result = compareT<D>(C, x, y);
+    return true;
+  }
+  if constexpr (kIsInt<D>) {
+    __int128 a0, as, b0, bs;
+    if (!exactLinear<D>(a, n, a0, as) || !exactLinear<D>(b, n, b0, bs))
+      return false;
+    __int128 d0 = a0 - b0, d1 = d0 + static_cast<__int128>(n - 1) * (as - bs);
+    auto holds = [](__int128 d) {
+      switch (C) {
+      case num::Cmp::Eq: return d == 0;
+      case num::Cmp::Ne: return d != 0;
+      case num::Cmp::Lt: return d < 0;
+      case num::Cmp::Le: return d <= 0;
+      case num::Cmp::Gt: return d > 0;
+      case num::Cmp::Ge: return d >= 0;
+      }
+      return false;
+    };
+    // d is linear in the lane: its sign is monotone, so a predicate on the
+    // sign that holds (or fails) at both ends does so in between; == and !=
+    // need d constant or of one strict sign at both ends.
+    bool eqLike = C == num::Cmp::Eq || C == num::Cmp::Ne;
+    if (holds(d0) != holds(d1))
+      return false;
+    if (eqLike && d0 != d1 && !((d0 < 0 && d1 < 0) || (d0 > 0 && d1 > 0)))
+      return false;
+    result = holds(d0);
+    return true;
+  }
+  return false;
+}
+
 template <DType D, num::Cmp C> bool compareLoop(Frame &f, const Instr &in) {
   const TileData &a = *f.get(in.in[0]), &b = *f.get(in.in[1]);
+  bool uniform = false;
+  if (compareUniform<D, C>(a, b, in.n, uniform)) {
+    f.set(in.out[0], makeAffineTile(in.n, 1, Affine{uniform ? 1u : 0u, 0}));
+    return true;
+  }
   TilePtr r = makeTile(in.n, 1);
   const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>();
   uint8_t *o = r->as<uint8_t>();
@@ -225,6 +325,15 @@ template <DType D, num::Cmp C> bool compareLoop(Frame &f, const Instr &in) {
 /// extends by its own signedness. in.g0 holds log2 of the pointee size.
 template <DType D> bool addPtrLoop(Frame &f, const Instr &in) {
   const TileData &p = *f.get(in.in[0]), &off = *f.get(in.in[1]);
+  Affine pa;
+  __int128 o0, os;
+  if (p.affine(pa) && exactLinear<D>(off, in.n, o0, os)) {
+    uint64_t scale = uint64_t(1) << in.g0; // the offset's lanes extend exactly: linear mod 2^64
+    f.set(in.out[0], makeAffineTile(in.n, 8,
+                                    Affine{pa.base + static_cast<uint64_t>(o0) * scale,
+                                           pa.step + static_cast<uint64_t>(os) * scale}));
+    return true;
+  }
   TilePtr r = makeTile(in.n, 8);
   const uint64_t *a = p.as<uint64_t>();
   const St<D> *x = off.as<St<D>>();
@@ -252,6 +361,11 @@ template <DType D> bool fmaLoop(Frame &f, const Instr &in) {
 /// select (cond, a, b) on raw elements of type T.
 template <typename T> bool selectLoop(Frame &f, const Instr &in) {
   const TileData &c = *f.get(in.in[0]), &a = *f.get(in.in[1]), &b = *f.get(in.in[2]);
+  uint64_t cond;
+  if (c.uniform(cond)) { // a defined condition, the same in every lane: the chosen operand
+    f.set(in.out[0], f.get(in.in[cond ? 1 : 2]));
+    return true;
+  }
   TilePtr r = makeTile(in.n, sizeof(T));
   const uint8_t *m = c.as<uint8_t>();
   const T *x = a.as<T>(), *y = b.as<T>();
@@ -269,6 +383,14 @@ template <typename T> bool selectLoop(Frame &f, const Instr &in) {
 
 template <DType F, DType T> bool castLoop(Frame &f, const Instr &in) {
   const TileData &a = *f.get(in.in[0]);
+  if constexpr (kIsInt<F> && kIsInt<T>) { // exact lanes first + i * step: keep the low bits
+    __int128 x0, xs;
+    if (exactLinear<F>(a, in.n, x0, xs)) {
+      f.set(in.out[0], makeAffineTile(in.n, sizeof(St<T>),
+                                      Affine{static_cast<uint64_t>(x0), static_cast<uint64_t>(xs)}));
+      return true;
+    }
+  }
   TilePtr r = makeTile(in.n, sizeof(St<T>));
   const St<F> *x = a.as<St<F>>();
   St<T> *o = r->as<St<T>>();

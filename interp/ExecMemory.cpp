@@ -301,9 +301,40 @@ bool fastLoad(const Memory &mem, const uint64_t *addr, const uint8_t *m, const T
   return true;
 }
 
+/// When the lanes of an access are consecutive elements (an affine pointer
+/// tile of step sizeof(T), Tile.h) and every lane is active (no mask, or one
+/// known true in every lane): the host bytes of the n elements if they lie,
+/// aligned, in one buffer, else nullptr. Sets `base` to lane 0's address.
+template <typename T>
+uint8_t *affineRange(const Memory &mem, const TileData &ptr, const TileData *mask, int64_t n,
+                     uint64_t &base) {
+  Affine a;
+  uint64_t on = 0;
+  if (!ptr.affine(a) || (a.step != sizeof(T) && n > 1) || (mask && !(mask->uniform(on) && on)))
+    return nullptr;
+  if (a.base & (sizeof(T) - 1))
+    return nullptr;
+  base = a.base;
+  const Region *r = mem.find(a.base, static_cast<uint64_t>(n) * sizeof(T));
+  return r ? r->host + (a.base - r->base) : nullptr;
+}
+
 template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   const TileData &ptr = *f.get(in.in[0]);
   const TileData *mask = optional(f, in, 1), *other = optional(f, in, 2);
+  uint64_t a0 = 0;
+  if (const uint8_t *h = affineRange<T>(f.launch.memory, ptr, mask, in.n, a0)) {
+    TilePtr r = makeTile(in.n, sizeof(T));
+    T *o = r->as<T>();
+    std::memcpy(o, h, static_cast<size_t>(in.n) * sizeof(T));
+    if constexpr (IsBool)
+      mapLanes(o, in.n, [&](int64_t i) { return static_cast<T>(o[i] != 0); });
+    if (f.launch.tracker &&
+        !f.launch.tracker->recordRange(f, in, a0, in.n, sizeof(T), Access::Load))
+      return false;
+    f.set(in.out[0], std::move(r));
+    return true;
+  }
   const uint64_t *addr = ptr.as<uint64_t>();
   const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
   const uint8_t *mp = mask ? mask->poison() : nullptr, *pp = ptr.poison();
@@ -383,6 +414,16 @@ bool guardStore(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *
 template <typename T> bool runStore(Frame &f, const Instr &in) {
   const TileData &ptr = *f.get(in.in[0]), &val = *f.get(in.in[1]);
   const TileData *mask = optional(f, in, 2);
+  uint64_t a0 = 0;
+  uint8_t *h0 = val.hasPoison() ? nullptr : affineRange<T>(f.launch.memory, ptr, mask, in.n, a0);
+  if (h0) {
+    if ((f.launch.tracker &&
+         !f.launch.tracker->recordRange(f, in, a0, in.n, sizeof(T), Access::Store)) ||
+        (f.launch.guardStores && !guardStore(f, in, &a0, nullptr, sizeof(T), "store", true)))
+      return false;
+    std::memcpy(h0, val.raw(), static_cast<size_t>(in.n) * sizeof(T));
+    return true;
+  }
   const uint64_t *addr = ptr.as<uint64_t>();
   const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
   const T *v = val.as<T>();

@@ -43,8 +43,21 @@ void fillWith(TileData &t, const void *value) {
   }
 }
 
+/// The bits of a scalar's element (little-endian host: the low bytes).
+uint64_t elementBits(const TileData &s) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, s.raw(), s.elemSize());
+  return bits;
+}
+
+/// splat: a defined scalar gives a lazy uniform tile (Tile.h), written only
+/// if some op reads its lanes.
 bool runSplat(Frame &f, const Instr &in) {
   const TileData &s = *f.get(in.in[0]);
+  if (!s.hasPoison() && in.elemSize <= 8) {
+    f.set(in.out[0], makeAffineTile(in.n, in.elemSize, Affine{elementBits(s), 0}));
+    return true;
+  }
   TilePtr r = makeTile(in.n, in.elemSize);
   fillWith(*r, s.raw());
   if (s.isPoison(0))
@@ -56,6 +69,11 @@ bool runSplat(Frame &f, const Instr &in) {
 /// broadcast and trans: a strided gather of data and poison.
 bool runGather(Frame &f, const Instr &in) {
   const TileData &a = *f.get(in.in[0]);
+  uint64_t bits;
+  if (a.uniform(bits)) { // every lane the same: so is every gathered lane
+    f.set(in.out[0], makeAffineTile(in.n, in.elemSize, Affine{bits, 0}));
+    return true;
+  }
   TilePtr r = makeTile(in.n, in.elemSize);
   gatherStrided(a.raw(), r->raw(), in.elemSize, in.shape, in.strides);
   if (a.hasPoison())
@@ -177,6 +195,7 @@ Tile constantTile(const ir::Op &op, std::string &error) {
   }
   TilePtr r = makeTile(t.numElements(), elemSizeOf(t));
   fillWith(*r, &bits); // little-endian host: the low bytes hold the element
+  r->setAffine(Affine{bits, 0});
   return r;
 }
 
@@ -192,6 +211,7 @@ Tile rangeTile(const ir::Op &op, std::string &error) {
   int32_t *o = r->as<int32_t>();
   for (int64_t i = 0; i < n; ++i)
     o[i] = static_cast<int32_t>(start + i);
+  r->setAffine(Affine{static_cast<uint64_t>(start), 1});
   return r;
 }
 

@@ -82,6 +82,31 @@ TileData::TileData(int64_t n, unsigned elemSize) : n_(n), elemSize_(elemSize), i
   }
 }
 
+TileData::TileData(int64_t n, unsigned elemSize, Affine a)
+    : n_(n), elemSize_(elemSize), data_(inline_), lazy_(true), affine_(true), aff_(a),
+      inline_{0, 0} {}
+
+namespace {
+template <typename T> void writeAffine(T *o, int64_t n, Affine a) {
+  mapLanes(o, n, [a](int64_t i) { return static_cast<T>(a.base + static_cast<uint64_t>(i) * a.step); });
+}
+} // namespace
+
+void TileData::materialize() const {
+  uint64_t bytes = static_cast<uint64_t>(n_) * elemSize_;
+  if (bytes > sizeof(inline_)) {
+    sizeClass_ = BufferPool::classOf(bytes);
+    data_ = tPool.take(sizeClass_);
+  }
+  switch (elemSize_) {
+  case 1: writeAffine(static_cast<uint8_t *>(data_), n_, aff_); break;
+  case 2: writeAffine(static_cast<uint16_t *>(data_), n_, aff_); break;
+  case 4: writeAffine(static_cast<uint32_t *>(data_), n_, aff_); break;
+  case 8: writeAffine(static_cast<uint64_t *>(data_), n_, aff_); break;
+  }
+  lazy_ = false;
+}
+
 TileData::~TileData() {
   if (sizeClass_ < 0)
     return;
@@ -118,6 +143,10 @@ void trimTilePool() {
 
 TilePtr makeTile(int64_t n, unsigned elemSize) {
   return std::make_shared<TileData>(n, elemSize);
+}
+
+TilePtr makeAffineTile(int64_t n, unsigned elemSize, Affine a) {
+  return std::make_shared<TileData>(n, elemSize, a);
 }
 
 TilePtr copyTile(const TileData &t) {

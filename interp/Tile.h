@@ -13,6 +13,17 @@
 // shared freely (`Tile` is a shared pointer to const): reshape, expand_dims
 // and pointer casts reuse their operand's tile.
 //
+// Affine tiles: a tile of integers, pointers or bools may know that lane i
+// (row-major) holds the low elemSize bytes of base + i * step, computed
+// modulo 2^64 (a splat has step 0, a range step 1). Ops on such tiles can
+// then work on (base, step) alone: `p + (off + (0 ... N))` is a contiguous
+// run of addresses without looking at 1024 of them, and `x < N` of it is
+// true in every lane when it is at the first and the last. An affine tile
+// made by such an op is lazy: its elements are written the first time
+// raw() or as() asks for them, so a chain of affine ops touches no memory.
+// A lazy tile never has poison lanes, and it belongs to the one program that
+// made it (shared tiles such as constants are always written out).
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -30,19 +41,54 @@ namespace tc::interp {
 /// One byte per lane; 1 marks an undefined (poison) lane.
 using PoisonMask = std::vector<uint8_t>;
 
+/// Lane i of an affine tile: the low bytes of base + i * step (mod 2^64).
+struct Affine {
+  uint64_t base = 0, step = 0;
+};
+
 class TileData {
 public:
   TileData(int64_t n, unsigned elemSize);
+  /// A lazy affine tile (see above): storage is taken when it is first read.
+  TileData(int64_t n, unsigned elemSize, Affine a);
   ~TileData();
   TileData(const TileData &) = delete;
   TileData &operator=(const TileData &) = delete;
 
   int64_t size() const { return n_; }
   unsigned elemSize() const { return elemSize_; }
-  void *raw() { return data_; }
-  const void *raw() const { return data_; }
-  template <typename T> T *as() { return static_cast<T *>(data_); }
-  template <typename T> const T *as() const { return static_cast<const T *>(data_); }
+  void *raw() {
+    if (lazy_) [[unlikely]]
+      materialize();
+    return data_;
+  }
+  const void *raw() const {
+    if (lazy_) [[unlikely]]
+      materialize();
+    return data_;
+  }
+  template <typename T> T *as() { return static_cast<T *>(raw()); }
+  template <typename T> const T *as() const { return static_cast<const T *>(raw()); }
+
+  /// Whether every lane is known to be base + i * step (sets `a`).
+  bool affine(Affine &a) const {
+    if (!affine_ || poison_)
+      return false;
+    a = aff_;
+    return true;
+  }
+  /// Whether every lane is known to hold the same defined element (sets its bits).
+  bool uniform(uint64_t &bits) const {
+    if (!affine_ || poison_ || (aff_.step & lowMask()) != 0)
+      return false;
+    bits = aff_.base & lowMask();
+    return true;
+  }
+  /// Records that the (written, poison-free) elements are affine.
+  void setAffine(Affine a) {
+    affine_ = true;
+    aff_ = a;
+  }
 
   bool hasPoison() const { return poison_ != nullptr; }
   /// The poison mask, or nullptr when every lane is defined.
@@ -59,10 +105,17 @@ public:
   int64_t firstPoison() const;
 
 private:
+  /// Writes the elements of a lazy affine tile.
+  void materialize() const;
+  uint64_t lowMask() const { return elemSize_ >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * elemSize_)) - 1; }
+
   int64_t n_;
   unsigned elemSize_;
-  void *data_;
-  int sizeClass_ = -1; // of the pooled heap storage; -1: inline
+  mutable void *data_;
+  mutable int sizeClass_ = -1; // of the pooled heap storage; -1: inline
+  mutable bool lazy_ = false;  // affine, elements not written yet
+  bool affine_ = false;
+  Affine aff_;
   uint64_t inline_[2];
   std::shared_ptr<const PoisonMask> poison_;
 };
@@ -72,6 +125,8 @@ using Tile = std::shared_ptr<const TileData>;
 
 /// A tile of `n` elements of `elemSize` bytes, contents unspecified.
 TilePtr makeTile(int64_t n, unsigned elemSize);
+/// A lazy affine tile of `n` elements of `elemSize` bytes (1, 2, 4 or 8).
+TilePtr makeAffineTile(int64_t n, unsigned elemSize, Affine a);
 /// Frees the calling thread's spare tile storage beyond a few MiB (pool
 /// threads call it after each launch, so that idle threads hold little).
 void trimTilePool();
