@@ -516,13 +516,28 @@ bool parseImageMode(const std::string &text, ImageMode &mode) {
     mode = ImageMode::Driver;
   else if (text == "ptxas")
     mode = ImageMode::Ptxas;
+  else if (text == "auto")
+    mode = ImageMode::Auto;
   else
     return false;
   return true;
 }
 
 const char *imageModeName(ImageMode mode) {
-  return mode == ImageMode::Ptxas ? "ptxas" : "driver";
+  return mode == ImageMode::Ptxas ? "ptxas" : mode == ImageMode::Auto ? "auto" : "driver";
+}
+
+bool usesPtxas(ImageMode mode, const std::string &ptx) {
+  if (mode != ImageMode::Auto)
+    return mode == ImageMode::Ptxas;
+  size_t target = ptx.find(".target sm_");
+  if (target != std::string::npos) {
+    size_t end = ptx.find_first_of(" ,\n", target + 11);
+    if (end != std::string::npos && ptx[end - 1] == 'a')
+      return true; // sm_90a
+  }
+  size_t first = ptx.find(".entry ");
+  return first != std::string::npos && ptx.find(".entry ", first + 1) != std::string::npos;
 }
 
 const LoadReport &lastLoad() { return tlsLoad; }
@@ -532,7 +547,7 @@ const LoadReport &lastLoad() { return tlsLoad; }
 std::unique_ptr<Module> Context::load(const std::string &ptx, int optLevel) {
   LoadReport report;
   report.seq = tlsLoad.seq + 1;
-  if (imageMode() == ImageMode::Ptxas) {
+  if (usesPtxas(imageMode(), ptx)) {
     report.cubin = true;
     std::string image, log;
     codegen::PtxasJob job;

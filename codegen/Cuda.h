@@ -44,12 +44,18 @@ inline constexpr int kErrorLaunchTimeout = 702;    // CUDA_ERROR_LAUNCH_TIMEOUT
 /// How Context::load turns PTX into a module: the driver's JIT
 /// (cuModuleLoadDataEx of the PTX, the default), or a `ptxas` process
 /// compiling it for the device's exact sm (codegen/PtxCompile.h) and
-/// cuModuleLoadData of the cubin. Process-wide; the default comes from
-/// $TC_CUBIN ("driver" or "ptxas").
-enum class ImageMode { Driver, Ptxas };
+/// cuModuleLoadData of the cubin. A ptxas process costs about 18 ms of CPU
+/// before it compiles anything (its start-up), so Auto takes ptxas only for
+/// modules where that pays or its log is wanted: several kernels (a batch),
+/// or PTX for an architecture-specific target (sm_90a: wgmma, whose ptxas
+/// notes the fuzzer reads); the JIT for the rest. Process-wide; the default
+/// comes from $TC_CUBIN ("driver", "ptxas" or "auto").
+enum class ImageMode { Driver, Ptxas, Auto };
 ImageMode imageMode();
 void setImageMode(ImageMode mode);
-/// "driver" / "ptxas" -> the mode; false for any other text.
+/// Whether Context::load gives `ptx` to ptxas in `mode`.
+bool usesPtxas(ImageMode mode, const std::string &ptx);
+/// "driver" / "ptxas" / "auto" -> the mode; false for any other text.
 bool parseImageMode(const std::string &text, ImageMode &mode);
 const char *imageModeName(ImageMode mode);
 

@@ -218,11 +218,11 @@ int Campaign::run() {
   if (const char *m = std::getenv("TC_CUBIN"); m && *m && !o_.check.cpuOnly) {
     cuda::ImageMode mode = cuda::ImageMode::Driver;
     if (!cuda::parseImageMode(m, mode)) {
-      std::cerr << "triton-fuzz: bad $TC_CUBIN '" << m << "' (driver or ptxas)\n";
+      std::cerr << "triton-fuzz: bad $TC_CUBIN '" << m << "' (driver, ptxas or auto)\n";
       return 3;
     }
     if (std::string ptxas = codegen::findPtxas();
-        mode == cuda::ImageMode::Ptxas && (ptxas.empty() || ::access(ptxas.c_str(), X_OK) != 0)) {
+        mode != cuda::ImageMode::Driver && (ptxas.empty() || ::access(ptxas.c_str(), X_OK) != 0)) {
       std::cerr << "triton-fuzz: $TC_CUBIN=ptxas: "
                 << (ptxas.empty() ? codegen::ptxasMissing() : ptxas + " is not an executable")
                 << "\n";

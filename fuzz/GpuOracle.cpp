@@ -232,8 +232,9 @@ std::string GpuOracle::deviceDescription() {
     return "no GPU: compile only, sm_" + std::to_string(opts_.compileSm) +
            (codegen::findPtxas().empty() ? ", no ptxas" : ", ptxas");
   std::string d = backend().deviceDescription();
-  if (cuda::imageMode() == cuda::ImageMode::Ptxas)
-    d += ", modules: ptxas cubins";
+  if (cuda::imageMode() != cuda::ImageMode::Driver)
+    d += std::string(", modules: ptxas cubins (TC_CUBIN=") + cuda::imageModeName(cuda::imageMode()) +
+         ")";
   return d;
 }
 

@@ -119,12 +119,25 @@ TEST(PtxCompile, NotAnElfCudaImage) {
   EXPECT_FALSE(codegen::cubinArch(elf).has_value());
 }
 
+TEST(PtxCompile, AutoTakesPtxasForBatchesAndArchSpecificPtx) {
+  std::string one = tinyPtx("sm_90");
+  std::string two = one + ".visible .entry k2(.param .u64 p)\n{\n  ret;\n}\n";
+  EXPECT_FALSE(cuda::usesPtxas(cuda::ImageMode::Auto, one));
+  EXPECT_TRUE(cuda::usesPtxas(cuda::ImageMode::Auto, two));
+  EXPECT_TRUE(cuda::usesPtxas(cuda::ImageMode::Auto, tinyPtx("sm_90a")));
+  EXPECT_FALSE(cuda::usesPtxas(cuda::ImageMode::Auto, tinyPtx("sm_80")));
+  EXPECT_TRUE(cuda::usesPtxas(cuda::ImageMode::Ptxas, one));
+  EXPECT_FALSE(cuda::usesPtxas(cuda::ImageMode::Driver, two));
+}
+
 TEST(PtxCompile, ImageModeNames) {
   cuda::ImageMode m = cuda::ImageMode::Driver;
   EXPECT_TRUE(cuda::parseImageMode("ptxas", m));
   EXPECT_EQ(m, cuda::ImageMode::Ptxas);
   EXPECT_TRUE(cuda::parseImageMode("driver", m));
   EXPECT_EQ(m, cuda::ImageMode::Driver);
+  EXPECT_TRUE(cuda::parseImageMode("auto", m));
+  EXPECT_EQ(m, cuda::ImageMode::Auto);
   EXPECT_FALSE(cuda::parseImageMode("nvptx", m));
   EXPECT_STREQ(cuda::imageModeName(cuda::ImageMode::Ptxas), "ptxas");
   cuda::ImageMode before = cuda::imageMode();
