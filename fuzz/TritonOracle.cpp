@@ -157,10 +157,17 @@ public:
 
 private:
   TritonBackend &backend() {
+    // A fresh worker now and then: Triton keeps every kernel it compiled (and
+    // on the GPU its loaded module) for the life of the process.
+    if (backend_ && ++launches_ > kRecycleEvery) {
+      backend_.reset();
+      launches_ = 0;
+    }
     if (!backend_)
       backend_ = createTritonBackend(backendOptions(opts_));
     return *backend_;
   }
+  static constexpr int kRecycleEvery = 1000; // launches per Triton worker
 
   OracleResult fail(const std::string &property, const std::string &message) {
     OracleResult r;
@@ -321,6 +328,7 @@ private:
 
   TritonOracleOptions opts_;
   std::unique_ptr<TritonBackend> backend_;
+  int launches_ = 0;
   std::pair<std::string, std::string> judged_;
 };
 

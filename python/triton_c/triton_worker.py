@@ -33,6 +33,7 @@ import time
 import traceback
 
 _MAX_ERROR = 6000
+_KEEP_MODULES = 256
 
 
 def _reply(proto, obj):
@@ -70,6 +71,11 @@ class Worker:
             sys.modules[name] = mod
             spec.loader.exec_module(mod)
             self.modules[key] = mod
+            os.unlink(path)  # inspect reads it at the first launch; the module keeps its text
+            if len(self.modules) > _KEEP_MODULES:  # the oldest goes (a fuzz campaign's kernels
+                old = next(iter(self.modules))      # are all different)
+                sys.modules.pop("tc_kernel_" + old, None)
+                del self.modules[old]
         return mod
 
     def run(self, req):
