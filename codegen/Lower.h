@@ -9,8 +9,9 @@
 //   its row-major flattened index: thread t owns K = max(1, N / T) slots; with
 //   V' = min(V, K) consecutive elements per run, slot k of thread t holds
 //   element ((k / V') * T + t) * V' + k % V' (so a warp's accesses are
-//   contiguous; V = 16 bytes / the widest element a load or store of the
-//   kernel accesses with Options::vectorize, else 1: docs/gpu-perf.md). When
+//   contiguous; V = 16 bytes / the narrowest element a tile load or store
+//   of the kernel accesses, at most 32 bytes / the widest, with
+//   Options::vectorize, else 1: docs/gpu-perf.md). When
 //   N < T, thread t holds element t mod N and only threads
 //   t < N are its *owners* (the others compute duplicates and never write).
 //   Every tile of N elements has the same layout, so elementwise ops,

@@ -89,14 +89,29 @@ const ir::Value *operandOrNull(const ir::Op &op, size_t i) {
 void Lowerer::analyseAccesses() {
   std::vector<const ir::Op *> ops;
   ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) { ops.push_back(&op); });
-  unsigned widest = 0;
+  // The run length V of the blocked layout: 16 bytes of the narrowest element a
+  // tile load or store accesses, so that each of them can be one 16-byte access
+  // per run; a wider access splits a run into several 16-byte accesses
+  // (planAccess), at most two for the widest (V <= 32 / widest). Scalar accesses
+  // take no part: one fp32 store of a statistic must not halve the width of
+  // every fp16 access. A kernel without tile accesses keeps 16 / its widest.
+  unsigned widest = 0, tileNarrowest = 0, tileWidest = 0;
   for (const ir::Op *op : ops) {
     for (const ir::Value *v : op->operands())
       users_[v].push_back(op);
-    if (op->kind() == ir::OpKind::Load || op->kind() == ir::OpKind::Store)
-      widest = std::max(widest, byteSize(op->operand(0)->type().dtype));
+    if (op->kind() == ir::OpKind::Load || op->kind() == ir::OpKind::Store) {
+      const ir::Type &pt = op->operand(0)->type();
+      unsigned es = byteSize(pt.dtype);
+      widest = std::max(widest, es);
+      if (!pt.isScalar()) {
+        tileNarrowest = tileNarrowest ? std::min(tileNarrowest, es) : es;
+        tileWidest = std::max(tileWidest, es);
+      }
+    }
   }
-  if (opts_.vectorize && widest)
+  if (opts_.vectorize && tileNarrowest)
+    vec_ = std::max<int64_t>(1, std::min<int64_t>(16 / tileNarrowest, 32 / tileWidest));
+  else if (opts_.vectorize && widest)
     vec_ = std::max<int64_t>(1, 16 / widest);
   axes_ = std::make_unique<AxisAnalysis>(fn_, opts_.alignedPointers); // also finds stores to repeated addresses
   for (const ir::Op *op : ops)
