@@ -205,6 +205,12 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
 GpuOracle::GpuOracle(GpuOracleOptions opts) : opts_(std::move(opts)) {
   // One CUDA context for the worker's whole life: a recycled backend (every
   // recycleEvery kernels, to free its modules) takes the context back.
+  // Every module the fuzzer loads is new: the driver's JIT cache
+  // (~/.nv/ComputeCache) would only write each one to disk and evict old
+  // ones, a file shared by every worker. Off unless the user says otherwise
+  // (set before this process initialises CUDA).
+  if (!opts_.compileOnly)
+    ::setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);
   const char *env = std::getenv("TC_FUZZ_REUSE_CONTEXT");
   if (!opts_.compileOnly && opts_.reuseContext && !(env && std::string(env) == "0"))
     cuda::setContextReuse(true);
