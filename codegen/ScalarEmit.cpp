@@ -347,11 +347,23 @@ Value *floatRem(llvm::IRBuilder<> &b, llvm::Module &m, DType t, Value *x, Value 
 // Floats
 //===----------------------------------------------------------------------===//
 
-/// maxNum / minNum with the signed-zero rule: llvm.maxnum (NaN loses) and,
-/// where the operands compare equal, the AND (max: +0 wins) or OR (min: -0
-/// wins) of their bits, which is the operand itself for any other value.
+/// maxNum / minNum with the signed-zero rule. fp32 and fp64 at run time: PTX
+/// max/min, one instruction, which is that rule exactly (NaN loses, NaN only if
+/// both are; -0.0 < +0.0: measured on an H200 for every pair of +-0, NaN, +-1,
+/// both operand orders) as inline PTX: llvm.maxnum may give either zero, and
+/// InstCombine turns llvm.nvvm.fmax into llvm.maxnum. Otherwise (constants, so that they fold to the
+/// same value; fp16/bf16): llvm.maxnum (NaN loses) and, where the operands
+/// compare equal, the AND (max: +0 wins) or OR (min: -0 wins) of their bits,
+/// which is the operand itself for any other value.
 Value *floatMinMax(llvm::IRBuilder<> &b, bool isMax, Value *x, Value *y) {
   llvm::Type *fty = x->getType();
+  bool constants = llvm::isa<llvm::Constant>(x) && llvm::isa<llvm::Constant>(y);
+  if (!constants && (fty->isFloatTy() || fty->isDoubleTy())) {
+    bool f32 = fty->isFloatTy();
+    std::string text = std::string(isMax ? "max" : "min") + (f32 ? ".f32" : ".f64") + " $0, $1, $2;";
+    auto *asmTy = llvm::FunctionType::get(fty, {fty, fty}, false);
+    return b.CreateCall(llvm::InlineAsm::get(asmTy, text, f32 ? "=f,f,f" : "=d,d,d", false), {x, y});
+  }
   llvm::Type *ity = b.getIntNTy(fty->getPrimitiveSizeInBits().getFixedValue());
   Value *r = isMax ? b.CreateMaxNum(x, y) : b.CreateMinNum(x, y);
   Value *xi = b.CreateBitCast(x, ity), *yi = b.CreateBitCast(y, ity);
