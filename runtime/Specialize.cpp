@@ -121,6 +121,10 @@ std::optional<Specialization> parseSpecialization(std::string_view text, const i
     seen[i] = true;
     if (value == "16") {
       s.params[i] = ArgClass::Div16;
+    } else if (value == "1" && !t.isPtr && fn.paramAttrs(i).multipleOf > 1) {
+      error = "'" + item + "': '" + name + "' is declared __multipleof(" +
+              std::to_string(fn.paramAttrs(i).multipleOf) + "): a launch with 1 traps";
+      return std::nullopt;
     } else if (value == "1" && !t.isPtr) {
       s.params[i] = ArgClass::One;
     } else {

@@ -146,6 +146,15 @@ TEST(Specialize, ParsesTritoncText) {
   }
 }
 
+TEST(Specialize, OneContradictsAMultipleofClaim) {
+  auto k = compileText("__global__ void k(float *X, int ld __multipleof(8)) { *X = ld; }");
+  ASSERT_TRUE(k);
+  std::string error;
+  EXPECT_FALSE(parseSpecialization("ld=1", k->function(), error));
+  EXPECT_EQ(error, "'ld=1': 'ld' is declared __multipleof(8): a launch with 1 traps");
+  EXPECT_TRUE(parseSpecialization("ld=16", k->function(), error)) << error;
+}
+
 TEST(Specialize, CopyCarriesTheFactsAsPromises) {
   auto k = compileText(R"(
 __global__ void k(float *X __aligned(32), float *Y, int n __multipleof(3), int stride, int m) {
