@@ -287,9 +287,12 @@ private:
     std::string defines;
     for (const auto &[k, v] : kernel.defines())
       defines += k + "=" + v + ";";
-    return DiskCache::fullKey({ir::toString(kernel.module(), po), kernel.name(), defines,
-                               codegen::describeOptions(opts_.codegen),
-                               codegen::compilerVersion(), v.spec ? v.key : std::string()});
+    std::vector<std::string> parts = {ir::toString(kernel.module(), po), kernel.name(), defines,
+                                      codegen::describeOptions(opts_.codegen),
+                                      codegen::compilerVersion()};
+    if (v.spec) // the argument classes ("spec=D.D1"); unspecialised keys are as before
+      parts.push_back(v.key);
+    return DiskCache::fullKey(parts);
   }
 
   /// The codegen options for the device; `aligned`: every pointer argument
