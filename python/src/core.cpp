@@ -38,6 +38,7 @@
 #include <atomic>
 #include <climits>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -708,6 +709,13 @@ GpuState &gpu(int device) {
     tc::gpu::GpuOptions o;
     o.device = device;
     o.primaryContext = true;
+    // $TRITON_C_DISABLE_OPT: the GPU tools' --disable-opt for the package's GPU
+    // launches (e.g. `specialize`: one kernel for every argument class).
+    if (const char *env = std::getenv("TRITON_C_DISABLE_OPT"); env && *env) {
+      std::string error;
+      if (!tc::codegen::disableOptimizations(o.codegen, env, error))
+        throw nb::value_error(("TRITON_C_DISABLE_OPT=" + std::string(env) + ": " + error).c_str());
+    }
     s.backend = tc::gpu::createGpuBackend(o);
     s.tuner = std::make_unique<tc::gpu::Autotuner>(*s.backend);
     s.defaultStages = s.backend->numStages();

@@ -55,6 +55,21 @@ def test_fast_path_key_includes_the_argument_classes():
     assert dl.variant((x, y, 1.5, 2 ** 40), False) is None  # does not fit an int
 
 
+def test_disable_opt_environment_is_checked(monkeypatch):
+    # Read when a device's backend is first made (device -7: never used
+    # elsewhere in the process); a bad name is a ValueError naming it.
+    monkeypatch.setenv("TRITON_C_DISABLE_OPT", "specialize,bogus")
+    k = triton_c.kernel(SCALE).compile([("BLOCK", "128")])
+    with pytest.raises(ValueError, match="TRITON_C_DISABLE_OPT=specialize,bogus: unknown "
+                                         "optimisation 'bogus'"):
+        _kernel._core.DeviceLauncher(k, -7, 4, 0, [torch.float32, torch.float32, None, None],
+                                     torch.Tensor, lambda ts: None)
+    monkeypatch.setenv("TRITON_C_DISABLE_OPT", "specialize")
+    _kernel._core.DeviceLauncher(k, -8, 4, 0, [torch.float32, torch.float32, None, None],
+                                 torch.Tensor, lambda ts: None)
+    monkeypatch.delenv("TRITON_C_DISABLE_OPT")
+
+
 @pytest.mark.gpu
 def test_one_kernel_launched_with_every_class_is_right():
     k = triton_c.kernel(SCALE, outputs=["Y"])
