@@ -10,6 +10,7 @@
 //
 //   interp_bench [--threads 1,2,16] [--repeat 5] [--kernel TEXT] [--triton triton_interp.json]
 //                [--json out.json] [--src REPO_ROOT] [--no-checks] [--checks-cost]
+//                [--only-mode none|coverage|race]
 //
 // The table has one row per kernel and thread count: the plain loop, ours
 // without the race check (the coverage shadow only: RunOptions::raceCheck =
@@ -18,7 +19,8 @@
 //
 // --no-checks times launches without any shadow memory (no coverage, no race
 // check); --checks-cost times each kernel with none, the coverage shadow and
-// the race check and prints the ratios to none.
+// the race check and prints the ratios to none. --only-mode times each kernel
+// in that one mode at the last thread count (for a profiler).
 //
 // With --triton (the JSON of `TRITON_INTERPRET=1 triton_reference.py interp
 // --json`), also prints the ratio Triton time / our time (default options).
@@ -252,6 +254,10 @@ int main(int argc, char **argv) {
   app.add_flag("--no-checks", noChecks, "launch without any shadow memory (no coverage, no race check)");
   app.add_flag("--checks-cost", checksCost,
                "time every kernel without shadow memory, with coverage, with the race check");
+  std::string onlyMode;
+  app.add_option("--only-mode", onlyMode,
+                 "time only this mode (none, coverage or race) at the last thread count")
+      ->check(CLI::IsMember({"none", "coverage", "race"}));
   CLI11_PARSE(app, argc, argv);
   std::vector<unsigned> threadCounts = parseThreads(threadList);
   if (threadCounts.empty()) {
@@ -273,7 +279,7 @@ int main(int argc, char **argv) {
   }
   auto backend = tc::createInterpreterBackend();
   nlohmann::json out = nlohmann::json::array();
-  if (!checksCost)
+  if (!checksCost && onlyMode.empty())
     std::printf("%-50s %7s %10s %10s %9s %9s %11s %10s\n", "kernel", "threads", "plain C++",
                 noChecks ? "ours(none)" : "ours", "ours/C++", "speed-up", "race check",
                 "race/ours");
@@ -314,6 +320,13 @@ int main(int argc, char **argv) {
         }
       });
     };
+    if (!onlyMode.empty()) {
+      int mode = onlyMode == "none" ? 0 : onlyMode == "coverage" ? 1 : 2;
+      double t = run(threads, mode);
+      std::printf("%-50s %u threads, %s: %.4fs\n", b.name.c_str(), threads, onlyMode.c_str(), t);
+      out.push_back({{"kernel", b.name}, {"threads", threads}, {"mode", onlyMode}, {"s", t}});
+      continue;
+    }
     if (checksCost) {
       double off1 = run(1, 0), cov1 = run(1, 1), race1 = run(1, 2);
       double offN = run(threads, 0), covN = run(threads, 1), raceN = run(threads, 2);

@@ -1,11 +1,13 @@
 #include "interp/AccessTracker.h"
 
 #include "interp/Interpreter.h"
+#include "interp/UndoJournal.h"
 #include "runtime/Launch.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <queue>
 
 namespace tc::interp {
 
@@ -83,8 +85,26 @@ std::string elementText(const Region &r, int64_t e) {
   return s + "] (element " + std::to_string(e) + ")";
 }
 
-AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool locked)
+namespace {
+std::atomic<uint64_t> gTrackerIds{1};
+constexpr uint64_t kElementBits = 48; // a log key: region << 48 | element
+} // namespace
+
+AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool locked,
+                             unsigned logThreads)
     : mem_(mem), races_(races), full_(full || races), locked_(locked) {
+  id_ = gTrackerIds.fetch_add(1, std::memory_order_relaxed);
+  if (races && !full && logThreads > 0 && mem.regions().size() < (size_t(1) << 15)) {
+    logged_ = true;
+    for (const auto &r : mem.regions())
+      logged_ = logged_ && r->size < (uint64_t(1) << kElementBits);
+  }
+  if (logged_) {
+    full_ = false;
+    // At most 4 Mi intervals in all (96 MiB), then the exact check instead.
+    maxLogEntries_ = std::max<size_t>(size_t(1) << 16, (size_t(1) << 22) / logThreads);
+  }
+  mayStore_.assign(mem.regions().size(), 1);
   for (const auto &r : mem.regions()) {
     RegionShadow s;
     s.region = r.get();
@@ -97,7 +117,7 @@ AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool lock
       s.pages.resize(static_cast<size_t>(((r->size >> s.shift) >> kPageBits) + 1));
     else {
       s.storedSize = static_cast<size_t>(r->size >> s.shift);
-      s.chunks = std::make_unique<std::atomic<uint8_t *>[]>(s.numChunks());
+      s.chunks = std::make_unique<std::atomic<uint64_t *>[]>(s.numChunks());
     }
     shadows_.push_back(std::move(s));
   }
@@ -112,11 +132,13 @@ AccessTracker::RegionShadow::~RegionShadow() {
       std::free(chunks[c].load(std::memory_order_relaxed));
 }
 
-uint8_t *AccessTracker::RegionShadow::storedAt(uint64_t e) {
-  std::atomic<uint8_t *> &slot = chunks[e >> kChunkBits];
-  uint8_t *c = slot.load(std::memory_order_acquire);
+AccessTracker::~AccessTracker() = default;
+
+uint64_t *AccessTracker::RegionShadow::storedWord(uint64_t e) {
+  std::atomic<uint64_t *> &slot = chunks[e >> kChunkBits];
+  uint64_t *c = slot.load(std::memory_order_acquire);
   if (!c) {
-    auto *fresh = static_cast<uint8_t *>(std::calloc(size_t(1) << kChunkBits, 1));
+    auto *fresh = static_cast<uint64_t *>(std::calloc(size_t(1) << (kChunkBits - 6), 8));
     if (!fresh)
       throw std::bad_alloc();
     if (slot.compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
@@ -124,7 +146,7 @@ uint8_t *AccessTracker::RegionShadow::storedAt(uint64_t e) {
     else
       std::free(fresh); // another thread's chunk won
   }
-  return c + (e & ((uint64_t(1) << kChunkBits) - 1));
+  return c + ((e & ((uint64_t(1) << kChunkBits) - 1)) >> 6);
 }
 
 void AccessTracker::reset() {
@@ -137,6 +159,13 @@ void AccessTracker::reset() {
         std::free(s.chunks[c].exchange(nullptr));
   sync_.clear();
   oob_.clear();
+  {
+    std::lock_guard<std::mutex> lock(logsMutex_);
+    logs_.clear();
+    id_ = gTrackerIds.fetch_add(1, std::memory_order_relaxed); // threads' cached logs are gone
+  }
+  overflow_.store(false, std::memory_order_relaxed);
+  overflowed_ = false;
   for (size_t i = 0; i < shadows_.size(); ++i)
     storedTo_[i].store(false, std::memory_order_relaxed);
 }
@@ -188,30 +217,37 @@ void AccessTracker::release(Frame &f, uint64_t addr) {
   raise(s, static_cast<int32_t>(f.index), f.clock);
 }
 
-void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n,
-                                 unsigned size) {
-  // The common store: consecutive elements of one buffer, in one pass.
-  if (n > 0 && !locked_ && addr[n - 1] == addr[0] + static_cast<uint64_t>(n - 1) * size) {
-    uint64_t d = 0;
-    for (int64_t i = 0; i < n; ++i)
-      d |= addr[i] ^ (addr[0] + static_cast<uint64_t>(i) * size);
-    RegionShadow *s = d == 0 ? shadowOf(addr[0]) : nullptr;
-    if (s && s->elemSize == size && addr[n - 1] + size <= s->region->base + s->region->size) {
-      uint64_t e0 = (addr[0] - s->region->base) >> s->shift;
-      constexpr uint64_t kChunk = uint64_t(1) << kChunkBits;
-      for (int64_t i = 0; i < n;) { // one run per chunk
-        uint64_t e = e0 + static_cast<uint64_t>(i);
-        int64_t run = std::min<int64_t>(n - i, static_cast<int64_t>(kChunk - (e & (kChunk - 1))));
-        uint8_t *w = s->storedAt(e);
-        if (mask)
-          for (int64_t j = 0; j < run; ++j)
-            w[j] |= mask[i + j];
-        else
-          std::memset(w, 1, static_cast<size_t>(run));
-        i += run;
-      }
-      return;
+void AccessTracker::setStored(RegionShadow &s, int64_t e0, int64_t count, const uint8_t *mask,
+                              int64_t lane0, int64_t laneStep) {
+  int64_t end = std::min(e0 + count, s.elements);
+  for (int64_t e = e0; e < end;) {
+    int64_t wordEnd = std::min(end, (e | 63) + 1);
+    uint64_t bits;
+    if (!mask) {
+      unsigned lo = static_cast<unsigned>(e & 63), n = static_cast<unsigned>(wordEnd - e);
+      bits = (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1) << lo;
+    } else {
+      bits = 0;
+      const uint8_t *m = mask + lane0 + (e - e0) * laneStep;
+      for (int64_t k = e; k < wordEnd; ++k, m += laneStep)
+        bits |= uint64_t(*m != 0) << (k & 63);
     }
+    if (bits) {
+      std::atomic_ref<uint64_t> w(*s.storedWord(static_cast<uint64_t>(e)));
+      if ((w.load(std::memory_order_relaxed) & bits) != bits) // else no write (no line bouncing)
+        w.fetch_or(bits, std::memory_order_relaxed);
+    }
+    e = wordEnd;
+  }
+}
+
+void AccessTracker::recordStores(const Instr &in, const uint64_t *addr, const uint8_t *mask,
+                                 int64_t n, unsigned size) {
+  thread_local std::vector<Run> runs;
+  if (runsOf(in, addr, mask, n, size, runs)) { // a run at a time, a word at a time
+    for (const Run &r : runs)
+      setStored(*r.s, r.e0, r.count, mask, r.lane0, r.laneStep);
+    return;
   }
   RegionShadow *s = nullptr;
   for (int64_t i = 0; i < n; ++i) {
@@ -221,11 +257,275 @@ void AccessTracker::recordStores(const uint64_t *addr, const uint8_t *mask, int6
     if (!(s = shadowNear(s, a)))
       continue;
     uint64_t lo = s->region->base;
-    uint64_t first = (a - lo) >> s->shift, last = (a - lo + size - 1) >> s->shift;
-    for (uint64_t e = first; e <= last && e < s->storedSize; ++e)
-      std::atomic_ref<uint8_t>(*s->storedAt(e)).store(1, std::memory_order_relaxed);
+    int64_t first = static_cast<int64_t>((a - lo) >> s->shift);
+    int64_t last = static_cast<int64_t>((a - lo + size - 1) >> s->shift);
+    setStored(*s, first, last - first + 1, nullptr, 0, 0);
   }
 }
+
+void AccessTracker::saveBeforeWrite(const std::vector<Run> *runs, const uint64_t *addr,
+                                    const uint8_t *mask, int64_t n, unsigned size) {
+  if (runs) {
+    for (const Run &r : *runs)
+      journal_->beforeWrite(r.s->region->host + (static_cast<uint64_t>(r.e0) << r.s->shift),
+                            static_cast<size_t>(r.count) << r.s->shift);
+    return;
+  }
+  RegionShadow *s = nullptr;
+  for (int64_t i = 0; i < n; ++i) {
+    if (mask && !mask[i])
+      continue;
+    if (!(s = shadowNear(s, addr[i])))
+      continue;
+    uint64_t off = addr[i] - s->region->base;
+    journal_->beforeWrite(s->region->host + off,
+                          static_cast<size_t>(std::min<uint64_t>(size, s->region->size - off)));
+  }
+}
+
+AccessTracker::ThreadLog &AccessTracker::threadLog() {
+  thread_local uint64_t cachedId = 0;
+  thread_local ThreadLog *cached = nullptr;
+  if (cachedId != id_) {
+    std::lock_guard<std::mutex> lock(logsMutex_);
+    logs_.push_back(std::make_unique<ThreadLog>());
+    cached = logs_.back().get();
+    cachedId = id_;
+  }
+  return *cached;
+}
+
+void AccessTracker::logInterval(ThreadLog &log, unsigned region, int64_t first, int64_t last,
+                                uint32_t progKind) {
+  uint64_t r = uint64_t(region) << kElementBits;
+  uint64_t key = r | static_cast<uint64_t>(first), lastKey = r | static_cast<uint64_t>(last);
+  std::vector<LogEntry> &v = log.entries;
+  if (!v.empty()) { // the same program's next piece of one interval: extend it
+    LogEntry &b = v.back();
+    if (b.progKind == progKind && (b.key >> kElementBits) == region && key >= b.key &&
+        key <= b.last + 1) {
+      b.last = std::max(b.last, lastKey);
+      return;
+    }
+  }
+  if (v.size() >= maxLogEntries_) {
+    overflow_.store(true, std::memory_order_relaxed);
+    return;
+  }
+  v.push_back({key, lastKey, progKind});
+}
+
+void AccessTracker::recordLogged(Frame &f, const Instr &in, const uint64_t *addr,
+                                 const uint8_t *mask, int64_t n, unsigned size, Access kind) {
+  if (kind == Access::Atomic) { // (the launcher never logs a kernel with atomics)
+    overflow_.store(true, std::memory_order_relaxed);
+    return;
+  }
+  bool store = kind == Access::Store;
+  uint32_t pk = static_cast<uint32_t>(f.index) << 1 | uint32_t(store);
+  ThreadLog &log = threadLog();
+  thread_local std::vector<Run> runs;
+  bool byRuns = runsOf(in, addr, mask, n, size, runs);
+  if (byRuns) {
+    logRuns(log, runs.data(), runs.size(), mask, pk);
+  } else {
+    RegionShadow *s = nullptr;
+    for (int64_t i = 0; i < n; ++i) {
+      if (mask && !mask[i])
+        continue;
+      uint64_t a = addr[i];
+      if (!(s = shadowNear(s, a)))
+        continue; // (the op's own checks trap on it)
+      if (!store && !mayStore_[s->index])
+        continue;
+      uint64_t lo = s->region->base;
+      int64_t first = static_cast<int64_t>((a - lo) >> s->shift);
+      int64_t last =
+          std::min(static_cast<int64_t>((a - lo + size - 1) >> s->shift), s->elements - 1);
+      if (store) {
+        markStored(*s);
+        setStored(*s, first, last - first + 1, nullptr, 0, 0);
+      }
+      logInterval(log, s->index, first, last, pk);
+    }
+  }
+  if (store && journal_)
+    saveBeforeWrite(byRuns ? &runs : nullptr, addr, mask, n, size);
+}
+
+void AccessTracker::logRuns(ThreadLog &log, const Run *runs, size_t count, const uint8_t *mask,
+                            uint32_t progKind) {
+  bool store = progKind & 1;
+  for (const Run *r = runs; r != runs + count; ++r) {
+    if (!store && !mayStore_[r->s->index])
+      continue; // no program stores there: a load cannot race
+    if (store) {
+      markStored(*r->s);
+      setStored(*r->s, r->e0, r->count, mask, r->lane0, r->laneStep);
+    }
+    logInterval(log, r->s->index, r->e0, r->e0 + r->count - 1, progKind);
+  }
+}
+
+bool AccessTracker::recordRange(Frame &f, const Instr &in, uint64_t base, int64_t n, unsigned size,
+                                Access kind) {
+  if (n <= 0)
+    return true;
+  if (!full_ && kind != Access::Atomic) { // one run, no address per lane
+    if (!logged_ && kind == Access::Load)
+      return true; // coverage alone records stores only
+    RegionShadow *s = shadowOf(base);
+    uint64_t off = s ? base - s->region->base : 0;
+    if (s && s->elemSize == size && (off & (size - 1)) == 0 &&
+        off + static_cast<uint64_t>(n) * size <= s->region->size) {
+      Run r{0, 1, n, static_cast<int64_t>(off >> s->shift), s};
+      if (!logged_) {
+        setStored(*s, r.e0, n, nullptr, 0, 0);
+        return true;
+      }
+      bool store = kind == Access::Store;
+      logRuns(threadLog(), &r, 1, nullptr, static_cast<uint32_t>(f.index) << 1 | uint32_t(store));
+      if (store && journal_)
+        journal_->beforeWrite(s->region->host + off, static_cast<size_t>(n) * size);
+      return true;
+    }
+  }
+  thread_local std::vector<uint64_t> addr;
+  addr.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    addr[static_cast<size_t>(i)] = base + static_cast<uint64_t>(i) * size;
+  return record(f, in, addr.data(), nullptr, n, size, kind);
+}
+
+void AccessTracker::finishThread() {
+  if (!logged_)
+    return;
+  ThreadLog &log = threadLog();
+  std::sort(log.entries.begin(), log.entries.end(),
+            [](const LogEntry &a, const LogEntry &b) { return a.key < b.key; });
+}
+
+namespace {
+/// The two largest interval ends seen, of two different programs.
+struct Top2 {
+  uint64_t h1 = 0, h2 = 0;
+  int64_t p1 = -1, p2 = -1;
+  /// Whether an interval of a program other than `p` reaches `key`.
+  bool reaches(int64_t p, uint64_t key) const {
+    return p1 != p ? p1 >= 0 && h1 >= key : p2 >= 0 && h2 >= key;
+  }
+  void add(int64_t p, uint64_t h) {
+    if (p == p1) {
+      h1 = std::max(h1, h);
+    } else if (p1 < 0 || h > h1) {
+      h2 = h1, p2 = p1;
+      h1 = h, p1 = p;
+    } else if (p2 < 0 || h > h2) {
+      h2 = h, p2 = p;
+    }
+  }
+};
+} // namespace
+
+size_t AccessTracker::prepareCheck(unsigned parts) {
+  splitters_.clear();
+  maxSpan_ = 0;
+  if (!logged_)
+    return 0;
+  if (overflow_.load(std::memory_order_relaxed)) {
+    overflowed_ = true;
+    return 0;
+  }
+  // Parts of the key space with about as many intervals each: quantiles of
+  // the largest log (threads take programs in turn, so logs are alike).
+  const ThreadLog *largest = nullptr;
+  for (const auto &log : logs_) {
+    for (const LogEntry &e : log->entries)
+      maxSpan_ = std::max(maxSpan_, e.last - e.key);
+    if (!largest || log->entries.size() > largest->entries.size())
+      largest = log.get();
+  }
+  if (!largest || largest->entries.empty())
+    return 0;
+  const std::vector<LogEntry> &v = largest->entries;
+  parts = std::max(1u, std::min<unsigned>(parts, static_cast<unsigned>(v.size() / 1024 + 1)));
+  splitters_.push_back(0);
+  for (unsigned i = 1; i < parts; ++i) {
+    uint64_t k = v[v.size() * i / parts].key;
+    if (k > splitters_.back())
+      splitters_.push_back(k);
+  }
+  splitters_.push_back(UINT64_MAX);
+  return splitters_.size() - 1;
+}
+
+bool AccessTracker::checkPart(size_t part) const {
+  // The threads' sorted logs merged in ascending start: an interval overlaps
+  // an earlier-starting one exactly when that one's end reaches its start.
+  // Part [lo, hi) checks the intervals starting in it against every earlier
+  // one that can reach them: those starting at lo - maxSpan_ or later.
+  uint64_t lo = splitters_[part], hi = splitters_[part + 1];
+  uint64_t from = lo > maxSpan_ ? lo - maxSpan_ : 0;
+  struct Cursor {
+    const LogEntry *p, *end;
+  };
+  auto later = [](const Cursor &a, const Cursor &b) { return a.p->key > b.p->key; };
+  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
+  auto byKey = [](const LogEntry &e, uint64_t k) { return e.key < k; };
+  for (const auto &log : logs_) {
+    const LogEntry *b = log->entries.data(), *e = b + log->entries.size();
+    const LogEntry *first = std::lower_bound(b, e, from, byKey);
+    const LogEntry *last = hi == UINT64_MAX ? e : std::lower_bound(first, e, hi, byKey);
+    if (first != last)
+      heap.push({first, last});
+  }
+  Top2 all, stores;
+  while (!heap.empty()) {
+    Cursor c = heap.top();
+    heap.pop();
+    const LogEntry e = *c.p;
+    if (++c.p != c.end)
+      heap.push(c);
+    if (!storedTo_[e.key >> kElementBits].load(std::memory_order_relaxed))
+      continue; // no store reached this buffer
+    int64_t prog = e.progKind >> 1;
+    bool store = e.progKind & 1;
+    if (e.key >= lo && (store ? all : stores).reaches(prog, e.key))
+      return true;
+    all.add(prog, e.last);
+    if (store)
+      stores.add(prog, e.last);
+  }
+  return false;
+}
+
+bool AccessTracker::needsExactCheck() {
+  size_t parts = prepareCheck(1);
+  if (overflowed_)
+    return true;
+  for (size_t i = 0; i < parts; ++i)
+    if (checkPart(i))
+      return true;
+  return false;
+}
+
+namespace {
+/// Whether addr[i] == a0 + i * step for every i < n (4 independent chains:
+/// this runs once per memory op over every lane).
+bool arithmetic(const uint64_t *addr, int64_t n, uint64_t a0, uint64_t step) {
+  uint64_t d0 = 0, d1 = 0, d2 = 0, d3 = 0, a = a0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4, a += 4 * step) {
+    d0 |= addr[i] ^ a;
+    d1 |= addr[i + 1] ^ (a + step);
+    d2 |= addr[i + 2] ^ (a + 2 * step);
+    d3 |= addr[i + 3] ^ (a + 3 * step);
+  }
+  for (; i < n; ++i, a += step)
+    d0 |= addr[i] ^ a;
+  return (d0 | d1 | d2 | d3) == 0;
+}
+} // namespace
 
 bool AccessTracker::runsOf(const Instr &in, const uint64_t *addr, const uint8_t *mask, int64_t n,
                            unsigned size, std::vector<Run> &runs) {
@@ -253,25 +553,17 @@ bool AccessTracker::runsOf(const Instr &in, const uint64_t *addr, const uint8_t 
     return true;
   };
   const uint64_t sz = size, a0 = addr[0];
-  if (addr[n - 1] == a0 + static_cast<uint64_t>(n - 1) * sz) {
-    uint64_t d = 0;
-    for (int64_t i = 0; i < n; ++i)
-      d |= addr[i] ^ (a0 + static_cast<uint64_t>(i) * sz);
-    if (d == 0)
-      return add(0, 1, n);
-  }
+  if (addr[n - 1] == a0 + static_cast<uint64_t>(n - 1) * sz && arithmetic(addr, n, a0, sz))
+    return add(0, 1, n);
   int64_t cols = in.g0;
   if (cols <= 1 || n % cols != 0 || n == cols)
     return false;
   int64_t rows = n / cols;
   if (addr[cols - 1] == a0 + static_cast<uint64_t>(cols - 1) * sz) { // rows of consecutive lanes
-    uint64_t d = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      const uint64_t *row = addr + r * cols, start = row[0];
-      for (int64_t j = 0; j < cols; ++j)
-        d |= row[j] ^ (start + static_cast<uint64_t>(j) * sz);
-    }
-    if (d == 0) {
+    bool d = true;
+    for (int64_t r = 0; r < rows && d; ++r)
+      d = arithmetic(addr + r * cols, cols, addr[r * cols], sz);
+    if (d) {
       for (int64_t r = 0; r < rows; ++r)
         if (!add(r * cols, 1, cols))
           return false;
@@ -432,9 +724,13 @@ uint64_t AccessTracker::stripesOf(const std::vector<Run> *runs, const uint64_t *
 
 bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask,
                            int64_t n, unsigned size, Access kind) {
-  if (!full_) { // coverage only: which elements were stored (bytes: no lock needed)
+  if (logged_) {
+    recordLogged(f, in, addr, mask, n, size, kind);
+    return true;
+  }
+  if (!full_) { // coverage only: which elements were stored (a bitmap: no lock needed)
     if (kind == Access::Store)
-      recordStores(addr, mask, n, size);
+      recordStores(in, addr, mask, n, size);
     return true;
   }
   thread_local std::vector<Run> runs;
@@ -449,6 +745,8 @@ bool AccessTracker::record(Frame &f, const Instr &in, const uint64_t *addr, cons
             recordLanes(f, in, addr, mask, n, size, kind); // lane by lane: the exact report
   for (uint64_t b = locked; b; b &= b - 1)
     stripes_[static_cast<size_t>(__builtin_ctzll(b))].unlock();
+  if (ok && journal_ && kind != Access::Load)
+    saveBeforeWrite(byRuns ? &runs : nullptr, addr, mask, n, size);
   return ok;
 }
 
@@ -544,13 +842,21 @@ AccessTracker::Coverage AccessTracker::coverage(const Region &r) const {
         e += kBlock;
         continue;
       }
-      if (!s.chunks[static_cast<size_t>(e >> kChunkBits)].load(std::memory_order_acquire)) {
+      const uint64_t *chunk =
+          s.chunks[static_cast<size_t>(e >> kChunkBits)].load(std::memory_order_acquire);
+      if (!chunk) {
         span(e, e + kChunk, false); // no store reached this chunk: all of it is unwritten
         e += kChunk;
         continue;
       }
-      span(e, e + 1, s.storedBit(static_cast<uint64_t>(e)));
-      ++e;
+      for (int64_t k = 0; k < kChunk; k += 64, e += 64) { // e is a multiple of kChunk here
+        uint64_t w = chunk[k >> 6];
+        if (w == 0 || w == ~uint64_t(0))
+          span(e, e + 64, w != 0);
+        else
+          for (int64_t b = 0; b < 64; ++b)
+            span(e + b, e + b + 1, (w >> b) & 1);
+      }
     }
     if (start >= 0)
       c.unwritten.emplace_back(start, c.elements - 1);

@@ -33,6 +33,24 @@
 // The same cells give the coverage after a launch (which elements no program
 // stored: a too-small grid) and the access map (--access-map).
 //
+// Coverage alone (no race check, no access map) is a bitmap, one bit per
+// element in lazily allocated chunks, set a 64-element word at a time with
+// relaxed atomic ORs (a word already holding the bits is not written), the
+// access taken as runs when it is one: no lock, no per-element work.
+//
+// Logged mode (several threads, a kernel without atomics, print or trace):
+// with no atomic there is no happens-before between programs, so a race
+// exists exactly when an element one program stored is accessed by another.
+// Each thread then appends its accesses as element intervals to its own log
+// (no shared state but the coverage bitmap) and after the run the logs are
+// swept in address order for an interval of one program that overlaps one of
+// another, at least one a store. None (the common case): no race, nothing
+// else to do. One (or a log past its size limit): the launch runs again from
+// the buffers as they were (the caller keeps a page copy, UndoJournal, of
+// what stores reach) with the cells above, which give the same report as
+// today. Intervals are conservative (a masked run counts whole), so an
+// overlap only costs the second run, never a report.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -53,6 +71,7 @@ namespace tc::interp {
 
 class Frame;
 struct Instr;
+class UndoJournal;
 
 /// (program index, clock) pairs, ascending by program; a program's own entry
 /// is Frame::clock, not stored here.
@@ -76,7 +95,33 @@ public:
   /// `races`: check for races; `full`: keep every cell (races, access maps),
   /// else only which elements were stored (coverage: one byte per element);
   /// `locked`: several threads run programs (every call takes a lock).
-  AccessTracker(const Memory &mem, bool races, bool full, bool locked);
+  /// `logThreads` > 0 (with `races` and not `full`): logged mode for that
+  /// many threads (see above; logged() says whether it is on).
+  AccessTracker(const Memory &mem, bool races, bool full, bool locked, unsigned logThreads = 0);
+  ~AccessTracker();
+
+  bool logged() const { return logged_; }
+  /// Copies (UndoJournal::beforeWrite) the bytes a store or atomic is about to
+  /// write, from record(), so that a launch can run again from the buffers as
+  /// they were. Null: none.
+  void setJournal(UndoJournal *j) { journal_ = j; }
+  /// Logged mode: no program can store to region `index` (of the Memory's
+  /// regions), so its loads need no log.
+  void setNoStores(size_t index) { mayStore_[index] = 0; }
+  /// Logged mode, on the thread that ran programs, after its last one: sorts
+  /// its log.
+  void finishThread();
+  /// Logged mode, after every program ran: whether programs' intervals
+  /// overlap (at least one a store) or a log overflowed, so that the launch
+  /// must run again with the element-wise check.
+  bool needsExactCheck();
+  /// needsExactCheck() in parts that threads may check at once: returns the
+  /// number of parts (0 when overflowed() already says so, or no log has
+  /// an interval); then the launch must run again when overflowed() or
+  /// checkPart(i) for some i.
+  size_t prepareCheck(unsigned parts);
+  bool overflowed() const { return overflowed_; }
+  bool checkPart(size_t part) const;
 
   /// The memory ops of the kernel; Instr::site indexes this table.
   std::vector<const Instr *> sites;
@@ -87,6 +132,12 @@ public:
   /// false. Atomics must call this holding the launch's atomic lock.
   bool record(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask, int64_t n,
               unsigned size, Access kind);
+
+  /// record() of an access whose lanes are the `n` consecutive elements of
+  /// `size` bytes from `base`, every lane active (an affine pointer tile: no
+  /// address per lane is needed).
+  bool recordRange(Frame &f, const Instr &in, uint64_t base, int64_t n, unsigned size,
+                   Access kind);
 
   /// An active lane of program `prog` tried `addr` outside every buffer.
   void noteOutOfBounds(int32_t prog, uint64_t addr, uint32_t site);
@@ -129,19 +180,17 @@ private:
     unsigned elemSize = 1, shift = 0, index = 0;
     int64_t elements = 0;
     std::vector<std::unique_ptr<Block[]>> pages; // 2^(kPageBits - kBlockBits) blocks each
-    // Without `full`: 1 where an element was stored, in chunks of 2^kChunkBits
-    // elements allocated (zeroed) by the first store that reaches them, so
-    // that a huge buffer of which a kernel stored a few elements costs a few
-    // chunks, not its size. A missing chunk: no element of it was stored.
+    // Without `full`: bit e set where element e was stored, in chunks of
+    // 2^kChunkBits elements (64-bit words) allocated (zeroed) by the first
+    // store that reaches them, so that a huge buffer of which a kernel stored
+    // a few elements costs a few chunks, not its size. A missing chunk: no
+    // element of it was stored.
     size_t storedSize = 0;
-    std::unique_ptr<std::atomic<uint8_t *>[]> chunks;
+    std::unique_ptr<std::atomic<uint64_t *>[]> chunks;
     size_t numChunks() const { return (storedSize >> kChunkBits) + 1; }
-    /// Element e's byte, allocating its chunk if needed (thread-safe).
-    uint8_t *storedAt(uint64_t e);
-    bool storedBit(uint64_t e) const {
-      uint8_t *c = chunks[e >> kChunkBits].load(std::memory_order_acquire);
-      return c && c[e & ((uint64_t(1) << kChunkBits) - 1)];
-    }
+    /// The word holding element e's bit, allocating its chunk if needed
+    /// (thread-safe).
+    uint64_t *storedWord(uint64_t e);
     RegionShadow() = default;
     RegionShadow(RegionShadow &&) = default;
     RegionShadow &operator=(RegionShadow &&) = default;
@@ -154,7 +203,32 @@ private:
     RegionShadow *s;
   };
   static constexpr int kChunkBits = 12;
-  void recordStores(const uint64_t *addr, const uint8_t *mask, int64_t n, unsigned size);
+  void recordStores(const Instr &in, const uint64_t *addr, const uint8_t *mask, int64_t n,
+                    unsigned size);
+  /// Sets the coverage bits of elements [e0, e0 + count) of `s` whose lanes
+  /// lane0 + k * laneStep are active.
+  void setStored(RegionShadow &s, int64_t e0, int64_t count, const uint8_t *mask, int64_t lane0,
+                 int64_t laneStep);
+  /// Logged mode's record().
+  void recordLogged(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask,
+                    int64_t n, unsigned size, Access kind);
+  /// Copies what a store or atomic is about to write (journal_).
+  void saveBeforeWrite(const std::vector<Run> *runs, const uint64_t *addr, const uint8_t *mask,
+                       int64_t n, unsigned size);
+  /// One interval of logged mode: elements [first, last] of region `key >>
+  /// 48` (first = key's low 48 bits, last likewise), by program progKind >> 1,
+  /// a store when progKind & 1.
+  struct LogEntry {
+    uint64_t key, last;
+    uint32_t progKind;
+  };
+  struct ThreadLog {
+    std::vector<LogEntry> entries;
+  };
+  ThreadLog &threadLog();
+  void logRuns(ThreadLog &log, const Run *runs, size_t count, const uint8_t *mask,
+               uint32_t progKind);
+  void logInterval(ThreadLog &log, unsigned region, int64_t first, int64_t last, uint32_t progKind);
   RegionShadow *shadowOf(uint64_t addr);
   /// The shadow of `a`'s region, reusing `s` while `a` stays in it (the lanes
   /// of one access mostly share a region); null outside every buffer.
@@ -195,7 +269,17 @@ private:
   void release(Frame &f, uint64_t addr);
 
   const Memory &mem_;
-  bool races_, full_, locked_;
+  bool races_, full_, locked_, logged_ = false;
+  UndoJournal *journal_ = nullptr;
+  uint64_t id_ = 0; // unique per tracker: finds this tracker's thread logs
+  size_t maxLogEntries_ = 0; // per thread
+  std::mutex logsMutex_;
+  std::vector<std::unique_ptr<ThreadLog>> logs_;
+  std::atomic<bool> overflow_{false};
+  bool overflowed_ = false;
+  std::vector<uint64_t> splitters_; // prepareCheck()'s parts: [splitters_[i], splitters_[i + 1])
+  uint64_t maxSpan_ = 0;            // the longest interval's last - first
+  std::vector<char> mayStore_; // per region
   std::vector<RegionShadow> shadows_;              // one per region, in the Memory's order
   std::unique_ptr<std::atomic<bool>[]> storedTo_;  // per region: a store was recorded
   std::unordered_map<uint64_t, VectorClock> sync_; // per atomic address; under the atomic lock

@@ -349,6 +349,10 @@ private:
   void collectBuffers();
   void runSequential(int64_t quietBelow = 0);
   void runParallel(unsigned threads);
+  void restoreBuffers();
+  void exactRerun(unsigned threads);
+  bool overlapsFound(unsigned threads);
+  bool quietKernel() const;
   void runWorker(Frame &f);
   void setPid(Frame &f, int64_t index) const;
   void finishProgram(Frame &f, int64_t index);
@@ -368,9 +372,10 @@ private:
   std::atomic<uint64_t> steps_{0};
   std::unique_ptr<interp::AccessTracker> tracker_;
   std::unique_ptr<interp::UndoJournal> journal_; // RunOptions::undoOnTrap
-  // Buffers the kernel may write (region index, bytes), before a parallel run
-  // with race checks.
-  std::vector<std::pair<size_t, std::vector<uint8_t>>> snapshot_;
+  // With race checks and several threads (and no journal_): a copy of each
+  // page stores reach, made before the first store to it, so that the launch
+  // can run again from the buffers as they were.
+  std::unique_ptr<interp::UndoJournal> cow_;
   // Parallel bookkeeping, guarded by mutex_.
   std::mutex mutex_;
   int64_t next_ = 0;
@@ -407,15 +412,20 @@ RunResult Launcher::run() {
   startTracking(threads);
   if (threads <= 1) {
     runSequential();
+    if (tracker_ && tracker_->logged()) {
+      tracker_->finishThread();
+      if (!interrupted_ && overlapsFound(1))
+        exactRerun(1); // programs' accesses overlap: find the race element-wise
+    }
   } else {
     runParallel(threads);
-    if (trap_ && trap_->kind == TrapKind::DataRace && !snapshot_.empty()) {
+    if (tracker_ && tracker_->logged() && !interrupted_ && overlapsFound(threads))
+      exactRerun(threads); // programs' accesses overlap: find the race element-wise
+    if (trap_ && trap_->kind == TrapKind::DataRace && (cow_ || journal_)) {
       // Which race is found first depends on how the threads interleaved: run
       // again in program order from the buffers as they were, so that the
       // report is the one every thread count gives.
-      const auto &regions = memory_.regions();
-      for (const auto &[i, bytes] : snapshot_)
-        std::memcpy(regions[i]->host, bytes.data(), bytes.size());
+      restoreBuffers();
       tracker_->reset();
       tracker_->setLocked(false);
       trap_.reset();
@@ -624,22 +634,101 @@ void Launcher::startTracking(unsigned threads) {
   bool races = opts_.raceCheck && !opts_.onlyProgram && total_ > 1;
   if (!races && !opts_.coverage && !opts_.accessMap)
     return;
-  tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1);
+  // No atomics (so no happens-before between programs), no
+  // output to order and no access map: per-thread logs of intervals, checked
+  // for overlaps after the run (interp/AccessTracker.h).
+  bool atomics = false;
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
+    atomics = atomics || op.kind() == ir::OpKind::AtomicRMW || op.kind() == ir::OpKind::AtomicCas;
+  });
+  bool logged = races && !opts_.accessMap && !atomics && quietKernel();
+  tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1,
+                                                     logged ? threads : 0);
   numberSites(prepared_->body);
   ctx_.tracker = tracker_.get();
-  if (races && threads > 1) { // only the buffers stores may reach
+  if (races && (threads > 1 || tracker_->logged())) { // only the buffers stores may reach
     std::set<std::string> stored;
     bool known = storedParams(fn_.body(), stored);
+    if (!journal_) // (the undo journal, when there is one, already copies each page first)
+      cow_ = std::make_unique<interp::UndoJournal>();
     const auto &regions = memory_.regions();
     for (size_t i = 0; i < regions.size(); ++i) {
       const interp::Region &r = *regions[i];
       bool written = !known || std::any_of(r.names.begin(), r.names.end(), [&](const auto &n) {
                        return stored.count(n) != 0;
                      });
-      if (written)
-        snapshot_.emplace_back(i, std::vector<uint8_t>(r.host, r.host + r.size));
+      if (!written)
+        tracker_->setNoStores(i);
+      else if (cow_ && !r.readOnly)
+        cow_->cover(r.host, r.size);
+    }
+    if (cow_) {
+      cow_->build();
+      tracker_->setJournal(cow_.get());
     }
   }
+}
+
+/// The caller's buffers as they were before the launch (cow_ or journal_).
+void Launcher::restoreBuffers() {
+  if (cow_)
+    cow_->undo();
+  else if (journal_)
+    journal_->undo();
+}
+
+/// After a logged run (interp/AccessTracker.h) whose intervals overlap: the
+/// launch again, from the buffers as they were, with the element-wise check.
+void Launcher::exactRerun(unsigned threads) {
+  restoreBuffers();
+  tracker_ = std::make_unique<interp::AccessTracker>(memory_, true, false, true);
+  tracker_->setJournal(cow_.get());
+  numberSites(prepared_->body);
+  ctx_.tracker = tracker_.get();
+  trap_.reset();
+  trapIndex_ = INT64_MAX;
+  interrupted_ = false;
+  steps_ = 0;
+  if (threads <= 1) {
+    tracker_->setLocked(false);
+    runSequential();
+    return;
+  }
+  next_ = 0;
+  running_.clear();
+  pending_.clear();
+  ctx_.stopAbove.store(INT64_MAX);
+  runParallel(threads);
+}
+
+/// Logged mode: whether the intervals of two programs overlap (one a store),
+/// checked in parts on `threads` threads.
+bool Launcher::overlapsFound(unsigned threads) {
+  size_t parts = tracker_->prepareCheck(threads * 4);
+  if (tracker_->overflowed())
+    return true;
+  std::atomic<size_t> next{0};
+  std::atomic<bool> found{false};
+  std::function<void()> task = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < parts &&
+                   !found.load(std::memory_order_relaxed);)
+      if (tracker_->checkPart(i))
+        found.store(true, std::memory_order_relaxed);
+  };
+  if (threads <= 1 || parts <= 1)
+    task();
+  else
+    WorkerPool::instance().run(std::min<unsigned>(threads, static_cast<unsigned>(parts)) - 1, task);
+  return found.load();
+}
+
+/// No print and no --trace: nothing to write in program order.
+bool Launcher::quietKernel() const {
+  bool quiet = !opts_.trace;
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
+    quiet = quiet && op.kind() != ir::OpKind::Print;
+  });
+  return quiet;
 }
 
 /// RunResult::buffers from the shadow memory.
@@ -703,14 +792,13 @@ void Launcher::runSequential(int64_t quietBelow) {
 }
 
 void Launcher::runParallel(unsigned threads) {
-  quiet_ = !opts_.trace;
-  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
-    quiet_ = quiet_ && op.kind() != ir::OpKind::Print;
-  });
+  quiet_ = quietKernel();
   nextQuiet_ = 0;
   std::function<void()> work = [this] {
     Frame f(ctx_, prepared_->numSlots);
     runWorker(f);
+    if (tracker_)
+      tracker_->finishThread(); // (sorts this thread's log in logged mode)
   };
   // The calling thread is one of the workers (the system may give fewer pool threads).
   WorkerPool::instance().run(threads - 1, work);

@@ -38,7 +38,7 @@ void UndoJournal::save(Span &s, uintptr_t page) {
   uint8_t expected = kFree;
   if (st.compare_exchange_strong(expected, kSaving, std::memory_order_acq_rel)) {
     uintptr_t b = std::max(page * kPage, s.begin), e = std::min((page + 1) * kPage, s.end);
-    auto copy = std::make_unique<uint8_t[]>(e - b);
+    std::unique_ptr<uint8_t[]> copy(new uint8_t[e - b]); // (not zeroed: overwritten next)
     std::memcpy(copy.get(), reinterpret_cast<const void *>(b), e - b);
     s.copies[page - s.firstPage] = std::move(copy);
     st.store(kSaved, std::memory_order_release);

@@ -408,6 +408,133 @@ TEST(Race, StoreOutsideTheLockRaces) {
   EXPECT_EQ(r.trap->line, 5u); // program 1's load of S under the lock vs program 0's store
 }
 
+//===-- logged mode: intervals per thread, checked after the run ---------------------===//
+
+// Program p stores Y[4095p, 4095p + 4096): neighbours share one element, the
+// last of a 4096-element coverage chunk (element 4095) and of a 64-element
+// word. Program 1's lane 0 stores Y[4095], which program 0 stored: the
+// report, and the buffer as the trap left it, are the same for every thread
+// count (the logged run finds the overlap, puts the buffer back and runs the
+// element-wise check).
+TEST(Race, OneElementOverlapAtAChunkBoundary) {
+  const char *k = R"(__global__ void k(float *X, float *Y) {
+  int off[4096] = get_program_id(0) * 4095 + (0 ... 4096);
+  *(Y + off) = *(X + off) * 2;
+}
+)";
+  std::string first;
+  std::vector<double> firstY;
+  for (unsigned threads : {1u, 2u, 4u}) {
+    Launch l(k);
+    l.buffer("X", DType::F32, {12288});
+    l.buffer("Y", DType::F32, {12288});
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({3, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads;
+    ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{1, 0, 0}));
+    EXPECT_EQ(r.trap->lane, 0);
+    EXPECT_TRUE(has(r.trap->message, "store to Y[4095] by program (1, 0, 0) races with a store "
+                                     "by program (0, 0, 0)"))
+        << r.trap->message;
+    std::vector<double> y;
+    for (int64_t i = 0; i < 12288; ++i)
+      y.push_back(l.arrays["Y"].getDouble(i));
+    // Program 0 stored [0, 4096); program 1 trapped before its store.
+    EXPECT_EQ(y[4095], 2.0 * (4095 % 17));
+    EXPECT_EQ(y[4096], 4096 % 17);
+    if (threads == 1) {
+      first = r.trap->render();
+      firstY = y;
+    } else {
+      EXPECT_EQ(r.trap->render(), first) << threads << " threads";
+      EXPECT_EQ(y, firstY) << threads << " threads";
+    }
+  }
+}
+
+// Neighbours that meet at a chunk boundary without sharing an element, each
+// updating its own tile in place and loading a neighbour's X (loads never
+// race): no report, every element stored once.
+TEST(Race, DisjointNeighboursAtAChunkBoundaryAreNotRaces) {
+  Launch l(R"(__global__ void k(float *X, float *Y) {
+  int off[4096] = get_program_id(0) * 4096 + (0 ... 4096);
+  *(Y + off) = *(Y + off) * 2 + *(X + off + 1);
+}
+)");
+  for (unsigned threads : {1u, 2u, 4u}) {
+    l.buffer("X", DType::F32, {3 * 4096 + 1});
+    l.buffer("Y", DType::F32, {3 * 4096});
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({3, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+    for (int64_t i = 0; i < 3 * 4096; ++i)
+      ASSERT_EQ(l.arrays["Y"].getDouble(i), 2.0 * (i % 17) + (i + 1) % 17) << i;
+    ASSERT_EQ(r.buffers.size(), 2u);
+    EXPECT_EQ(r.buffers[1].stored, 3 * 4096);
+    EXPECT_TRUE(r.buffers[1].unwritten.empty());
+  }
+}
+
+// Two programs store the even and the odd elements of one range through
+// masks: their intervals overlap, their elements do not. The overlap only
+// makes the launch run again with the element-wise check, which finds no race.
+TEST(Race, InterleavedMaskedProgramsAreNotRaces) {
+  Launch l(R"(__global__ void k(float *X, float *Y) {
+  int i[64] = 0 ... 64;
+  bool m[64] = i % 2 == get_program_id(0);
+  *?(m)(Y + i) = *?(m)(X + i);
+}
+)");
+  for (unsigned threads : {1u, 2u}) {
+    l.buffer("X", DType::F32, {64});
+    HostArray &y = l.buffer("Y", DType::F32, {64});
+    for (int64_t i = 0; i < 64; ++i)
+      y.setDouble(i, -1);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({2, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+    for (int64_t i = 0; i < 64; ++i)
+      EXPECT_EQ(l.arrays["Y"].getDouble(i), i % 17) << i;
+    EXPECT_EQ(r.buffers[1].stored, 64);
+  }
+}
+
+// In place with overlapping tiles: program 1 loads Y[32], which program 0
+// stored. The run that finds the overlap has already doubled every tile, so
+// the buffer must be put back before the element-wise run: Y[0, 64) is
+// 2y + 1 once, the rest untouched, for every thread count.
+TEST(Race, InPlaceOverlapRunsAgainFromTheBuffersAsTheyWere) {
+  const char *k = R"(__global__ void k(float *Y) {
+  int off[64] = get_program_id(0) * 32 + (0 ... 64);
+  *(Y + off) = *(Y + off) * 2 + 1;
+}
+)";
+  std::string first;
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    Launch l(k);
+    l.buffer("Y", DType::F32, {256});
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({7, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads;
+    ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_TRUE(has(r.trap->message, "load of Y[32] by program (1, 0, 0) races with a store by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+    for (int64_t i = 0; i < 256; ++i)
+      ASSERT_EQ(l.arrays["Y"].getDouble(i), i < 64 ? 2.0 * (i % 17) + 1 : i % 17)
+          << i << ", " << threads << " threads";
+    if (threads == 1)
+      first = r.trap->render();
+    else
+      EXPECT_EQ(r.trap->render(), first) << threads << " threads";
+  }
+}
+
 //===-- coverage and the access map -------------------------------------------------===//
 
 const char *kCopy = R"(__global__ void copy(float *X, float *Y, int N) {
