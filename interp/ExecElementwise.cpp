@@ -33,6 +33,15 @@ TrapKind trapOf(num::Status s) {
 // Scalar rules as functors (ok<D>: the dtypes the rule is defined for)
 //===----------------------------------------------------------------------===//
 
+/// Whether every lane of `t` holds the same defined element of dtype D (sets it).
+template <DType D> bool uniformElement(const TileData &t, St<D> &v) {
+  uint64_t bits;
+  if (!t.uniform(bits))
+    return false;
+  std::memcpy(&v, &bits, sizeof(v)); // little-endian host: the low bytes
+  return true;
+}
+
 /// How an integer rule maps affine operands (Tile.h) to an affine result:
 /// add, sub and mul (one operand uniform) are ring operations modulo 2^64,
 /// so they commute with keeping the low bits; the bitwise ops need both
@@ -91,8 +100,10 @@ struct AbsF {
   template <DType D> static St<D> apply(St<D> a) { return absT<D>(a); }
 };
 template <num::MathFn Fn> struct MathF {
+  static constexpr bool kMath = true;
   template <DType D> static constexpr bool ok = kIsFloat<D>;
   template <DType D> static St<D> apply(St<D> a) { return floatMathT<D>(Fn, a); }
+  template <DType D> static St<D> applyPlain(St<D> a) { return floatMathPlainT<D>(Fn, a); }
 };
 
 struct AddF {
@@ -218,7 +229,15 @@ template <DType D, typename F> bool unaryLoop(Frame &f, const Instr &in) {
   TilePtr r = makeTile(in.n, sizeof(St<D>));
   const St<D> *x = a.as<St<D>>();
   St<D> *o = r->as<St<D>>();
-  mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(x[i]); });
+  bool plain = false;
+  if constexpr (requires { F::kMath; })
+    plain = tlsMathNudge == nullptr; // checked once for the tile, not per lane
+  if constexpr (requires { F::kMath; }) {
+    if (plain)
+      mapLanes(o, in.n, [&](int64_t i) { return F::template applyPlain<D>(x[i]); });
+  }
+  if (!plain)
+    mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(x[i]); });
   mergePoison(*r, a);
   f.set(in.out[0], std::move(r));
   return true;
@@ -234,9 +253,18 @@ template <DType D, typename F> bool binaryLoop(Frame &f, const Instr &in) {
     }
   }
   TilePtr r = makeTile(in.n, sizeof(St<D>));
-  const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>();
   St<D> *o = r->as<St<D>>();
-  mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(x[i], y[i]); });
+  St<D> u;
+  if (uniformElement<D>(b, u)) { // a splat: not written out
+    const St<D> *x = a.as<St<D>>();
+    mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(x[i], u); });
+  } else if (uniformElement<D>(a, u)) {
+    const St<D> *y = b.as<St<D>>();
+    mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(u, y[i]); });
+  } else {
+    const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>();
+    mapLanes(o, in.n, [&](int64_t i) { return F::template apply<D>(x[i], y[i]); });
+  }
   mergePoison(*r, a, b);
   f.set(in.out[0], std::move(r));
   return true;

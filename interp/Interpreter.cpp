@@ -305,15 +305,13 @@ void Frame::write(const std::string &s) {
     buffered += s;
 }
 
-bool Frame::tick(const Instr &in) {
+bool Frame::tickSlow(const Instr &in) {
   if (steps >= launch.maxSteps)
     return fail(TrapKind::StepLimit, in, -1,
                 "the program executed more than " + std::to_string(launch.maxSteps) +
                     " ops (the step limit)");
   ++steps;
-  // Every 1024 ops of this thread, counted across programs (not per program):
-  // a grid of many short programs must stop at the deadline too.
-  if ((++ticks & 1023) == 0) {
+  if ((ticks & 1023) == 0) { // tick() counted this op
     if (interruptRequested() ||
         (launch.opts.cancel && launch.opts.cancel->load(std::memory_order_relaxed))) {
       interrupted = true;

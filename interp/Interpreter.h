@@ -110,7 +110,15 @@ public:
   /// Appends print / trace text to this program's output.
   void write(const std::string &s);
   /// Checks the step and time limits before an op; false stops the program.
-  bool tick(const Instr &in);
+  bool tick(const Instr &in) {
+    // Every 1024 ops of this thread, counted across programs (not per program),
+    // the slow checks: a grid of many short programs must stop at the deadline too.
+    if (steps >= launch.maxSteps || (++ticks & 1023) == 0) [[unlikely]]
+      return tickSlow(in);
+    ++steps;
+    return true;
+  }
+  bool tickSlow(const Instr &in);
 
   LaunchContext &launch;
   std::array<int64_t, 3> pid{0, 0, 0};

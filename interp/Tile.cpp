@@ -70,6 +70,59 @@ private:
 thread_local bool BufferPool::alive_ = true;
 thread_local BufferPool tPool;
 
+/// Blocks of one size (the shared_ptr control block with its TileData) kept
+/// per thread, so that the tiles of each op are not a malloc and a free. A
+/// block freed by another thread joins that thread's list.
+class NodePool {
+public:
+  static constexpr size_t kMaxHeld = 4096;
+  ~NodePool() {
+    alive_ = false;
+    for (void *p : free_)
+      ::operator delete(p);
+  }
+  void *take(size_t bytes) {
+    if (bytes != size_ || free_.empty())
+      return ::operator new(bytes);
+    void *p = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  void give(void *p, size_t bytes) {
+    if (size_ == 0)
+      size_ = bytes;
+    if (bytes != size_ || free_.size() >= kMaxHeld) {
+      ::operator delete(p);
+      return;
+    }
+    free_.push_back(p);
+  }
+  static bool alive() { return alive_; }
+
+private:
+  size_t size_ = 0; // the one block size held (that of allocate_shared<TileData>)
+  std::vector<void *> free_;
+  static thread_local bool alive_;
+};
+
+thread_local bool NodePool::alive_ = true;
+thread_local NodePool tNodes;
+
+template <typename T> struct NodeAllocator {
+  using value_type = T;
+  NodeAllocator() = default;
+  template <typename U> NodeAllocator(const NodeAllocator<U> &) {}
+  T *allocate(size_t n) { return static_cast<T *>(tNodes.take(n * sizeof(T))); }
+  void deallocate(T *p, size_t n) {
+    if (NodePool::alive())
+      tNodes.give(p, n * sizeof(T));
+    else
+      ::operator delete(p);
+  }
+  template <typename U> bool operator==(const NodeAllocator<U> &) const { return true; }
+  template <typename U> bool operator!=(const NodeAllocator<U> &) const { return false; }
+};
+
 } // namespace
 
 TileData::TileData(int64_t n, unsigned elemSize) : n_(n), elemSize_(elemSize), inline_{0, 0} {
@@ -142,11 +195,11 @@ void trimTilePool() {
 }
 
 TilePtr makeTile(int64_t n, unsigned elemSize) {
-  return std::make_shared<TileData>(n, elemSize);
+  return std::allocate_shared<TileData>(NodeAllocator<TileData>(), n, elemSize);
 }
 
 TilePtr makeAffineTile(int64_t n, unsigned elemSize, Affine a) {
-  return std::make_shared<TileData>(n, elemSize, a);
+  return std::allocate_shared<TileData>(NodeAllocator<TileData>(), n, elemSize, a);
 }
 
 TilePtr copyTile(const TileData &t) {

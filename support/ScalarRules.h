@@ -409,7 +409,17 @@ template <DType D> St<D> nudgedMath(MathFn f, St<D> r) {
 }
 
 /// Transcendental and rounding functions, computed in double and rounded once.
+/// floatMathT without the nudge (for a caller that has checked tlsMathNudge
+/// once for a whole tile).
+template <DType D> inline St<D> floatMathPlainT(num::MathFn f, St<D> a);
+
 template <DType D> inline St<D> floatMathT(num::MathFn f, St<D> a) {
+  if (tlsMathNudge) [[unlikely]]
+    return f == num::MathFn::Abs ? floatAbsT<D>(a) : nudgedMath<D>(f, floatMathPlainT<D>(f, a));
+  return floatMathPlainT<D>(f, a);
+}
+
+template <DType D> inline St<D> floatMathPlainT(num::MathFn f, St<D> a) {
   if (f == num::MathFn::Abs)
     return floatAbsT<D>(a);
   double x = toDouble<D>(a), r = 0;
@@ -426,8 +436,6 @@ template <DType D> inline St<D> floatMathT(num::MathFn f, St<D> a) {
   case num::MathFn::Floor: r = std::floor(x); break;
   case num::MathFn::Ceil: r = std::ceil(x); break;
   }
-  if (tlsMathNudge) [[unlikely]]
-    return nudgedMath<D>(f, fromDouble<D>(r));
   return fromDouble<D>(r);
 }
 
