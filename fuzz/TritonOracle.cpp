@@ -188,7 +188,8 @@ private:
       r.message = error;
       return r;
     }
-    if (std::string why = tritonDivergence(k.features, opts_.mode, true);
+    if (std::string why = opts_.judgeDivergences ? tritonDivergence(k.features, opts_.mode, true)
+                                                 : "";
         !why.empty() && error.rfind("Triton: ", 0) == 0) {
       OracleResult r;
       r.status = OracleResult::Status::Discard;
@@ -281,7 +282,9 @@ private:
                                       u.first};
       return "-";
     }
-    if (std::string why = tritonDivergence(k.features, opts_.mode, false); !why.empty()) {
+    if (std::string why =
+            opts_.judgeDivergences ? tritonDivergence(k.features, opts_.mode, false) : "";
+        !why.empty()) {
       judged_ = {"triton-divergence", "a documented divergence (docs/triton.md): " + why + ": " +
                                           diff};
       return "-";
@@ -601,6 +604,8 @@ std::string tritonScript(const FuzzKernel &k, const std::map<std::string, HostAr
 // The culprit step.
 
 std::string TritonCulprit::summary() const {
+  if (skipped)
+    return "Triton culprit step not run (not reduced: the campaign's time was up)";
   if (!reproduced)
     return "Triton culprit step: the failure did not show again with the campaign's settings";
   auto join = [](const std::vector<std::string> &v) {
@@ -621,6 +626,10 @@ std::string TritonCulprit::summary() const {
 TritonCulprit findTritonCulprit(const FuzzKernel &k, const std::string &property,
                                 const TritonOracleOptions &opts, double seconds) {
   TritonCulprit out;
+  if (seconds <= 0) {
+    out.skipped = true;
+    return out;
+  }
   auto start = Clock::now();
   bool emi = property.rfind("emi-", 0) == 0;
   // The same failure with `o` (a worker of its own when `fresh`).
@@ -642,6 +651,7 @@ TritonCulprit findTritonCulprit(const FuzzKernel &k, const std::string &property
   };
   TritonOracleOptions base = opts;
   base.reproDir.clear();
+  base.judgeDivergences = false;
   base.emiRate = emi ? 1 : 0;
   out.reproduced = fails(base, false);
   if (!out.reproduced)

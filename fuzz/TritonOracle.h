@@ -57,6 +57,9 @@ struct TritonOracleOptions {
   std::map<std::string, std::string> env; // the worker's environment (pass switches)
   std::optional<bool> fpFusion;           // enable_fp_fusion
   std::string dotInputPrecision = "ieee"; // tl.dot's input_precision for fp32
+  /// Discard differences a documented divergence explains (off in the culprit
+  /// step: there a TRITON_INTERPRET=1 run that differs still counts).
+  bool judgeDivergences = true;
 };
 
 /// The checker of `--target triton` (one Triton worker process per checker).
@@ -88,6 +91,7 @@ std::string tritonScript(const FuzzKernel &k, const std::map<std::string, HostAr
 /// DISABLE_PTXAS_OPT=1), each in its own worker; the result names the settings
 /// that make the failure go away.
 struct TritonCulprit {
+  bool skipped = false; // no time (seconds <= 0): nothing run
   bool reproduced = false;
   std::vector<std::string> cures, kept; // settings with which it goes away / stays
   std::vector<std::string> notRun;      // not tried (time, not applicable)

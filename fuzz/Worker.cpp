@@ -317,9 +317,12 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
     culprit = culpritOf(emi ? emiCfg : cfg, best, property, seconds).summary();
     info.note += (info.note.empty() ? "" : " ") + culprit + ".";
   }
+  // (No time for a culprit search when the campaign's time is up: not reduced.)
   if (cfg.plantFeature.empty() && req.value("culprit", true))
-    if (std::string more = check.onFinding(best, property, info.name,
-                                           std::min(kCulpritSeconds, req.at("seconds").get<double>()));
+    if (std::string more = check.onFinding(
+            best, property, info.name,
+            req.value("reduce", false) ? std::min(kCulpritSeconds, req.at("seconds").get<double>())
+                                       : 0);
         !more.empty()) {
       culprit += (culprit.empty() ? "" : "; ") + more;
       info.note += (info.note.empty() ? "" : " ") + more + ".";
