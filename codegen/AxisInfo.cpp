@@ -132,6 +132,14 @@ void AxisAnalysis::visitLoop(const ir::Op &op) {
     facts.push_back(carriedInfo(op, i));
   for (size_t i = 0; i < carried; ++i)
     infos_[head.arg(static_cast<unsigned>(first + i))] = facts[i];
+  if (!isFor && head.terminator()) { // a while body's arguments forwarded from stepped ones
+    const ir::Op *c = head.terminator();
+    const ir::Block &body = *op.region(1);
+    for (size_t j = 0; j < body.numArgs() && j + 1 < c->numOperands(); ++j)
+      if (auto it = steppedInit_.find(c->operand(static_cast<unsigned>(j + 1)));
+          it != steppedInit_.end() && c->operand(static_cast<unsigned>(j + 1))->ownerBlock() == &head)
+        steppedInit_[body.arg(static_cast<unsigned>(j))] = it->second;
+  }
   if (isFor) // the induction variable: lb + j * step
     infos_[head.arg(0)] = stepped(op.operand(0), op.operand(2), false);
   visitLoopRegions(op);
@@ -175,8 +183,12 @@ AxisInfo AxisAnalysis::carriedInfo(const ir::Op &op, size_t i) {
     return j < cond->numOperands() && cond->operand(j) == arg;
   };
   const ir::Value *next = yield->operand(static_cast<unsigned>(i));
-  if (isArg(next))
+  steppedInit_.erase(arg);
+  if (isArg(next)) {
+    if (!arg->type().isScalar())
+      steppedInit_[arg] = init;
     return info(init);
+  }
   const ir::Op *def = next->definingOp();
   const ir::Type &t = arg->type();
   if (!def || !(t.isPtr || isIndexType(t)))
@@ -185,11 +197,28 @@ AxisInfo AxisAnalysis::carriedInfo(const ir::Op &op, size_t i) {
   bool addLikeStep = k == ir::OpKind::AddPtr || k == ir::OpKind::Add || k == ir::OpKind::Sub;
   if (!addLikeStep || def->numOperands() != 2)
     return AxisInfo::unknown(t);
+  const ir::Value *step = nullptr;
   if (isArg(def->operand(0)))
-    return stepped(init, def->operand(1), k == ir::OpKind::AddPtr);
-  if (k == ir::OpKind::Add && isArg(def->operand(1)))
-    return stepped(init, def->operand(0), false);
-  return AxisInfo::unknown(t);
+    step = def->operand(1);
+  else if (k == ir::OpKind::Add && isArg(def->operand(1)))
+    step = def->operand(0);
+  if (!step)
+    return AxisInfo::unknown(t);
+  AxisInfo a = stepped(init, step, k == ir::OpKind::AddPtr);
+  if (!t.isScalar() && uniformStep(step))
+    steppedInit_[arg] = init;
+  return a;
+}
+
+/// Whether a step is the same over the whole tile (a scalar, or constant along every axis).
+bool AxisAnalysis::uniformStep(const ir::Value *step) const {
+  AxisInfo s = info(step);
+  return s.cnst.empty() || s.cnst == step->type().shape;
+}
+
+const ir::Value *AxisAnalysis::steppedFrom(const ir::Value *v) const {
+  auto it = steppedInit_.find(v);
+  return it == steppedInit_.end() ? nullptr : it->second;
 }
 
 /// Facts that hold for init plus any number of steps, each `step` (scaled to

@@ -65,6 +65,13 @@ public:
   /// `unit` is the bytes of one element step (1 for integers).
   static int64_t runDivisibility(const AxisInfo &a, size_t axis, int64_t run, int64_t unit);
 
+  /// For a loop-carried tile (a loop's region argument, or a while body's
+  /// argument its condition forwards one to) that every trip yields unchanged
+  /// or stepped by an amount the same over the whole tile: its initial value
+  /// (then v = init + D elementwise, D one value for the whole tile in each
+  /// trip). Null for anything else.
+  const ir::Value *steppedFrom(const ir::Value *v) const;
+
 private:
   void visitBlock(const ir::Block &b);
   void visitOp(const ir::Op &op);
@@ -72,6 +79,7 @@ private:
   void visitLoopRegions(const ir::Op &op);
   AxisInfo carriedInfo(const ir::Op &op, size_t i);
   AxisInfo stepped(const ir::Value *init, const ir::Value *step, bool scale) const;
+  bool uniformStep(const ir::Value *step) const;
   AxisInfo compute(const ir::Op &op);
   AxisInfo addLike(const ir::Op &op, bool sub);
   AxisInfo mul(const ir::Op &op);
@@ -85,6 +93,7 @@ private:
   AxisInfo elementwiseDefault(const ir::Op &op);
 
   std::unordered_map<const ir::Value *, AxisInfo> infos_;
+  std::unordered_map<const ir::Value *, const ir::Value *> steppedInit_;
 };
 
 } // namespace tc::codegen

@@ -169,6 +169,10 @@ bool Lowerer::rematable(const ir::Value *root) {
     todo.pop_back();
     if (v->type().isScalar() || !seen.insert(v).second)
       continue;
+    if (const ir::Value *init = steppedInit(v)) { // init + one offset for the tile
+      todo.push_back(init);
+      continue;
+    }
     const ir::Op *op = v->definingOp();
     ok = seen.size() <= kMaxRematOps && op && isRematKind(*op);
     if (ok)
@@ -176,6 +180,14 @@ bool Lowerer::rematable(const ir::Value *root) {
   }
   rematable_[root] = ok;
   return ok;
+}
+
+/// The initial value of a loop-carried tile that every trip steps by one
+/// amount for the whole tile (AxisAnalysis::steppedFrom), when remat is on.
+const ir::Value *Lowerer::steppedInit(const ir::Value *v) const {
+  if (!opts_.remat || !axes_ || v->definingOp() || plantedBug("missing-barrier"))
+    return nullptr;
+  return axes_->steppedFrom(v);
 }
 
 /// v's element at `coords` (one i32 index per axis), recomputed.
@@ -186,8 +198,27 @@ llvm::Value *Lowerer::rematAt(const ir::Value *v, const Slots &coords, RematMemo
   auto key = std::make_pair(v, coords);
   if (auto it = memo.find(key); it != memo.end())
     return it->second;
-  const ir::Op &op = *v->definingOp();
   const ir::Type &t = v->type();
+  if (const ir::Value *init = steppedInit(v)) {
+    // A loop-carried tile stepped uniformly: v = init + D elementwise, D the
+    // same for the whole tile, so v at coords is init there plus D, D taken
+    // from this thread's slot 0 (its element is the one coordsIn gives).
+    RematMemo own;
+    llvm::Value *held = get(v)[0];
+    llvm::Value *base = rematAt(init, coordsIn(t.shape, identity(t.rank()), 0), own);
+    llvm::Value *here = rematAt(init, coords, memo);
+    llvm::Value *r;
+    if (t.isPtr) {
+      llvm::Value *d = b_.CreateSub(b_.CreatePtrToInt(held, b_.getInt64Ty()),
+                                    b_.CreatePtrToInt(base, b_.getInt64Ty()));
+      r = b_.CreateGEP(b_.getInt8Ty(), here, d);
+    } else {
+      r = b_.CreateAdd(here, b_.CreateSub(held, base));
+    }
+    memo[key] = r;
+    return r;
+  }
+  const ir::Op &op = *v->definingOp();
   ir::OpKind k = op.kind();
   llvm::Value *r = nullptr;
   if (k == ir::OpKind::Range) {

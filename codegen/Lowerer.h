@@ -777,6 +777,7 @@ private:
   void lowerUndef(const ir::Op &op);
   bool rematerialize(const ir::Op &op);
   bool rematable(const ir::Value *v);
+  const ir::Value *steppedInit(const ir::Value *v) const;
   llvm::Value *rematAt(const ir::Value *v, const Slots &coords, RematMemo &memo);
   Slots rematSlots(const ir::Value *v, const ir::Shape &layout, const std::vector<int64_t> &perm);
   Slots coordsIn(const ir::Shape &s, const std::vector<int64_t> &perm, int64_t k);
