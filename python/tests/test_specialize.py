@@ -82,15 +82,18 @@ def test_one_kernel_launched_with_every_class_is_right():
     # (N, offset of X's view): N divisible by 16, not, equal to 1; X aligned or
     # one float in. Every launch is checked; a class seen before is launched
     # by the fast path (its kernel was compiled by the full path's launch).
-    for n, off in [(1024, 0), (1000, 0), (1, 0), (1024, 0), (1000, 0), (4096, 1), (1024, 1),
-                   (4096, 0), (1, 0), (777, 1), (4096, 1)]:
+    for n, off in [(1024, 0), (1001, 0), (1, 0), (1024, 0), (1001, 0), (4096, 1), (1024, 1),
+                   (4096, 0), (1, 0), (777, 1), (4096, 1), (1002, 0)]:
         xs = x[off:off + n]
-        y = torch.full((n,), -7.0, device="cuda")
+        # 64 more elements than N: a kernel of another class could store past
+        # N (N = 1024's kernel stores whole runs of 4); they must stay -7.
+        y = torch.full((n + 64,), -7.0, device="cuda")
         before = fast()
         out = k[(triton_c.cdiv(n, 128),)](xs, y, 1.5, n, BLOCK=128)
         assert out is y
         torch.cuda.synchronize()
-        assert torch.equal(y, xs * 1.5), (n, off)
+        assert torch.equal(y[:n], xs * 1.5), (n, off)
+        assert torch.equal(y[n:], torch.full((64,), -7.0, device="cuda")), (n, off)
         cls = (n % 16 == 0, n == 1, off == 0)
         if cls in seen:
             assert fast() == before + 1, (n, off)

@@ -292,12 +292,13 @@ TEST_F(SpecializeGpuTest, OneKernelObjectAcrossClasses) {
   gpu::GpuOptions o;
   o.diskCache = false;
   auto gpu = gpu::createGpuBackend(o);
-  // N = 1024 (divisible by 16: no tail checks), then 1000 (the tail needs
-  // them), then 1 (equal to 1), then 1024 again, then c a view one float in
-  // (an unaligned pointer): each must be right, so none ran another's code.
-  for (int64_t n : {1024, 1000, 1, 1024, 2048, 1001})
+  // N = 1024 (divisible by 16: no tail checks), then 1001 (the tail needs
+  // them; N = 1024's kernel would also store elements 1001..1003, which the
+  // check sees), then 1 (equal to 1), then 1024 again, then c a view one
+  // float in (an unaligned pointer): each must be right, so none ran another's code.
+  for (int64_t n : {1024, 1001, 1, 1024, 2048, 1000, 1002})
     expectAdd(*gpu, *k, n);
-  expectAdd(*gpu, *k, 1000, 4);
+  expectAdd(*gpu, *k, 1001, 4);
   expectAdd(*gpu, *k, 1024, 4);
   expectAdd(*gpu, *k, 1024);
 }
@@ -310,9 +311,9 @@ TEST_F(SpecializeGpuTest, PreparedWithoutArgumentsServesEveryClass) {
   auto gpu = gpu::createGpuBackend(o);
   std::string error;
   ASSERT_TRUE(gpu->prepare(*k, error, nullptr)) << error; // the generic kernel
-  expectAdd(*gpu, *k, 1000);
+  expectAdd(*gpu, *k, 1001);
   expectAdd(*gpu, *k, 1024);
-  expectAdd(*gpu, *k, 1000, 4);
+  expectAdd(*gpu, *k, 1001, 4);
 }
 
 TEST_F(SpecializeGpuTest, SwitchedOffStillRight) {
@@ -322,13 +323,13 @@ TEST_F(SpecializeGpuTest, SwitchedOffStillRight) {
   o.diskCache = false;
   o.codegen.specialize = false;
   auto gpu = gpu::createGpuBackend(o);
-  for (int64_t n : {1024, 1000, 1})
+  for (int64_t n : {1024, 1001, 1})
     expectAdd(*gpu, *k, n);
 }
 
 TEST_F(SpecializeGpuTest, DiskCacheKeysOnTheClass) {
   // Two backends sharing one disk cache: the second finds N=1024's kernel on
-  // disk, and must not take it for N=1000.
+  // disk, and must not take it for N=1001.
   auto k = compileText(kAdd);
   ASSERT_TRUE(k);
   char tmpl[] = "/tmp/tc-spec-cache-XXXXXX";
@@ -337,7 +338,7 @@ TEST_F(SpecializeGpuTest, DiskCacheKeysOnTheClass) {
   o.cacheDir = tmpl;
   expectAdd(*gpu::createGpuBackend(o), *k, 1024);
   auto second = gpu::createGpuBackend(o);
-  expectAdd(*second, *k, 1000);
+  expectAdd(*second, *k, 1001); // N = 1024's kernel would store 1001..1003 too
   expectAdd(*second, *k, 1024);
   std::filesystem::remove_all(tmpl);
 }
