@@ -78,7 +78,9 @@ TritonOptions backendOptions(const TritonOracleOptions &o) {
 } // namespace
 
 std::string tritonDivergence(const std::vector<std::string> &features, const std::string &mode,
-                             bool error) {
+                             const std::string &errorText) {
+  bool error = !errorText.empty();
+  bool unsupportedType = contains(errorText, "Unsupported data type");
   // docs/triton.md, "Triton's interpreter: divergences found" (Triton 3.6.0).
   if (mode == "interpret") {
     if (has(features, "op.fma") && !error)
@@ -86,7 +88,9 @@ std::string tritonDivergence(const std::vector<std::string> &features, const std
     if (has(features, "op.umulhi"))
       return "tl.umulhi in Triton 3.6's interpreter: of signed operands the signed high half; "
              "of 64-bit ones uint64 data (arithmetic on it then mixes types)";
-    if (has(features, "atomic.xchg") && std::any_of(features.begin(), features.end(), [](auto &f) {
+    if (has(features, "atomic.add") && has(features, "dtype.bfloat16") && unsupportedType)
+      return "no bf16 atomic_add in Triton's interpreter";
+    if (has(features, "atomic.xchg") && (!error || unsupportedType) && std::any_of(features.begin(), features.end(), [](auto &f) {
           return f == "dtype.float32" || f == "dtype.float64" || f == "dtype.float16" ||
                  f == "dtype.bfloat16";
         }))
@@ -188,8 +192,8 @@ private:
       r.message = error;
       return r;
     }
-    if (std::string why = opts_.judgeDivergences ? tritonDivergence(k.features, opts_.mode, true)
-                                                 : "";
+    if (std::string why =
+            opts_.judgeDivergences ? tritonDivergence(k.features, opts_.mode, error) : "";
         !why.empty() && error.rfind("Triton: ", 0) == 0) {
       OracleResult r;
       r.status = OracleResult::Status::Discard;
@@ -283,7 +287,7 @@ private:
       return "-";
     }
     if (std::string why =
-            opts_.judgeDivergences ? tritonDivergence(k.features, opts_.mode, false) : "";
+            opts_.judgeDivergences ? tritonDivergence(k.features, opts_.mode, "") : "";
         !why.empty()) {
       judged_ = {"triton-divergence", "a documented divergence (docs/triton.md): " + why + ": " +
                                           diff};

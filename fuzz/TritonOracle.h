@@ -67,10 +67,10 @@ std::unique_ptr<Checker> makeTritonChecker(const TritonOracleOptions &opts);
 
 /// The documented divergence of Triton in `mode` (docs/triton.md) that a
 /// kernel with these features can show, "" when none: a difference (with
-/// `error`: an error Triton raised) of such a kernel is a discard
-/// ("triton-divergence"), not a finding.
+/// `errorText`: the error Triton raised instead) of such a kernel is a
+/// discard ("triton-divergence"), not a finding.
 std::string tritonDivergence(const std::vector<std::string> &features, const std::string &mode,
-                             bool error);
+                             const std::string &errorText);
 
 /// A standalone Python script for kernel `k` (needs only torch and triton):
 /// the Triton module (tritonpy), the inputs baked in, the reference outputs
