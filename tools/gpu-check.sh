@@ -274,6 +274,24 @@ else
     --arg M=4096 --arg N=4096 --arg K=4096 --arg lda=4096 --arg ldb=4096 --arg ldc=4096 \
     --arg A=randint:-2:2:bf16[M,K] --arg B=randint:-2:2:bf16[K,N] --arg C=zeros:bf16[M,N] \
     --flops '2*M*N*K'
+  # FlashAttention-2 and LayerNorm forward (examples/; Triton "-": their Triton side is
+  # bench/attention_layernorm.py's, with the developers' triton_attention.py and
+  # triton_layernorm.py). No --compare at these sizes (the interpreter needs minutes);
+  # the conformance suite's kernels.attention-layernorm checks them at small ones.
+  if [ -f "$EX/attention.tc" ]; then
+    bench "attention f16 N4096 D64" "triton_attention_f16_N4096_D64_TFLOPs" \
+      "TF:$((4 * 4 * 32 * 4096 * 4096 * 64))" 0 "$EX/attention.tc" -DBLOCK_M=128 -DBLOCK_N=64 \
+      -DHEAD_DIM=64 --num-warps 8 --grid 'N_CTX / BLOCK_M, Z * H' --arg Z=4 --arg H=32 \
+      --arg N_CTX=4096 --arg stride_z=8388608 --arg stride_h=262144 --arg stride_n=64 \
+      --arg sm_scale=1.3 --arg Q=randn:f16[Z,H,N_CTX,64] --arg K=randn:f16[Z,H,N_CTX,64] \
+      --arg V=randn:f16[Z,H,N_CTX,64] --arg M=zeros:f32[Z,H,N_CTX] \
+      --arg Out=zeros:f16[Z,H,N_CTX,64] --flops '4*Z*H*N_CTX*N_CTX*64'
+    bench "layernorm f16 4096x8192" "triton_layernorm_f16_4096x8192_GBps" \
+      "GB:$((2 * 4096 * 8192 * 2))" 0 "$EX/layernorm.tc" -DBLOCK=8192 --num-warps 8 --grid 4096 \
+      --arg N=8192 --arg stride=8192 --arg eps=1e-5 --arg X=randn:f16[4096,8192] \
+      --arg Y=zeros:f16[4096,8192] --arg W=rand:f16[N] --arg B=rand:f16[N] \
+      --arg Mean=zeros:f32[4096] --arg Rstd=zeros:f32[4096] --bytes '2*4096*8192*2'
+  fi
   if [ $TUNE = 1 ]; then
     # Tiles, warps and stages auto-tuned (the winner is printed in the log).
     for S in 1024 4096; do
