@@ -389,6 +389,18 @@ uint64_t contextsCreated() {
   return p.created;
 }
 
+bool contextReuse() {
+  ContextPool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.on;
+}
+
+size_t parkedContexts() {
+  ContextPool &p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.parked.size();
+}
+
 /// Creates a (non-primary) context on device `ordinal`, current on the
 /// calling thread, and its stream (or takes a parked one: setContextReuse).
 std::unique_ptr<Context> Context::create(int ordinal) {

@@ -82,8 +82,11 @@ const LoadReport &lastLoad();
 /// to free their modules. Its modules and buffers must be gone (destroyed
 /// before the Context, as always). After a sticky error nothing is reused.
 void setContextReuse(bool on);
-/// How many contexts Context::create made in this process (taken ones not counted).
+bool contextReuse();
+/// How many contexts Context::create made in this process (taken ones not
+/// counted), and how many are kept for reuse now.
 uint64_t contextsCreated();
+size_t parkedContexts();
 
 /// Whether the driver loads and reports at least one device.
 bool available(std::string *why);
