@@ -418,8 +418,8 @@ TuneOutcome Autotuner::run(const TuneRequest &req, LaunchArgs &args, const RunOp
     result = errorResult("autotune: " + o.error);
     return o;
   }
-  std::string key = detail::tuneKey(req, args, impl_->backend.deviceDescription(),
-                                    impl_->backend.specializes());
+  std::string key =
+      detail::tuneKey(req, args, impl_->backend.deviceDescription(), impl_->backend.specializes());
   if (std::optional<TuneVariant> cached = impl_->lookup(key, space)) {
     Prepared p = prepareVariant(req, *cached, args);
     if (p.kernel) {

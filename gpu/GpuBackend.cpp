@@ -193,8 +193,8 @@ public:
     }
     if (!ctx_ || !poisoned_.empty())
       return false;
-    auto it =
-        fast_.find(std::make_tuple(kernel.id(), numWarps, numStages, launchVariant(kernel, values)));
+    auto it = fast_.find(
+        std::make_tuple(kernel.id(), numWarps, numStages, launchVariant(kernel, values)));
     if (it == fast_.end() && aligned) // a kernel prepared without arguments (any class)
       it = fast_.find(std::make_tuple(kernel.id(), numWarps, numStages, std::string(kAligned)));
     if (it == fast_.end()) // the first launch of this variant goes through launch()

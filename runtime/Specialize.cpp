@@ -71,8 +71,8 @@ std::string describeSpecialization(const ir::Function &fn, const Specialization 
   for (unsigned i = 0; i < fn.numParams() && i < s.params.size(); ++i) {
     if (s.params[i] == ArgClass::Any)
       continue;
-    out += (out.empty() ? "" : ",") + fn.paramName(i) +
-           (s.params[i] == ArgClass::One ? "=1" : "=16");
+    out +=
+        (out.empty() ? "" : ",") + fn.paramName(i) + (s.params[i] == ArgClass::One ? "=1" : "=16");
   }
   return out;
 }
@@ -110,8 +110,10 @@ std::optional<Specialization> parseSpecialization(std::string_view text, const i
     }
     const ir::Type &t = fn.param(i)->type();
     if (!isSpecializable(t)) {
-      error = "'" + name + "' is not an integer or pointer parameter (integer and pointer "
-              "parameters: " + params() + ")";
+      error = "'" + name +
+              "' is not an integer or pointer parameter (integer and pointer "
+              "parameters: " +
+              params() + ")";
       return std::nullopt;
     }
     if (seen[i]) {
@@ -128,9 +130,10 @@ std::optional<Specialization> parseSpecialization(std::string_view text, const i
     } else if (value == "1" && !t.isPtr) {
       s.params[i] = ArgClass::One;
     } else {
-      error = "'" + item + "': " +
-              (t.isPtr ? std::string("a pointer's class is 16 (16-byte aligned)")
-                       : std::string("an integer's class is 16 (divisible by 16) or 1 (equal to 1)"));
+      error =
+          "'" + item + "': " +
+          (t.isPtr ? std::string("a pointer's class is 16 (16-byte aligned)")
+                   : std::string("an integer's class is 16 (divisible by 16) or 1 (equal to 1)"));
       return std::nullopt;
     }
   }

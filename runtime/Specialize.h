@@ -33,7 +33,9 @@ namespace tc {
 enum class ArgClass : uint8_t { Any, Div16, One };
 
 /// The class's character in Specialization::key(): '.' Any, 'D' Div16, '1' One.
-inline char classChar(ArgClass c) { return c == ArgClass::Div16 ? 'D' : c == ArgClass::One ? '1' : '.'; }
+inline char classChar(ArgClass c) {
+  return c == ArgClass::Div16 ? 'D' : c == ArgClass::One ? '1' : '.';
+}
 
 /// Whether parameters of type `t` are classified (pointers and integers, not bool).
 bool isSpecializable(const ir::Type &t);

@@ -21,9 +21,9 @@
 #include "ir/Passes.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
+#include "runtime/Specialize.h"
 #include "support/FileIO.h"
 #include "support/SourceWords.h"
-#include "runtime/Specialize.h"
 #include "support/ToolMain.h"
 #include "tritonpy/TritonPy.h"
 
@@ -50,8 +50,8 @@ struct Options {
   unsigned numStages = tc::codegen::Options{}.numStages;
   bool assumeAligned = false; // --assume-aligned: pointer parameters 16-byte aligned
   bool timePasses = false;    // --time-passes: codegen stage times on stderr
-  std::string disableOpt; // --disable-opt LIST (applied after --num-stages: pipeline means 1)
-  std::string specialize; // --specialize 'N=16,stride=1,X=16': a launch's argument classes
+  std::string disableOpt;     // --disable-opt LIST (applied after --num-stages: pipeline means 1)
+  std::string specialize;     // --specialize 'N=16,stride=1,X=16': a launch's argument classes
 
   /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
   bool emitsGpu() const { return emit == "llvm" || emit == "ptx"; }

@@ -3,10 +3,10 @@
 // backend's variant key (what its caches and launchDevice look kernels up by).
 // The GPU tests at the end (one kernel object launched with arguments of
 // different classes, each result checked) skip without a CUDA device.
+#include "runtime/Specialize.h"
 #include "gpu/GpuBackend.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
-#include "runtime/Specialize.h"
 
 #include <gtest/gtest.h>
 
@@ -280,8 +280,8 @@ void expectAdd(Backend &backend, const CompiledKernel &k, int64_t n, uint64_t cO
   RunResult r = backend.launch(k, {(n + 1023) / 1024, 1, 1}, args, {});
   ASSERT_EQ(r.status, RunResult::Status::Ok) << r.error;
   for (int64_t i = 0; i < 2048; ++i) {
-    double want = i >= first && i - first < n ? double(i - first) + double(3 * (i - first) % 17)
-                                              : -1.0;
+    double want =
+        i >= first && i - first < n ? double(i - first) + double(3 * (i - first) % 17) : -1.0;
     ASSERT_EQ(c.getDouble(i), want) << "N = " << n << ", element " << i;
   }
 }
