@@ -136,13 +136,22 @@ public:
   std::string onFinding(const FuzzKernel &k, const std::string &property, const std::string &name,
                         double seconds) override {
     std::string out;
-    if (property.rfind("emi-", 0) != 0 && !opts_.reproDir.empty()) {
+    // An EMI finding's script runs its EMI variant (whose reference outputs are
+    // the plain kernel's: property emi-mismatch checked that on the interpreter).
+    std::optional<FuzzKernel> variant;
+    if (property.rfind("emi-", 0) == 0)
+      variant = emiVariant(k, kernelHash(k));
+    const FuzzKernel &sk = variant ? *variant : k;
+    if ((variant || property.rfind("emi-", 0) != 0) && !opts_.reproDir.empty()) {
       std::map<std::string, HostArray> want;
       std::string error;
-      if (interpReference(k, 20, want, error)) {
+      if (interpReference(sk, 20, want, error)) {
         std::string header = "triton-fuzz --target triton --triton-mode " + opts_.mode +
                              " finding " + name + " (" + property + ")";
-        std::string script = tritonScript(k, want, header, opts_.numWarps, opts_.numStages, error);
+        if (variant)
+          header += ", the kernel's EMI variant";
+        std::string script =
+            tritonScript(sk, want, header, opts_.numWarps, opts_.numStages, error);
         if (!script.empty()) {
           std::error_code ec;
           fs::create_directories(opts_.reproDir, ec);

@@ -5,7 +5,7 @@
 #     2 workers; kernel 109 hits a bug of Triton 3.6's interpreter): its
 #     summary says the mode, counts the kernels the translator refuses as
 #     discards ("triton-unsupported"), passes the others or reduces them to
-#     findings, and every non-EMI finding's standalone script reproduces it
+#     findings, and every finding's standalone script reproduces it
 #     (exit 1 under TRITON_INTERPRET=1);
 #  2. a kernel of the campaign that Triton gets right, written out with
 #     --replay --script: its script exits 0, and 1 (saying WRONG) once its
@@ -46,8 +46,6 @@ assert s["passed"] + s["discards"] + s["failures"] + s["generator_bugs"] == 28
 assert s["generator_bugs"] == 0
 assert s["failures"] > 0, "kernel 109 (a bug of Triton 3.6's interpreter) was not found"
 for f in s["findings"]:
-    if f["property"].startswith("emi-"):
-        continue
     name = "seed%d_kernel%d_%s.py" % (f["campaign_seed"], f["index"], f["property"])
     script = os.path.join(d, "triton", name)
     assert os.path.exists(script), "no standalone script " + script
