@@ -523,8 +523,10 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
     out.property = "gpu-mismatch";
     out.message = diff;
   }
-  if (out.status == OracleResult::Status::Pass && emiSelected(k, opts_.emiRate))
+  if (out.status == OracleResult::Status::Pass && emiSelected(k, opts_.emiRate)) {
     checkEmi(k, p.want, out);
+    clock.mark("emi"); // the variant: interpreter runs, compile, launch, comparison
+  }
   return out;
 }
 
