@@ -403,6 +403,8 @@ void AccessTracker::finishThread() {
   ThreadLog &log = threadLog();
   std::sort(log.entries.begin(), log.entries.end(),
             [](const LogEntry &a, const LogEntry &b) { return a.key < b.key; });
+  for (const LogEntry &e : log.entries)
+    log.maxSpan = std::max(log.maxSpan, e.last - e.key);
 }
 
 namespace {
@@ -440,8 +442,7 @@ size_t AccessTracker::prepareCheck(unsigned parts) {
   // the largest log (threads take programs in turn, so logs are alike).
   const ThreadLog *largest = nullptr;
   for (const auto &log : logs_) {
-    for (const LogEntry &e : log->entries)
-      maxSpan_ = std::max(maxSpan_, e.last - e.key);
+    maxSpan_ = std::max(maxSpan_, log->maxSpan); // (finishThread() found each log's)
     if (!largest || log->entries.size() > largest->entries.size())
       largest = log.get();
   }
@@ -496,16 +497,6 @@ bool AccessTracker::checkPart(size_t part) const {
     if (store)
       stores.add(prog, e.last);
   }
-  return false;
-}
-
-bool AccessTracker::needsExactCheck() {
-  size_t parts = prepareCheck(1);
-  if (overflowed_)
-    return true;
-  for (size_t i = 0; i < parts; ++i)
-    if (checkPart(i))
-      return true;
   return false;
 }
 

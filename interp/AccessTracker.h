@@ -108,17 +108,15 @@ public:
   /// Logged mode: no program can store to region `index` (of the Memory's
   /// regions), so its loads need no log.
   void setNoStores(size_t index) { mayStore_[index] = 0; }
-  /// Logged mode, on the thread that ran programs, after its last one: sorts
-  /// its log.
+  /// Logged mode, on every thread that ran programs, after its last one:
+  /// sorts its log (prepareCheck() needs this).
   void finishThread();
   /// Logged mode, after every program ran: whether programs' intervals
   /// overlap (at least one a store) or a log overflowed, so that the launch
-  /// must run again with the element-wise check.
-  bool needsExactCheck();
-  /// needsExactCheck() in parts that threads may check at once: returns the
-  /// number of parts (0 when overflowed() already says so, or no log has
-  /// an interval); then the launch must run again when overflowed() or
-  /// checkPart(i) for some i.
+  /// must run again with the element-wise check, in parts that threads may
+  /// check at once: returns the number of parts (0 when overflowed() already
+  /// says so, or no log has an interval); the launch must run again when
+  /// overflowed() or checkPart(i) for some i.
   size_t prepareCheck(unsigned parts);
   bool overflowed() const { return overflowed_; }
   bool checkPart(size_t part) const;
@@ -224,6 +222,7 @@ private:
   };
   struct ThreadLog {
     std::vector<LogEntry> entries;
+    uint64_t maxSpan = 0; // the longest interval's last - first (finishThread())
   };
   ThreadLog &threadLog();
   void logRuns(ThreadLog &log, const Run *runs, size_t count, const uint8_t *mask,
