@@ -336,8 +336,11 @@ void AccessTracker::recordLogged(Frame &f, const Instr &in, const uint64_t *addr
       uint64_t a = addr[i];
       if (!(s = shadowNear(s, a)))
         continue; // (the op's own checks trap on it)
-      if (!store && !mayStore_[s->index])
-        continue;
+      if (!mayStore_[s->index]) {
+        if (!store)
+          continue;
+        overflow_.store(true, std::memory_order_relaxed); // (as in logRuns)
+      }
       uint64_t lo = s->region->base;
       int64_t first = static_cast<int64_t>((a - lo) >> s->shift);
       int64_t last =
@@ -357,8 +360,13 @@ void AccessTracker::logRuns(ThreadLog &log, const Run *runs, size_t count, const
                             uint32_t progKind) {
   bool store = progKind & 1;
   for (const Run *r = runs; r != runs + count; ++r) {
-    if (!store && !mayStore_[r->s->index])
-      continue; // no program stores there: a load cannot race
+    if (!mayStore_[r->s->index]) {
+      if (!store)
+        continue; // no program stores there: a load cannot race
+      // A store the kernel's text does not show (a pointer into another
+      // buffer): its loads were not logged, so check element-wise.
+      overflow_.store(true, std::memory_order_relaxed);
+    }
     if (store) {
       markStored(*r->s);
       setStored(*r->s, r->e0, r->count, mask, r->lane0, r->laneStep);

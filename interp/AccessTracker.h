@@ -105,8 +105,10 @@ public:
   /// write, from record(), so that a launch can run again from the buffers as
   /// they were. Null: none.
   void setJournal(UndoJournal *j) { journal_ = j; }
-  /// Logged mode: no program can store to region `index` (of the Memory's
-  /// regions), so its loads need no log.
+  /// Logged mode: no store of the kernel's text reaches region `index` (of
+  /// the Memory's regions), so its loads need no log (a store that reaches
+  /// it anyway, through a pointer into another buffer, makes the launch run
+  /// the element-wise check).
   void setNoStores(size_t index) { mayStore_[index] = 0; }
   /// Logged mode, on every thread that ran programs, after its last one:
   /// sorts its log (prepareCheck() needs this).

@@ -646,7 +646,7 @@ void Launcher::startTracking(unsigned threads) {
                                                      logged ? threads : 0);
   numberSites(prepared_->body);
   ctx_.tracker = tracker_.get();
-  if (races && (threads > 1 || tracker_->logged())) { // only the buffers stores may reach
+  if (races && (threads > 1 || tracker_->logged())) { // which buffers the kernel stores to
     std::set<std::string> stored;
     bool known = storedParams(fn_.body(), stored);
     if (!journal_) // (the undo journal, when there is one, already copies each page first)
@@ -659,7 +659,7 @@ void Launcher::startTracking(unsigned threads) {
                      });
       if (!written)
         tracker_->setNoStores(i);
-      else if (cow_ && !r.readOnly)
+      if (cow_ && !r.readOnly) // (a page costs only once a store reaches it)
         cow_->cover(r.host, r.size);
     }
     if (cow_) {

@@ -535,6 +535,37 @@ TEST(Race, InPlaceOverlapRunsAgainFromTheBuffersAsTheyWere) {
   }
 }
 
+// Program 0 stores to Y through a pointer from X (the layout puts Y 1088
+// floats past X: X at 0x10000, 256 bytes, a 4 KiB gap, Y at 0x11100), which
+// the kernel's text does not show; program 1 loads Y[0, 64). The loads of Y
+// must be checked all the same.
+TEST(Race, StoreThroughAPointerIntoAnotherBuffer) {
+  Launch l(R"(__global__ void k(float *X, float *Y, int d) {
+  int i[64] = 0 ... 64;
+  if (get_program_id(0) == 0) {
+    *(X + d + i) = 1.0;
+  } else {
+    *(X + i) = *(Y + i);
+  }
+}
+)");
+  for (unsigned threads : {1u, 2u}) {
+    l.buffer("X", DType::F32, {64});
+    l.buffer("Y", DType::F32, {64});
+    l.scalar("d", 1088);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({2, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads;
+    ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_TRUE(has(r.trap->message, "load of Y[0] by program (1, 0, 0) races with a store by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+    EXPECT_EQ(l.arrays["Y"].getDouble(5), 1.0); // program 0's store
+    EXPECT_EQ(l.arrays["X"].getDouble(5), 5.0); // program 1 trapped before its store
+  }
+}
+
 //===-- coverage and the access map -------------------------------------------------===//
 
 const char *kCopy = R"(__global__ void copy(float *X, float *Y, int N) {
