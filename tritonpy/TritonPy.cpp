@@ -1064,7 +1064,25 @@ Result Emitter::run() {
       << kname << "(";
   for (size_t i = 0; i < pnames.size(); ++i)
     mod << (i ? ", " : "") << pnames[i];
-  mod << "):\n" << out_.str() << "\n\nKERNEL = " << kname << "\n\n";
+  mod << "):\n" << out_.str() << "\n\n";
+  // Triton links libdevice with flush-to-zero by default (enable_reflect_ftz): its fmod then
+  // takes a subnormal divisor for 0 and gives NaN (the GPU campaign of seed 20261204). Every
+  // launch turns it off; Triton's interpreter drops launch options it does not know.
+  mod << R"PY(class _Launcher:
+    """KERNEL[grid](*args, **options): Triton's launch, libdevice without flush-to-zero."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __getitem__(self, grid):
+        def run(*args, **options):
+            options.setdefault("enable_reflect_ftz", False)
+            return self.fn[grid](*args, **options)
+        return run
+
+
+)PY";
+  mod << "KERNEL = _Launcher(" << kname << ")\n\n";
   mod << R"PY(# torch dtypes of the buffers: unsigned types of 16 bits and more travel as the
 # signed type of their width (the kernel casts the pointer back).
 TORCH_DTYPES = {"i1": torch.bool, "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
