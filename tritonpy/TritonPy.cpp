@@ -849,10 +849,22 @@ bool Emitter::emitMemory(const Op &op) {
       return refuse(op, "atomic '" + kind + "'");
     DType d = op.operand(1)->type().dtype;
     bool halfAdd = kind == "add" && isNarrowFloat(d);
-    if ((bitWidth(d) < 32 && !halfAdd) || (isFloat(d) && (kind == "and" || kind == "or" || kind == "xor")))
+    if ((bitWidth(d) < 32 && !halfAdd) ||
+        (isFloat(d) && (kind == "and" || kind == "or" || kind == "xor")))
       return refuse(op, "atomic_" + kind + " on " + std::string(langName(d)) +
                             " (Triton's atomics take 32- and 64-bit types, and fp16/bf16 for add)");
-    line(define(op.result()) + " = " + it->second + "(" + a(0) + ", " + a(1) +
+    std::string v = a(1);
+    if (isFloat(d) && (kind == "max" || kind == "min")) {
+      // Triton's float atomic_max/min order the values by their bits (signed max or unsigned
+      // min of the integer view), so a +NaN value wins a max and a -NaN value wins a min;
+      // in the reference a NaN value never wins (maxNum). In its place -inf (max) or +inf
+      // (min) leaves the element as it is and returns the same old value. A NaN already in
+      // memory stays a divergence (docs/triton.md).
+      std::string id =
+          constant(op.operand(1)->type(), ir::AttrValue(kind == "max" ? -INFINITY : INFINITY));
+      v = "tl.where(" + v + " != " + v + ", " + id + ", " + v + ")";
+    }
+    line(define(op.result()) + " = " + it->second + "(" + a(0) + ", " + v +
          (n > 2 ? ", mask=" + a(2) : "") + ", sem=\"acq_rel\", scope=\"gpu\")");
     return true;
   }

@@ -11,6 +11,7 @@ sets of tickets); atomics are acquire-release, so plain accesses inside a lock a
 Run: python3 conformance/gen/atomics.py
 """
 
+import math
 import random
 
 import util
@@ -118,6 +119,23 @@ def scalar_cases():
 }
 ''', args=[buf('P', 'float32', 2, [1.0, 1.0])],
                expect={'outputs': {'P': out([3.0, -3.0], 'float32', 'exact')}}))
+    # A NaN value never wins a float atomic_max/min (maxNum), whatever its sign: Triton orders
+    # floats by their bits, where +NaN is above +inf and -NaN below -inf (docs/triton.md).
+    for dt in ('float32', 'float64'):
+        T = C_TYPE[dt]
+        S.add(case('nan_value_never_wins_max_min_%s' % SHORT[dt],
+                   ['atomic', 'atomic.max', 'atomic.min', 'float.nan', 'dtype.' + dt],
+                   source='''__global__ void k(%s *P, %s *V, %s *Old) {
+  %s v = *V;
+  *Old = atomic_max(P, v);
+  *(Old + 1) = atomic_min(P + 1, -v);
+  *(Old + 2) = atomic_max(P + 2, -v);
+  *(Old + 3) = atomic_min(P + 3, v);
+}
+''' % (T, T, T, T), args=[buf('P', dt, 4, [1.5, -2.0, 0.0, -0.0]), buf('V', dt, 1, [math.nan]),
+                          buf('Old', dt, 4)],
+                   expect={'outputs': {'P': out([1.5, -2.0, 0.0, -0.0], dt, 'exact'),
+                                       'Old': out([1.5, -2.0, 0.0, -0.0], dt, 'exact')}}))
 
 
 # ---------------------------------------------------------------- tile pointers
