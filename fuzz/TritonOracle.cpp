@@ -680,7 +680,9 @@ TritonCulprit findTritonCulprit(const FuzzKernel &k, const std::string &property
     add("TRITON_INTERPRET=1", [](TritonOracleOptions &o) { o.mode = "interpret"; });
     add("DISABLE_LLVM_OPT=1", [](TritonOracleOptions &o) { o.env["DISABLE_LLVM_OPT"] = "1"; });
     add("DISABLE_PTXAS_OPT=1", [](TritonOracleOptions &o) { o.env["DISABLE_PTXAS_OPT"] = "1"; });
-    add("enable_fp_fusion=False", [](TritonOracleOptions &o) { o.fpFusion = false; });
+    // The translation launches with enable_fp_fusion=False (tritonpy): the probe turns
+    // Triton's contraction of a * b + c into fma back on.
+    add("enable_fp_fusion=True", [](TritonOracleOptions &o) { o.fpFusion = true; });
     for (unsigned w : {1u, 2u, 8u})
       if (w != opts.numWarps)
         add("num_warps=" + std::to_string(w), [w](TritonOracleOptions &o) { o.numWarps = w; });

@@ -1077,11 +1077,14 @@ Result Emitter::run() {
   for (size_t i = 0; i < pnames.size(); ++i)
     mod << (i ? ", " : "") << pnames[i];
   mod << "):\n" << out_.str() << "\n\n";
-  // Triton links libdevice with flush-to-zero by default (enable_reflect_ftz): its fmod then
-  // takes a subnormal divisor for 0 and gives NaN (the GPU campaign of seed 20261204). Every
-  // launch turns it off; Triton's interpreter drops launch options it does not know.
+  // Two of Triton's defaults break the reference's rounding; every launch turns them off
+  // (the GPU campaign of seed 20261204 found both). enable_reflect_ftz: libdevice linked
+  // with flush-to-zero, so its fmod took a subnormal divisor for 0 and gave NaN.
+  // enable_fp_fusion: LLVM contracts a * b + c into one fma, which rounds once where the
+  // reference rounds twice. Triton's interpreter drops launch options it does not know.
   mod << R"PY(class _Launcher:
-    """KERNEL[grid](*args, **options): Triton's launch, libdevice without flush-to-zero."""
+    """KERNEL[grid](*args, **options): Triton's launch, libdevice without flush-to-zero and
+    no contraction of a * b + c into fma unless the options say otherwise."""
 
     def __init__(self, fn):
         self.fn = fn
@@ -1089,6 +1092,7 @@ Result Emitter::run() {
     def __getitem__(self, grid):
         def run(*args, **options):
             options.setdefault("enable_reflect_ftz", False)
+            options.setdefault("enable_fp_fusion", False)
             return self.fn[grid](*args, **options)
         return run
 
