@@ -249,4 +249,87 @@ __global__ void k(int *x, int *y) {
   EXPECT_EQ(r.trap->lane, 0);
 }
 
+TEST(InterpAffine, LanesThatWrapInEveryWidth) {
+  // Each row of `out` worked out lane by lane (i = 0 .. 7):
+  // row 0: (int)(short)(32764 + i): 32764 .. 32767, then -32768 .. -32765;
+  // row 1: (uint8)(250 + i) < 253: lanes 250 251 252 253 254 255 0 1 -> 1 1 1 0 0 0 1 1;
+  // row 2: (long)i * 2^62 + 3 == 3: lanes 0 and 4 (4 * 2^62 wraps to 0);
+  // row 3: the same < 5 as i64: 3, 2^62+3, -2^63+3, -2^62+3, ... -> 1 0 1 1 1 0 1 1;
+  // row 4: x[(uint32)(5 - i)] with the offset's lanes 5 .. 0 then 2^32 - 1,
+  //        2^32 - 2: only lanes 0-5 are read (masked), x[k] = 100 + k.
+  auto k = compileTc(R"(
+__global__ void k(int *out, int *x) {
+  int i[8] = 0 ... 8;
+  *(out + i) = (int)(int16)(32764 + i);
+  *(out + 8 + i) = (int)((uint8)(250 + i) < (uint8)253);
+  long w[8] = (long)i * 4611686018427387904 + 3;
+  *(out + 16 + i) = (int)(w == 3);
+  *(out + 24 + i) = (int)(w < 5);
+  uint32 u[8] = (uint32)(5 - i);
+  bool m[8] = i < 6;
+  *(out + 32 + i) = m ? *(x + u) : -1;
+}
+)");
+  ASSERT_TRUE(k);
+  Launch l;
+  HostArray out = HostArray::zeros(DType::I32, {40}), x = iota(DType::I32, 8, 100);
+  l.args.setBuffer("out", &out);
+  l.args.setBuffer("x", &x);
+  RunResult r = l.run(*k);
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << r.error << (r.trap ? r.trap->render() : "");
+  const int want[40] = {32764, 32765, 32766, 32767, -32768, -32767, -32766, -32765, //
+                        1,     1,     1,     0,     0,      0,      1,      1,      //
+                        1,     0,     0,     0,     1,      0,      0,      0,      //
+                        1,     0,     1,     1,     1,      0,      1,      1,      //
+                        105,   104,   103,   102,   101,    100,    -1,     -1};
+  for (int i = 0; i < 40; ++i)
+    EXPECT_EQ(out.getDouble(i), want[i]) << "element " << i;
+}
+
+TEST(InterpAffine, UnsignedOffsetThatWrapsTrapsAtItsLane) {
+  // (uint32)(5 - i) is 2^32 - 1 at lane 6: x + that is far past x's end, so
+  // the unmasked load traps out of bounds at lane 6 (lanes 0-5 are in x).
+  auto k = compileTc(R"(
+__global__ void k(int *out, int *x) {
+  int i[8] = 0 ... 8;
+  uint32 u[8] = (uint32)(5 - i);
+  *(out + i) = *(x + u);
+}
+)");
+  ASSERT_TRUE(k);
+  Launch l;
+  HostArray out = HostArray::zeros(DType::I32, {8}), x = iota(DType::I32, 8, 100);
+  l.args.setBuffer("out", &out);
+  l.args.setBuffer("x", &x);
+  RunResult r = l.run(*k);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::OutOfBounds);
+  EXPECT_EQ(r.trap->lane, 6);
+  EXPECT_NE(r.trap->message.find("(lane [6])"), std::string::npos) << r.trap->message;
+}
+
+TEST(InterpAffine, NegativeOffsetsFromAnInteriorPointer) {
+  // p = x + 50; p + (i - 8) are x[42 .. 50), consecutive: stored to y, then
+  // y is read back through a store-then-load in the same program.
+  auto k = compileTc(R"(
+__global__ void k(int *x, int *y) {
+  int i[8] = 0 ... 8;
+  int *p = x + 50;
+  *(y + i) = *(p + (i - 8));
+  *(y + 8 + i) = *(y + i) + 1;
+}
+)");
+  ASSERT_TRUE(k);
+  Launch l;
+  HostArray x = iota(DType::I32, 64, 0), y = HostArray::zeros(DType::I32, {16});
+  l.args.setBuffer("x", &x);
+  l.args.setBuffer("y", &y);
+  RunResult r = l.run(*k);
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << r.error << (r.trap ? r.trap->render() : "");
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(y.getDouble(i), 42 + i) << i;
+    EXPECT_EQ(y.getDouble(8 + i), 43 + i) << i;
+  }
+}
+
 } // namespace

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <regex>
 #include <string>
@@ -563,6 +564,193 @@ TEST(Race, StoreThroughAPointerIntoAnotherBuffer) {
         << r.trap->message;
     EXPECT_EQ(l.arrays["Y"].getDouble(5), 1.0); // program 0's store
     EXPECT_EQ(l.arrays["X"].getDouble(5), 5.0); // program 1 trapped before its store
+  }
+}
+
+//===-- logged mode against the element-wise check (review of issue 32) -------------===//
+
+// Runs `l` (arrays set up by `setup`) at 1, 2, 3 and 8 threads in logged mode
+// and once with the access map on (which always uses the element-wise
+// cells): the status, the report, every buffer's bytes and its coverage must
+// be the same in every run. Returns the element-wise run's result.
+RunResult sameAsElementWise(const char *text, std::array<int64_t, 3> grid,
+                            const std::function<void(Launch &)> &setup) {
+  auto bytesOf = [](Launch &l) {
+    std::map<std::string, std::vector<uint8_t>> b;
+    for (auto &[name, a] : l.arrays)
+      b[name].assign(a.bytes(), a.bytes() + a.byteCount());
+    return b;
+  };
+  auto text2 = [](const RunResult &r) {
+    return r.trap ? r.trap->render() : r.status == RunResult::Status::Ok ? "ok" : r.error;
+  };
+  Launch ref(text);
+  setup(ref);
+  tc::RunOptions o = checked();
+  o.accessMap = true;
+  RunResult want = ref.run(grid, o);
+  auto wantBytes = bytesOf(ref);
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    Launch l(text);
+    setup(l);
+    tc::RunOptions lo = checked();
+    lo.threads = threads;
+    RunResult r = l.run(grid, lo);
+    EXPECT_EQ(r.status, want.status) << threads << " threads";
+    EXPECT_EQ(text2(r), text2(want)) << threads << " threads";
+    EXPECT_TRUE(bytesOf(l) == wantBytes) << threads << " threads";
+    EXPECT_EQ(r.buffers.size(), want.buffers.size());
+    for (size_t i = 0; i < std::min(r.buffers.size(), want.buffers.size()); ++i) {
+      EXPECT_EQ(r.buffers[i].stored, want.buffers[i].stored) << i << ", " << threads;
+      EXPECT_EQ(r.buffers[i].unwritten, want.buffers[i].unwritten) << i << ", " << threads;
+    }
+  }
+  return want;
+}
+
+// One array passed as both X and Y: program 0 loads X[1, 65), program 1
+// stores Y[64, 128); element 64 is loaded by one and stored by the other.
+TEST(RaceLogged, OneArrayPassedTwiceRaces) {
+  const char *k = R"(__global__ void k(float *X, float *Y) {
+  int off[64] = get_program_id(0) * 64 + (0 ... 64);
+  *(Y + off) = *(X + off + 1) * 2;
+}
+)";
+  RunResult r = sameAsElementWise(k, {4, 1, 1}, [](Launch &l) {
+    HostArray &a = l.buffer("X", DType::F32, {257});
+    l.args.setBuffer("Y", &a);
+  });
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{1, 0, 0}));
+  EXPECT_TRUE(has(r.trap->message, "[64] by program (1, 0, 0) races with a load by program "
+                                   "(0, 0, 0)"))
+      << r.trap->message;
+}
+
+// A store-store race made inside a loop: program p stores [63p, 63p + 64) in
+// four steps of 16, so program 1's first step meets program 0's last at 63.
+TEST(RaceLogged, StoreStoreRaceInsideALoop) {
+  const char *k = R"(__global__ void k(float *Y) {
+  int pid = get_program_id(0);
+  for (int j = 0; j < 64; j += 16) {
+    int off[16] = pid * 63 + j + (0 ... 16);
+    *(Y + off) = 1.0 + pid;
+  }
+}
+)";
+  RunResult r =
+      sameAsElementWise(k, {3, 1, 1}, [](Launch &l) { l.buffer("Y", DType::F32, {200}); });
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{1, 0, 0}));
+  EXPECT_EQ(r.trap->lane, 0);
+  EXPECT_TRUE(has(r.trap->message, "store to Y[63] by program (1, 0, 0) races with a store by "
+                                   "program (0, 0, 0)"))
+      << r.trap->message;
+}
+
+// Masked stores whose active lanes first meet inside the tiles: program 0
+// stores the odd elements of [0, 64), program 1 those with i % 3 == 2; both
+// store element 5 (program 1's lane 5).
+TEST(RaceLogged, MaskedStoresMeetingInTheMiddle) {
+  const char *k = R"(__global__ void k(float *Y) {
+  int i[64] = 0 ... 64;
+  bool m[64] = (i + 1) % (2 + get_program_id(0)) == 0;
+  *?(m)(Y + i) = 7.0;
+}
+)";
+  RunResult r = sameAsElementWise(k, {2, 1, 1}, [](Launch &l) { l.buffer("Y", DType::F32, {64}); });
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_EQ(r.trap->lane, 5);
+  EXPECT_TRUE(has(r.trap->message, "store to Y[5] by program (1, 0, 0) races with a store by "
+                                   "program (0, 0, 0)"))
+      << r.trap->message;
+}
+
+// Coverage in logged mode for 1-, 2- and 8-byte elements and buffers of 130
+// elements (not a multiple of a 64-element word): program p stores
+// [64p, 64p + 64) of A (unmasked: one run) and of B, C, D (lane 63 masked
+// off); the grid of 2 leaves 128 and 129. No race.
+TEST(RaceLogged, CoverageOfSmallElementsAtWordBoundaries) {
+  const char *k = R"(__global__ void k(char *A, char *B, short *C, long *D) {
+  int i[64] = 0 ... 64;
+  int off[64] = get_program_id(0) * 64 + i;
+  bool m[64] = i != 63;
+  *(A + off) = (char)5;
+  *?(m)(B + off) = (char)6;
+  *?(m)(C + off) = (short)7;
+  *?(m)(D + off) = (long)8;
+}
+)";
+  RunResult r = sameAsElementWise(k, {2, 1, 1}, [](Launch &l) {
+    l.buffer("A", DType::I8, {130});
+    l.buffer("B", DType::I8, {130});
+    l.buffer("C", DType::I16, {130});
+    l.buffer("D", DType::I64, {130});
+  });
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+  ASSERT_EQ(r.buffers.size(), 4u);
+  using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(r.buffers[0].stored, 128);
+  EXPECT_EQ(r.buffers[0].unwritten, (Ranges{{128, 129}}));
+  for (int b = 1; b < 4; ++b) {
+    EXPECT_EQ(r.buffers[b].stored, 126) << b;
+    EXPECT_EQ(r.buffers[b].unwritten, (Ranges{{63, 63}, {127, 129}})) << b;
+  }
+  // Coverage alone (no race check) gives the same.
+  for (unsigned threads : {1u, 2u}) {
+    Launch l(k);
+    l.buffer("A", DType::I8, {130});
+    l.buffer("B", DType::I8, {130});
+    l.buffer("C", DType::I16, {130});
+    l.buffer("D", DType::I64, {130});
+    tc::RunOptions o;
+    o.raceCheck = false;
+    o.threads = threads;
+    RunResult c = l.run({2, 1, 1}, o);
+    ASSERT_EQ(c.status, RunResult::Status::Ok);
+    EXPECT_EQ(c.buffers[0].unwritten, (Ranges{{128, 129}}));
+    for (int b = 1; b < 4; ++b)
+      EXPECT_EQ(c.buffers[b].unwritten, (Ranges{{63, 63}, {127, 129}})) << b;
+  }
+}
+
+// A log past its size limit (64 threads: 65536 intervals each). Program 0
+// stores every other element of Y[0, 133120): 66560 intervals that cannot
+// merge, so the last ones are not logged; program 63 stores the very last,
+// Y[133118]. The race is found only because the overflow makes the launch
+// run the element-wise check; 1 thread (a limit of 4 Mi) logs it all.
+TEST(RaceLogged, LogPastItsLimitRunsTheElementWiseCheck) {
+  const char *k = R"(__global__ void k(float *Y, int last) {
+  int pid = get_program_id(0);
+  if (pid == 0) {
+    for (int j = 0; j < 65; j += 1) {
+      int off[1024] = (j * 1024 + (0 ... 1024)) * 2;
+      *(Y + off) = 1.0;
+    }
+  }
+  if (pid == 63) {
+    *(Y + last) = 2.0;
+  }
+}
+)";
+  for (unsigned threads : {64u, 1u}) {
+    Launch l(k);
+    l.buffer("Y", DType::F32, {133120});
+    l.scalar("last", 133118);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({64, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads;
+    ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{63, 0, 0}));
+    EXPECT_TRUE(has(r.trap->message, "store to Y[133118] by program (63, 0, 0) races with a "
+                                     "store by program (0, 0, 0)"))
+        << r.trap->message;
+    EXPECT_EQ(l.arrays["Y"].getDouble(133118), 1.0) << threads; // program 63 did not store
+    EXPECT_EQ(l.arrays["Y"].getDouble(133119), 133119 % 17) << threads;
   }
 }
 
