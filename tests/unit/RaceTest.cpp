@@ -717,6 +717,39 @@ TEST(RaceLogged, CoverageOfSmallElementsAtWordBoundaries) {
   }
 }
 
+// Two views of one storage at different offsets (as Python passes a slice:
+// the whole storage with an origin): X from element 0, Y from element 64.
+// Program 0 stores Y[0, 64), storage [64, 128); program 1 loads X[64, 128),
+// the same elements: a race on storage element 64 (the buffer is the
+// storage, so its elements are numbered from the storage's start).
+TEST(RaceLogged, ViewsOfOneStorageAtDifferentOffsets) {
+  const char *k = R"(__global__ void k(float *X, float *Y) {
+  int off[64] = get_program_id(0) * 64 + (0 ... 64);
+  *(Y + off) = *(X + off) + 1;
+}
+)";
+  RunResult r = sameAsElementWise(k, {2, 1, 1}, [](Launch &l) {
+    HostArray &st = l.buffer("S", DType::F32, {256});
+    l.args = tc::LaunchArgs();
+    for (const char *name : {"X", "Y"}) {
+      HostArray &v = l.arrays[name];
+      v.dtype = DType::F32;
+      v.shape = {256};
+      v.external = st.bytes();
+      v.externalBytes = st.byteCount();
+      v.origin = std::string(name) == "Y" ? 64 * 4 : 0;
+      l.args.setBuffer(name, &v);
+    }
+  });
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{1, 0, 0}));
+  EXPECT_EQ(r.trap->lane, 0);
+  EXPECT_TRUE(has(r.trap->message, "[64] by program (1, 0, 0) races with a store by program "
+                                   "(0, 0, 0)"))
+      << r.trap->message;
+}
+
 // A log past its size limit (64 threads: 65536 intervals each). Program 0
 // stores every other element of Y[0, 133120): 66560 intervals that cannot
 // merge, so the last ones are not logged; program 63 stores the very last,
