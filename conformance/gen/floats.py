@@ -234,6 +234,28 @@ def fma_cases():
                      C.buf("W", t, [v[2] for v in triples]), C.zeros("Z", t, n)],
             "expect": {"outputs": {"Z": C.out(want, t)}},
         })
+        # x * y + w is two operations, each rounded: no contraction into an fma (Triton
+        # contracts by default, enable_fp_fusion; LLVM's fp-contract).
+        triples = [(a, a, -1.0), (a, -a, 1.0), (3.0, 1.0 / 3, -1.0), (0.1, 10.0, -1.0),
+                   (a, a, -(1.0 + 2.0 ** (1 - h))), (1.0 / 3, 3.0, -1.0), (0.7, 0.7, -0.49),
+                   (1.1, 1.1, -1.21)]
+        triples = [tuple(C.fround(v, t) for v in tr) for tr in triples]
+        want = [C.f_add(C.f_mul(x, y, t), z, t) for x, y, z in triples]
+        n = len(triples)
+        src = ("__global__ void k({T} *X, {T} *Y, {T} *W, {T} *Z) {{\n  int i[{N}] = 0 ... {N};\n"
+               "  {T} x[{N}] = *(X + i);\n  {T} y[{N}] = *(Y + i);\n  {T} w[{N}] = *(W + i);\n"
+               "  *(Z + i) = x * y + w;\n}}\n").format(T=C.CNAME[t], N=n)
+        cs.append({
+            "name": "%s_mul_add_rounds_twice" % C.SHORT[t],
+            "description": "x * y + w rounds the product, then the sum (no fma contraction): "
+                           "(1 + 2^-%d)^2 - 1 loses its low bit" % h,
+            "features": ["floats", "op.mul", "op.add", "float.rounding"] + C.dtype_features(t),
+            "source": src,
+            "grid": [1],
+            "args": [C.buf("X", t, [v[0] for v in triples]), C.buf("Y", t, [v[1] for v in triples]),
+                     C.buf("W", t, [v[2] for v in triples]), C.zeros("Z", t, n)],
+            "expect": {"outputs": {"Z": C.out(want, t)}},
+        })
     return cs
 
 
