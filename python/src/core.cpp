@@ -35,6 +35,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <csignal>
@@ -336,6 +337,86 @@ std::vector<uint64_t> &lastDevicePointers() {
 
 enum class Target { Interp, Gpu, Copy };
 
+/// Interpreter launches: host arrays whose bytes overlap without being the
+/// same bytes (NumPy or PyTorch slices `x[0:128]` and `x[64:192]`, passed
+/// zero-copy) become views of one buffer, the union of their bytes, each at its
+/// own offset. The interpreter then sees one memory: a store through one
+/// argument and a load of the same element through the other is a race it
+/// reports, and the bytes it copies to undo a trap or to re-run a launch are
+/// copied once. (Separate buffers over shared bytes would hide both.) Bounds
+/// checks of such arguments use the union's extent, as for strided views.
+void mergeOverlappingHostArrays(const tc::CompiledKernel &k, Bound &b) {
+  size_t n = b.arrays.size();
+  std::vector<size_t> group(n);
+  for (size_t i = 0; i < n; ++i)
+    group[i] = i;
+  auto root = [&](size_t i) {
+    while (group[i] != i)
+      i = group[i] = group[group[i]];
+    return i;
+  };
+  bool any = false;
+  for (size_t i = 0; i < n; ++i) {
+    const tc::HostArray &x = *b.arrays[i];
+    if (!x.external || x.externalBytes == 0)
+      continue;
+    for (size_t j = 0; j < i; ++j) {
+      const tc::HostArray &y = *b.arrays[j];
+      if (!y.external || y.externalBytes == 0)
+        continue;
+      bool same = x.external == y.external && x.externalBytes == y.externalBytes;
+      if (!same && x.external < y.external + y.externalBytes &&
+          y.external < x.external + x.externalBytes) {
+        group[root(i)] = root(j);
+        any = true;
+      }
+    }
+  }
+  if (!any)
+    return;
+  auto nameOf = [&](size_t i) {
+    const tc::ir::Function &fn = k.function();
+    for (unsigned p = 0; p < fn.numParams(); ++p)
+      if (b.arrayOf[p] == static_cast<int>(i))
+        return "argument " + paramText(k, p);
+    return std::string("an argument");
+  };
+  for (size_t r = 0; r < n; ++r) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < n; ++i)
+      if (b.arrays[i]->external && b.arrays[i]->externalBytes > 0 && root(i) == r)
+        members.push_back(i);
+    if (members.size() < 2)
+      continue;
+    uint8_t *lo = b.arrays[members[0]]->external, *hi = lo;
+    for (size_t i : members) {
+      const tc::HostArray &h = *b.arrays[i];
+      lo = std::min(lo, h.external);
+      hi = std::max(hi, h.external + h.externalBytes);
+      if (h.readOnly != b.arrays[members[0]]->readOnly)
+        throw nb::value_error((nameOf(i) + " overlaps " + nameOf(members[0]) +
+                               " in memory, and one of them is read-only: not supported yet "
+                               "(pass both writable, or a copy)")
+                                  .c_str());
+    }
+    for (size_t i : members) {
+      tc::HostArray &h = *b.arrays[i];
+      size_t es = tc::byteSize(h.dtype);
+      uint64_t origin = static_cast<uint64_t>(h.external - lo) + h.origin;
+      size_t bytes = static_cast<size_t>(hi - lo);
+      if (origin % es != 0 || bytes % es != 0)
+        throw nb::value_error((nameOf(i) + " overlaps " + nameOf(members[0]) +
+                               " in memory at an offset that is not a whole number of its "
+                               "elements: not supported yet (pass a copy)")
+                                  .c_str());
+      h.external = lo;
+      h.externalBytes = bytes;
+      h.origin = origin;
+      h.shape = {static_cast<int64_t>(bytes / es)};
+    }
+  }
+}
+
 void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, Bound &b) {
   const tc::ir::Function &fn = k.function();
   lastDevicePointers().clear();
@@ -448,6 +529,8 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, 
                                 .c_str());
     b.args.setScalar(name, *v);
   }
+  if (target == Target::Interp)
+    mergeOverlappingHostArrays(k, b);
 }
 
 std::array<int64_t, 3> evalGrid(const tc::CompiledKernel &k, const std::vector<std::string> &dims,
