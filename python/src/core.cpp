@@ -1338,13 +1338,21 @@ NB_MODULE(_core, m) {
         // Imports the object's DLPack array once (writable unless only a
         // read-only import works) and hands it to NumPy zero-copy; the
         // import lives as long as the NumPy array.
+        // The capsule is taken here and handed to nanobind as a capsule, so
+        // nanobind marks it used: an object whose __dlpack__ returns the same
+        // capsule twice is then refused the second time, instead of two
+        // owners freeing one DLPack tensor (nanobind marks a capsule it got
+        // from calling __dlpack__ itself as its own, not as used).
+        nb::object cap = obj.attr("__dlpack__")();
+        if (!PyCapsule_CheckExact(cap.ptr()) || !PyCapsule_IsValid(cap.ptr(), "dltensor"))
+          return nb::none();
         auto *held = new nb::ndarray<nb::ro>();
         bool writable = true;
         {
           nb::ndarray<> w;
-          if (nb::try_cast(obj, w))
+          if (nb::try_cast(cap, w))
             *held = nb::ndarray<nb::ro>(w);
-          else if (!nb::try_cast(obj, *held)) {
+          else if (!nb::try_cast(cap, *held)) {
             delete held;
             return nb::none();
           }

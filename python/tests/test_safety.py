@@ -1,6 +1,8 @@
 """What a PyTorch/NumPy user relies on: no silent wrong launch, nothing written that the
 kernel did not store, read-only memory never written, autograd's checks kept, Ctrl-C."""
 
+import ctypes
+import gc
 import math
 import os
 import signal
@@ -331,8 +333,15 @@ def test_dlpack_capsule_returned_twice_is_refused_not_freed_twice():
     z = np.zeros(8, np.float32)
     k(z, Twice(), 8, (1,), BLOCK=8)  # the first use consumes the capsule
     np.testing.assert_array_equal(z, np.arange(8) + 100)
-    with pytest.raises(TypeError, match="argument 'X'"):
-        k(z, Twice(), 8, (1,), BLOCK=8)
+    # ... and marks it used, as DLPack consumers must (otherwise a second import of the
+    # same capsule made two owners of one tensor: a use after free, which crashed CI).
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    assert get_name(cap) == b"used_dltensor"
+    for _ in range(20):
+        with pytest.raises(TypeError, match="argument 'X'"):
+            k(z, Twice(), 8, (1,), BLOCK=8)
+        gc.collect()
 
 
 # -- 4. warnings, debugging options, asm ----------------------------------------
