@@ -10,7 +10,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Copies the ops of `from` to the end of `to`, mapping values through `map`.
+// Copies a function into another module (ir::copyOps, locations mapped to
+// the destination's file table).
 class FunctionCopier {
 public:
   FunctionCopier(ir::Module &dst, const ir::Module &src) : dst_(dst), src_(src) {}
@@ -21,41 +22,11 @@ public:
     return l;
   }
 
-  void copyBlock(const ir::Block &from, ir::Block &to) {
-    for (const auto &op : from.ops()) {
-      auto copy = std::make_unique<ir::Op>(op->kind(), loc(op->loc()));
-      std::vector<ir::Value *> operands;
-      operands.reserve(op->numOperands());
-      for (ir::Value *v : op->operands())
-        operands.push_back(map_.at(v));
-      copy->setOperands(std::move(operands));
-      for (const ir::NamedAttr &a : op->attrs())
-        copy->setAttr(a.name, a.value);
-      for (const auto &r : op->results()) {
-        ir::Value *nr = copy->addResult(r->type());
-        nr->setNameHint(r->nameHint());
-        map_[r.get()] = nr;
-      }
-      copy->setParentBlock(&to);
-      ir::Op *raw = copy.get();
-      to.ops().push_back(std::move(copy));
-      for (const auto &region : op->regions()) {
-        ir::Block *nb = raw->addRegion();
-        for (const auto &arg : region->args()) {
-          ir::Value *na = nb->addArgument(arg->type());
-          na->setNameHint(arg->nameHint());
-          map_[arg.get()] = na;
-        }
-        copyBlock(*region, *nb);
-      }
-    }
-  }
-
   ir::Function *copy(const ir::Function &fn, const std::string &name) {
     ir::Function *out = dst_.addFunction(name, loc(fn.loc()));
     for (unsigned i = 0; i < fn.numParams(); ++i)
       map_[fn.param(i)] = out->addParam(fn.paramName(i), fn.param(i)->type(), fn.paramAttrs(i));
-    copyBlock(fn.body(), out->body());
+    ir::copyOps(fn.body(), out->body(), map_, [this](ir::Location l) { return loc(l); });
     return out;
   }
 

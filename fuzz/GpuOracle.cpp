@@ -18,7 +18,6 @@
 
 namespace tc::fuzz {
 namespace {
-
 // Binds `buffers` (by name) and `k`'s scalars.
 LaunchArgs bind(const FuzzKernel &k, std::map<std::string, HostArray> &buffers) {
   LaunchArgs args;
@@ -30,15 +29,18 @@ LaunchArgs bind(const FuzzKernel &k, std::map<std::string, HostArray> &buffers) 
                                : ScalarValue::ofInt(s.dtype, static_cast<int64_t>(s.value)));
   return args;
 }
+} // namespace
 
 RunResult runOn(Backend &backend, const CompiledKernel &kernel, const FuzzKernel &k,
-                std::map<std::string, HostArray> &buffers, double seconds, bool raceCheck = false) {
+                std::map<std::string, HostArray> &buffers, double seconds, bool raceCheck) {
   LaunchArgs args = bind(k, buffers);
   RunOptions opts;
   opts.maxSeconds = seconds;
   opts.raceCheck = raceCheck;
   return backend.launch(kernel, k.grid, args, opts);
 }
+
+namespace {
 
 bool contains(const std::string &s, const char *part) {
   return s.find(part) != std::string::npos;

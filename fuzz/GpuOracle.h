@@ -164,6 +164,11 @@ std::string ptxasRepair(const std::string &log);
 /// the property "batch-only-<property>" and a message that says so.
 OracleResult onlyInBatch(const OracleResult &batch);
 
+/// Launches `kernel` on `backend` with `k`'s grid and scalars and `buffers`
+/// (by name), under a limit of `seconds`; `raceCheck` as RunOptions::raceCheck.
+RunResult runOn(Backend &backend, const CompiledKernel &kernel, const FuzzKernel &k,
+                std::map<std::string, HostArray> &buffers, double seconds, bool raceCheck = false);
+
 /// The reference outputs of `k`: interp(ir) with one thread (what every
 /// finding's conformance case expects). False with `error` when the kernel
 /// does not compile or does not run to completion; with `raceCheck`, also when

@@ -35,25 +35,6 @@ bool has(const std::vector<std::string> &v, const std::string &x) {
 
 bool contains(const std::string &s, const char *part) { return s.find(part) != std::string::npos; }
 
-LaunchArgs bind(const FuzzKernel &k, std::map<std::string, HostArray> &buffers) {
-  LaunchArgs args;
-  for (auto &[name, a] : buffers)
-    args.setBuffer(name, &a);
-  for (const ScalarDesc &s : k.scalars)
-    args.setScalar(s.name, isFloat(s.dtype)
-                               ? ScalarValue::ofFloat(s.dtype, s.value)
-                               : ScalarValue::ofInt(s.dtype, static_cast<int64_t>(s.value)));
-  return args;
-}
-
-RunResult runOn(Backend &backend, const CompiledKernel &kernel, const FuzzKernel &k,
-                std::map<std::string, HostArray> &buffers, double seconds) {
-  LaunchArgs args = bind(k, buffers);
-  RunOptions opts;
-  opts.maxSeconds = seconds;
-  return backend.launch(kernel, k.grid, args, opts);
-}
-
 // The compare messages of fuzz/GpuOracle.cpp speak of "gpu": here it is Triton.
 std::string asTriton(std::string diff) {
   const std::string from = "gpu differs from interp", to = "triton differs from interp";

@@ -244,4 +244,35 @@ void forEachOp(const Block &b, const std::function<void(const Op &, unsigned loo
   forEachOpIn(b, 0, f);
 }
 
+void copyOps(const Block &from, Block &to, std::map<const Value *, Value *> &map,
+             const std::function<Location(Location)> &loc) {
+  for (const auto &op : from.ops()) {
+    auto copy = std::make_unique<Op>(op->kind(), loc ? loc(op->loc()) : op->loc());
+    std::vector<Value *> operands;
+    operands.reserve(op->numOperands());
+    for (Value *v : op->operands())
+      operands.push_back(map.at(v));
+    copy->setOperands(std::move(operands));
+    for (const NamedAttr &a : op->attrs())
+      copy->setAttr(a.name, a.value);
+    for (const auto &r : op->results()) {
+      Value *nr = copy->addResult(r->type());
+      nr->setNameHint(r->nameHint());
+      map[r.get()] = nr;
+    }
+    copy->setParentBlock(&to);
+    Op *raw = copy.get();
+    to.ops().push_back(std::move(copy));
+    for (const auto &region : op->regions()) {
+      Block *nb = raw->addRegion();
+      for (const auto &arg : region->args()) {
+        Value *na = nb->addArgument(arg->type());
+        na->setNameHint(arg->nameHint());
+        map[arg.get()] = na;
+      }
+      copyOps(*region, *nb, map, loc);
+    }
+  }
+}
+
 } // namespace tc::ir

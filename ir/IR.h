@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -265,5 +266,12 @@ private:
 /// Calls f(op, loops) for every op of `b` and of the regions nested in it, in
 /// print order; `loops` counts the `for`/`while` ops around the op.
 void forEachOp(const Block &b, const std::function<void(const Op &, unsigned loops)> &f);
+
+/// Appends copies of `from`'s ops (with their regions) to `to`: each operand is
+/// looked up in `map`, which must hold every value defined outside `from`, and
+/// each copied result and region argument is added to it. `loc` maps the ops'
+/// locations (kept as they are when empty).
+void copyOps(const Block &from, Block &to, std::map<const Value *, Value *> &map,
+             const std::function<Location(Location)> &loc = {});
 
 } // namespace tc::ir

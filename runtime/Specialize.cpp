@@ -140,49 +140,6 @@ std::optional<Specialization> parseSpecialization(std::string_view text, const i
   return s;
 }
 
-namespace {
-
-/// Copies a function's body, mapping values; `one` replaces the uses of some
-/// parameters.
-class Copier {
-public:
-  explicit Copier(std::map<const ir::Value *, ir::Value *> &map) : map_(map) {}
-
-  void copyBlock(const ir::Block &from, ir::Block &to) {
-    for (const auto &op : from.ops()) {
-      auto copy = std::make_unique<ir::Op>(op->kind(), op->loc());
-      std::vector<ir::Value *> operands;
-      operands.reserve(op->numOperands());
-      for (ir::Value *v : op->operands())
-        operands.push_back(map_.at(v));
-      copy->setOperands(std::move(operands));
-      for (const ir::NamedAttr &a : op->attrs())
-        copy->setAttr(a.name, a.value);
-      for (const auto &r : op->results()) {
-        ir::Value *nr = copy->addResult(r->type());
-        nr->setNameHint(r->nameHint());
-        map_[r.get()] = nr;
-      }
-      copy->setParentBlock(&to);
-      ir::Op *raw = copy.get();
-      to.ops().push_back(std::move(copy));
-      for (const auto &region : op->regions()) {
-        ir::Block *nb = raw->addRegion();
-        for (const auto &arg : region->args()) {
-          ir::Value *na = nb->addArgument(arg->type());
-          na->setNameHint(arg->nameHint());
-          map_[arg.get()] = na;
-        }
-        copyBlock(*region, *nb);
-      }
-    }
-  }
-
-private:
-  std::map<const ir::Value *, ir::Value *> &map_;
-};
-
-} // namespace
 
 SpecializedKernel specializeKernel(const ir::Module &module, const ir::Function &fn,
                                    const Specialization &s) {
@@ -210,7 +167,7 @@ SpecializedKernel specializeKernel(const ir::Module &module, const ir::Function 
   b.setLoc(fn.loc());
   for (auto &[i, p] : ones)
     map[fn.param(i)] = b.constantInt(p->type(), 1);
-  Copier(map).copyBlock(fn.body(), copy->body());
+  ir::copyOps(fn.body(), copy->body(), map);
   if (!ones.empty() || !s.generic()) {
     ir::PipelineOptions po;
     std::ostringstream sink;
