@@ -4,6 +4,7 @@
 #include "codegen/Cuda.h"
 #include "ir/Printer.h"
 #include "runtime/DiskCache.h"
+#include "runtime/Overlap.h"
 #include "runtime/Specialize.h"
 
 #include <algorithm>
@@ -391,10 +392,15 @@ private:
     return r;
   }
 
-  RunResult run(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &args,
+  RunResult run(const CompiledKernel &kernel, std::array<int64_t, 3> grid, LaunchArgs &callerArgs,
                 const RunOptions &opts, int warmup, int iterations, BenchResult *bench) {
-    if (auto t = checkLaunchArguments(kernel, args))
+    if (auto t = checkLaunchArguments(kernel, callerArgs))
       return trapped(*t);
+    // Overlapping host arrays (two slices of one array) are one allocation, the union.
+    OverlappingViews views;
+    if (auto t = views.prepare(kernel, callerArgs))
+      return trapped(*t);
+    LaunchArgs &args = views.launchArgs();
     if (auto t = checkScalarClaims(kernel, args))
       return trapped(*t);
     if (auto t = checkLaunchGrid(kernel, grid))
@@ -437,18 +443,26 @@ private:
                     LaunchArgs &args, const RunOptions &opts, int warmup, int iterations,
                     BenchResult *bench) {
     const ir::Function &fn = kernel.function();
-    // One device buffer per distinct host array (an array bound twice is one buffer).
-    std::map<HostArray *, cuda::Buffer> buffers;
+    // One device buffer per distinct host memory (an array bound twice, or
+    // views of one union of overlapping arrays (OverlappingViews): one buffer,
+    // uploaded and downloaded once).
+    using Memory = std::pair<const uint8_t *, size_t>;
+    auto memoryOf = [](const HostArray *a) { return Memory(a->bytes(), a->byteCount()); };
+    std::map<Memory, cuda::Buffer> buffers;
+    std::map<Memory, bool> readOnly; // some array of the memory is read-only
     bool anyHost = false;
     for (const auto &[name, a] : args.buffers())
-      if (!a->device && !buffers.count(a)) {
+      if (!a->device)
+        readOnly[memoryOf(a)] = readOnly[memoryOf(a)] || a->readOnly;
+    for (const auto &[name, a] : args.buffers())
+      if (!a->device && !buffers.count(memoryOf(a))) {
         anyHost = true;
         // Rounded up to whole 16-byte words: 8/16-bit atomics are compare-and-swap
         // loops on the aligned 32-bit word that holds the element.
         cuda::Buffer b = ctx_->alloc((a->byteCount() + 15) & ~size_t(15));
         if (a->byteCount())
           ctx_->upload(b, a->bytes(), a->byteCount());
-        buffers.emplace(a, std::move(b));
+        buffers.emplace(memoryOf(a), std::move(b));
       }
     std::vector<uint64_t> values(fn.numParams());
     std::vector<void *> params(fn.numParams());
@@ -457,7 +471,7 @@ private:
       const ir::Type &t = fn.param(i)->type();
       if (t.isPtr) {
         HostArray *a = args.buffer(name);
-        uint64_t addr = a->device ? a->device : buffers.at(a).address();
+        uint64_t addr = a->device ? a->device : buffers.at(memoryOf(a)).address();
         if (!a->device && addr % 16) // compiled with Options::alignedPointers
           return fail(RunResult::Status::Error,
                       "internal: device allocation for '" + name + "' is not 16-byte aligned");
@@ -508,14 +522,14 @@ private:
     }
     ctx_->synchronize(opts.maxSeconds);
     // A read-only host array the kernel changed: a trap, and nothing is written back.
-    for (auto &[a, b] : buffers)
-      if (a->readOnly && a->byteCount()) {
-        std::vector<uint8_t> now(a->byteCount());
+    for (auto &[m, b] : buffers)
+      if (readOnly.at(m) && m.second) {
+        std::vector<uint8_t> now(m.second);
         ctx_->download(now.data(), b, now.size());
-        if (std::memcmp(now.data(), a->bytes(), now.size()) != 0) {
+        if (std::memcmp(now.data(), m.first, now.size()) != 0) {
           std::string names;
           for (const auto &[name, x] : args.buffers())
-            if (x == a)
+            if (!x->device && memoryOf(x) == m)
               names += (names.empty() ? "'" : ", '") + name + "'";
           return trapped(makeLaunchTrap(kernel, TrapKind::InvalidLaunch,
                                         "store to " + names +
@@ -523,9 +537,9 @@ private:
                                             "the GPU); nothing was written back"));
         }
       }
-    for (auto &[a, b] : buffers)
-      if (a->byteCount() && !a->readOnly)
-        ctx_->download(a->bytes(), b, a->byteCount());
+    for (auto &[m, b] : buffers)
+      if (m.second && !readOnly.at(m))
+        ctx_->download(const_cast<uint8_t *>(m.first), b, m.second);
     return RunResult{};
   }
 

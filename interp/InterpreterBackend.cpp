@@ -16,6 +16,7 @@
 #include "interp/ExecElem.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/Verifier.h"
+#include "runtime/Overlap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -911,8 +912,18 @@ public:
         r.error = "buffer '" + name + "' lives on the GPU; the interpreter takes host arrays";
         return r;
       }
-    Launcher l(kernel, grid, args, opts);
-    return l.run();
+    // Overlapping host arrays (two slices of one array) are one buffer, the union.
+    OverlappingViews views;
+    if (std::optional<Trap> t = views.prepare(kernel, args)) {
+      RunResult r;
+      r.status = RunResult::Status::Trapped;
+      r.trap = std::move(t);
+      return r;
+    }
+    Launcher l(kernel, grid, views.launchArgs(), opts);
+    RunResult r = l.run();
+    views.finish(r);
+    return r;
   }
 };
 

@@ -20,6 +20,7 @@
 #include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
 #include "runtime/Launch.h"
+#include "runtime/Overlap.h"
 #include "runtime/Trap.h"
 #include "support/DType.h"
 #include "support/Diagnostics.h"
@@ -315,16 +316,26 @@ nb::str pyText(const std::string &s) {
 
 /// The arguments of one launch. On the interpreter every host array is the
 /// caller's own memory (zero-copy; the interpreter's undo journal puts it
-/// back after a trap). On the GPU host arrays are copies (`before` keeps what
-/// was uploaded, so that only the bytes the kernel changed are written back)
-/// and device arrays go by address.
+/// back after a trap). On the GPU host arrays are copies, one per distinct
+/// memory: the arrays of one union of overlapping views share one copy (one
+/// device allocation), each at its own offset; `before` keeps what was
+/// uploaded, so that only the bytes the kernel changed are written back.
+/// Device arrays go by address.
 struct Bound {
   tc::LaunchArgs args;
   std::vector<std::unique_ptr<tc::HostArray>> arrays;
   std::vector<ArrayArg> sources;          // arrays[i] came from sources[i]
-  std::vector<std::vector<uint8_t>> before; // GPU copies: the bytes uploaded
   std::vector<std::string> names;         // arrays[i]'s first parameter
   std::vector<int> arrayOf;               // per parameter: its index in arrays, or -1
+  // Copies (GPU and tuning): the bytes, the caller's memory they copy, and
+  // (GPU) the bytes uploaded; per array its copy, or -1.
+  struct Copy {
+    std::vector<uint8_t> bytes, before;
+    uint8_t *source = nullptr;
+    bool readOnly = false;
+  };
+  std::vector<Copy> copies;
+  std::vector<int> copyOf;
   bool anyCuda = false, anyHost = false;
   int device = 0;
 };
@@ -336,86 +347,6 @@ std::vector<uint64_t> &lastDevicePointers() {
 }
 
 enum class Target { Interp, Gpu, Copy };
-
-/// Interpreter launches: host arrays whose bytes overlap without being the
-/// same bytes (NumPy or PyTorch slices `x[0:128]` and `x[64:192]`, passed
-/// zero-copy) become views of one buffer, the union of their bytes, each at its
-/// own offset. The interpreter then sees one memory: a store through one
-/// argument and a load of the same element through the other is a race it
-/// reports, and the bytes it copies to undo a trap or to re-run a launch are
-/// copied once. (Separate buffers over shared bytes would hide both.) Bounds
-/// checks of such arguments use the union's extent, as for strided views.
-void mergeOverlappingHostArrays(const tc::CompiledKernel &k, Bound &b) {
-  size_t n = b.arrays.size();
-  std::vector<size_t> group(n);
-  for (size_t i = 0; i < n; ++i)
-    group[i] = i;
-  auto root = [&](size_t i) {
-    while (group[i] != i)
-      i = group[i] = group[group[i]];
-    return i;
-  };
-  bool any = false;
-  for (size_t i = 0; i < n; ++i) {
-    const tc::HostArray &x = *b.arrays[i];
-    if (!x.external || x.externalBytes == 0)
-      continue;
-    for (size_t j = 0; j < i; ++j) {
-      const tc::HostArray &y = *b.arrays[j];
-      if (!y.external || y.externalBytes == 0)
-        continue;
-      bool same = x.external == y.external && x.externalBytes == y.externalBytes;
-      if (!same && x.external < y.external + y.externalBytes &&
-          y.external < x.external + x.externalBytes) {
-        group[root(i)] = root(j);
-        any = true;
-      }
-    }
-  }
-  if (!any)
-    return;
-  auto nameOf = [&](size_t i) {
-    const tc::ir::Function &fn = k.function();
-    for (unsigned p = 0; p < fn.numParams(); ++p)
-      if (b.arrayOf[p] == static_cast<int>(i))
-        return "argument " + paramText(k, p);
-    return std::string("an argument");
-  };
-  for (size_t r = 0; r < n; ++r) {
-    std::vector<size_t> members;
-    for (size_t i = 0; i < n; ++i)
-      if (b.arrays[i]->external && b.arrays[i]->externalBytes > 0 && root(i) == r)
-        members.push_back(i);
-    if (members.size() < 2)
-      continue;
-    uint8_t *lo = b.arrays[members[0]]->external, *hi = lo;
-    for (size_t i : members) {
-      const tc::HostArray &h = *b.arrays[i];
-      lo = std::min(lo, h.external);
-      hi = std::max(hi, h.external + h.externalBytes);
-      if (h.readOnly != b.arrays[members[0]]->readOnly)
-        throw nb::value_error((nameOf(i) + " overlaps " + nameOf(members[0]) +
-                               " in memory, and one of them is read-only: not supported yet "
-                               "(pass both writable, or a copy)")
-                                  .c_str());
-    }
-    for (size_t i : members) {
-      tc::HostArray &h = *b.arrays[i];
-      size_t es = tc::byteSize(h.dtype);
-      uint64_t origin = static_cast<uint64_t>(h.external - lo) + h.origin;
-      size_t bytes = static_cast<size_t>(hi - lo);
-      if (origin % es != 0 || bytes % es != 0)
-        throw nb::value_error((nameOf(i) + " overlaps " + nameOf(members[0]) +
-                               " in memory at an offset that is not a whole number of its "
-                               "elements: not supported yet (pass a copy)")
-                                  .c_str());
-      h.external = lo;
-      h.externalBytes = bytes;
-      h.origin = origin;
-      h.shape = {static_cast<int64_t>(bytes / es)};
-    }
-  }
-}
 
 void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, Bound &b) {
   const tc::ir::Function &fn = k.function();
@@ -488,15 +419,10 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, 
       if (a->cuda) {
         h->device = reinterpret_cast<uint64_t>(a->data);
         lastDevicePointers().push_back(h->device);
-      } else if (target == Target::Interp) {
+      } else { // the caller's memory (copied below for the GPU)
         h->external = const_cast<uint8_t *>(a->storage);
         h->externalBytes = a->storageBytes;
         h->origin = a->origin();
-      } else {
-        h->data.assign(a->storage, a->storage + a->storageBytes);
-        h->origin = a->origin();
-        if (target == Target::Gpu)
-          b.before.push_back(h->data);
       }
       b.args.setBuffer(name, h.get());
       b.arrayOf[i] = static_cast<int>(b.arrays.size());
@@ -529,8 +455,40 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, 
                                 .c_str());
     b.args.setScalar(name, *v);
   }
+  // Host arrays whose bytes overlap without being the same bytes (NumPy or
+  // PyTorch slices x[0:128] and x[64:192]) are one memory, the union of their
+  // bytes, each argument at its own offset (runtime/Overlap.h): one buffer on
+  // the interpreter (races between them are reported, undo copies made once),
+  // one copy and one device allocation on the GPU.
+  if (b.anyHost)
+    if (std::optional<std::string> refused = tc::mergeOverlappingHostArrays(k, b.args))
+      throw nb::value_error(refused->c_str());
+  b.copyOf.assign(b.arrays.size(), -1);
   if (target == Target::Interp)
-    mergeOverlappingHostArrays(k, b);
+    return;
+  std::map<std::pair<const uint8_t *, size_t>, int> copyOfMemory;
+  for (size_t i = 0; i < b.arrays.size(); ++i) {
+    tc::HostArray &h = *b.arrays[i];
+    if (!h.external)
+      continue;
+    auto [it, fresh] = copyOfMemory.emplace(std::make_pair(h.external, h.externalBytes),
+                                            static_cast<int>(b.copies.size()));
+    if (fresh) {
+      Bound::Copy c;
+      c.bytes.assign(h.external, h.external + h.externalBytes);
+      c.source = h.external;
+      if (target == Target::Gpu)
+        c.before = c.bytes;
+      b.copies.push_back(std::move(c));
+    }
+    Bound::Copy &c = b.copies[static_cast<size_t>(it->second)];
+    c.readOnly = c.readOnly || h.readOnly;
+    b.copyOf[i] = it->second;
+  }
+  // (After every copy exists: the vectors no longer move.)
+  for (size_t i = 0; i < b.arrays.size(); ++i)
+    if (int c = b.copyOf[i]; c >= 0)
+      b.arrays[i]->external = b.copies[static_cast<size_t>(c)].bytes.data();
 }
 
 std::array<int64_t, 3> evalGrid(const tc::CompiledKernel &k, const std::vector<std::string> &dims,
@@ -602,29 +560,26 @@ nb::dict stateDict(const tc::CompiledKernel &k, const Bound &b, const tc::RunRes
 }
 
 /// GPU launches with host arrays: writes back into the caller's memory the
-/// bytes the kernel changed (and only those: overlapping views, one array
-/// passed as two dtypes, and other threads' updates of the memory keep their
-/// bytes); `changed` tells which arrays had any.
+/// bytes the kernel changed (and only those: one array passed as two dtypes
+/// and other threads' updates of the memory keep their bytes); `changed`
+/// tells which arrays' copies had any (every array of a union of overlapping
+/// views shares its copy).
 void copyBack(Bound &b, std::vector<bool> &changed) {
-  changed.assign(b.arrays.size(), false);
-  size_t copy = 0;
-  for (size_t i = 0; i < b.arrays.size(); ++i) {
-    tc::HostArray &h = *b.arrays[i];
-    if (h.device || h.external)
+  std::vector<bool> copyChanged(b.copies.size(), false);
+  for (size_t ci = 0; ci < b.copies.size(); ++ci) {
+    Bound::Copy &c = b.copies[ci];
+    if (c.readOnly || c.bytes.empty())
       continue;
-    const std::vector<uint8_t> &before = b.before[copy++];
-    if (h.readOnly || h.data.empty())
-      continue;
-    uint8_t *dst = const_cast<uint8_t *>(b.sources[i].storage);
-    const uint8_t *now = h.data.data(), *was = before.data();
-    size_t n = h.data.size(), j = 0;
+    uint8_t *dst = c.source;
+    const uint8_t *now = c.bytes.data(), *was = c.before.data();
+    size_t n = c.bytes.size(), j = 0;
     for (; j + 8 <= n; j += 8) {
       uint64_t x, y;
       std::memcpy(&x, now + j, 8);
       std::memcpy(&y, was + j, 8);
       if (x == y)
         continue;
-      changed[i] = true;
+      copyChanged[ci] = true;
       for (size_t q = j; q < j + 8; ++q)
         if (now[q] != was[q])
           dst[q] = now[q];
@@ -632,9 +587,12 @@ void copyBack(Bound &b, std::vector<bool> &changed) {
     for (; j < n; ++j)
       if (now[j] != was[j]) {
         dst[j] = now[j];
-        changed[i] = true;
+        copyChanged[ci] = true;
       }
   }
+  changed.assign(b.arrays.size(), false);
+  for (size_t i = 0; i < b.arrays.size(); ++i)
+    changed[i] = b.copyOf[i] >= 0 && copyChanged[static_cast<size_t>(b.copyOf[i])];
 }
 
 /// The kernel parameters a pointer value may be computed from (through
@@ -1387,6 +1345,37 @@ NB_MODULE(_core, m) {
       throw nb::value_error(("unknown dtype '" + conformance + "'").c_str());
     return std::string(tc::langName(*t));
   });
+
+  m.def(
+      "host_buffers",
+      [](const Kernel &k, nb::list args, const std::string &backend) {
+        if (backend != "gpu" && backend != "interp")
+          throw nb::value_error(("unknown backend '" + backend + "'").c_str());
+        Bound b;
+        bindArguments(*k.compiled, args, backend == "gpu" ? Target::Gpu : Target::Interp, b);
+        // The backends make one buffer (the GPU: one device allocation) per
+        // distinct host memory: bytes and length.
+        std::map<std::pair<const uint8_t *, size_t>, size_t> index;
+        nb::list out;
+        const tc::ir::Function &fn = k.compiled->function();
+        for (unsigned p = 0; p < fn.numParams(); ++p) {
+          int i = b.arrayOf[p];
+          if (i < 0 || b.arrays[static_cast<size_t>(i)]->device) {
+            out.append(nb::none());
+            continue;
+          }
+          const tc::HostArray &h = *b.arrays[static_cast<size_t>(i)];
+          auto [it, fresh] =
+              index.emplace(std::make_pair(h.bytes(), h.byteCount()), index.size());
+          out.append(nb::make_tuple(it->second, h.origin, h.byteCount()));
+        }
+        return out;
+      },
+      "kernel"_a, "args"_a, "backend"_a,
+      "The host buffers a launch on `backend` ('interp' or 'gpu') would hand the backend, per "
+      "parameter: (buffer index, the argument's byte offset in it, its bytes), or None for a "
+      "scalar or a device array. One buffer per index (on the GPU: one copy, uploaded to one "
+      "allocation and downloaded once); nothing runs.");
 
   m.def(
       "last_device_pointers", []() { return lastDevicePointers(); },
