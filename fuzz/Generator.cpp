@@ -195,6 +195,7 @@ private:
                      const std::string &rows, const std::string &cols);
   void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused = false);
   void aimedMatmul(FuzzKernel &k, const std::string &aim);
+  void attentionKernel(FuzzKernel &k);
   std::string source() const;
 };
 
@@ -1349,6 +1350,146 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   line("*?(mask) pY = " + v.text + ";");
 }
 
+// A FlashAttention-like kernel (issue 29, item 7; docs/fuzz.md "Attention
+// kernels"): per program BM query rows of one head (grid axis 1), a loop
+// over the N keys by BN with two `@` per trip, `s = q @ k^T` (K^T loaded
+// through strided pointers, or `q @ ^k`) and `acc += p @ v` with `p`
+// computed in registers (exp2 of s, converted to the operand type); a
+// running row max and sum (base-2 online softmax) and the accumulator
+// rescaled by `alpha[:, newaxis]`; the K and V pointer tiles advanced each
+// trip (the tutorial's `pk += BN * ld`) or recomputed from the trip's start;
+// masked tails on M and N; fp16/bf16 inputs, fp32 accumulation; the rows
+// `ld` elements apart (ld >= HD, not always a multiple of 16). The exponents
+// are clamped (`max(x, -4)`, `alpha` at -2) and the trips few, so that with
+// small-integer inputs every value is exact: p and alpha are powers of two,
+// and the sums stay within float's 24 bits (docs/fuzz.md says why).
+void Builder::attentionKernel(FuzzKernel &k) {
+  setAxes(2);
+  for (const char *f : {"attention", "dot", "dot.register_operand", "loop", "reduce",
+                        "reduce.max", "reduce.sum", "op.math", "tile.2d", "broadcast.newaxis",
+                        "load.masked", "store.masked", "op.select"})
+    features_.insert(f);
+  if (p_.aim == "attention")
+    features_.insert("aim.attention");
+  int64_t bm = *rc::gen::weightedElement<int64_t>({{3, 16}, {3, 32}, {2, 64}});
+  int64_t bn = *rc::gen::weightedElement<int64_t>({{1, 16}, {1, 32}});
+  int64_t hd = *rc::gen::weightedElement<int64_t>({{1, 16}, {1, 32}});
+  DType t = coin(0.5) ? DType::F16 : DType::BF16;
+  DType outType = coin(0.5) ? DType::F32 : t;
+  useType(t);
+  useType(outType);
+  useType(DType::F32);
+  features_.insert("dot." + conf(t));
+  int trips = range(1, 4);
+  bool tail = coin(0.7);
+  int64_t m = tail ? range(1, static_cast<int>(2 * bm)) : bm * range(1, 2);
+  int64_t n = bn * trips - (tail ? range(0, static_cast<int>(bn) - 1) : 0);
+  int64_t heads = range(1, 2);
+  // The row stride: HD (a multiple of 16), HD + 8 (a multiple of 8 only) or odd.
+  int64_t ld = hd + *rc::gen::elementOf(std::vector<int64_t>{0, 8, 1, 3});
+  bool carried = coin(0.7), ktPointers = coin(0.6), fusedUpdate = coin(0.5), lse = coin(0.5);
+  double scale = coin(0.5) ? 1.0 : 2.0;
+  if (tail)
+    features_.insert("boundary.tail");
+  features_.insert(carried ? "loop.pointer" : "attention.recomputed_pointers");
+  features_.insert(ktPointers ? "attention.kt_pointers" : "dot.trans_b");
+  features_.insert("matmul.trips" + std::string(trips >= 4 ? "4-8" : "1-3"));
+  if (lse)
+    features_.insert("attention.lse");
+  k.defines = {{"BM", std::to_string(bm)}, {"BN", std::to_string(bn)}, {"HD", std::to_string(hd)}};
+  k.grid = {programs(m, bm), heads, 1};
+  k.gridAxes = {{"M", "BM"}};
+  if (k.grid[0] * k.grid[1] > 1)
+    features_.insert("grid.2d");
+  size_ = {m, n};
+  tile_ = {bm, bn};
+  k.scalars = {{"M", DType::I32, static_cast<double>(m)},
+               {"N", DType::I32, static_cast<double>(n)},
+               {"ld", DType::I32, static_cast<double>(ld)},
+               {"scale", DType::F32, scale}};
+  int64_t dataSeed = *rc::gen::inRange<int64_t>(0, 1 << 30);
+  std::mt19937_64 rng(static_cast<uint64_t>(dataSeed));
+  for (auto [name, rows] : {std::pair<const char *, const char *>{"Q", "M"}, {"K", "N"}, {"V", "N"}}) {
+    BufferDesc b{name, t, {heads, rows[0] == 'M' ? m : n, ld}, {}, false, {"H", rows, "ld"}};
+    fillInput(b, rng);
+    params_.push_back(lang(t) + " *" + name);
+    k.buffers.push_back(std::move(b));
+  }
+  k.buffers.push_back({"Y", outType, {heads, m, ld},
+                       std::vector<double>(static_cast<size_t>(heads * m * ld), 3), true,
+                       {"H", "M", "ld"}});
+  params_.push_back(lang(outType) + " *Y");
+  k.buffers.push_back({"L", DType::F32, {heads, m},
+                       std::vector<double>(static_cast<size_t>(heads * m), 3), true, {"H", "M"}});
+  params_.push_back("float *L");
+  for (const ScalarDesc &s : k.scalars)
+    params_.push_back(lang(s.dtype) + " " + s.name);
+
+  std::string T = lang(t);
+  line("int pm = get_program_id(0);");
+  line("int ph = get_program_id(1);");
+  line("int rm[BM] = pm * BM + 0 ... BM;");
+  line("int rn[BN] = 0 ... BN;");
+  line("int rd[HD] = 0 ... HD;");
+  line("int oq = ph * M * ld;");
+  line("int ok = ph * N * ld;");
+  line("bool mq[BM, HD] = (rm[:, newaxis] < M) && (rd[newaxis, :] < HD);");
+  line(T + " *pq[BM, HD] = Q + oq + rm[:, newaxis] * ld + rd[newaxis, :];");
+  line(T + " q[BM, HD] = mq ? *pq : 0;");
+  std::string kShape = ktPointers ? "[HD, BN]" : "[BN, HD]";
+  auto kPointers = [&](const std::string &row) {
+    return ktPointers ? "K + ok + rd[:, newaxis] + (" + row + "rn[newaxis, :]) * ld"
+                      : "K + ok + (" + row + "rn[:, newaxis]) * ld + rd[newaxis, :]";
+  };
+  auto vPointers = [&](const std::string &row) {
+    return "V + ok + (" + row + "rn[:, newaxis]) * ld + rd[newaxis, :]";
+  };
+  if (carried) {
+    line(T + " *pk" + kShape + " = " + kPointers("") + ";");
+    line(T + " *pv[BN, HD] = " + vPointers("") + ";");
+  }
+  line("float mi[BM] = -F32_INFINITY;");
+  line("float li[BM] = 0;");
+  line("float acc[BM, HD] = 0;");
+  line("for (int n0 = 0; n0 < N; n0 += BN) {");
+  if (!carried) {
+    line("  " + T + " *pk" + kShape + " = " + kPointers("n0 + ") + ";");
+    line("  " + T + " *pv[BN, HD] = " + vPointers("n0 + ") + ";");
+  }
+  line("  bool cn[BN] = n0 + rn < N;");
+  line(ktPointers ? "  bool mk[HD, BN] = (rd[:, newaxis] < HD) && cn[newaxis, :];"
+                  : "  bool mk[BN, HD] = cn[:, newaxis] && (rd[newaxis, :] < HD);");
+  line("  " + T + " kt" + kShape + " = mk ? *pk : 0;");
+  line(std::string("  float s[BM, BN] = ") + (ktPointers ? "q @ kt;" : "q @ ^kt;"));
+  line("  float sm[BM, BN] = where(cn[newaxis, :], s * scale, -F32_INFINITY);");
+  line("  float mij[BM] = max(mi, sm[:, max]);");
+  line("  float p[BM, BN] = where(cn[newaxis, :], exp2(max(sm - mij[:, newaxis], -4.0)), 0.0);");
+  line("  float alpha[BM] = exp2(max(mi - mij, -2.0));");
+  line("  li = li * alpha + p[:, +];");
+  line("  bool mv[BN, HD] = cn[:, newaxis] && (rd[newaxis, :] < HD);");
+  line("  " + T + " v[BN, HD] = mv ? *pv : 0;");
+  if (fusedUpdate) {
+    features_.insert("attention.fused_update");
+    line("  acc = acc * alpha[:, newaxis] + (" + T + ")p @ v;");
+  } else {
+    line("  acc = acc * alpha[:, newaxis];");
+    line("  acc += (" + T + ")p @ v;");
+  }
+  line("  mi = mij;");
+  if (carried) {
+    bool compound = coin(0.5);
+    for (const char *ptr : {"pk", "pv"})
+      line(std::string("  ") + ptr + (compound ? " += BN * ld;" : " = " + std::string(ptr) + " + BN * ld;"));
+  }
+  line("}");
+  line("acc = acc / li[:, newaxis];");
+  line(lang(outType) + " *py[BM, HD] = Y + oq + rm[:, newaxis] * ld + rd[newaxis, :];");
+  line("*?(mq) py = " + (outType == DType::F32 ? std::string("acc") : "(" + lang(outType) + ")acc") +
+       ";");
+  line("float *pl[BM] = L + ph * M + rm;");
+  line(std::string("*?(rm < M) pl = ") + (lse ? "mi + log2(li);" : "mi;"));
+}
+
 std::string Builder::source() const {
   std::ostringstream os;
   for (const std::string &h : helpers_)
@@ -1367,10 +1508,20 @@ FuzzKernel Builder::build() {
   k.smallInts = smallInts_;
   features_.insert(smallInts_ ? "mode.small_ints" : "mode.general");
   edges_ = !smallInts_ && coin(p_.edgeValues);
-  if (!p_.aim.empty()) {
+  // One draw picks the kernel's shape: matmul as before (coin(p_.matmul) is
+  // this draw), attention from the band just below it (so adding it changed
+  // only the kernels drawn there).
+  int shape = p_.aim.empty() ? range(0, 999) : 0;
+  int matmulFrom = 1000 - static_cast<int>(p_.matmul * 1000);
+  int attentionFrom = matmulFrom - static_cast<int>(p_.attention * 1000);
+  if (p_.aim == "attention") {
+    attentionKernel(k);
+  } else if (!p_.aim.empty()) {
     aimedMatmul(k, p_.aim);
-  } else if (coin(p_.matmul)) {
+  } else if (shape >= matmulFrom) {
     matmulKernel(k);
+  } else if (shape >= attentionFrom) {
+    attentionKernel(k);
   } else {
     setAxes(coin(p_.threeD) ? 3 : coin(p_.twoD) ? 2 : 1);
     unmasked_ = coin(p_.unmasked);
@@ -1414,6 +1565,15 @@ FuzzKernel Builder::build() {
 const std::vector<std::string> &aimablePaths() {
   static const std::vector<std::string> kPaths = {"wgmma", "mma.sync", "mma.loop", "pipeline"};
   return kPaths;
+}
+
+const std::vector<std::string> &focusTargets() {
+  static const std::vector<std::string> kTargets = [] {
+    std::vector<std::string> t = aimablePaths();
+    t.push_back("attention");
+    return t;
+  }();
+  return kTargets;
 }
 
 bool tookPath(const std::vector<std::string> &paths, const std::string &aim) {

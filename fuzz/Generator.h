@@ -84,6 +84,7 @@ struct GenPolicy {
   double atomic = 0.2;        // the result goes to the output by an atomic (not a store)
   double threeD = 0.15;       // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
   double matmul = 0.06;       // a tutorial-style K-loop matmul kernel instead of an elementwise one
+  double attention = 0.03;    // a FlashAttention-like kernel (two `@` per trip, online softmax)
   double dotAcc = 0.5;        // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
   double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
   double atomicCas = 0.3;     // of the other atomic kernels: atomic_cas
@@ -109,8 +110,13 @@ struct GenPolicy {
 };
 
 /// The fast paths a kernel can be aimed at (GenPolicy::aim, `triton-fuzz
-/// --focus`): "wgmma", "mma.sync", "mma.loop", "pipeline".
+/// --focus`) and that the campaign steers toward (fuzz/PathWeights.h):
+/// "wgmma", "mma.sync", "mma.loop", "pipeline".
 const std::vector<std::string> &aimablePaths();
+
+/// Everything `--focus` takes: aimablePaths() and the kernel shapes that are
+/// not one lowering path ("attention": every kernel FlashAttention-like).
+const std::vector<std::string> &focusTargets();
 
 /// Whether a kernel whose lowering took `paths` (codegen::Compiled::paths)
 /// took the fast path `aim`: the path itself, or for "pipeline" any

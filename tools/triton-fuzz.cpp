@@ -167,7 +167,7 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
   }
   c.cpu.ulpStability = f.ulpSensitivity;
   if (!f.focus.empty()) {
-    const std::vector<std::string> &paths = aimablePaths();
+    const std::vector<std::string> &paths = focusTargets();
     if (std::find(paths.begin(), paths.end(), f.focus) == paths.end()) {
       std::string list;
       for (const std::string &p : paths)
@@ -559,7 +559,8 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
                  "GPU: optimisations to switch off (e.g. mma,remat,pipeline)");
   app.add_option("--focus", f.focus,
                  "Aim every kernel at one fast path of the GPU backend: wgmma, mma.sync, "
-                 "mma.loop or pipeline (with --replay: the kernel a campaign aimed at it)");
+                 "mma.loop or pipeline, or make every kernel FlashAttention-like: attention "
+                 "(with --replay: the kernel a campaign aimed at it)");
   app.add_option("--path-floor", f.pathFloor,
                  "GPU and --compile-only: steer each fast path (wgmma, mma.sync, mma.loop, "
                  "pipeline) to at least this share of the compiled kernels, 0 to 0.5 (default "

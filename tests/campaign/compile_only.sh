@@ -113,6 +113,18 @@ grep -q -- "--replay [0-9]* --print --compile-only --fail-on-feature aim.wgmma -
 "$FUZZ" --seed 7 --replay 2 --print --compile-only --focus wgmma >"$T/r.txt" 2>&1 || fail "replay failed: $(tail -3 "$T/r.txt")"
 grep -q "^// defines: -DTM=\(64\|128\) " "$T/r.txt" || fail "the replayed kernel is not a wgmma tile: $(head -3 "$T/r.txt")"
 "$FUZZ" --compile-only --focus wgmma2 --time 1s >"$T/u.txt" 2>&1
-[ $? -eq 3 ] && grep -q "unknown --focus path 'wgmma2' (a campaign can aim at: wgmma, mma.sync, mma.loop, pipeline)" "$T/u.txt" ||
+[ $? -eq 3 ] && grep -q "unknown --focus path 'wgmma2' (a campaign can aim at: wgmma, mma.sync, mma.loop, pipeline, attention)" "$T/u.txt" ||
   fail "an unknown --focus path: $(cat "$T/u.txt")"
+# --focus attention: FlashAttention-like kernels (two `@` per trip, p from exp2
+# in registers, a rescaled accumulator) pass the interpreter, lower and go
+# through ptxas, with their `@` on tensor cores.
+"$FUZZ" --compile-only --seed 11 --max-kernels 12 --time 10m --workers-per-device 2 --focus attention \
+  --out "$T/a" >"$T/a.log" 2>&1 || fail "the attention campaign failed: $(tail -8 "$T/a.log")"
+[ "$(grep -c '"aim.attention"' "$T/a/journal.jsonl")" = 12 ] || fail "not every kernel is FlashAttention-like"
+python3 - "$T/a/journal.jsonl" <<'PY' || fail "attention kernels: $(tail -3 "$T/a.log")"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert all(r["status"] == "pass" for r in rs), [r["status"] for r in rs]
+assert all("mma.sync" in r.get("paths", []) for r in rs), [r.get("paths") for r in rs]
+PY
 echo "PASS: compile-only: $N kernels, paths: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"])' "$T/c/campaign.json"), stage times: $(grep '^stage times' "$T/c.log" | cut -c14-90)..."
