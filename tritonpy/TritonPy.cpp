@@ -179,6 +179,7 @@ private:
   bool emitCast(const Op &op);
   bool emitReduce(const Op &op);
   bool emitMemory(const Op &op);
+  bool emitFloatAtomicMinMax(const Op &op, bool isMax);
   bool emitSlice(const Op &op);
   bool emitFor(const Op &op);
   bool emitIf(const Op &op);
@@ -853,18 +854,9 @@ bool Emitter::emitMemory(const Op &op) {
         (isFloat(d) && (kind == "and" || kind == "or" || kind == "xor")))
       return refuse(op, "atomic_" + kind + " on " + std::string(langName(d)) +
                             " (Triton's atomics take 32- and 64-bit types, and fp16/bf16 for add)");
-    std::string v = a(1);
-    if (isFloat(d) && (kind == "max" || kind == "min")) {
-      // Triton's float atomic_max/min order the values by their bits (signed max or unsigned
-      // min of the integer view), so a +NaN value wins a max and a -NaN value wins a min;
-      // in the reference a NaN value never wins (maxNum). In its place -inf (max) or +inf
-      // (min) leaves the element as it is and returns the same old value. A NaN already in
-      // memory stays a divergence (docs/triton.md).
-      std::string id =
-          constant(op.operand(1)->type(), ir::AttrValue(kind == "max" ? -INFINITY : INFINITY));
-      v = "tl.where(" + v + " != " + v + ", " + id + ", " + v + ")";
-    }
-    line(define(op.result()) + " = " + it->second + "(" + a(0) + ", " + v +
+    if (isFloat(d) && (kind == "max" || kind == "min"))
+      return emitFloatAtomicMinMax(op, kind == "max");
+    line(define(op.result()) + " = " + it->second + "(" + a(0) + ", " + a(1) +
          (n > 2 ? ", mask=" + a(2) : "") + ", sem=\"acq_rel\", scope=\"gpu\")");
     return true;
   }
@@ -880,6 +872,53 @@ bool Emitter::emitMemory(const Op &op) {
   default: break;
   }
   return refuse(op, "op '" + std::string(op.name()) + "'");
+}
+
+// A float atomic_max/min with the reference's rule (maxNum: NaN never wins, on
+// either side). Triton's own orders the floats by their bits (a signed max or
+// an unsigned min of the integer view, by the value's sign), so a +NaN value
+// wins a max and a -NaN value a min, and a NaN in memory stays where the
+// reference replaces it (+NaN under a max, -NaN under a min; the other sign is
+// replaced). So:
+//   1. lanes whose value is a number: Triton's atomic, right unless memory
+//      held a NaN that it keeps (the old value it returns is that NaN);
+//   2. lanes whose value is NaN: the identity on the integer view (a signed
+//      max with INT_MIN, a signed min with INT_MAX), which leaves memory as it
+//      is (maxNum(m, NaN) is m, NaN when m is) and returns the old value;
+//   3. lanes that read a NaN in (1): an exchange on the integer view puts the
+//      value in place of the NaN (Triton's interpreter has no float xchg);
+//      when it returns a number instead, another lane replaced the NaN first,
+//      and that number goes back in by Triton's atomic (memory holds no NaN by
+//      then). No lane of (3) is active unless memory held a NaN.
+// Lanes of a tile that collide return other old values than the reference's
+// row-major order, as Triton's atomics always do (docs/triton.md).
+bool Emitter::emitFloatAtomicMinMax(const Op &op, bool isMax) {
+  const Type &vt = op.operand(1)->type();
+  DType d = vt.dtype;
+  std::string p = name(op.operand(0)), v = name(op.operand(1));
+  std::string m = op.numOperands() > 2 ? name(op.operand(2)) : "";
+  std::string fn = isMax ? "tl.atomic_max" : "tl.atomic_min";
+  std::string it = bitsType(d), ft = tlType(d);
+  bool wide = bitWidth(d) == 64;
+  std::string ident = isMax ? (wide ? "-9223372036854775808" : "-2147483648")
+                            : (wide ? "9223372036854775807" : "2147483647");
+  auto tmp = [&] { return "t" + std::to_string(nextTemp_++); };
+  auto with = [&](const std::string &cond) { return m.empty() ? cond : m + " & " + cond; };
+  const std::string sem = ", sem=\"acq_rel\", scope=\"gpu\")";
+  std::string num = tmp(), pi = tmp(), o1 = tmp(), o2 = tmp(), need = tmp(), r = tmp();
+  line(num + " = " + v + " == " + v);
+  line(pi + " = " + p + ".to(tl.pointer_type(" + it + "), bitcast=True)");
+  line(o1 + " = " + fn + "(" + p + ", " + v + ", mask=" + with(num) + sem);
+  // A full tile as the value (Triton 3.6's interpreter mishandles a broadcast one).
+  line(o2 + " = " + fn + "(" + pi + ", tl.full(" + shapeText(vt.shape) + ", " + ident + ", " + it +
+       "), mask=" + with("(" + v + " != " + v + ")") + sem);
+  line(define(op.result()) + " = tl.where(" + num + ", " + o1 + ", " + o2 + ".to(" + ft +
+       ", bitcast=True))");
+  line(need + " = " + with(num) + " & (" + o1 + " != " + o1 + ")");
+  line(r + " = tl.atomic_xchg(" + pi + ", " + v + ".to(" + it + ", bitcast=True), mask=" + need +
+       sem + ".to(" + ft + ", bitcast=True)");
+  line(fn + "(" + p + ", " + r + ", mask=" + need + " & (" + r + " == " + r + ")" + sem);
+  return true;
 }
 
 // Slices selected by an index (constant or run-time), which Triton cannot

@@ -136,6 +136,46 @@ def scalar_cases():
                           buf('Old', dt, 4)],
                    expect={'outputs': {'P': out([1.5, -2.0, 0.0, -0.0], dt, 'exact'),
                                        'Old': out([1.5, -2.0, 0.0, -0.0], dt, 'exact')}}))
+        # A NaN already in memory loses too (maxNum): the value replaces it, whatever the sign
+        # of either NaN; NaN stays only when the value is NaN as well. Triton's bit order keeps
+        # a +NaN under a max and a -NaN under a min (the kernel makes -NaN with a negation,
+        # which flips the sign bit; the format spells only the canonical +NaN).
+        nan = math.nan
+        S.add(case('nan_in_memory_loses_max_min_tile_%s' % SHORT[dt],
+                   ['atomic', 'atomic.max', 'atomic.min', 'tile', 'float.nan', 'dtype.' + dt],
+                   source='''__global__ void k(%s *P, %s *V, %s *Old) {
+  int i[8] = 0 ... 8;
+  %s v[8] = *(V + i);
+  v = select(i == 5, -v, v);
+  %s p[8] = *(P + i);
+  *(P + i) = select((i & 1) == 1, -p, p);
+  *(Old + i) = atomic_max(P + i, v);
+  %s q[8] = *(P + 8 + i);
+  *(P + 8 + i) = select((i & 1) == 1, -q, q);
+  *(Old + 8 + i) = atomic_min(P + 8 + i, v);
+}
+''' % (T, T, T, T, T, T),
+                   args=[buf('P', dt, 16, [nan] * 6 + [1.5, -2.0] + [nan] * 6 + [1.5, -2.0]),
+                         buf('V', dt, 8, [1.0, 1.0, -3.0, -3.0, nan, nan, nan, -5.0]),
+                         buf('Old', dt, 16)],
+                   expect={'outputs': {
+                       'P': out([1.0, 1.0, -3.0, -3.0, nan, nan, 1.5, 2.0,
+                                 1.0, 1.0, -3.0, -3.0, nan, nan, 1.5, -5.0], dt, 'exact'),
+                       'Old': out([nan] * 6 + [1.5, 2.0] + [nan] * 6 + [1.5, 2.0], dt, 'exact')}}))
+        S.add(case('nan_in_memory_loses_max_min_scalar_%s' % SHORT[dt],
+                   ['atomic', 'atomic.max', 'atomic.min', 'scalar', 'float.nan', 'dtype.' + dt],
+                   source='''__global__ void k(%s *P, %s *V, %s *Old) {
+  %s p = *P;
+  *P = -p;
+  *Old = atomic_min(P, *V);
+  *(Old + 1) = atomic_max(P + 1, *V);
+  *(Old + 2) = atomic_max(P + 2, -*V);
+}
+''' % (T, T, T, T),
+                   args=[buf('P', dt, 3, [nan, nan, nan]), buf('V', dt, 1, [2.5]),
+                         buf('Old', dt, 3)],
+                   expect={'outputs': {'P': out([2.5, 2.5, -2.5], dt, 'exact'),
+                                       'Old': out([nan, nan, nan], dt, 'exact')}}))
 
 
 # ---------------------------------------------------------------- tile pointers
