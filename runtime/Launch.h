@@ -52,6 +52,13 @@ struct HostArray {
   /// e.g. a NumPy array passed zero-copy from Python) and `data` is empty; the
   /// interpreter's stores land there directly (RunOptions::undoOnTrap puts
   /// them back when the launch traps). `shape` describes those bytes.
+  /// Arrays of one launch whose bytes overlap without being the same bytes
+  /// (views x[0:128] and x[64:192] of one storage) are one memory on every
+  /// backend: one buffer, the union of their bytes, each argument at its own
+  /// offset (runtime/Overlap.h; the interpreter reports a race between them,
+  /// the GPU makes one allocation). Refused as invalid_launch, naming both
+  /// parameters: a read-only one overlapping a writable one, or one that
+  /// would start inside another's element.
   uint8_t *external = nullptr;
   size_t externalBytes = 0;
   /// The byte offset inside the bytes at which the kernel's pointer argument

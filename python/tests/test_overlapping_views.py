@@ -1,8 +1,10 @@
-"""Overlapping views passed to one interpreter launch (NumPy and PyTorch slices of one array).
+"""Overlapping views passed to one launch (NumPy and PyTorch slices of one array).
 
-The interpreter sees them as one memory, so a store through one argument and a load of the
-same element through another is a race it reports, and values follow the program order.
-Expected values come from NumPy.
+Every path sees them as one memory: the interpreter (a store through one argument and a load
+of the same element through another is a race it reports, and values follow the program
+order), the GPU with host arrays (one copy of their union, one device allocation), CUDA
+tensors (one memory already), and the copies that backend='compare' and check_variants run
+on. Expected values come from NumPy. The GPU tests skip with the reason without a CUDA device.
 """
 import numpy as np
 import pytest
@@ -73,3 +75,157 @@ def test_repeated_launches_see_the_overlap():
         with pytest.raises(triton_c.TrapError) as e:
             k(x[0:128], x[64:192], (2,))
         assert e.value.kind == "data_race"
+
+
+# Each lane stores Y[i] = Z[i], then loads X[i + 64]: with X = x[0:128] and Y = x[64:192] that
+# is the element it just stored, so Z gets its own values back and x[64:128] = Z. Two separate
+# copies of X and Y (a copying backend that ignores the overlap) would give Z = x[64:128].
+STORE_THEN_LOAD = """
+__global__ void sl(float *X, float *Y, float *Z) {
+  int off[64] = 0 ... 64;
+  *(Y + off) = *(Z + off);
+  *(Z + off) = *(X + off + 64);
+}
+"""
+
+
+def _store_then_load_inputs():
+    x = np.arange(192, dtype=np.float32)
+    z = 1000 + np.arange(64, dtype=np.float32)
+    want_x = x.copy()
+    want_x[64:128] = z
+    return x, z, want_x, z.copy()
+
+
+def test_interpreter_store_then_load_through_the_other_view():
+    x, z, want_x, want_z = _store_then_load_inputs()
+    # X and Y are one buffer, x's 192 elements, of which the kernel stores 64..127 only.
+    with pytest.warns(triton_c.LaunchWarning, match=r"128 of 192 elements never written"):
+        triton_c.kernel(STORE_THEN_LOAD)(x[0:128], x[64:192], z, (1,))
+    np.testing.assert_array_equal(x, want_x)
+    np.testing.assert_array_equal(z, want_z)
+
+
+def test_gpu_launch_binds_one_host_buffer_for_overlapping_views():
+    # The binding without a GPU: what a launch hands the backend. Overlapping views are one
+    # buffer (on the GPU one copy, uploaded to one allocation and downloaded once), each
+    # argument at its byte offset; a separate array is its own buffer.
+    from triton_c import _core
+    from triton_c import _arrays as A
+
+    kc = triton_c.kernel(STORE_THEN_LOAD).compile()
+    x, z, _, _ = _store_then_load_inputs()
+    for backend in ("gpu", "interp"):
+        got = _core.host_buffers(kc, [A.for_core(x[0:128]), A.for_core(x[64:192]),
+                                      A.for_core(z)], backend)
+        assert got == [(0, 0, 768), (0, 256, 768), (1, 0, 256)], backend
+    # Slices that only touch (x[0:64] and x[64:128]) stay two buffers.
+    got = _core.host_buffers(kc, [x[0:64], x[64:128], z], "gpu")
+    assert [g[0] for g in got] == [0, 1, 2]
+    # A read-only view over a writable one is refused by name, as on the interpreter.
+    ro = x[0:128]
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match=r"argument 'Y' \(float32\*\) overlaps argument 'X' "
+                                         r"\(float32\*\) in memory, and one of them is read-only"):
+        _core.host_buffers(kc, [A.for_core(ro), A.for_core(x[64:192]), z], "gpu")
+
+
+def test_torch_cpu_views_bind_one_host_buffer():
+    torch = pytest.importorskip("torch")
+    from triton_c import _core
+    from triton_c import _arrays as A
+
+    kc = triton_c.kernel(STORE_THEN_LOAD).compile()
+    t = torch.arange(192, dtype=torch.float32)
+    z = torch.zeros(64)
+    got = _core.host_buffers(kc, [A.for_core(t[0:128]), A.for_core(t[64:192]), A.for_core(z)],
+                             "gpu")
+    assert got == [(0, 0, 768), (0, 256, 768), (1, 0, 256)]
+
+
+def test_copies_keep_the_overlap():
+    # What backend='compare' and check_variants run on: copies in which overlapping views
+    # overlap as in the caller's memory, apart from it.
+    from triton_c._kernel import _clone_all
+
+    x = np.arange(192, dtype=np.float32)
+    y = np.arange(10, dtype=np.float32)
+    a, b, c, s = _clone_all([x[0:128], x[64:192], y, 3], host=True)
+    assert s == 3
+    assert np.shares_memory(a, b) and not np.shares_memory(a, x) and not np.shares_memory(c, y)
+    assert b.ctypes.data - a.ctypes.data == 256
+    np.testing.assert_array_equal(a, x[0:128])
+    np.testing.assert_array_equal(b, x[64:192])
+    np.testing.assert_array_equal(c, y)
+    # A strided view keeps its strides and its place in the storage.
+    m = np.arange(48, dtype=np.float32).reshape(6, 8)
+    col, row = _clone_all([m[:, 2], m[3]], host=True)
+    assert np.shares_memory(col, row)
+    np.testing.assert_array_equal(col, m[:, 2])
+    np.testing.assert_array_equal(row, m[3])
+    assert col.strides == m[:, 2].strides
+    torch = pytest.importorskip("torch")
+    t = torch.arange(192, dtype=torch.float32)
+    ta, tb, tn = _clone_all([t[0:128], t[64:192], x[0:8]], host=True)
+    assert tb.data_ptr() - ta.data_ptr() == 256 and ta.data_ptr() != t.data_ptr()
+    assert torch.equal(ta, t[0:128]) and torch.equal(tb, t[64:192])
+    ta[64] = -1.0
+    assert tb[0].item() == -1.0
+    # A tensor over NumPy's memory and the array itself: one copy too.
+    u = torch.from_numpy(x)
+    ua, ub = _clone_all([u[0:100], x[50:150]], host=True)
+    ua[60] = -5.0
+    assert ub[10] == -5.0 and x[60] == 60.0
+
+
+def test_check_variants_sees_the_overlap():
+    # check_variants runs each variant on copies: the copies must keep the overlap, or the
+    # race between the views goes unreported there.
+    k = triton_c.kernel(SHIFT.replace("+ 1;", "+ ONE;"))
+    x = np.arange(192, dtype=np.float32)
+    with pytest.raises(triton_c.TrapError) as e:
+        k(x[0:128], x[64:192], (2,), ONE=[1, 1.0], check_variants=True)
+    assert e.value.kind == "data_race"
+    x, z, want_x, want_z = _store_then_load_inputs()
+    k2 = triton_c.kernel(STORE_THEN_LOAD.replace("+ 64", "+ N"))
+    with pytest.warns(triton_c.LaunchWarning, match=r"128 of 192 elements never written"):
+        k2(x[0:128], x[64:192], z, (1,), N=[64, 64], check_variants=True)
+    np.testing.assert_array_equal(x, want_x)
+    np.testing.assert_array_equal(z, want_z)
+
+
+# -- on a CUDA device (skipped with the reason without one) -------------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.filterwarnings("ignore::triton_c.LaunchWarning")
+@pytest.mark.parametrize("backend", ["gpu", "compare"])
+def test_gpu_numpy_views_are_one_memory(backend):
+    x, z, want_x, want_z = _store_then_load_inputs()
+    triton_c.kernel(STORE_THEN_LOAD)(x[0:128], x[64:192], z, (1,), backend=backend)
+    np.testing.assert_array_equal(x, want_x)
+    np.testing.assert_array_equal(z, want_z)
+
+
+@pytest.mark.gpu
+@pytest.mark.filterwarnings("ignore::triton_c.LaunchWarning")
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("backend", ["gpu", "compare", "interp"])
+def test_gpu_torch_views_are_one_memory(device, backend):
+    torch = pytest.importorskip("torch")
+    x, z, want_x, want_z = _store_then_load_inputs()
+    tx, tz = torch.from_numpy(x).to(device), torch.from_numpy(z).to(device)
+    triton_c.kernel(STORE_THEN_LOAD)(tx[0:128], tx[64:192], tz, (1,), backend=backend)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    np.testing.assert_array_equal(tx.cpu().numpy(), want_x)
+    np.testing.assert_array_equal(tz.cpu().numpy(), want_z)
+
+
+@pytest.mark.gpu
+def test_gpu_refuses_what_the_interpreter_refuses():
+    x, z, _, _ = _store_then_load_inputs()
+    ro = x[0:128]
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="one of them is read-only: not supported yet"):
+        triton_c.kernel(STORE_THEN_LOAD)(ro, x[64:192], z, (1,), backend="gpu")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import difflib
 import math
 import os
@@ -947,6 +948,105 @@ class Asm(Mapping):
         return len(self._KEYS)
 
 
+def _buffer_extent(a: Any) -> Optional[tuple]:
+    """(memory, lo, hi) of the bytes the C++ core takes as array `a`'s buffer (a
+    contiguous array's own bytes, a strided view's whole storage); memory is
+    "host" (NumPy arrays, CPU tensors) or a CUDA device. None: not an array,
+    or empty."""
+    if isinstance(a, np.ndarray):
+        if a.size == 0:
+            return None
+        if a.flags.c_contiguous:
+            lo = a.ctypes.data
+            return ("host", lo, lo + a.nbytes)
+        lo, n = A.numpy_storage(a)
+        return ("host", lo, lo + n)
+    if A.is_torch(a):
+        if a.numel() == 0:
+            return None
+        memory = str(a.device) if a.is_cuda else "host"
+        if a.is_contiguous():
+            lo = a.data_ptr()
+            return (memory, lo, lo + a.numel() * a.element_size())
+        lo, n = A.torch_storage(a)
+        return (memory, lo, lo + n)
+    return None
+
+
+def _clone_group(members: list, lo: int, hi: int, host: bool, writable: bool) -> Optional[list]:
+    """Copies of arrays of one memory that share one copy of its bytes [lo, hi),
+    each at its own offset with its own strides (CUDA tensors on the host when
+    `host`); None when a tensor does not start at a whole number of its
+    elements in it."""
+    torch = sys.modules.get("torch")
+    for a in members:
+        if A.is_torch(a) and ((a.data_ptr() - lo) % a.element_size()
+                              or (hi - lo) % a.element_size()):
+            return None
+    if A.is_cuda(members[0]):
+        t = members[0].detach()
+        base, n = A.torch_storage(t)
+        whole = t.as_strided((n // t.element_size(),), (1,), 0).view(torch.uint8)
+        raw_t = whole[lo - base:hi - base].clone()
+        if host:
+            raw_t = raw_t.cpu()
+    else:
+        raw = np.frombuffer((ctypes.c_uint8 * (hi - lo)).from_address(lo), dtype=np.uint8).copy()
+        raw_t = torch.from_numpy(raw) if torch is not None else None
+    out = []
+    for a in members:
+        if isinstance(a, np.ndarray):
+            c = np.ndarray(a.shape, dtype=a.dtype, buffer=raw, offset=a.ctypes.data - lo,
+                           strides=a.strides)
+            if not writable and not a.flags.writeable:
+                c.flags.writeable = False
+        else:
+            c = raw_t.view(a.dtype).as_strided(a.size(), a.stride(),
+                                               (a.data_ptr() - lo) // a.element_size())
+        out.append(c)
+    return out
+
+
+def _clone_all(args: Sequence[Any], host: bool, writable: bool = False) -> list:
+    """Copies of the arguments (CUDA tensors as host copies when `host`) in which
+    arrays whose buffers overlap in the caller's memory (x[0:128] and
+    x[64:192]) overlap in the same way: one copy of the union of their bytes,
+    each at its own offset. Others as A.clone / A.to_host copy them."""
+    one = (lambda a: A.clone(A.to_host(a), writable=writable)) if host else (
+        lambda a: A.clone(a, writable=writable))
+    extents = [_buffer_extent(a) for a in args]
+    group = list(range(len(args)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i, e in enumerate(extents):
+        for j in range(i):
+            f = extents[j]
+            if e is not None and f is not None and e[0] == f[0] and e[1] < f[2] and f[1] < e[2]:
+                group[root(i)] = root(j)
+    members: dict = {}
+    for i, e in enumerate(extents):
+        if e is not None:
+            members.setdefault(root(i), []).append(i)
+    out = list(args)
+    for i, a in enumerate(args):
+        if A.is_array(a) and len(members.get(root(i), ())) < 2:
+            out[i] = one(a)
+    for idx in members.values():
+        if len(idx) < 2:
+            continue
+        lo = min(extents[i][1] for i in idx)
+        hi = max(extents[i][2] for i in idx)
+        copies = _clone_group([args[i] for i in idx], lo, hi, host, writable)
+        for k, i in enumerate(idx):
+            out[i] = copies[k] if copies is not None else one(args[i])
+    return out
+
+
 def _first_cuda(args: Sequence[Any]) -> Any:
     torch = sys.modules.get("torch")
     if torch is None:
@@ -1168,11 +1268,13 @@ class _Run:
             if not cuda:  # the caller's own memory
                 self.launch(k, "interp", self.args, self.grid_texts(variants[0]))
                 return
-            # CUDA tensors on the interpreter: host copies, then what changed goes back.
+            # CUDA tensors on the interpreter: host copies (overlapping views of one
+            # tensor as one copy), then what changed goes back.
             before, work = list(self.args), list(self.args)
-            for i in cuda:
+            copies = _clone_all([self.args[i] for i in cuda], host=True, writable=True)
+            for i, c in zip(cuda, copies):
                 before[i] = A.to_host(self.args[i])
-                work[i] = A.clone(before[i])
+                work[i] = c
             self.launch(k, "interp", work, self.grid_texts(variants[0]))
             for i in cuda:
                 if A.apply_changes(self.args[i], before[i], work[i]):
@@ -1181,7 +1283,7 @@ class _Run:
         before = [A.clone(A.to_host(a), writable=False) for a in self.args]
         results = []
         for v in variants:
-            copies = [A.clone(A.to_host(a), writable=False) for a in self.args]
+            copies = _clone_all(self.args, host=True)
             self.launch(self.k.compile(v), "interp", copies, self.grid_texts(v), caller=False)
             results.append(copies)
         ref = results[0]
@@ -1228,7 +1330,8 @@ class _Run:
                             "variant: use +, -, *, //, %, triton_c.cdiv, triton_c.smin and "
                             "triton_c.smax on meta[...] and integers in the grid lambda (not "
                             "meta['num_warps'], not Python's min/max)")
-        host = [A.for_core(A.clone(A.to_host(a)), readonly=False) for a in self.args]
+        host = [A.for_core(c, readonly=False)
+                for c in _clone_all(self.args, host=True, writable=True)]
         defs, nw, ns, from_cache, report = _core.tune(plan.first, specs, host, exprs, warps,
                                                       stages, device)
         self.k.last_tune_report = report
@@ -1287,11 +1390,13 @@ class _Run:
             _bump_version(a)
 
     def compare(self) -> None:
+        # Both runs get copies in which overlapping views of one array overlap
+        # as in the caller's memory (one copy of their union).
         before = [A.clone(A.to_host(a), writable=False) for a in self.args]
-        ref = [A.clone(A.to_host(a), writable=False) for a in self.args]
+        ref = _clone_all(self.args, host=True)
         v0 = self.plan.variants[0]
         self.launch(self.plan.first, "interp", ref, self.grid_texts(v0), caller=False)
-        got = [A.clone(a, writable=False) for a in self.args]
+        got = _clone_all(self.args, host=False)
         self.gpu(_first_cuda(got), got, caller=False)
         mm = _mismatches(self.plan.first, [A.to_host(g) for g in got], ref, self.rtol, self.atol)
         if mm:
