@@ -243,4 +243,65 @@ TEST(UndoJournal, CopiesEachPageOnceAndOnlyInsideTheRanges) {
   EXPECT_EQ(mem[0], 9); // never copied, never restored
 }
 
+// Copies live in areas that later journals reuse (UndoJournal.h): a journal
+// taking a used area puts back only the pages it copied itself, never the
+// bytes an earlier journal left in the area.
+TEST(UndoJournal, ReusedAreasPutBackOnlyTheirOwnCopies) {
+  constexpr size_t kPage = tc::interp::UndoJournal::kPage;
+  std::vector<uint8_t> a(6 * kPage, 1), b(6 * kPage, 2);
+  {
+    tc::interp::UndoJournal j;
+    j.cover(a.data(), a.size());
+    j.build();
+    for (size_t i = 0; i < a.size(); i += 100) {
+      j.beforeWrite(a.data() + i, 1);
+      a[i] = 5;
+    }
+    j.undo();
+  }
+  EXPECT_EQ(a, std::vector<uint8_t>(6 * kPage, 1));
+  EXPECT_GT(tc::interp::UndoJournal::cachedBytes(), 0u); // the area went back to the cache
+  // A journal that takes that area (or another one), over a range that is
+  // not page-aligned at either end.
+  tc::interp::UndoJournal j;
+  j.cover(b.data() + 100, b.size() - 200);
+  j.build();
+  uint8_t *p = b.data() + 3 * kPage + 17;
+  j.beforeWrite(p, 8);
+  std::memset(p, 7, 8);
+  EXPECT_TRUE(j.touched(p, 1));
+  EXPECT_FALSE(j.touched(b.data() + 100, 1));
+  j.undo();
+  EXPECT_EQ(b, std::vector<uint8_t>(6 * kPage, 2));
+}
+
+// Threads storing to the same pages at once: each page is copied once,
+// before the first store changes it, whichever thread gets there first.
+TEST(UndoJournal, ThreadsCopyEachPageOnceBeforeAnyStore) {
+  constexpr size_t kPage = tc::interp::UndoJournal::kPage;
+  const size_t pages = 64;
+  std::vector<uint8_t> mem(pages * kPage);
+  for (size_t i = 0; i < mem.size(); ++i)
+    mem[i] = static_cast<uint8_t>(i * 7 + 3);
+  const std::vector<uint8_t> before = mem;
+  tc::interp::UndoJournal j;
+  j.cover(mem.data(), mem.size());
+  j.build();
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (size_t k = 0; k < pages; ++k) {
+        size_t page = (k * (2 * t + 1) + t) % pages; // each thread its own order
+        uint8_t *q = mem.data() + page * kPage + t * 16;
+        j.beforeWrite(q, 16);
+        std::memset(q, 0xF0 + t, 16); // (each thread its own bytes of the page)
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(j.pagesSaved(), pages);
+  j.undo();
+  EXPECT_EQ(mem, before);
+}
+
 } // namespace
