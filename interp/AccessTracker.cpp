@@ -138,9 +138,13 @@ uint64_t *AccessTracker::RegionShadow::storedWord(uint64_t e) {
   std::atomic<uint64_t *> &slot = chunks[e >> kChunkBits];
   uint64_t *c = slot.load(std::memory_order_acquire);
   if (!c) {
-    auto *fresh = static_cast<uint64_t *>(std::calloc(size_t(1) << (kChunkBits - 6), 8));
+    // Cache-line aligned: programs that store neighbouring chunks' words
+    // never share a line through a chunk's misalignment.
+    constexpr size_t kBytes = (size_t(1) << (kChunkBits - 6)) * 8;
+    auto *fresh = static_cast<uint64_t *>(std::aligned_alloc(64, kBytes));
     if (!fresh)
       throw std::bad_alloc();
+    std::memset(fresh, 0, kBytes);
     if (slot.compare_exchange_strong(c, fresh, std::memory_order_acq_rel))
       c = fresh;
     else
@@ -457,7 +461,8 @@ size_t AccessTracker::prepareCheck(unsigned parts) {
   if (!largest || largest->entries.empty())
     return 0;
   const std::vector<LogEntry> &v = largest->entries;
-  parts = std::max(1u, std::min<unsigned>(parts, static_cast<unsigned>(v.size() / 1024 + 1)));
+  // (A part below ~4096 intervals per log is not worth another thread's wake-up.)
+  parts = std::max(1u, std::min<unsigned>(parts, static_cast<unsigned>(v.size() / 4096 + 1)));
   splitters_.push_back(0);
   for (unsigned i = 1; i < parts; ++i) {
     uint64_t k = v[v.size() * i / parts].key;
@@ -848,14 +853,29 @@ AccessTracker::Coverage AccessTracker::coverage(const Region &r) const {
         e += kChunk;
         continue;
       }
-      for (int64_t k = 0; k < kChunk; k += 64, e += 64) { // e is a multiple of kChunk here
-        uint64_t w = chunk[k >> 6];
-        if (w == 0 || w == ~uint64_t(0))
-          span(e, e + 64, w != 0);
-        else
-          for (int64_t b = 0; b < 64; ++b)
-            span(e + b, e + b + 1, (w >> b) & 1);
+      // e is a multiple of kChunk here. Whole words alike are taken as one
+      // run (a chunk of a fully stored buffer is one span), others bit run by bit run.
+      constexpr int64_t kWords = kChunk >> 6;
+      for (int64_t k = 0; k < kWords;) {
+        uint64_t w = chunk[k];
+        if (w == 0 || w == ~uint64_t(0)) {
+          int64_t k1 = k + 1;
+          while (k1 < kWords && chunk[k1] == w)
+            ++k1;
+          span(e + (k << 6), e + (k1 << 6), w != 0);
+          k = k1;
+          continue;
+        }
+        for (int b = 0; b < 64;) { // runs of equal bits
+          bool bit = (w >> b) & 1;
+          uint64_t rest = (bit ? ~w : w) >> b; // the first bit that differs ends the run
+          int len = rest ? __builtin_ctzll(rest) : 64 - b;
+          span(e + (k << 6) + b, e + (k << 6) + b + len, bit);
+          b += len;
+        }
+        ++k;
       }
+      e += kChunk;
     }
     if (start >= 0)
       c.unwritten.emplace_back(start, c.elements - 1);

@@ -829,6 +829,60 @@ TEST(Coverage, TooSmallGridLeavesATail) {
   EXPECT_EQ(tc::describeUnwritten(full.buffers[1]), "");
 }
 
+// The never-written ranges are read from the coverage bitmap a run of
+// words or a run of bits at a time: runs that start and end inside a
+// 64-element word, fill whole words, cross words and the 4096-element
+// chunks, and end at the buffer's last element, the same with the bitmap
+// alone, the logged race check (1 and 3 threads) and the element-wise cells
+// (the access map). Expected ranges: the zero runs of M, found here.
+const char *kWhereSet = R"(__global__ void setWhere(int *M, int *Y) {
+  int i[256] = get_program_id(0) * 256 + (0 ... 256);
+  int k[256] = *(M + i);
+  *?(k != 0)(Y + i) = k;
+}
+)";
+
+TEST(Coverage, RunsOfBitsAcrossWordsAndChunks) {
+  const int64_t n = 36 * 256; // 9216: three chunks, the last one partly
+  Launch l(kWhereSet);
+  HostArray &m = l.buffer("M", DType::I32, {n});
+  l.buffer("Y", DType::I32, {n});
+  // Alternating runs of stored (M != 0) and skipped elements of these lengths.
+  const int64_t lengths[] = {1, 2, 3, 61, 64, 64, 65, 130, 7, 500, 1, 4096, 33, 128, 2000};
+  int64_t e = 0;
+  bool stored = true;
+  for (size_t r = 0; e < n; ++r, stored = !stored)
+    for (int64_t k = 0; k < lengths[r % std::size(lengths)] && e < n; ++k, ++e)
+      m.setDouble(e, stored ? 1 + e % 5 : 0);
+  m.setDouble(n - 1, 0); // the last element never stored
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (m.getDouble(i) != 0) {
+      ++count;
+      continue;
+    }
+    if (!gaps.empty() && gaps.back().second == i - 1)
+      gaps.back().second = i;
+    else
+      gaps.emplace_back(i, i);
+  }
+  ASSERT_GT(gaps.size(), 10u);
+  tc::RunOptions bitmap;
+  bitmap.raceCheck = false;
+  tc::RunOptions logged1 = checked(), logged3 = checked(), cells = checked();
+  logged3.threads = 3;
+  cells.accessMap = true;
+  for (const tc::RunOptions &o : {bitmap, logged1, logged3, cells}) {
+    RunResult r = l.run({36, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+    ASSERT_EQ(r.buffers.size(), 2u);
+    EXPECT_EQ(r.buffers[1].stored, count) << o.threads << o.raceCheck << o.accessMap;
+    EXPECT_EQ(r.buffers[1].unwritten, gaps) << o.threads << o.raceCheck << o.accessMap;
+    EXPECT_EQ(r.buffers[0].stored, 0);
+  }
+}
+
 TEST(Coverage, SeveralGapsAreListed) {
   tc::BufferAccess b;
   b.name = "Z";
