@@ -232,11 +232,35 @@ std::optional<Trap> checkLaunchArgumentsImpl(const CompiledKernel &kernel_,
   return std::nullopt;
 }
 
+/// Calls `ready` until it returns true (then true) or about kSpinMicros
+/// passed (then false): a thread that expects work or a result within
+/// microseconds takes it without the system's sleep and wake-up (tens of
+/// microseconds per thread on an idle core), when threads do not outnumber
+/// the cores.
+template <typename Ready> bool spinUntil(Ready &&ready) {
+  constexpr int64_t kSpinMicros = 200;
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+  for (unsigned i = 1;; ++i) {
+    if (ready())
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+    if ((i & 31) == 0 && std::chrono::steady_clock::now() > until)
+      return false;
+  }
+}
+
 /// Threads kept from launch to launch, so that a launch neither pays for
 /// starting its threads nor finds their tile pools (interp/Tile.cpp) cold.
 /// Launches may run at once (each takes idle threads, or starts new ones).
 /// A forked child starts with an empty pool (the parent's threads are not
-/// in it).
+/// in it). A thread that finished a task waits for the next one spinning
+/// for a moment before it sleeps, and the launching thread waits for the
+/// others likewise, while the pool's threads do not outnumber the cores
+/// (issue 32: back-to-back launches of many small programs).
 class WorkerPool {
 public:
   static WorkerPool &instance() {
@@ -275,17 +299,25 @@ public:
         delete w;
         break;
       }
+      threads_.fetch_add(1, std::memory_order_relaxed);
       mine.push_back(w);
     }
-    job.pending = static_cast<unsigned>(mine.size());
+    job.pending.store(static_cast<unsigned>(mine.size()), std::memory_order_relaxed);
     for (Worker *w : mine) {
+      w->job.store(&job, std::memory_order_release); // (a spinning worker takes it from here)
       std::lock_guard<std::mutex> lock(w->mutex);
-      w->job = &job;
-      w->wake.notify_one();
+      if (w->sleeping)
+        w->wake.notify_one();
     }
     task();
-    std::unique_lock<std::mutex> lock(job.mutex);
-    job.done.wait(lock, [&] { return job.pending == 0; });
+    auto finished = [&] { return job.pending.load(std::memory_order_acquire) == 0; };
+    if (!spins() || !spinUntil(finished)) {
+      std::unique_lock<std::mutex> lock(job.mutex);
+      job.done.wait(lock, finished);
+    }
+    // The last worker may still hold the job's mutex (it notifies under it):
+    // the job outlives this call until it has let go.
+    std::lock_guard<std::mutex> lock(job.mutex);
     return static_cast<unsigned>(mine.size());
   }
 
@@ -294,23 +326,34 @@ private:
     const std::function<void()> *task = nullptr;
     std::mutex mutex;
     std::condition_variable done;
-    unsigned pending = 0;
+    std::atomic<unsigned> pending{0}; // decremented under `mutex`
   };
   struct Worker {
     std::mutex mutex;
     std::condition_variable wake;
-    Job *job = nullptr;
+    std::atomic<Job *> job{nullptr};
+    bool sleeping = false; // waits on `wake` (under `mutex`)
   };
+
+  /// Whether waiting threads spin first: not when the pool's threads (and
+  /// the launching one) outnumber the cores, where a spinning thread would
+  /// take a core from one with work.
+  bool spins() const {
+    static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return threads_.load(std::memory_order_relaxed) < cores;
+  }
 
   void loop(Worker *w) {
     for (;;) {
-      Job *job;
-      {
+      Job *job = nullptr;
+      auto handed = [&] { return (job = w->job.load(std::memory_order_acquire)) != nullptr; };
+      if (!spins() || !spinUntil(handed)) {
         std::unique_lock<std::mutex> lock(w->mutex);
-        w->wake.wait(lock, [&] { return w->job != nullptr; });
-        job = w->job;
-        w->job = nullptr;
+        w->sleeping = true;
+        w->wake.wait(lock, handed);
+        w->sleeping = false;
       }
+      w->job.store(nullptr, std::memory_order_relaxed);
       (*job->task)();
       interp::trimTilePool();
       {
@@ -318,13 +361,14 @@ private:
         idle_.push_back(w);
       }
       std::lock_guard<std::mutex> lock(job->mutex);
-      if (--job->pending == 0)
+      if (job->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
         job->done.notify_all();
     }
   }
 
   std::mutex mutex_;
   std::vector<Worker *> idle_;
+  std::atomic<unsigned> threads_{0}; // pool threads started
   static inline WorkerPool *gPool = nullptr;
   static inline std::mutex gPoolMutex;
 };

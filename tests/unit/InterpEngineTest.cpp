@@ -1439,3 +1439,25 @@ TEST(InterpEngine, ThreadPoolServesConcurrentLaunchesAndForkedChildren) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
+
+// Pool threads that just finished a launch take the next one while they
+// spin (no sleep in between), and the launching thread waits for them the
+// same way: launch after launch, with the thread count changing, at once
+// from two callers, every result is whole.
+TEST(InterpEngine, BackToBackLaunchesHandOffToSpinningThreads) {
+  auto k = compileTc(kSquares);
+  ASSERT_TRUE(k);
+  int good = 0;
+  for (int rep = 0; rep < 200; ++rep)
+    good += squaresRun(*k, 2 + rep % 3);
+  EXPECT_EQ(good, 200);
+  std::atomic<int> both{0};
+  std::thread other([&] {
+    for (int rep = 0; rep < 50; ++rep)
+      both += squaresRun(*k, 3);
+  });
+  for (int rep = 0; rep < 50; ++rep)
+    both += squaresRun(*k, 2);
+  other.join();
+  EXPECT_EQ(both.load(), 100);
+}
