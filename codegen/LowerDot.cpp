@@ -10,8 +10,10 @@ namespace tc::codegen::lower {
 /// acc + a @ b on tensor cores where the operands allow it (LowerDot's
 /// second half), else on the CUDA cores in the reference order.
 void Lowerer::lowerDot(const ir::Op &op) {
+  if (!mmaDots_.count(&op)) // planLayouts's decision
+    return lowerDotFma(op);
   if (!lowerDotMma(op))
-    lowerDotFma(op);
+    throw Unsupported("internal: the layouts put an `@` on mma.sync that has no plan");
 }
 
 /// acc + a @ b: for each result element, k ascending, multiply then add in

@@ -84,39 +84,15 @@ const ir::Value *operandOrNull(const ir::Op &op, size_t i) {
 
 // ---- Set-up -----------------------------------------------------------------
 
-/// Users of every value, the layout's run length, the axis analysis, and the
-/// loads that their trans users will do.
+/// Users of every value and the axis analysis (the layouts, run length
+/// included, are planLayouts's: LowerLayouts.cpp).
 void Lowerer::analyseAccesses() {
-  std::vector<const ir::Op *> ops;
-  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) { ops.push_back(&op); });
-  // The run length V of the blocked layout: 16 bytes of the narrowest element a
-  // tile load or store accesses, so that each of them can be one 16-byte access
-  // per run; a wider access splits a run into several 16-byte accesses
-  // (planAccess), at most two for the widest (V <= 32 / widest). Scalar accesses
-  // take no part: one fp32 store of a statistic must not halve the width of
-  // every fp16 access. A kernel without tile accesses keeps 16 / its widest.
-  unsigned widest = 0, tileNarrowest = 0, tileWidest = 0;
-  for (const ir::Op *op : ops) {
-    for (const ir::Value *v : op->operands())
-      users_[v].push_back(op);
-    if (op->kind() == ir::OpKind::Load || op->kind() == ir::OpKind::Store) {
-      const ir::Type &pt = op->operand(0)->type();
-      unsigned es = byteSize(pt.dtype);
-      widest = std::max(widest, es);
-      if (!pt.isScalar()) {
-        tileNarrowest = tileNarrowest ? std::min(tileNarrowest, es) : es;
-        tileWidest = std::max(tileWidest, es);
-      }
-    }
-  }
-  if (opts_.vectorize && tileNarrowest)
-    vec_ = std::max<int64_t>(1, std::min<int64_t>(16 / tileNarrowest, 32 / tileWidest));
-  else if (opts_.vectorize && widest)
-    vec_ = std::max<int64_t>(1, 16 / widest);
-  axes_ = std::make_unique<AxisAnalysis>(fn_, opts_.alignedPointers); // also finds stores to repeated addresses
-  for (const ir::Op *op : ops)
-    if (op->kind() == ir::OpKind::Load && fusesIntoTrans(*op))
-      deferredLoads_.insert(op);
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
+    for (const ir::Value *v : op.operands())
+      users_[v].push_back(&op);
+  });
+  axes_ = std::make_unique<AxisAnalysis>(
+      fn_, opts_.alignedPointers); // also finds stores to repeated addresses
 }
 
 /// A load whose only users are trans ops of its block, with nothing that
@@ -291,8 +267,7 @@ Slots Lowerer::rematSlots(const ir::Value *v, const ir::Shape &s,
 /// A broadcast or trans of index arithmetic, recomputed per element.
 bool Lowerer::rematerialize(const ir::Op &op) {
   const ir::Value *r = op.result();
-  if (!opts_.remat || plantedBug("missing-barrier") || op.operand(0)->type().numElements() == 1 ||
-      !rematable(r))
+  if (!remat_.count(&op)) // planLayouts's decision (rematDecision)
     return false;
   define(op, rematSlots(r, r->type().shape, identity(r->type().rank())));
   return true;
@@ -410,8 +385,8 @@ bool Lowerer::lowerLoadFast(const ir::Op &op) {
   if (!axes_ || pt.isScalar())
     return false;
   const ir::Value *ptr = op.operand(0), *mask = operandOrNull(op, 1), *other = operandOrNull(op, 2);
-  if (auto perm = coalescingPerm(ptr, mask, other)) {
-    define(op, exchange(loadPermuted(op, *perm), op.result()->type(), *perm, false));
+  if (auto it = accessPerm_.find(&op); it != accessPerm_.end()) { // planLayouts: coalescingPerm
+    define(op, exchange(loadPermuted(op, it->second), op.result()->type(), it->second, false));
     return true;
   }
   AccessPlan plan = planAccess(ptr, mask, pt.shape, pt.rank() - 1);
@@ -536,7 +511,10 @@ bool Lowerer::lowerStoreFast(const ir::Op &op) {
     return false;
   const ir::Value *ptr = op.operand(0), *val = op.operand(1), *mask = operandOrNull(op, 2);
   llvm::Value *own = ownerOf(pt.numElements());
-  auto perm = val->type().isScalar() ? std::nullopt : coalescingPerm(ptr, mask, nullptr);
+  auto permIt = accessPerm_.find(&op); // planLayouts: coalescingPerm
+  std::optional<std::vector<int64_t>> perm;
+  if (permIt != accessPerm_.end())
+    perm = permIt->second;
   if (perm) {
     Slots v = exchange(get(val), val->type(), *perm, true);
     RematMemo memo;

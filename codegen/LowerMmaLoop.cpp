@@ -149,10 +149,8 @@ bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
   L.p.offC = 0;            // acc is staged alone (before and after the loop)
   L.p.zeroAcc = false;
   matchStreams(L);
-  if (L.pipelined && planWgmma(L)) {
-    archSpecific_ = true;
-    pipeAlign_ = 1024;
-  }
+  if (L.pipelined)
+    planWgmma(L);
   size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
   L.bytes = std::max(accBytes, static_cast<size_t>(L.stages) * L.stageBytes);
   return L.bytes <= kMaxPipeBytes;
@@ -542,9 +540,14 @@ unsigned Lowerer::mmaLoopCtas(const MmaLoop &L) const {
 }
 
 bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
-  MmaLoop L;
-  if (!matchMmaLoop(loop, L))
+  auto found = mmaLoops_.find(&loop); // planLayouts ran matchMmaLoop
+  if (found == mmaLoops_.end())
     return false;
+  const MmaLoop &L = *found->second;
+  if (L.wgmma) {
+    archSpecific_ = true;
+    pipeAlign_ = 1024;
+  }
   setMinCtasPerSm(mmaLoopCtas(L));
   notePath(L.wgmma ? "wgmma" : "mma.sync");
   notePath("mma.loop");

@@ -136,18 +136,32 @@ void Lowerer::reduceLanePairs(const ReduceSpec &r, Slots &val, Slots &idx, int l
   }
 }
 
+/// How many levels of the tree over an axis of len (inner elements apart in a
+/// tile of n) have their operands in one thread (slot bits) and then in one
+/// warp (lane bits), in order, before the first one across warps (planLayouts
+/// and reduceInWarp).
+std::pair<int, int> Lowerer::reduceLevelsInWarp(int64_t n, int64_t inner, int64_t len) const {
+  if (!isPow2(n) || !isPow2(inner) || !isPow2(T_) || !isPow2(vec_))
+    return {0, 0};
+  int lb = log2Of(inner), levels = log2Of(len), slots = 0, lanes = 0;
+  for (int done = 0; done < levels; ++done) {
+    BitHome home = placeOfBit(n, T_, vec_, lb + done).first;
+    if (home == BitHome::Warp)
+      break;
+    ++(home == BitHome::Slot ? slots : lanes);
+  }
+  return {slots, lanes};
+}
+
 /// Runs the levels of the tree whose operands are in this thread or this
 /// warp, in order, up to the first one across warps; returns how many ran and
 /// sets laneMask to the lane bits they reduced. Dead slots become null.
 int64_t Lowerer::reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint32_t &laneMask) {
   laneMask = 0;
-  if (!isPow2(r.n) || !isPow2(r.inner) || !isPow2(T_) || !isPow2(vec_))
-    return 0;
-  int lb = log2Of(r.inner), levels = log2Of(r.len), done = 0;
-  for (; done < levels; ++done) {
-    auto [home, at] = placeOfBit(r.n, T_, vec_, lb + done);
-    if (home == BitHome::Warp)
-      break;
+  auto [slots, lanes] = reduceLevelsInWarp(r.n, r.inner, r.len);
+  int lb = log2Of(r.inner), done = slots + lanes;
+  for (int l = 0; l < done; ++l) {
+    auto [home, at] = placeOfBit(r.n, T_, vec_, lb + l);
     if (home == BitHome::Slot) {
       reduceSlotPairs(r, val, idx, at);
     } else {

@@ -10,6 +10,7 @@
 #include "codegen/Lower.h"
 
 #include "codegen/AxisInfo.h"
+#include "codegen/Layout.h"
 #include "codegen/ScalarEmit.h"
 #include "support/PlantedBugs.h"
 
@@ -62,6 +63,7 @@ public:
 
   void run(LoweredKernel &out) {
     analyseAccesses();
+    planLayouts();
     setUpModule();
     lowerBlock(fn_.body(), nullptr);
     if (!b_.GetInsertBlock()->getTerminator())
@@ -94,7 +96,40 @@ public:
     out.module = std::move(mod_);
   }
 
+  /// The layouts pass alone (codegen::assignLayouts): what run() would decide.
+  KernelLayouts layoutsOnly() {
+    analyseAccesses();
+    planLayouts();
+    return layouts_;
+  }
+
 private:
+  // ---- Layouts (LowerLayouts.cpp, codegen/Layout.h) ---------------------
+  // planLayouts decides, before anything is emitted, the blocked layout's run
+  // length (vec_), the loads done by their trans users (deferredLoads_), the
+  // broadcasts and trans recomputed (remat_), the accesses done in another
+  // axis order (accessPerm_), the `@` on mma.sync (mmaDots_) and the matmul
+  // loops (mmaLoops_); the lowering reads these, and layouts_ describes them.
+  struct MmaLoop;
+  void planLayouts();
+  void planBlock(const ir::Block &block, int depth);
+  void planOp(const ir::Op &op, int depth);
+  void planLoop(const MmaLoop &L, int depth);
+  void planLoopDot(const MmaLoop &L, int depth);
+  Layout streamLayout(const MmaLoop &L, size_t w) const;
+  size_t streamBytes(const MmaLoop &L, size_t w) const;
+  bool rematDecision(const ir::Op &op);
+  Layout blockedOf(const ir::Type &t) const;
+  void setLayout(const ir::Value *v, const Layout &l);
+  void addConversion(const ir::Op &op, std::string what, Layout from, Layout to,
+                     Conversion::Mechanism m, std::string how, size_t bytes, int barriers,
+                     int depth);
+  KernelLayouts layouts_;
+  std::unordered_set<const ir::Op *> remat_;
+  std::unordered_map<const ir::Op *, std::vector<int64_t>> accessPerm_;
+  std::unordered_set<const ir::Op *> mmaDots_;
+  std::unordered_map<const ir::Op *, std::shared_ptr<MmaLoop>> mmaLoops_;
+
   // ---- Module and function set-up -------------------------------------
 
   void setUpModule() {
@@ -618,6 +653,7 @@ private:
   void reduceSlotPairs(const ReduceSpec &r, Slots &val, Slots &idx, int s);
   void reduceLanePairs(const ReduceSpec &r, Slots &val, Slots &idx, int l);
   int64_t reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint32_t &laneMask);
+  std::pair<int, int> reduceLevelsInWarp(int64_t n, int64_t inner, int64_t len) const;
   void stagePartials(const ReduceSpec &r, const Slots &val, const Slots &idx, int64_t levels,
                      uint32_t laneMask, size_t off, size_t ioff);
   int reduceLevelsShared(const ReduceSpec &r, int64_t len2, const size_t buf[2],
@@ -656,7 +692,6 @@ private:
   Slots ldmatrix(const ir::Type &t, size_t off, llvm::Value *idx, bool trans);
 
   // ---- Matmul loops (LowerMmaLoop.cpp) ----
-  struct MmaLoop;
   struct StreamChunks;
   bool lowerMmaLoop(const ir::Op &loop);
   unsigned mmaLoopCtas(const MmaLoop &L) const;

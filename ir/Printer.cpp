@@ -150,6 +150,9 @@ private:
   void printRegion(const Block &b, unsigned indent);
   std::string locSuffix(Location loc) const;
   std::string paramAttrs(const ParamAttrs &a) const;
+  std::string suffix(const Value &v) const {
+    return opts_.valueSuffix ? opts_.valueSuffix(v) : std::string();
+  }
 
   const Module *m_;
   std::ostream &os_;
@@ -201,11 +204,16 @@ std::string Printer::opHeader(const Op &op) const {
     s += ">";
   }
   for (size_t i = 0; i < op.numResults(); ++i)
-    s += (i ? ", " : " : ") + op.result(static_cast<unsigned>(i))->type().str();
+    s += (i ? ", " : " : ") + op.result(static_cast<unsigned>(i))->type().str() +
+         suffix(*op.result(static_cast<unsigned>(i)));
   return s;
 }
 
 void Printer::printOp(const Op &op, unsigned indent) {
+  if (opts_.opComments)
+    for (const std::string &c :
+         opts_.opComments(op, [this](const Value *v) { return namer_.name(v); }))
+      os_ << std::string(indent, ' ') << "// " << c << '\n';
   os_ << std::string(indent, ' ') << opHeader(op);
   for (const auto &region : op.regions())
     printRegion(*region, indent);
@@ -218,7 +226,7 @@ void Printer::printRegion(const Block &b, unsigned indent) {
     std::string s = std::string(indent, ' ') + "^(";
     for (size_t i = 0; i < b.numArgs(); ++i) {
       const Value *a = b.arg(static_cast<unsigned>(i));
-      s += (i ? ", " : "") + namer_.name(a) + ": " + a->type().str();
+      s += (i ? ", " : "") + namer_.name(a) + ": " + a->type().str() + suffix(*a);
     }
     os_ << s << "):\n";
   }
@@ -264,7 +272,9 @@ std::string opToString(const Op &op) {
        ++guard)
     top = top->parentBlock()->parentOp();
   std::ostringstream unused;
-  Printer p(nullptr, unused, PrintOptions{false});
+  PrintOptions plain;
+  plain.locations = false;
+  Printer p(nullptr, unused, plain);
   if (const Block *root = top->parentBlock()) {
     p.namer().nameParams(*root);
     p.namer().numberBlock(*root);

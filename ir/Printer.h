@@ -3,13 +3,22 @@
 
 #include "ir/IR.h"
 
+#include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace tc::ir {
 
 struct PrintOptions {
   bool locations = true; // append loc("file":line:col) to every op
+  /// Optional annotations (the GPU backend's layouts: tritonc --emit=layouts):
+  /// text printed after a value's type, and comment lines (without the `// `)
+  /// printed before an op, given the printed name of any value.
+  std::function<std::string(const Value &)> valueSuffix;
+  std::function<std::vector<std::string>(const Op &,
+                                         const std::function<std::string(const Value *)> &)>
+      opComments;
 };
 
 void printModule(const Module &m, std::ostream &os, const PrintOptions &opts = {});

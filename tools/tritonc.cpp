@@ -6,6 +6,7 @@
 //   tritonc bad.tc -verify          (checks `// expected-error {{...}}` comments)
 //   tritonc kernel.tc -DTM=64 --emit=ptx|llvm [--num-warps 4] [--num-stages 3] [--sm 90]
 //       [--ptxas]
+//   tritonc kernel.tc -DTM=64 --emit=layouts [--num-warps 4] [--sm 90]   (layouts, conversions)
 //   tritonc kernel.tc -DTM=64 --emit=triton [--kernel NAME]   (a Triton Python module)
 //
 // Exit codes: 0 success, 1 ptxas rejected the PTX (--ptxas), 2 compile error
@@ -13,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/Layout.h"
 #include "frontend/ASTDump.h"
 #include "frontend/Compiler.h"
 #include "frontend/Defines.h"
@@ -54,7 +56,7 @@ struct Options {
   std::string specialize;     // --specialize 'N=16,stride=1,X=16': a launch's argument classes
 
   /// Whether the output is GPU code (LLVM IR or PTX) rather than tile IR.
-  bool emitsGpu() const { return emit == "llvm" || emit == "ptx"; }
+  bool emitsGpu() const { return emit == "llvm" || emit == "ptx" || emit == "layouts"; }
 };
 
 // CLI11 takes single-dash options of one letter only; accept clang's spelling
@@ -158,6 +160,18 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     }
     sk = tc::specializeKernel(m, *fns[0], *spec);
     fns = {sk.function};
+  }
+  if (opt.emit == "layouts") { // the GPU backend's layouts pass (codegen/Layout.h)
+    for (const tc::ir::Function *fn : fns) {
+      tc::codegen::KernelLayouts kl;
+      std::string error;
+      if (!tc::codegen::assignLayouts(sk.module ? *sk.module : m, *fn, co, kl, error)) {
+        std::cerr << "tritonc: error: " << error << '\n';
+        return kExitCompileError;
+      }
+      tc::codegen::printLayouts(sk.module ? *sk.module : m, *fn, kl, out);
+    }
+    return kExitOk;
   }
   tc::codegen::Result r = tc::codegen::compileKernels(sk.module ? *sk.module : m, fns, co);
   if (!r.ok()) {
@@ -380,9 +394,12 @@ static int toolMain(int argc, char **argv) {
   app.add_option("-W", opt.warnings, "-Werror: warnings are errors; -Wnone: no warnings")
       ->allow_extra_args(false);
   app.add_flag("-E", opt.preprocessOnly, "preprocess only");
-  app.add_option("--emit", opt.emit, "what to print: tokens, ast, ir, llvm (LLVM IR), ptx or triton (a Python module with a "
-                 "@triton.jit kernel and a launcher, docs/triton.md)")
-      ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx", "triton"}));
+  app.add_option("--emit", opt.emit,
+                 "what to print: tokens, ast, ir, llvm (LLVM IR), ptx, layouts (the IR with "
+                 "the GPU backend's layout of each tile value and the cost of each conversion, "
+                 "docs/gpu-perf.md) or triton (a Python module with a @triton.jit kernel and a "
+                 "launcher, docs/triton.md)")
+      ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx", "layouts", "triton"}));
   app.add_option("--num-warps", opt.numWarps, "with --emit=llvm|ptx|triton: warps per program (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   app.add_option("--num-stages", opt.numStages,
@@ -428,7 +445,7 @@ static int toolMain(int argc, char **argv) {
                  "--emit=llvm\n";
     return kExitUsage;
   }
-  if (opt.ptxas && (!opt.emitsGpu() || opt.preprocessOnly || opt.verify)) {
+  if (opt.ptxas && (!opt.emitsGpu() || opt.emit == "layouts" || opt.preprocessOnly || opt.verify)) {
     std::cerr << "tritonc: error: --ptxas checks GPU code; use it with --emit=ptx or --emit=llvm\n";
     return kExitUsage;
   }
