@@ -20,6 +20,10 @@ line on stdin and stdout:
 Scalars arrive as the kernel receives them (floats as their bit pattern, see the
 module's scalar_argument). Anything the kernels print goes to stderr, so stdout
 carries only the protocol. The module imports nothing heavy unless run.
+
+In gpu mode the compiled kernels' files (every stage of each compile) go to a
+directory of this worker's own in /dev/shm, cleared after each request, not to
+Triton's cache directory (see _install_cache; TC_TRITON_CACHE=triton keeps Triton's).
 """
 
 import base64
@@ -27,7 +31,9 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
+import sysconfig
 import tempfile
 import time
 import traceback
@@ -39,6 +45,88 @@ _KEEP_MODULES = 256
 def _reply(proto, obj):
     proto.write(json.dumps(obj) + "\n")
     proto.flush()
+
+
+def _install_cache(triton):
+    """Triton's compile cache, cheaper for a stream of kernels that are all different.
+
+    Triton writes every stage of every compile (source, TTIR, TTGIR, LLVM IR, PTX, cubin,
+    metadata, a group file) into its cache directory, each through a fresh temporary
+    directory, and reads them back: on an overlay file system that is tens of
+    milliseconds per kernel, and gigabytes over a campaign whose kernels never repeat.
+    Here the kernels' files go to a directory of this worker's own in memory (/dev/shm),
+    each written to its final name by a rename in place, and are deleted after each
+    request (the compiled kernel stays in Triton's in-process cache); the launcher stubs
+    (the .so files Triton builds with the C compiler, one per signature) stay in Triton's
+    own cache directory, shared by the workers. The compile itself is the same.
+    Returns the directory to clear after each request, or None (a Triton without knobs,
+    no /dev/shm, or TC_TRITON_CACHE=triton: Triton's own cache as it is).
+    """
+    if os.environ.get("TC_TRITON_CACHE") == "triton":
+        return None
+    try:
+        from triton import knobs
+        from triton.runtime.cache import FileCacheManager
+    except ImportError:
+        return None
+    if knobs.cache.manager_class is not None:  # the user's own (TRITON_CACHE_MANAGER)
+        return None
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    if base is None:
+        return None
+    for name in os.listdir(base):  # those of workers that were killed
+        parts = name.split("-")
+        if name.startswith("tc-triton-cache-") and len(parts) > 4 and parts[3].isdigit():
+            try:
+                os.kill(int(parts[3]), 0)
+            except ProcessLookupError:
+                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+            except OSError:
+                pass
+    mem = tempfile.mkdtemp(prefix="tc-triton-cache-%d-" % os.getpid(), dir=base)
+    shared = knobs.cache.dir
+    if not shared:
+        return None
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+    class WorkerCache(FileCacheManager):
+        def __init__(self, key, override=False, dump=False):
+            self.mem_dir = None
+            if override or dump:
+                super().__init__(key, override, dump)
+                return
+            # As FileCacheManager, but the shared directory of the key is made only
+            # when a launcher goes there (its put makes it), not for every kernel.
+            self.key = key
+            self.cache_dir = os.path.join(shared, key)
+            self.lock_path = os.path.join(self.cache_dir, "lock")
+            self.mem_dir = os.path.join(mem, key)
+
+        def _make_path(self, filename):
+            if self.mem_dir is None or filename.endswith(suffix):
+                return os.path.join(self.cache_dir, filename)
+            return os.path.join(self.mem_dir, filename)
+
+        def put(self, data, filename, binary=True):
+            if self.mem_dir is None or filename.endswith(suffix):
+                return super().put(data, filename, binary)
+            os.makedirs(self.mem_dir, exist_ok=True)
+            path = self._make_path(filename)
+            tmp = "%s.tmp%d" % (path, os.getpid())
+            with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
+                f.write(data if isinstance(data, bytes) else str(data))
+            os.replace(tmp, path)
+            return path
+
+    knobs.cache.manager_class = WorkerCache
+    return mem
+
+
+def _clear_cache(mem):
+    if mem is None:
+        return
+    for name in os.listdir(mem):
+        shutil.rmtree(os.path.join(mem, name), ignore_errors=True)
 
 
 def _torch_compat(torch):
@@ -178,6 +266,15 @@ def main(argv=None):
         _reply(proto, {"ready": False, "error": "Triton %s does not start: %s"
                                                 % (triton.__version__, _error_text(e))})
         return 1
+    cache = _install_cache(triton) if mode == "gpu" else None
+    try:
+        return _serve(proto, worker, mode, torch, triton, cache)
+    finally:
+        if cache is not None:
+            shutil.rmtree(cache, ignore_errors=True)
+
+
+def _serve(proto, worker, mode, torch, triton, cache):
     device = torch.cuda.get_device_name() if mode == "gpu" else "CPU (TRITON_INTERPRET=1)"
     _reply(proto, {"ready": True, "mode": mode, "triton": triton.__version__,
                    "torch": torch.__version__, "python": sys.version.split()[0],
@@ -202,6 +299,7 @@ def main(argv=None):
                 _reply(proto, reply)
                 return 2
         _reply(proto, reply)
+        _clear_cache(cache)  # after the answer: off the tool's path
     return 0
 
 
