@@ -194,6 +194,44 @@ def test_check_variants_sees_the_overlap():
     np.testing.assert_array_equal(z, want_z)
 
 
+def test_check_variants_refuses_torch_views_at_a_partial_element_as_a_launch_does():
+    # A byte tensor at byte 1 and an int16 tensor at byte 2 of one storage: the int16 view
+    # starts half an element into their union, which a launch refuses. check_variants' copies
+    # used to fall back to one separate copy per argument here, so the variants ran (and
+    # their result was written back) on memory that no longer overlapped.
+    torch = pytest.importorskip("torch")
+    k = triton_c.kernel("""
+    __global__ void f(unsigned char *A, short *B) {
+      *(A + 1) = V;
+      *B = *B + 1;
+    }""")
+    base = torch.zeros(16, dtype=torch.uint8)
+    a, b = base[1:5], base[2:10].view(torch.int16)
+    with pytest.raises(ValueError, match=r"argument 'B' \(int16\*\) overlaps argument 'A' "
+                                         r"\(uint8\*\) in memory at an offset that is not a "
+                                         r"whole number of its elements: not supported yet"):
+        k(a, b, (1,), V=5)
+    with pytest.raises(ValueError, match=r"argument 'B' \(int16\*\) overlaps argument 'A' "
+                                         r"\(uint8\*\) in memory at an offset that is not a "
+                                         r"whole number of its elements: not supported yet"):
+        k(a, b, (1,), V=[5, 5], check_variants=True)
+    assert base.tolist() == [0] * 16
+    # The union of an int32 tensor of 20 bytes and an int64 one inside it is no whole number
+    # of int64 elements: refused the same way on both paths.
+    base = torch.zeros(32, dtype=torch.uint8)
+    k2 = triton_c.kernel("""
+    __global__ void g(int *A, long *B) {
+      *A = V;
+      *B = *B + 1;
+    }""")
+    a, b = base[0:20].view(torch.int32), base[8:16].view(torch.int64)
+    for kw in ({}, {"V": [5, 5], "check_variants": True}):
+        with pytest.raises(ValueError, match=r"argument 'B' \(int64\*\) overlaps argument 'A' "
+                                             r"\(int32\*\) in memory at an offset that is not"):
+            k2(a, b, (1,), **({"V": 5} | kw))
+    assert base.tolist() == [0] * 32
+
+
 # -- on a CUDA device (skipped with the reason without one) -------------------------------------
 
 

@@ -973,16 +973,24 @@ def _buffer_extent(a: Any) -> Optional[tuple]:
     return None
 
 
-def _clone_group(members: list, lo: int, hi: int, host: bool, writable: bool) -> Optional[list]:
+def _partial_element(members: list, lo: int, hi: int) -> Optional[int]:
+    """The first of `members` (arrays of one memory, its bytes [lo, hi)) that
+    starts inside an element of its own dtype counted from lo, or whose union is
+    no whole number of its elements: a launch refuses those (runtime/Overlap.h),
+    and a tensor could not be made over one copy of the union. None: none."""
+    for i, a in enumerate(members):
+        size = a.dtype.itemsize if isinstance(a, np.ndarray) else a.element_size()
+        start = a.ctypes.data if isinstance(a, np.ndarray) else a.data_ptr()
+        if (start - lo) % size or (hi - lo) % size:
+            return i
+    return None
+
+
+def _clone_group(members: list, lo: int, hi: int, host: bool, writable: bool) -> list:
     """Copies of arrays of one memory that share one copy of its bytes [lo, hi),
     each at its own offset with its own strides (CUDA tensors on the host when
-    `host`); None when a tensor does not start at a whole number of its
-    elements in it."""
+    `host`). Expects no member at a partial element (_partial_element)."""
     torch = sys.modules.get("torch")
-    for a in members:
-        if A.is_torch(a) and ((a.data_ptr() - lo) % a.element_size()
-                              or (hi - lo) % a.element_size()):
-            return None
     if A.is_cuda(members[0]):
         t = members[0].detach()
         base, n = A.torch_storage(t)
@@ -1007,11 +1015,16 @@ def _clone_group(members: list, lo: int, hi: int, host: bool, writable: bool) ->
     return out
 
 
-def _clone_all(args: Sequence[Any], host: bool, writable: bool = False) -> list:
+def _clone_all(args: Sequence[Any], host: bool, writable: bool = False,
+               params: Optional[Sequence[tuple]] = None) -> list:
     """Copies of the arguments (CUDA tensors as host copies when `host`) in which
     arrays whose buffers overlap in the caller's memory (x[0:128] and
     x[64:192]) overlap in the same way: one copy of the union of their bytes,
-    each at its own offset. Others as A.clone / A.to_host copy them."""
+    each at its own offset. Others as A.clone / A.to_host copy them. Views that
+    a launch refuses because one would start inside another's element are
+    refused here the same way (ValueError naming both of `params`, the kernel's
+    (name, type) pairs), never copied apart: separate copies would run and
+    agree on what the caller's overlapping memory does not do."""
     one = (lambda a: A.clone(A.to_host(a), writable=writable)) if host else (
         lambda a: A.clone(a, writable=writable))
     extents = [_buffer_extent(a) for a in args]
@@ -1041,9 +1054,18 @@ def _clone_all(args: Sequence[Any], host: bool, writable: bool = False) -> list:
             continue
         lo = min(extents[i][1] for i in idx)
         hi = max(extents[i][2] for i in idx)
+        bad = _partial_element([args[i] for i in idx], lo, hi)
+        if bad is not None:
+            def text(i: int) -> str:
+                if params is None or i >= len(params):
+                    return f"argument {i}"
+                return f"argument '{params[i][0]}' ({params[i][1]})"
+            raise ValueError(f"{text(idx[bad])} overlaps {text(idx[0 if bad else 1])} in memory "
+                             f"at an offset that is not a whole number of its elements: not "
+                             f"supported yet (pass a copy)")
         copies = _clone_group([args[i] for i in idx], lo, hi, host, writable)
         for k, i in enumerate(idx):
-            out[i] = copies[k] if copies is not None else one(args[i])
+            out[i] = copies[k]
     return out
 
 
@@ -1271,7 +1293,8 @@ class _Run:
             # CUDA tensors on the interpreter: host copies (overlapping views of one
             # tensor as one copy), then what changed goes back.
             before, work = list(self.args), list(self.args)
-            copies = _clone_all([self.args[i] for i in cuda], host=True, writable=True)
+            copies = _clone_all([self.args[i] for i in cuda], host=True, writable=True,
+                                params=[self.plan.first.params[i] for i in cuda])
             for i, c in zip(cuda, copies):
                 before[i] = A.to_host(self.args[i])
                 work[i] = c
@@ -1283,7 +1306,7 @@ class _Run:
         before = [A.clone(A.to_host(a), writable=False) for a in self.args]
         results = []
         for v in variants:
-            copies = _clone_all(self.args, host=True)
+            copies = _clone_all(self.args, host=True, params=self.plan.first.params)
             self.launch(self.k.compile(v), "interp", copies, self.grid_texts(v), caller=False)
             results.append(copies)
         ref = results[0]
@@ -1331,7 +1354,8 @@ class _Run:
                             "triton_c.smax on meta[...] and integers in the grid lambda (not "
                             "meta['num_warps'], not Python's min/max)")
         host = [A.for_core(c, readonly=False)
-                for c in _clone_all(self.args, host=True, writable=True)]
+                for c in _clone_all(self.args, host=True, writable=True,
+                                     params=self.plan.first.params)]
         defs, nw, ns, from_cache, report = _core.tune(plan.first, specs, host, exprs, warps,
                                                       stages, device)
         self.k.last_tune_report = report
@@ -1393,10 +1417,10 @@ class _Run:
         # Both runs get copies in which overlapping views of one array overlap
         # as in the caller's memory (one copy of their union).
         before = [A.clone(A.to_host(a), writable=False) for a in self.args]
-        ref = _clone_all(self.args, host=True)
+        ref = _clone_all(self.args, host=True, params=self.plan.first.params)
         v0 = self.plan.variants[0]
         self.launch(self.plan.first, "interp", ref, self.grid_texts(v0), caller=False)
-        got = _clone_all(self.args, host=False)
+        got = _clone_all(self.args, host=False, params=self.plan.first.params)
         self.gpu(_first_cuda(got), got, caller=False)
         mm = _mismatches(self.plan.first, [A.to_host(g) for g in got], ref, self.rtol, self.atol)
         if mm:
