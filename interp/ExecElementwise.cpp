@@ -270,6 +270,23 @@ template <DType D, typename F> bool binaryLoop(Frame &f, const Instr &in) {
   return true;
 }
 
+/// binaryLoop's lanes written to `out` (IntoFn): the same values, no tile.
+template <DType D, typename F>
+void binaryInto(const TileData &a, const TileData &b, void *out, int64_t n) {
+  St<D> *o = static_cast<St<D> *>(out);
+  St<D> u;
+  if (uniformElement<D>(b, u)) {
+    const St<D> *x = a.as<St<D>>();
+    mapLanes(o, n, [&](int64_t i) { return F::template apply<D>(x[i], u); });
+  } else if (uniformElement<D>(a, u)) {
+    const St<D> *y = b.as<St<D>>();
+    mapLanes(o, n, [&](int64_t i) { return F::template apply<D>(u, y[i]); });
+  } else {
+    const St<D> *x = a.as<St<D>>(), *y = b.as<St<D>>();
+    mapLanes(o, n, [&](int64_t i) { return F::template apply<D>(x[i], y[i]); });
+  }
+}
+
 template <DType D, typename F> bool binaryTrapLoop(Frame &f, const Instr &in) {
   const TileData &a = *f.get(in.in[0]), &b = *f.get(in.in[1]);
   TilePtr r = makeTile(in.n, sizeof(St<D>));
@@ -481,6 +498,37 @@ template <typename F> Handler pickBinary(DType t) {
   });
 }
 
+template <typename F> IntoFn pickInto(DType t) {
+  return dispatchDType(t, [](auto d) -> IntoFn {
+    constexpr DType D = decltype(d)::value;
+    if constexpr (F::template ok<D>)
+      return &binaryInto<D, F>;
+    return nullptr;
+  });
+}
+
+/// The IntoFn of a binary op that never traps (the ops binaryLoop runs).
+IntoFn selectInto(ir::OpKind k, const ir::Type &t) {
+  using K = ir::OpKind;
+  DType d = t.dtype;
+  if (t.isPtr)
+    return nullptr;
+  switch (k) {
+  case K::Add: return pickInto<AddF>(d);
+  case K::Sub: return pickInto<SubF>(d);
+  case K::Mul: return pickInto<MulF>(d);
+  case K::Div: return isFloat(d) ? pickInto<FDivF>(d) : nullptr;
+  case K::Rem: return isFloat(d) ? pickInto<FRemF>(d) : nullptr;
+  case K::And: return pickInto<AndF>(d);
+  case K::Or: return pickInto<OrF>(d);
+  case K::Xor: return pickInto<XorF>(d);
+  case K::Min: return pickInto<MinF>(d);
+  case K::Max: return pickInto<MaxF>(d);
+  case K::UMulHi: return pickInto<MulHiF>(d);
+  default: return nullptr;
+  }
+}
+
 template <typename F> Handler pickTrap(DType t) {
   return dispatchDType(t, [](auto d) -> Handler {
     constexpr DType D = decltype(d)::value;
@@ -609,10 +657,17 @@ bool prepareElementwise(const ir::Op &op, Instr &in, std::string &error) {
   } else {
     const ir::Type &t = op.operand(op.kind() == ir::OpKind::Select ? 1 : 0)->type();
     in.run = selectElementwise(op.kind(), t);
+    if (in.run && op.numOperands() == 2 && op.result()->type() == t)
+      in.into = selectInto(op.kind(), t);
   }
   if (!in.run)
     error = "'" + std::string(op.name()) + "' is not defined on " + op.operand(0)->type().str();
   return in.run != nullptr;
+}
+
+bool deferredOp(Frame &f, const Instr &in) {
+  // --trace prints this op's value right after it: computed here, not fused.
+  return !f.launch.opts.trace || in.inner(f, in);
 }
 
 bool prepareCast(const ir::Op &op, Instr &in, std::string &error) {

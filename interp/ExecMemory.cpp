@@ -324,11 +324,16 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   const TileData *mask = optional(f, in, 1), *other = optional(f, in, 2);
   uint64_t a0 = 0;
   if (const uint8_t *h = affineRange<T>(f.launch.memory, ptr, mask, in.n, a0)) {
-    TilePtr r = makeTile(in.n, sizeof(T));
-    T *o = r->as<T>();
-    std::memcpy(o, h, static_cast<size_t>(in.n) * sizeof(T));
-    if constexpr (IsBool)
-      mapLanes(o, in.n, [&](int64_t i) { return static_cast<T>(o[i] != 0); });
+    TilePtr r;
+    if (!IsBool && in.view) { // nothing writes memory before the one use reads it
+      r = makeViewTile(in.n, sizeof(T), h);
+    } else {
+      r = makeTile(in.n, sizeof(T));
+      T *o = r->as<T>();
+      std::memcpy(o, h, static_cast<size_t>(in.n) * sizeof(T));
+      if constexpr (IsBool)
+        mapLanes(o, in.n, [&](int64_t i) { return static_cast<T>(o[i] != 0); });
+    }
     if (f.launch.tracker &&
         !f.launch.tracker->recordRange(f, in, a0, in.n, sizeof(T), Access::Load))
       return false;
@@ -461,6 +466,44 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
   return true;
 }
 
+/// Whether [p, p + bytes) and [q, q + bytes) share a byte but do not start together.
+bool partlyOverlaps(const void *p, const void *q, uint64_t bytes) {
+  auto a = reinterpret_cast<uintptr_t>(p), b = reinterpret_cast<uintptr_t>(q);
+  return a != b && (a < b ? b - a : a - b) < bytes;
+}
+
+/// A store fused with the elementwise binary op E just before it (deferredOp,
+/// Interpreter.h): E's lanes go straight into the destination when the store
+/// takes runStore's first path (consecutive lanes, every lane active, one
+/// buffer: checked before anything is recorded or written) and E's operands
+/// are poison-free; a view operand (a load's bytes) must not partly overlap
+/// the destination (lane i is read before lane i is written, but not before
+/// lane j != i is). Else E, then the store, run unfused.
+template <typename T> bool runFusedStore(Frame &f, const Instr &in) {
+  const Instr &e = (&in)[-1];
+  if (f.launch.opts.trace) // E already ran (deferredOp)
+    return in.inner(f, in);
+  const TileData &x = *f.get(e.in[0]), &y = *f.get(e.in[1]);
+  uint64_t a0 = 0;
+  uint8_t *h0 = nullptr;
+  uint64_t bytes = static_cast<uint64_t>(in.n) * sizeof(T);
+  if (!x.hasPoison() && !y.hasPoison())
+    h0 = affineRange<T>(f.launch.memory, *f.get(in.in[0]), optional(f, in, 2), in.n, a0);
+  if (h0) {
+    for (const TileData *v : {&x, &y})
+      if (const void *src = v->viewOf(); src && partlyOverlaps(src, h0, bytes))
+        h0 = nullptr;
+  }
+  if (!h0)
+    return e.inner(f, e) && in.inner(f, in);
+  if ((f.launch.tracker &&
+       !f.launch.tracker->recordRange(f, in, a0, in.n, sizeof(T), Access::Store)) ||
+      (f.launch.guardStores && !guardStore(f, in, &a0, nullptr, sizeof(T), "store", true)))
+    return false;
+  e.into(x, y, h0, in.n);
+  return true;
+}
+
 /// old (op) v for atomic_rmw on dtype D.
 template <DType D> St<D> atomicApply(AtomicKind k, St<D> old, St<D> v) {
   switch (k) {
@@ -544,6 +587,22 @@ Handler pickLoadStore(bool load, const ir::Type &ptr) {
   }
   return nullptr;
 }
+
+} // namespace
+
+Handler fusedStoreHandler(unsigned elemSize, bool isBool) {
+  if (isBool)
+    return nullptr; // stores of bools keep their own path
+  switch (elemSize) {
+  case 1: return &runFusedStore<uint8_t>;
+  case 2: return &runFusedStore<uint16_t>;
+  case 4: return &runFusedStore<uint32_t>;
+  case 8: return &runFusedStore<uint64_t>;
+  }
+  return nullptr;
+}
+
+namespace {
 
 bool parseAtomicKind(const ir::Op &op, AtomicKind &k) {
   static const std::pair<const char *, AtomicKind> kKinds[] = {

@@ -5,6 +5,7 @@
 
 #include "interp/ExecElem.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -26,6 +27,8 @@ public:
     }
     if (!prepareOps(body, out.body))
       return false;
+    countUses(body);
+    fuseBlock(out.body);
     out.numSlots = static_cast<uint32_t>(slots_.size());
     out.slotOf = slots_;
     return true;
@@ -191,7 +194,112 @@ private:
     return false;
   }
 
+  void countUses(const ir::Block &b) {
+    for (const auto &op : b.ops()) {
+      for (const ir::Value *v : op->operands())
+        ++uses_[v];
+      for (const auto &r : op->regions())
+        countUses(*r);
+    }
+  }
+
+  int uses(const ir::Value *v) const {
+    auto it = uses_.find(v);
+    return it == uses_.end() ? 0 : it->second;
+  }
+
+  /// Ops that may write memory (or run ops that may): a load's view must be
+  /// read before any of them.
+  static bool mayWrite(const ir::Op &op) {
+    ir::OpKind k = op.kind();
+    return k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas ||
+           !op.regions().empty();
+  }
+
+  /// Elementwise ops whose handlers read their operands into a fresh result
+  /// (never share an operand's tile as select, bitcast and the shape ops may).
+  static bool readsIntoFresh(const ir::Op &op) {
+    using K = ir::OpKind;
+    switch (op.kind()) {
+    case K::Neg:
+    case K::Not:
+    case K::Abs:
+    case K::Exp:
+    case K::Exp2:
+    case K::Log:
+    case K::Log2:
+    case K::Sqrt:
+    case K::Rsqrt:
+    case K::Sin:
+    case K::Cos:
+    case K::Floor:
+    case K::Ceil:
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div:
+    case K::Rem:
+    case K::And:
+    case K::Or:
+    case K::Xor:
+    case K::Shl:
+    case K::Shr:
+    case K::Min:
+    case K::Max:
+    case K::UMulHi:
+    case K::CmpEq:
+    case K::CmpNe:
+    case K::CmpLt:
+    case K::CmpLe:
+    case K::CmpGt:
+    case K::CmpGe:
+    case K::Fma:
+    case K::Cast: return true;
+    default: return false;
+    }
+  }
+
+  /// Marks the fusions of Interpreter.h in `b` and the blocks inside it: a
+  /// load whose one use U is a readsIntoFresh op of the same block with no
+  /// mayWrite op in between returns views; an elementwise binary op whose
+  /// one use is the store right after it, as its value, is fused into it.
+  void fuseBlock(PBlock &b) {
+    for (Instr &in : b.ops)
+      for (PBlock &r : in.regions)
+        fuseBlock(r);
+    for (size_t i = 0; i < b.ops.size(); ++i) {
+      Instr &load = b.ops[i];
+      if (load.op->kind() != ir::OpKind::Load || uses(load.op->result()) != 1)
+        continue;
+      const ir::Value *v = load.op->result();
+      for (size_t j = i + 1; j < b.ops.size(); ++j) {
+        const ir::Op &u = *b.ops[j].op;
+        const auto &o = u.operands();
+        if (std::find(o.begin(), o.end(), v) != o.end()) {
+          load.view = readsIntoFresh(u);
+          break;
+        }
+        if (mayWrite(u))
+          break;
+      }
+    }
+    for (size_t i = 1; i < b.ops.size(); ++i) {
+      Instr &e = b.ops[i - 1], &st = b.ops[i];
+      if (st.op->kind() != ir::OpKind::Store || !e.into || e.out.size() != 1 ||
+          uses(e.op->result()) != 1 || st.op->operand(1) != e.op->result())
+        continue;
+      Handler h = fusedStoreHandler(st.elemSize, st.dtype == DType::Bool);
+      if (!h)
+        continue;
+      e.inner = e.run;
+      e.run = &deferredOp;
+      st.inner = st.run;
+      st.run = h;
+    }
+  }
+
   std::string &error_;
+  std::unordered_map<const ir::Value *, int> uses_;
   std::unordered_map<const ir::Value *, uint32_t> slots_;
   std::unordered_map<const ir::Value *, std::string> names_;
   unsigned next_ = 0;

@@ -40,6 +40,9 @@ struct Instr;
 
 /// Runs one prepared op; false stops the program (see Frame::trap).
 using Handler = bool (*)(Frame &, const Instr &);
+/// Writes the n lanes of an elementwise binary op on poison-free operands
+/// `a`, `b` to `out` (which may be exactly a view operand's bytes, Tile.h).
+using IntoFn = void (*)(const TileData &a, const TileData &b, void *out, int64_t n);
 
 /// A region's block: argument slots and ops (the terminator last).
 struct PBlock {
@@ -66,6 +69,10 @@ struct Instr {
   std::string label;              // print label, assert message
   std::vector<std::string> names; // result names for --trace (%3, %N)
   uint32_t site = 0;              // memory ops: index in AccessTracker::sites
+  // Fusion (fuseBlock, Interpreter.cpp):
+  bool view = false;       // load: may return a view of the buffer (Tile.h)
+  IntoFn into = nullptr;   // elementwise binary op: its lanes written straight to memory
+  Handler inner = nullptr; // the unfused handler of an op whose `run` is a fused one
 };
 
 /// A kernel ready to run: its body, with parameters in body.args.
@@ -158,6 +165,17 @@ bool prepareCast(const ir::Op &op, Instr &in, std::string &error);        // Exe
 bool prepareMemoryOp(const ir::Op &op, Instr &in, std::string &error);    // ExecMemory.cpp
 bool prepareDebugOp(const ir::Op &op, Instr &in, std::string &error);     // ExecControl.cpp
 bool prepareControlOp(const ir::Op &op, Instr &in, std::string &error);   // ExecControl.cpp
+
+/// Fusion of an elementwise binary op E (whose one use is the next op, a
+/// store S, as the stored value): E runs deferredOp, which computes nothing
+/// (unless --trace shows E's value), and S runs fusedStore(elemSize), which
+/// writes E's lanes straight into the buffer when the store takes the
+/// contiguous all-lanes path and every E operand is poison-free and does not
+/// partly overlap the destination; otherwise it runs E's and S's own handlers
+/// (Instr::inner) in order, so traps, reports and results are those of the
+/// unfused ops. (&S)[-1] is E.
+bool deferredOp(Frame &f, const Instr &in);                // ExecElementwise.cpp
+Handler fusedStoreHandler(unsigned elemSize, bool isBool); // ExecMemory.cpp
 
 /// Poison of an elementwise result: the union of its operands' masks.
 void mergePoison(TileData &r, const TileData &a);

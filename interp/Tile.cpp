@@ -139,6 +139,9 @@ TileData::TileData(int64_t n, unsigned elemSize, Affine a)
     : n_(n), elemSize_(elemSize), data_(inline_), lazy_(true), affine_(true), aff_(a),
       inline_{0, 0} {}
 
+TileData::TileData(int64_t n, unsigned elemSize, const void *bytes)
+    : n_(n), elemSize_(elemSize), data_(const_cast<void *>(bytes)), view_(true), inline_{0, 0} {}
+
 namespace {
 template <typename T> void writeAffine(T *o, int64_t n, Affine a) {
   mapLanes(o, n, [a](int64_t i) { return static_cast<T>(a.base + static_cast<uint64_t>(i) * a.step); });
@@ -200,6 +203,10 @@ TilePtr makeTile(int64_t n, unsigned elemSize) {
 
 TilePtr makeAffineTile(int64_t n, unsigned elemSize, Affine a) {
   return std::allocate_shared<TileData>(NodeAllocator<TileData>(), n, elemSize, a);
+}
+
+TilePtr makeViewTile(int64_t n, unsigned elemSize, const void *bytes) {
+  return std::allocate_shared<TileData>(NodeAllocator<TileData>(), n, elemSize, bytes);
 }
 
 TilePtr copyTile(const TileData &t) {

@@ -51,6 +51,8 @@ public:
   TileData(int64_t n, unsigned elemSize);
   /// A lazy affine tile (see above): storage is taken when it is first read.
   TileData(int64_t n, unsigned elemSize, Affine a);
+  /// A view of `n` elements at `bytes` (not owned, never written through).
+  TileData(int64_t n, unsigned elemSize, const void *bytes);
   ~TileData();
   TileData(const TileData &) = delete;
   TileData &operator=(const TileData &) = delete;
@@ -90,6 +92,9 @@ public:
     aff_ = a;
   }
 
+  /// The bytes a view tile shows (see above), or nullptr for a tile that owns its storage.
+  const void *viewOf() const { return view_ ? data_ : nullptr; }
+
   bool hasPoison() const { return poison_ != nullptr; }
   /// The poison mask, or nullptr when every lane is defined.
   const uint8_t *poison() const { return poison_ ? poison_->data() : nullptr; }
@@ -115,6 +120,7 @@ private:
   mutable int sizeClass_ = -1; // of the pooled heap storage; -1: inline
   mutable bool lazy_ = false;  // affine, elements not written yet
   bool affine_ = false;
+  bool view_ = false; // data_ is a buffer's bytes (viewOf)
   Affine aff_;
   uint64_t inline_[2];
   std::shared_ptr<const PoisonMask> poison_;
@@ -127,6 +133,8 @@ using Tile = std::shared_ptr<const TileData>;
 TilePtr makeTile(int64_t n, unsigned elemSize);
 /// A lazy affine tile of `n` elements of `elemSize` bytes (1, 2, 4 or 8).
 TilePtr makeAffineTile(int64_t n, unsigned elemSize, Affine a);
+/// A view tile of `n` elements of `elemSize` bytes at `bytes` (see above).
+TilePtr makeViewTile(int64_t n, unsigned elemSize, const void *bytes);
 /// Frees the calling thread's spare tile storage beyond a few MiB (pool
 /// threads call it after each launch, so that idle threads hold little).
 void trimTilePool();
