@@ -283,6 +283,16 @@ std::string Emitter::conv(const std::string &xIn, DType from, DType to) {
     }
     return h + "(" + (from == DType::F64 ? x : wide) + ")";
   }
+  if (isFloat(from) && isInt(to) && bitWidth(to) < 32) {
+    // A float to an 8- or 16-bit integer goes through int32 (every value of
+    // those types is an int32, so the result is the same): ptxas (sm_90, -O2
+    // and up; CUDA 12.8, 12.9 and 13.0) copies a 16-bit conversion's result
+    // into the low half of a register and then reads all 32 bits, the stale
+    // upper half included (H200 campaign of 2026-12-04, seed 41204 kernel
+    // 49237; docs/upstream/triton-ptxas-f2i16-prmt.md). Our own backend
+    // widens these conversions the same way (codegen's widenNarrowFloatToInt).
+    return x + ".to(tl.int32).to(" + tlType(to) + ")";
+  }
   return x + ".to(" + tlType(to) + ")";
 }
 
