@@ -12,6 +12,7 @@
 
 #include "codegen/Codegen.h"
 #include "runtime/DiskCache.h"
+#include "runtime/Overlap.h"
 #include "support/DType.h"
 
 #include <nlohmann/json.hpp>
@@ -107,21 +108,58 @@ std::string runFailure(const RunResult &r) {
 bool validNumWarps(unsigned w) { return w != 0 && w <= 32 && (w & (w - 1)) == 0; }
 bool validNumStages(unsigned s) { return s >= 1 && s <= 8; }
 
-/// Deep copies of the caller's buffers, bound under the same names (two names
-/// bound to one array share one copy). Not copyable: `args` points into `arrays`.
+/// Deep copies of the caller's buffers, bound under the same names: one copy
+/// per distinct host memory, so that two names bound to one array, arrays over
+/// the same bytes and overlapping views (merged first as a launch merges them,
+/// runtime/Overlap.h: one union, each view at its own place in it) share one
+/// copy, and external arrays (the caller's own memory, e.g. NumPy arrays) are
+/// copied too: a timing run never writes into the caller's memory, and each
+/// variant starts from the caller's bytes. `refused`: the launch refuses the
+/// overlap (then nothing runs). Not copyable: `args` points into `arrays`.
 struct ArgCopies {
   std::deque<HostArray> arrays;
+  std::deque<std::vector<uint8_t>> memories;
   LaunchArgs args;
+  std::optional<std::string> refused;
 
-  explicit ArgCopies(const LaunchArgs &from) {
+  ArgCopies(const CompiledKernel &kernel, const LaunchArgs &from) {
     std::map<const HostArray *, HostArray *> copyOf;
+    // First views of the caller's bytes (an owned array too), merged as a
+    // launch merges them; then one copy per distinct memory.
     for (const auto &[name, array] : from.buffers()) {
-      if (array && !copyOf.count(array))
-        copyOf[array] = &arrays.emplace_back(*array);
+      if (array && !copyOf.count(array)) {
+        HostArray &c = arrays.emplace_back();
+        c.dtype = array->dtype;
+        c.shape = array->shape;
+        c.device = array->device;
+        c.origin = array->origin;
+        c.readOnly = array->readOnly;
+        if (!array->device) {
+          c.external = const_cast<uint8_t *>(array->bytes());
+          c.externalBytes = array->byteCount();
+        }
+        copyOf[array] = &c;
+      }
       args.setBuffer(name, array ? copyOf[array] : nullptr);
     }
     for (const auto &[name, v] : from.scalars())
       args.setScalar(name, v);
+    if (!checkLaunchArguments(kernel, args))
+      refused = mergeOverlappingHostArrays(kernel, args);
+    std::map<std::pair<const uint8_t *, size_t>, uint8_t *> copyOfMemory;
+    for (HostArray &a : arrays) {
+      if (a.device)
+        continue;
+      if (!a.external || !a.externalBytes) { // no bytes: an empty owned array
+        a.external = nullptr;
+        a.externalBytes = 0;
+        continue;
+      }
+      auto [it, fresh] = copyOfMemory.emplace(std::make_pair(a.external, a.externalBytes), nullptr);
+      if (fresh)
+        it->second = memories.emplace_back(a.external, a.external + a.externalBytes).data();
+      a.external = it->second;
+    }
   }
   ArgCopies(const ArgCopies &) = delete;
   ArgCopies &operator=(const ArgCopies &) = delete;
@@ -355,7 +393,11 @@ TuneRow Autotuner::Impl::timeVariant(const TuneRequest &req, const TuneVariant &
   }
   useVariant(backend, v);
   std::string error;
-  ArgCopies copies(args);
+  ArgCopies copies(*prepared.kernel, args);
+  if (copies.refused) {
+    row.note = "refused: " + *copies.refused;
+    return row;
+  }
   // For the arguments' classes, as the launch compiles it (runtime/Specialize.h).
   if (!backend.prepare(*prepared.kernel, error, nullptr, &copies.args)) {
     row.note = "GPU compile error: " + firstLine(error);

@@ -8,6 +8,7 @@
 // lane's load through one view sees its own store through the other.
 // Expected values are worked out from the kernels' text.
 #include "runtime/Overlap.h"
+#include "gpu/Autotune.h"
 #include "gpu/GpuBackend.h"
 #include "interp/InterpreterBackend.h"
 #include "runtime/Launch.h"
@@ -15,6 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -314,6 +317,99 @@ TEST(Overlap, StoreThenLoadThroughTheOtherViewOnTheGpu) {
   o.diskCache = false;
   auto gpu = tc::gpu::createGpuBackend(o);
   storeThenLoad(*gpu);
+}
+
+/// A GpuBackend that runs the interpreter (bench() too) and records, per
+/// bench() call, where the arrays it got start.
+class InterpretingGpu : public tc::gpu::GpuBackend {
+public:
+  std::vector<std::map<std::string, const uint8_t *>> benched;
+
+  std::string name() const override { return "interpreting-gpu"; }
+  bool available(std::string *) const override { return true; }
+  RunResult launch(const tc::CompiledKernel &k, std::array<int64_t, 3> grid, tc::LaunchArgs &args,
+                   const tc::RunOptions &opts) override {
+    return interp_->launch(k, grid, args, opts);
+  }
+  RunResult bench(const tc::CompiledKernel &k, std::array<int64_t, 3> grid, tc::LaunchArgs &args,
+                  const tc::RunOptions &opts, int, int iterations,
+                  tc::gpu::BenchResult &out) override {
+    std::map<std::string, const uint8_t *> starts;
+    for (const auto &[n, a] : args.buffers())
+      starts[n] = a->bytes() + a->origin;
+    benched.push_back(starts);
+    RunResult r = interp_->launch(k, grid, args, opts);
+    out.medianMs = out.minMs = 1.0;
+    out.ms.assign(static_cast<size_t>(iterations), 1.0);
+    return r;
+  }
+  bool prepare(const tc::CompiledKernel &, std::string &, tc::gpu::CompileInfo *,
+               const tc::LaunchArgs *) override {
+    return true;
+  }
+  void setNumWarps(unsigned w) override { numWarps_ = w; }
+  unsigned numWarps() const override { return numWarps_; }
+  void setNumStages(unsigned s) override { numStages_ = s; }
+  unsigned numStages() const override { return numStages_; }
+  std::string deviceDescription() override { return "interpreting GPU"; }
+  void setStream(void *) override {}
+
+private:
+  std::unique_ptr<tc::Backend> interp_ = tc::createInterpreterBackend();
+  unsigned numWarps_ = 4, numStages_ = 2;
+};
+
+// The auto-tuner times each variant on copies of the arguments: with views of
+// the caller's memory (external arrays, as the Python package passes them) the
+// copies must be copies of the bytes (before: the descriptors were copied, so
+// every timing run wrote into the caller's memory), one copy of the union of
+// overlapping views, each view at its own place in it.
+TEST(Overlap, AutotuneTimesOnCopiesOfTheUnion) {
+  const char *text = R"(__global__ void bump(float *X, float *Y) {
+  int off[SIZE] = 0 ... SIZE;
+  *(Y + off) = *(X + off) + 1;
+}
+)";
+  std::vector<float> x = iota(192);
+  const std::vector<float> before = x;
+  HostArray xa = viewOf(x, 0, 128), ya = viewOf(x, 64, 128);
+  tc::LaunchArgs args;
+  args.setBuffer("X", &xa);
+  args.setBuffer("Y", &ya);
+  tc::gpu::TuneRequest req;
+  req.base.sourceName = "bump.tc";
+  req.base.sourceText = text;
+  std::string error;
+  std::optional<tc::DefineSpec> size = tc::parseDefine("SIZE=128", error);
+  ASSERT_TRUE(size) << error;
+  req.specs.push_back(*size);
+  req.numWarps = {1, 2, 4};
+  req.numStages = {2};
+  req.grid = {{"1"}};
+  req.warmup = 0;
+  req.iterations = 1;
+  InterpretingGpu gpu;
+  auto dir = std::filesystem::path(::testing::TempDir()) / "overlap-autotune-test";
+  std::filesystem::remove_all(dir);
+  tc::gpu::Autotuner tuner(gpu, dir.string());
+  RunResult result;
+  tc::gpu::TuneOutcome o = tuner.run(req, args, {}, result);
+  ASSERT_TRUE(o.error.empty()) << o.error;
+  ASSERT_EQ(result.status, RunResult::Status::Ok) << result.error;
+  // One real launch on the caller's memory: x[64 + i] = x[i] + 1 (one program
+  // loads its whole tile before it stores), from NumPy's x[64:192] = x[0:128] + 1.
+  std::vector<float> want = before;
+  for (size_t i = 0; i < 128; ++i)
+    want[64 + i] = before[i] + 1;
+  EXPECT_EQ(x, want);
+  ASSERT_EQ(gpu.benched.size(), 3u);
+  for (const auto &starts : gpu.benched) {
+    const uint8_t *px = starts.at("X"), *py = starts.at("Y");
+    EXPECT_EQ(py - px, 256) << "the copies of X and Y are not one memory";
+    const uint8_t *lo = reinterpret_cast<const uint8_t *>(x.data());
+    EXPECT_TRUE(px >= lo + x.size() * sizeof(float) || px + 768 <= lo)
+        << "a timing run used the caller's memory";
+  }
 }
 
 } // namespace
