@@ -3,7 +3,7 @@
 //   triton-fuzz [--time 8h] [--seed N] [--devices all|0,2] [--shard K/N] [--out DIR]
 //   triton-fuzz --cpu-only [--time 2m] [--seed N] [--workers N] [--out DIR]
 //   triton-fuzz --target triton [--triton-mode gpu|interp] [--time 2m] [--out DIR]
-//   triton-fuzz --seed N --replay I [--print] [--cpu-only]
+//   triton-fuzz --seed N --replay I[,J...] [--print] [--cpu-only]
 //   triton-fuzz merge DIR... --out FILE.html [--known FILE] [--cases-dir D]
 //
 // Generates well-typed, UB-free kernels (fuzz/Generator.h) and checks each in
@@ -64,7 +64,7 @@ struct Flags {
   int workers = 1, workersPerDevice = 0, device = 0;
   std::optional<int> batch; // --batch (unset: the mode's default)
   std::string devices = "all", shard = "0/1", disableOpt, casesDir, knownFile;
-  std::optional<int64_t> replay;
+  std::vector<int64_t> replay; // --replay I[,J...]
   std::string plantFeature; // testing the failure path: kernels with it "fail"
   double emiRate = 0.1;     // the share of kernels also checked with an EMI variant
   std::string focus;        // --focus PATH: every kernel aims at that fast path
@@ -316,8 +316,10 @@ std::optional<std::vector<int>> resolveDevices(const std::string &spec, int coun
   return out.empty() ? std::nullopt : std::optional(out);
 }
 
-int replay(const Flags &f, const CheckConfig &cfg) {
-  int64_t index = *f.replay;
+// One kernel of --replay; `checker` is made at the first kernel checked and
+// serves the others (one Triton worker, one GPU context).
+int replayOne(const Flags &f, const CheckConfig &cfg, int64_t index,
+              std::unique_ptr<Checker> &checker) {
   // Generating and printing the kernel needs no GPU; only checking it does.
   std::string why;
   bool noDevice =
@@ -357,9 +359,11 @@ int replay(const Flags &f, const CheckConfig &cfg) {
     }
     std::cout << "wrote " << f.script << "\n";
   }
-  std::unique_ptr<Checker> checker = makeChecker(cfg);
-  if (!cfg.cpuOnly)
-    std::cout << "device: " << checker->device() << "\n";
+  if (!checker) {
+    checker = makeChecker(cfg);
+    if (!cfg.cpuOnly)
+      std::cout << "device: " << checker->device() << "\n";
+  }
   OracleResult r = checker->check(k);
   const char *names[] = {"pass", "discard", "generator bug", "FAIL"};
   std::cout << "kernel " << index << ": " << names[static_cast<int>(r.status)]
@@ -368,6 +372,22 @@ int replay(const Flags &f, const CheckConfig &cfg) {
   return r.status == OracleResult::Status::Fail || r.status == OracleResult::Status::GeneratorBug
              ? kExitFailed
              : kExitOk;
+}
+
+// --replay I[,J...]: each kernel in turn, in this process; exit 1 when any fails.
+int replay(const Flags &f, const CheckConfig &cfg) {
+  if (!f.script.empty() && f.replay.size() > 1)
+    return usage("--script writes one kernel's script: give --replay one index");
+  std::unique_ptr<Checker> checker;
+  int rc = kExitOk;
+  for (int64_t index : f.replay) {
+    int r = replayOne(f, cfg, index, checker);
+    if (r == gpu::kExitNoDevice && !f.print)
+      return r; // (--print: each kernel printed, not checked)
+    if (r != kExitOk && rc != kExitFailed)
+      rc = r;
+  }
+  return rc;
 }
 
 // A folder for the state of a campaign run without --out.
@@ -576,7 +596,9 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");
   app.add_option("--known", f.knownFile, "A file of known signatures, one per line")
       ->check(CLI::ExistingFile);
-  app.add_option("--replay", f.replay, "Check only kernel I of the campaign, in this process");
+  app.add_option("--replay", f.replay,
+                 "Check only kernel I of the campaign (I,J,...: each in turn), in this process")
+      ->delimiter(',');
   app.add_flag("--print", f.print,
                "With --replay: print the kernel (needs no GPU: without one it is printed, "
                "not checked, exit 4)");
@@ -638,7 +660,7 @@ static int toolMain(int argc, char **argv) {
     return usage(error);
   if (f.worker)
     return runWorker(*cfg, !f.reducer);
-  if (f.replay)
+  if (!f.replay.empty())
     return replay(f, *cfg);
   return campaign(f, *cfg, *seconds, *shrink, *hang);
 }

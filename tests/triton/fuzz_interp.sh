@@ -9,7 +9,8 @@
 #     (exit 1 under TRITON_INTERPRET=1);
 #  2. a kernel of the campaign that Triton gets right, written out with
 #     --replay --script: its script exits 0, and 1 (saying WRONG) once its
-#     expected values are changed.
+#     expected values are changed;
+#  3. --replay 2,109: both kernels in one process, exit 1 (109 fails).
 # Skips (77), saying why, when the triton backend is not available.
 # Usage: fuzz_interp.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -73,4 +74,14 @@ rc = m.main()
 assert rc == 1, "a changed expected value must fail the script"
 print("changed expected value of", name, "-> exit", rc)
 PY
+# --replay I,J: each in turn in one process (one Triton worker); exit 1 as kernel 109 fails.
+set +e
+"$bin/triton-fuzz" --target triton --triton-mode interp --seed 3 --replay 2,109 >"$out/two.txt" 2>&1
+rc=$?
+set -e
+cat "$out/two.txt" | cut -c1-200
+[ "$rc" -eq 1 ] || { echo "FAIL: --replay 2,109 exited with $rc, not 1"; exit 1; }
+grep -q '^kernel 2: pass$' "$out/two.txt"
+grep -q '^kernel 109: FAIL' "$out/two.txt"
+[ "$(grep -c '^device: ' "$out/two.txt")" -eq 1 ] || { echo "FAIL: more than one worker"; exit 1; }
 echo "triton_fuzz_interp: OK"
