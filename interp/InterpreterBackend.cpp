@@ -427,8 +427,10 @@ private:
   // No print and no --trace: workers take programs from an atomic counter and
   // lock only to report a trap (there is no output to order).
   bool quiet_ = false;
-  std::atomic<int64_t> nextQuiet_{0};
-  std::set<int64_t> running_;
+  // Programs per take of nextQuiet_.
+  int64_t grab_ = 1;
+  alignas(64) std::atomic<int64_t> nextQuiet_{0}; // (a cache line of its own)
+  alignas(64) std::set<int64_t> running_;
   std::map<int64_t, std::string> pending_;
   int64_t trapIndex_ = INT64_MAX;
   std::optional<Trap> trap_;
@@ -839,6 +841,9 @@ void Launcher::runSequential(int64_t quietBelow) {
 void Launcher::runParallel(unsigned threads) {
   quiet_ = quietKernel();
   nextQuiet_ = 0;
+  // A few programs per take, at least 16 takes per thread (the last takes
+  // balance the threads' ends).
+  grab_ = std::clamp<int64_t>(total_ / (int64_t(threads) * 16), 1, 16);
   std::function<void()> work = [this] {
     Frame f(ctx_, prepared_->numSlots);
     runWorker(f);
@@ -855,17 +860,27 @@ void Launcher::runParallel(unsigned threads) {
 
 void Launcher::runWorker(Frame &f) {
   if (quiet_) {
-    for (;;) {
-      int64_t index = nextQuiet_.fetch_add(1, std::memory_order_relaxed);
-      if (index >= total_ || index > ctx_.stopAbove.load(std::memory_order_relaxed))
-        return;
-      setPid(f, index);
-      f.restart(index);
-      interp::runProgram(f, *prepared_);
-      steps_.fetch_add(f.steps, std::memory_order_relaxed);
-      if (f.trap)
-        finishProgram(f, index);
+    // Programs are taken grab_ at a time and steps added up once per thread:
+    // the threads share one counter, and its cache line moves between cores
+    // on every update (issue 32: many small programs on 16 cores).
+    uint64_t steps = 0;
+    for (bool more = true; more;) {
+      int64_t first = nextQuiet_.fetch_add(grab_, std::memory_order_relaxed);
+      for (int64_t index = first; index < first + grab_; ++index) {
+        if (index >= total_ || index > ctx_.stopAbove.load(std::memory_order_relaxed)) {
+          more = false;
+          break;
+        }
+        setPid(f, index);
+        f.restart(index);
+        interp::runProgram(f, *prepared_);
+        steps += f.steps;
+        if (f.trap)
+          finishProgram(f, index);
+      }
     }
+    steps_.fetch_add(steps, std::memory_order_relaxed);
+    return;
   }
   for (;;) {
     int64_t index;

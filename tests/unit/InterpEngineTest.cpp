@@ -1127,6 +1127,53 @@ TEST(InterpEngine, ThreadCountDoesNotChangeResultsOutputOrTrap) {
   }
 }
 
+// Without print or trace, threads take programs a few at a time (up to 16)
+// and add up their steps once: the same results and step count at any thread
+// count, and with two trapping programs far apart the lower one is
+// reported and every program below it ran.
+const char *kQuietGridSrc = R"(
+__global__ void q(int *out, int bad, int bad2) {
+  int id = get_program_id(0);
+  *(out + id) = 1000 / ((id - bad) * (id - bad2)) + id;
+}
+)";
+
+TEST(InterpEngine, ProgramsTakenSeveralAtATimeKeepResultsStepsAndTrap) {
+  auto k = compileTc(kQuietGridSrc);
+  ASSERT_TRUE(k);
+  const int64_t n = 2000;
+  uint64_t steps1 = 0;
+  for (unsigned threads : {1u, 3u, 8u}) {
+    Launch l;
+    l.opts.threads = threads;
+    HostArray out = HostArray::zeros(DType::I32, {n});
+    l.args.setBuffer("out", &out);
+    l.args.setScalar("bad", ScalarValue::ofInt(DType::I32, -1));
+    l.args.setScalar("bad2", ScalarValue::ofInt(DType::I32, -2));
+    RunResult r = l.run(*k, {n, 1, 1});
+    ASSERT_EQ(r.status, RunResult::Status::Ok);
+    if (threads == 1)
+      steps1 = r.steps;
+    EXPECT_EQ(r.steps, steps1) << threads;
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(out.getDouble(i), static_cast<double>(1000 / ((i + 1) * (i + 2)) + i)) << i;
+  }
+  for (unsigned threads : {1u, 3u, 8u}) {
+    Launch l;
+    l.opts.threads = threads;
+    HostArray out = HostArray::zeros(DType::I32, {n});
+    l.args.setBuffer("out", &out);
+    l.args.setScalar("bad", ScalarValue::ofInt(DType::I32, 1203));
+    l.args.setScalar("bad2", ScalarValue::ofInt(DType::I32, 517));
+    RunResult r = l.run(*k, {n, 1, 1});
+    ASSERT_EQ(r.status, RunResult::Status::Trapped);
+    EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{517, 0, 0})) << threads;
+    for (int64_t i = 0; i < 517; ++i)
+      ASSERT_EQ(out.getDouble(i), static_cast<double>(1000 / ((i - 1203) * (i - 517)) + i))
+          << i << " " << threads;
+  }
+}
+
 TEST(InterpEngine, OnlyProgramRunsOneProgram) {
   auto k = compileTc(kGridSrc);
   Launch l;
