@@ -380,8 +380,15 @@ int replay(const Flags &f, const CheckConfig &cfg) {
     return usage("--script writes one kernel's script: give --replay one index");
   std::unique_ptr<Checker> checker;
   int rc = kExitOk;
-  for (int64_t index : f.replay) {
-    int r = replayOne(f, cfg, index, checker);
+  for (size_t i = 0; i < f.replay.size(); ++i) {
+    if (checker && checker->mustExit()) { // CUDA is poisoned for this process
+      std::cerr << "triton-fuzz: the GPU context is lost; not checked: kernels";
+      for (size_t j = i; j < f.replay.size(); ++j)
+        std::cerr << (j > i ? "," : " ") << f.replay[j];
+      std::cerr << " (replay them in another process)\n";
+      return kExitFailed;
+    }
+    int r = replayOne(f, cfg, f.replay[i], checker);
     if (r == gpu::kExitNoDevice && !f.print)
       return r; // (--print: each kernel printed, not checked)
     if (r != kExitOk && rc != kExitFailed)
