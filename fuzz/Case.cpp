@@ -24,16 +24,42 @@ Json element(const HostArray &a, int64_t i) {
   return static_cast<int64_t>(a.getDouble(i));
 }
 
-Json dataOf(const HostArray &a) {
+// The elements from `from` on (a buffer's own, after an offset's prefix).
+Json dataOf(const HostArray &a, int64_t from = 0) {
   Json data = Json::array();
-  for (int64_t i = 0; i < a.numElements(); ++i)
+  for (int64_t i = from; i < a.numElements(); ++i)
     data.push_back(element(a, i));
   return data;
 }
 
 } // namespace
 
-std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const CaseInfo &info) {
+std::string conformanceCase(const FuzzKernel &kernel, const OracleResult &r,
+                            const CaseInfo &info) {
+  // A failure of a class launch is that launch's case (its arguments, its
+  // reference); the suite format has no pointer offsets, so its buffers are
+  // written whole and the note says where the pointers were.
+  bool classLaunch =
+      r.classLaunch >= 0 && static_cast<size_t>(r.classLaunch) < kernel.classLaunches.size();
+  FuzzKernel k = classLaunch ? classLaunchKernel(kernel, static_cast<size_t>(r.classLaunch))
+                             : kernel;
+  std::string note = info.note;
+  if (classLaunch) {
+    const ClassLaunch &l = kernel.classLaunches[static_cast<size_t>(r.classLaunch)];
+    note += std::string(note.empty() ? "" : "\n") + "The arguments are those of class launch " +
+            std::to_string(r.classLaunch) + " (" + describeClassLaunch(l) + ")" +
+            (l.offset ? "; the finding passed each buffer " + std::to_string(l.offset) +
+                            " elements into its allocation (not 16-byte aligned), the case "
+                            "passes whole buffers"
+                      : "") +
+            ".";
+  }
+  auto offsetOf = [&](const std::string &name) {
+    for (const BufferDesc &b : k.buffers)
+      if (b.name == name)
+        return b.offset;
+    return int64_t{0};
+  };
   Json c;
   c["name"] = info.name;
   Json features = Json::array({"fuzz", "fuzz." + r.property});
@@ -51,7 +77,7 @@ std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const Ca
   Json args = Json::array();
   for (const BufferDesc &b : k.buffers)
     args.push_back({{"name", b.name}, {"dtype", conformanceName(b.dtype)}, {"shape", b.shape},
-                    {"data", dataOf(inputs.at(b.name))}});
+                    {"data", dataOf(inputs.at(b.name), b.offset)}});
   for (const ScalarDesc &s : k.scalars) {
     Json v = isFloat(s.dtype) ? Json(s.value) : Json(static_cast<int64_t>(s.value));
     args.push_back({{"name", s.name}, {"dtype", conformanceName(s.dtype)}, {"value", v}});
@@ -60,9 +86,11 @@ std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const Ca
   Json outputs = Json::object();
   for (const BufferDesc &b : k.buffers)
     if (b.isOutput && r.reference.count(b.name))
-      outputs[b.name] = info.exact
-                            ? Json{{"data", dataOf(r.reference.at(b.name))}, {"compare", "exact"}}
-                            : Json{{"data", dataOf(r.reference.at(b.name))}};
+      outputs[b.name] =
+          info.exact
+              ? Json{{"data", dataOf(r.reference.at(b.name), offsetOf(b.name))},
+                     {"compare", "exact"}}
+              : Json{{"data", dataOf(r.reference.at(b.name), offsetOf(b.name))}};
   c["expect"] = {{"outputs", outputs}};
 
   Json suite;
@@ -71,7 +99,7 @@ std::string conformanceCase(const FuzzKernel &k, const OracleResult &r, const Ca
   suite["description"] = "triton-fuzz finding: property '" + r.property + "' failed (seed " +
                          std::to_string(info.seed) + "): " + r.message.substr(0, 2000) +
                          "\nReproduce: " + info.reproduce + "\nThe expected outputs are " +
-                         info.expected + "." + (info.note.empty() ? "" : "\n" + info.note) +
+                         info.expected + "." + (note.empty() ? "" : "\n" + note) +
                          (info.signature.empty() ? "" : "\nfuzz-signature: " + info.signature);
   suite["cases"] = Json::array({c});
   return suite.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -196,6 +197,13 @@ private:
   void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused = false);
   void aimedMatmul(FuzzKernel &k, const std::string &aim);
   void attentionKernel(FuzzKernel &k);
+  void planClassLaunches(FuzzKernel &k);
+  // Class launches: sizes that must stay multiples of their tile (plain
+  // loads, __multipleof claims), each size scalar's tile, and the values a
+  // scalar may take instead of the generic ones ("ld" of attention kernels).
+  bool tileMultiples_ = false;
+  std::map<std::string, int64_t> sizeTiles_;
+  std::map<std::string, std::vector<int64_t>> classValues_;
   std::string source() const;
 };
 
@@ -1182,6 +1190,8 @@ void Builder::matmulKernel(FuzzKernel &k) {
   k.scalars = {{"M", DType::I32, static_cast<double>(size_[0])},
                {"N", DType::I32, static_cast<double>(size_[1])},
                {"K", DType::I32, static_cast<double>(depth)}};
+  tileMultiples_ = plain;
+  sizeTiles_ = {{"M", tile_[0]}, {"N", tile_[1]}, {"K", tk}};
   matmulOperand(k, "A", ta, transA, "M", "K");
   matmulOperand(k, "B", tb, transB, "K", "N");
   k.buffers.push_back(
@@ -1313,6 +1323,8 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   k.scalars = {{"M", DType::I32, static_cast<double>(size_[0])},
                {"N", DType::I32, static_cast<double>(size_[1])},
                {"K", DType::I32, static_cast<double>(depth)}};
+  tileMultiples_ = !masked;
+  sizeTiles_ = {{"M", tm}, {"N", tn}, {"K", tk}};
   matmulOperand(k, "A", t, false, "M", "K");
   matmulOperand(k, "B", t, false, "K", "N");
   k.buffers.push_back(
@@ -1403,10 +1415,17 @@ void Builder::attentionKernel(FuzzKernel &k) {
     features_.insert("grid.2d");
   size_ = {m, n};
   tile_ = {bm, bn};
+  // Class launches: any M; at most 4 trips (exactness); ld from HD up.
+  sizeTiles_ = {{"M", bm}, {"N", bn}};
+  classValues_["N"] = {1, 8, 16, 17, 24, 32};
+  std::erase_if(classValues_["N"], [&](int64_t v) { return v > 4 * bn; });
+  classValues_["ld"] = {hd, hd + 8, hd + 1, hd + 16};
   k.scalars = {{"M", DType::I32, static_cast<double>(m)},
                {"N", DType::I32, static_cast<double>(n)},
                {"ld", DType::I32, static_cast<double>(ld)},
+               {"H", DType::I32, static_cast<double>(heads)},
                {"scale", DType::F32, scale}};
+  classValues_["H"] = {}; // the grid's second axis: kept
   int64_t dataSeed = *rc::gen::inRange<int64_t>(0, 1 << 30);
   std::mt19937_64 rng(static_cast<uint64_t>(dataSeed));
   for (auto [name, rows] : {std::pair<const char *, const char *>{"Q", "M"}, {"K", "N"}, {"V", "N"}}) {
@@ -1415,13 +1434,14 @@ void Builder::attentionKernel(FuzzKernel &k) {
     params_.push_back(lang(t) + " *" + name);
     k.buffers.push_back(std::move(b));
   }
+  // (Y last, as in the other kernels.)
+  k.buffers.push_back({"L", DType::F32, {heads, m},
+                       std::vector<double>(static_cast<size_t>(heads * m), 3), true, {"H", "M"}});
+  params_.push_back("float *L");
   k.buffers.push_back({"Y", outType, {heads, m, ld},
                        std::vector<double>(static_cast<size_t>(heads * m * ld), 3), true,
                        {"H", "M", "ld"}});
   params_.push_back(lang(outType) + " *Y");
-  k.buffers.push_back({"L", DType::F32, {heads, m},
-                       std::vector<double>(static_cast<size_t>(heads * m), 3), true, {"H", "M"}});
-  params_.push_back("float *L");
   for (const ScalarDesc &s : k.scalars)
     params_.push_back(lang(s.dtype) + " " + s.name);
 
@@ -1433,6 +1453,7 @@ void Builder::attentionKernel(FuzzKernel &k) {
   line("int rd[HD] = 0 ... HD;");
   line("int oq = ph * M * ld;");
   line("int ok = ph * N * ld;");
+  line("int lh = ph < H ? ph * M : 0;");
   line("bool mq[BM, HD] = (rm[:, newaxis] < M) && (rd[newaxis, :] < HD);");
   line(T + " *pq[BM, HD] = Q + oq + rm[:, newaxis] * ld + rd[newaxis, :];");
   line(T + " q[BM, HD] = mq ? *pq : 0;");
@@ -1486,8 +1507,68 @@ void Builder::attentionKernel(FuzzKernel &k) {
   line(lang(outType) + " *py[BM, HD] = Y + oq + rm[:, newaxis] * ld + rd[newaxis, :];");
   line("*?(mq) py = " + (outType == DType::F32 ? std::string("acc") : "(" + lang(outType) + ")acc") +
        ";");
-  line("float *pl[BM] = L + ph * M + rm;");
+  line("float *pl[BM] = L + lh + rm;");
   line(std::string("*?(rm < M) pl = ") + (lse ? "mi + log2(li);" : "mi;"));
+}
+
+// Class launches (GenPolicy::argClasses, docs/fuzz.md "Argument classes"):
+// one to three more launches of the kernel whose integer scalars take values
+// of each specialisation class (1; 16 and 32; 8, 24 and 17, which are not
+// multiples of 16, 8 and 24 being what a classifier that looks at too few
+// bits takes for one), and whose buffers sometimes sit 1 to 3 elements into
+// their allocation (a pointer that is not 16-byte aligned). Sizes stay
+// multiples of their tile where the kernel needs it (plain loads,
+// __multipleof claims); kernels whose colliding atomics add floats keep
+// their sizes (more lanes per element could make the sums inexact).
+void Builder::planClassLaunches(FuzzKernel &k) {
+  if (!coin(p_.argClasses))
+    return;
+  bool keepSizes = features_.count("atomic.collide") > 0;
+  int launches = range(1, 3);
+  for (int l = 0; l < launches; ++l) {
+    ClassLaunch launch;
+    for (const ScalarDesc &s : k.scalars) {
+      if (!isInt(s.dtype) || isBool(s.dtype) || !coin(0.7))
+        continue;
+      auto tile = sizeTiles_.find(s.name);
+      bool size = tile != sizeTiles_.end() ||
+                  std::any_of(k.buffers.begin(), k.buffers.end(), [&](const BufferDesc &b) {
+                    return std::count(b.dims.begin(), b.dims.end(), s.name) > 0;
+                  });
+      if (size && keepSizes)
+        continue;
+      int64_t v;
+      if (auto own = classValues_.find(s.name); own != classValues_.end()) {
+        if (own->second.empty())
+          continue;
+        v = *rc::gen::elementOf(own->second);
+      } else if (size && tileMultiples_ && tile != sizeTiles_.end()) {
+        v = tile->second * range(1, p_.aim.empty() ? 3 : 2);
+      } else if (size) {
+        std::vector<int64_t> vs = {1, 8, 16, 17, 24, 32};
+        if (rank_ == 3)
+          vs = {1, 8, 16};
+        v = *rc::gen::elementOf(vs);
+      } else { // a trip count, a condition or a scalar operand
+        v = *rc::gen::elementOf(std::vector<int64_t>{0, 1, 3, 16, 24});
+      }
+      if (v != static_cast<int64_t>(s.value))
+        launch.ints.push_back({s.name, v});
+    }
+    if (coin(0.4))
+      launch.offset = range(1, 3);
+    if (launch.ints.empty() && launch.offset == 0)
+      continue;
+    for (const auto &[name, v] : launch.ints)
+      features_.insert(v == 1 ? "arg_classes.one" : v % 16 == 0 ? "arg_classes.div16"
+                                                    : v % 8 == 0 ? "arg_classes.div8"
+                                                                 : "arg_classes.other");
+    if (launch.offset)
+      features_.insert("arg_classes.unaligned");
+    k.classLaunches.push_back(std::move(launch));
+  }
+  if (!k.classLaunches.empty())
+    features_.insert("arg_classes");
 }
 
 std::string Builder::source() const {
@@ -1529,6 +1610,9 @@ FuzzKernel Builder::build() {
     static const char *const tiles[] = {"tile.1d", "tile.2d", "tile.3d"};
     features_.insert(tiles[rank_ - 1]);
     chooseShape(k);
+    tileMultiples_ = unmasked_;
+    for (size_t a = 0; a < static_cast<size_t>(rank_); ++a)
+      sizeTiles_[sizeNames_[a]] = tile_[a];
     DType outType = pickType();
     planAtomic(outType);
     addBuffers(k, outType);
@@ -1555,6 +1639,7 @@ FuzzKernel Builder::build() {
       ifStatement();
     epilogue(outType);
   }
+  planClassLaunches(k);
   k.source = source();
   k.features.assign(features_.begin(), features_.end());
   return k;
@@ -1623,6 +1708,61 @@ FuzzKernel shrinkKernel(const GenPolicy &policy, uint64_t seed, int size,
   return best;
 }
 
+FuzzKernel classLaunchKernel(const FuzzKernel &k, size_t i) {
+  FuzzKernel c = k;
+  c.classLaunches.clear();
+  const ClassLaunch &l = k.classLaunches.at(i);
+  for (const auto &[name, v] : l.ints)
+    for (ScalarDesc &s : c.scalars)
+      if (s.name == name)
+        s.value = static_cast<double>(v);
+  auto scalar = [&](const std::string &name) -> std::optional<int64_t> {
+    for (const ScalarDesc &s : c.scalars)
+      if (s.name == name)
+        return static_cast<int64_t>(s.value);
+    return std::nullopt;
+  };
+  // New data comes from a stream of its own per launch and buffer.
+  std::mt19937_64 rng(0x5eed0000u + i);
+  for (BufferDesc &b : c.buffers) {
+    std::vector<int64_t> shape = b.shape;
+    for (size_t a = 0; a < b.dims.size() && a < shape.size(); ++a)
+      if (std::optional<int64_t> v = scalar(b.dims[a]))
+        shape[a] = std::max<int64_t>(*v, 1);
+    b.offset = l.offset;
+    if (shape == b.shape)
+      continue;
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    double fill = b.data.empty() ? 3 : b.data[0];
+    std::vector<double> data(static_cast<size_t>(n), fill);
+    if (!b.isOutput)
+      for (double &v : data)
+        v = randomValue(b.dtype, k.smallInts, rng);
+    b.shape = shape;
+    b.data = exactValues(b.dtype, std::move(data));
+  }
+  for (size_t a = 0; a < c.gridAxes.size() && a < 3; ++a) {
+    std::optional<int64_t> size = scalar(c.gridAxes[a].size), tile;
+    for (const auto &[name, value] : c.defines)
+      if (name == c.gridAxes[a].tile)
+        tile = std::stoll(value);
+    if (size && tile && *tile > 0)
+      c.grid[a] = std::max<int64_t>(1, (*size + *tile - 1) / *tile);
+  }
+  return c;
+}
+
+std::string describeClassLaunch(const ClassLaunch &l) {
+  std::string out;
+  for (const auto &[name, v] : l.ints)
+    out += (out.empty() ? "" : " ") + name + "=" + std::to_string(v);
+  if (l.offset)
+    out += (out.empty() ? "" : " ") + std::string("offset=") + std::to_string(l.offset);
+  return out;
+}
+
 std::string describeKernel(const FuzzKernel &k) {
   std::ostringstream os;
   os << "// defines:";
@@ -1638,6 +1778,8 @@ std::string describeKernel(const FuzzKernel &k) {
   for (const ScalarDesc &s : k.scalars)
     os << " " << s.name << "=" << s.value << ":" << conformanceName(s.dtype);
   os << (k.smallInts ? "\n// mode: small integers\n" : "\n// mode: general values\n");
+  for (const ClassLaunch &l : k.classLaunches)
+    os << "// class launch: " << describeClassLaunch(l) << "\n";
   return os.str() + k.source;
 }
 

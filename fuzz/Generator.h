@@ -33,6 +33,19 @@ struct BufferDesc {
   std::vector<double> data;        // row-major, prod(shape) values
   bool isOutput = false;           // written by the kernel
   std::vector<std::string> dims{}; // the size scalar of each axis ("M", "N"), for the reducer
+  /// The kernel's pointer is this many elements into its allocation (whose
+  /// first `offset` elements hold 5, or true, and must stay so): a pointer
+  /// that is not 16-byte aligned (class launches, below).
+  int64_t offset = 0;
+};
+
+/// Another launch of the same kernel (same source, defines and parameters)
+/// with its integer arguments and pointer offsets in other specialisation
+/// classes (runtime/Specialize.h: equal to 1, divisible by 16, neither; a
+/// pointer 16-byte aligned or not): classLaunchKernel() makes it.
+struct ClassLaunch {
+  std::vector<std::pair<std::string, int64_t>> ints; // integer scalars with their new values
+  int64_t offset = 0;                                 // every buffer's BufferDesc::offset
 };
 
 /// A grid axis: the scalar that holds the problem size along it and the tile
@@ -60,6 +73,9 @@ struct FuzzKernel {
   std::vector<std::string> features; // sorted, unique (e.g. "dtype.half", "reduce", "dot")
   bool smallInts = false;            // inputs are small integers in [-4, 4] (exact mode)
   std::vector<GridAxis> gridAxes{};  // per grid axis in use (for the reducer)
+  /// Launches of the kernel in other argument classes (GenPolicy::argClasses):
+  /// each is checked like the kernel, its GPU launch compiled for its class.
+  std::vector<ClassLaunch> classLaunches{};
   // Test hook (TC_FUZZ_TEST_COMPILE_FAIL_INDEX, fuzz/Worker.h): the GPU
   // oracle's compile of any module that holds this kernel fails.
   bool testCompileFailure = false;
@@ -85,6 +101,7 @@ struct GenPolicy {
   double threeD = 0.15;       // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
   double matmul = 0.06;       // a tutorial-style K-loop matmul kernel instead of an elementwise one
   double attention = 0.03;    // a FlashAttention-like kernel (two `@` per trip, online softmax)
+  double argClasses = 0.15;   // launched again with other argument classes (ClassLaunch)
   double dotAcc = 0.5;        // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
   double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
   double atomicCas = 0.3;     // of the other atomic kernels: atomic_cas
@@ -136,6 +153,16 @@ FuzzKernel generateKernel(const GenPolicy &policy, uint64_t seed, int size = 100
 FuzzKernel shrinkKernel(const GenPolicy &policy, uint64_t seed, int size,
                         const std::function<bool(const FuzzKernel &)> &stillFails, double seconds,
                         int *steps = nullptr);
+
+/// `k` as launched by its class launch `i`: the integer scalars set, every
+/// buffer whose axis is sized by a changed scalar (BufferDesc::dims) made
+/// again at its new shape (inputs with new values of the kernel's mode,
+/// outputs with the fill they had), each buffer at the launch's offset, the
+/// grid following its sizes (gridAxes), no class launches of its own.
+FuzzKernel classLaunchKernel(const FuzzKernel &k, size_t i);
+
+/// "M=24 K=1 offset=1": what class launch `l` changes.
+std::string describeClassLaunch(const ClassLaunch &l);
 
 /// The kernel as text for a report: defines, grid, arguments and source.
 std::string describeKernel(const FuzzKernel &k);

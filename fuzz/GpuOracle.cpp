@@ -402,8 +402,12 @@ OracleResult GpuOracle::finishAlone(const FuzzKernel &k, Pending &p, StageClock 
   if (k.testCompileFailure)
     return gpuError("gpu-compile", std::string("the GPU backend does not compile the kernel: ") +
                                        kPlantedCompileFailure);
-  if (opts_.compileOnly)
-    return compileOnly(*p.c.kernel, clock, p.out);
+  if (opts_.compileOnly) {
+    OracleResult r = compileOnly(*p.c.kernel, clock, p.out);
+    if (r.status == OracleResult::Status::Pass && !k.classLaunches.empty())
+      checkClasses(k, p, clock, r);
+    return r;
+  }
   gpu::GpuBackend &gpu = backend();
   std::string error;
   gpu::CompileInfo info;
@@ -525,6 +529,8 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
     out.property = "gpu-mismatch";
     out.message = diff;
   }
+  if (out.status == OracleResult::Status::Pass && !k.classLaunches.empty())
+    checkClasses(k, p, clock, out);
   if (out.status == OracleResult::Status::Pass && emiSelected(k, opts_.emiRate)) {
     checkEmi(k, p.want, out);
     clock.mark("emi"); // the variant: interpreter runs, compile, launch, comparison
@@ -760,7 +766,12 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
         deliver(it, std::move(r));
         return;
       }
-      deliver(it, it.p.out);
+      OracleResult r = it.p.out;
+      if (!ks[it.i].classLaunches.empty()) {
+        StageClock clock(it.stages);
+        checkClasses(ks[it.i], it.p, clock, r);
+      }
+      deliver(it, std::move(r));
     }
     return;
   }
@@ -829,6 +840,83 @@ OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &cl
   if (!r.compiled->paths.empty())
     out.paths = r.compiled->paths[0];
   return out;
+}
+
+void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
+                             OracleResult &out) {
+  std::vector<ClassRun> runs;
+  bool ok = checkClassLaunches(*p.c.kernel, k, opts_.maxSeconds, out, &runs);
+  clock.mark("classes");
+  if (!ok)
+    return; // the interpreter already differs on the specialised copy
+  const CompiledKernel &kernel = *p.c.kernel;
+  const ir::Function &fn = kernel.function();
+  for (ClassRun &run : runs) {
+    std::string what = "class launch " + std::to_string(run.index) + " (" +
+                       describeClassLaunch(k.classLaunches[run.index]) + ", classes " +
+                       run.spec.key() + " " + describeSpecialization(fn, run.spec) + ")";
+    auto fail = [&](OracleResult r) {
+      r.classLaunch = static_cast<int>(run.index);
+      r.paths = out.paths;
+      out = std::move(r);
+    };
+    if (opts_.compileOnly) {
+      // The specialised copy as the GPU backend compiles a launch's class
+      // (gpu/GpuBackend.cpp: each pointer's alignment from its class).
+      codegen::Options o = compileOnlyOptions();
+      o.alignedPointers = false;
+      SpecializedKernel sk = specializeKernel(kernel.module(), fn, run.spec);
+      codegen::Result r = codegen::compile(*sk.module, *sk.function, o);
+      if (!r.ok())
+        return fail(gpuError("gpu-compile",
+                             what + ": the GPU backend does not compile the kernel for its "
+                                    "classes: " + r.error));
+      if (!ptxas_.has_value())
+        ptxas_ = codegen::findPtxas();
+      if (!ptxas_->empty()) {
+        std::string log;
+        if (!codegen::runPtxas(r.compiled->ptx, o.sm, log))
+          return fail(gpuError("gpu-compile", what + ": ptxas rejects the PTX: " + log));
+      }
+      clock.mark("classes");
+      continue;
+    }
+    gpu::GpuBackend &gpu = backend();
+    std::map<std::string, HostArray> got = makeBuffers(run.kernel);
+    LaunchArgs args = fuzz::bind(run.kernel, got);
+    std::string error;
+    if (!gpu.prepare(kernel, error, nullptr, &args))
+      return fail(gpuError("gpu-compile", what + ": the GPU backend does not compile the "
+                                                 "kernel for its classes: " + error));
+    RunResult r = runOn(gpu, kernel, run.kernel, got, opts_.maxSeconds);
+    clock.mark("classes");
+    if (r.status == RunResult::Status::Error)
+      return fail(gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault",
+                           what + ": " + r.error));
+    uint64_t ulps = conf::gpuExtraUlps(fn);
+    double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
+    std::string diff =
+        r.status == RunResult::Status::Trapped
+            ? "the GPU trapped where the interpreter did not: " +
+                  (r.trap ? r.trap->render() : std::string("?"))
+            : compareWithReference(run.kernel, run.want, got, ulps, dotScale, mathTol);
+    if (diff.empty())
+      continue;
+    if (r.status == RunResult::Status::Ok) { // not judged when ULPs explain it
+      ElementSet differing = differingElements(run.kernel, run.want, got, ulps, dotScale, mathTol);
+      UlpSensitivity u =
+          ulpSensitivity(kernel, run.kernel, run.want, opts_.maxSeconds, &differing);
+      if (u.covers(differing))
+        continue;
+    }
+    OracleResult f = out;
+    f.status = OracleResult::Status::Fail;
+    f.property = "gpu-mismatch";
+    f.message = what + ": " + diff;
+    f.reference = run.want;
+    f.other = std::move(got);
+    return fail(std::move(f));
+  }
 }
 
 void GpuOracle::checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,

@@ -131,6 +131,12 @@ private:
                 OracleResult &out);
   OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
   OracleResult compileOnly(const CompiledKernel &kernel, StageClock &clock, OracleResult out);
+  /// The class launches of a kernel that passed (docs/fuzz.md "Argument
+  /// classes"): property (g) on the interpreter, then each launch on the GPU
+  /// compiled for its arguments' classes (GpuBackend::prepare with the
+  /// arguments; with compileOnly, the specialised copy through codegen and
+  /// ptxas), compared with its reference as the kernel's own launch is.
+  void checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock, OracleResult &out);
   /// The repeated runs of a timing-sensitive kernel (GpuOracleOptions::repeats).
   struct Repeats {
     int runs = 0, bad = 0;                 // all runs (the first included), mismatching ones

@@ -272,12 +272,76 @@ std::string printedIR(const FuzzKernel &k, bool optimize) {
 std::map<std::string, HostArray> makeBuffers(const FuzzKernel &k) {
   std::map<std::string, HostArray> out;
   for (const BufferDesc &b : k.buffers) {
+    if (b.offset > 0) {
+      HostArray a = HostArray::zeros(
+          b.dtype, {b.offset + static_cast<int64_t>(b.data.size())});
+      for (int64_t i = 0; i < b.offset; ++i)
+        a.setDouble(i, isBool(b.dtype) ? 1 : 5);
+      for (size_t i = 0; i < b.data.size(); ++i)
+        a.setDouble(b.offset + static_cast<int64_t>(i), b.data[i]);
+      a.origin = static_cast<uint64_t>(b.offset) * byteSize(b.dtype);
+      out.emplace(b.name, std::move(a));
+      continue;
+    }
     HostArray a = HostArray::zeros(b.dtype, b.shape);
     for (size_t i = 0; i < b.data.size(); ++i)
       a.setDouble(static_cast<int64_t>(i), b.data[i]);
     out.emplace(b.name, std::move(a));
   }
   return out;
+}
+
+Specialization classArgs(const CompiledKernel &kernel, const FuzzKernel &k,
+                         std::map<std::string, HostArray> &buffers) {
+  LaunchArgs args;
+  for (auto &[name, a] : buffers)
+    args.setBuffer(name, &a);
+  for (const ScalarDesc &s : k.scalars)
+    args.setScalar(s.name, isFloat(s.dtype)
+                               ? ScalarValue::ofFloat(s.dtype, s.value)
+                               : ScalarValue::ofInt(s.dtype, static_cast<int64_t>(s.value)));
+  return classifyArgs(kernel.function(), args, [](const std::string &, const HostArray &a) {
+    return uint64_t{0x10000} + a.origin;
+  });
+}
+
+bool checkClassLaunches(const CompiledKernel &kernel, const FuzzKernel &k, double maxSeconds,
+                        OracleResult &out, std::vector<ClassRun> *runs) {
+  for (size_t i = 0; i < k.classLaunches.size(); ++i) {
+    ClassRun run;
+    run.index = i;
+    run.kernel = classLaunchKernel(k, i);
+    Run ref = launch(kernel, run.kernel, 1, maxSeconds);
+    if (ref.result.status != RunResult::Status::Ok)
+      continue; // not a launch the kernel defines (a trap): skipped
+    std::map<std::string, HostArray> got = makeBuffers(run.kernel);
+    run.spec = classArgs(kernel, run.kernel, got);
+    SpecializedKernel sk = specializeKernel(kernel.module(), kernel.function(), run.spec);
+    const ir::Function *fn = sk.function;
+    CompiledKernel copy(std::move(sk.module), fn, std::make_shared<SourceManager>(),
+                        kernel.defines());
+    Run spec = launch(copy, run.kernel, 1, maxSeconds);
+    std::string what = "class launch " + std::to_string(i) + " (" +
+                       describeClassLaunch(k.classLaunches[i]) + ", classes " + run.spec.key() +
+                       " " + describeSpecialization(kernel.function(), run.spec) + ")";
+    std::string diff = spec.result.status != RunResult::Status::Ok
+                           ? "the kernel specialised for its classes ends with " +
+                                 describeRun(spec.result) + " (the kernel: ok)"
+                           : firstDifference(ref.buffers, spec.buffers);
+    if (!diff.empty()) {
+      out.status = OracleResult::Status::Fail;
+      out.property = "spec-mismatch";
+      out.message = what + ": " + diff;
+      out.reference = ref.buffers;
+      out.other = spec.buffers;
+      out.classLaunch = static_cast<int>(i);
+      return false;
+    }
+    run.want = std::move(ref.buffers);
+    if (runs)
+      runs->push_back(std::move(run));
+  }
+  return true;
 }
 
 std::string firstDifference(const std::map<std::string, HostArray> &a,
@@ -352,6 +416,8 @@ OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts) {
       return out;
   }
   if (opts.ulpStability && !ulpStable(*plain.kernel, k, ref, opts.maxSeconds, out))
+    return out;
+  if (!checkClassLaunches(*plain.kernel, k, opts.maxSeconds, out))
     return out;
   if (emiSelected(k, opts.emiRate))
     checkEmi(k, ref.buffers, opts.maxSeconds, out);

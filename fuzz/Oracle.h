@@ -19,6 +19,7 @@
 
 #include "fuzz/Generator.h"
 #include "runtime/Launch.h"
+#include "runtime/Specialize.h"
 #include "support/Numerics.h"
 
 #include <algorithm>
@@ -59,6 +60,10 @@ struct OracleResult {
   /// (codegen::Compiled::paths), for the campaign's path coverage table.
   /// Unset when it was not compiled (and in cpu-only campaigns).
   std::optional<std::vector<std::string>> paths;
+  /// The failure is that of the kernel's class launch with this index
+  /// (FuzzKernel::classLaunches; `reference` and `other` are that launch's
+  /// buffers); -1 for the kernel's own launch.
+  int classLaunch = -1;
 };
 
 /// Checks `k` against every CPU-only property.
@@ -69,6 +74,31 @@ OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts = {});
 /// False with `out` filled ("emi-mismatch", or a generator bug "emi-compile").
 bool checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &plain, double maxSeconds,
               OracleResult &out);
+
+/// Property (g), argument classes (docs/fuzz.md "Argument classes"): for
+/// each class launch of `k` (FuzzKernel::classLaunches, classLaunchKernel),
+/// interp(ir) of `kernel` (k compiled) with the launch's arguments is the
+/// reference (a launch whose reference traps is skipped), and the copy of
+/// the kernel specialised for the arguments' classes (classArgs: each
+/// allocation 16-byte aligned, the pointer at its offset; specializeKernel)
+/// must give the same buffers on the interpreter, bit for bit. A class whose
+/// promise the arguments break (a classifier that calls 24 divisible by 16)
+/// traps there. False with `out` filled ("spec-mismatch", classLaunch set).
+/// `runs` (optional) gets each launch that was checked.
+struct ClassRun {
+  size_t index = 0;
+  FuzzKernel kernel; // classLaunchKernel(k, index)
+  Specialization spec;
+  std::map<std::string, HostArray> want; // its reference buffers
+};
+bool checkClassLaunches(const CompiledKernel &kernel, const FuzzKernel &k, double maxSeconds,
+                        OracleResult &out, std::vector<ClassRun> *runs = nullptr);
+
+/// The classes of `k`'s arguments in `kernel` as a launch with `buffers`
+/// (makeBuffers) has them: each buffer a 16-byte aligned allocation with the
+/// pointer at its origin.
+Specialization classArgs(const CompiledKernel &kernel, const FuzzKernel &k,
+                         std::map<std::string, HostArray> &buffers);
 
 /// Elements of a kernel's buffers: (buffer name, index).
 using ElementSet = std::set<std::pair<std::string, int64_t>>;
@@ -124,7 +154,9 @@ std::string printedIR(const FuzzKernel &k, bool optimize);
 /// its defines), for the GPU oracle, the culprit search and tests.
 CompileOutcome compileFuzzKernel(const FuzzKernel &k);
 
-/// The host arrays of `k`'s buffers, by name, as generated.
+/// The host arrays of `k`'s buffers, by name, as generated; a buffer with
+/// an offset is one flat allocation of offset + size elements whose first
+/// `offset` hold 5 (true for bool), with HostArray::origin at the data.
 std::map<std::string, HostArray> makeBuffers(const FuzzKernel &k);
 
 /// The first element where `a` and `b` differ ("" if none; NaN matches NaN).

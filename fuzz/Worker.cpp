@@ -412,14 +412,22 @@ nlohmann::json kernelToJson(const FuzzKernel &k) {
                        {"dtype", irName(b.dtype)},
                        {"shape", b.shape},
                        {"data", doubleBits(b.data)},
-                       {"output", b.isOutput}});
+                       {"output", b.isOutput},
+                       {"dims", b.dims},
+                       {"offset", b.offset}});
   for (const ScalarDesc &s : k.scalars)
     scalars.push_back({{"name", s.name},
                        {"dtype", irName(s.dtype)},
                        {"value", std::bit_cast<uint64_t>(s.value)}});
+  Json axes = Json::array(), launches = Json::array();
+  for (const GridAxis &a : k.gridAxes)
+    axes.push_back({a.size, a.tile});
+  for (const ClassLaunch &l : k.classLaunches)
+    launches.push_back({{"ints", l.ints}, {"offset", l.offset}});
   return {{"source", k.source},     {"kernel", k.kernelName},   {"defines", k.defines},
           {"buffers", buffers},     {"scalars", scalars},       {"grid", k.grid},
-          {"features", k.features}, {"small_ints", k.smallInts}};
+          {"features", k.features}, {"small_ints", k.smallInts}, {"grid_axes", axes},
+          {"class_launches", launches}};
 }
 
 FuzzKernel kernelFromJson(const nlohmann::json &j) {
@@ -430,13 +438,19 @@ FuzzKernel kernelFromJson(const nlohmann::json &j) {
   for (const Json &b : j.at("buffers"))
     k.buffers.push_back({b.at("name").get<std::string>(), dtypeNamed(b.at("dtype")),
                          b.at("shape").get<std::vector<int64_t>>(), doublesFromBits(b.at("data")),
-                         b.at("output").get<bool>()});
+                         b.at("output").get<bool>(),
+                         b.value("dims", std::vector<std::string>{}), b.value("offset", int64_t{0})});
   for (const Json &s : j.at("scalars"))
     k.scalars.push_back({s.at("name").get<std::string>(), dtypeNamed(s.at("dtype")),
                          std::bit_cast<double>(s.at("value").get<uint64_t>())});
   k.grid = j.at("grid").get<std::array<int64_t, 3>>();
   k.features = j.at("features").get<std::vector<std::string>>();
   k.smallInts = j.at("small_ints").get<bool>();
+  for (const Json &a : j.value("grid_axes", Json::array()))
+    k.gridAxes.push_back({a.at(0).get<std::string>(), a.at(1).get<std::string>()});
+  for (const Json &l : j.value("class_launches", Json::array()))
+    k.classLaunches.push_back(
+        {l.at("ints").get<std::vector<std::pair<std::string, int64_t>>>(), l.at("offset").get<int64_t>()});
   return k;
 }
 

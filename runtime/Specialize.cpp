@@ -2,6 +2,7 @@
 #include "runtime/Specialize.h"
 
 #include "ir/Passes.h"
+#include "support/PlantedBugs.h"
 
 #include <map>
 #include <numeric>
@@ -16,13 +17,15 @@ bool isSpecializable(const ir::Type &t) {
 ArgClass classifyInteger(int64_t v) {
   if (v == 1)
     return ArgClass::One;
-  return v % 16 == 0 ? ArgClass::Div16 : ArgClass::Any;
+  int64_t div = plantedBug("spec-div8") ? 8 : 16;
+  return v % div == 0 ? ArgClass::Div16 : ArgClass::Any;
 }
 
 ArgClass classifyUnsigned(uint64_t v) {
   if (v == 1)
     return ArgClass::One;
-  return v % 16 == 0 ? ArgClass::Div16 : ArgClass::Any;
+  uint64_t div = plantedBug("spec-div8") ? 8 : 16;
+  return v % div == 0 ? ArgClass::Div16 : ArgClass::Any;
 }
 
 ArgClass classifyPointer(uint64_t address) {

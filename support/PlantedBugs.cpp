@@ -65,6 +65,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"umulhi-sign", "gpu", "umulhi takes signed operands as unsigned and vice versa"},
       {"shift-logical", "gpu", ">> on signed integers is a logical shift"},
       {"int-div-unsigned", "gpu", "signed integer division is emitted as udiv"},
+      // runtime/Specialize.cpp
+      {"spec-div8", "gpu",
+       "argument specialisation classes integers divisible by 8 as divisible by 16 (a launch "
+       "with 24 runs code compiled for __multipleof(16))"},
       // ir/ passes
       {"fold-sub-commute", "ir", "constant folding of integer a - b computes b - a"},
       {"cse-ignores-attrs", "ir",

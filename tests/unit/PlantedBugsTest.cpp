@@ -16,6 +16,7 @@
 #include "ir/IRParser.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "runtime/Specialize.h"
 
 #include <gtest/gtest.h>
 
@@ -234,9 +235,18 @@ std::string kernelFor(const std::string &name) {
   return it != kernels.end() ? it->second : kIrKernel;
 }
 
-/// What the compiler makes of bug `name`'s kernel with `planted` active.
+/// What the compiler makes of bug `name`'s kernel with `planted` active
+/// (spec-div8: the classes of a launch's integers, runtime/Specialize.h).
 std::string outputFor(const PlantedBugInfo &b, const char *planted) {
   PlantBug env(planted);
+  if (std::string(b.name) == "spec-div8") {
+    std::string classes;
+    for (int64_t v : {1, 8, 16, 24, 40, 48})
+      classes += classChar(classifyInteger(v));
+    for (uint64_t v : {8u, 24u})
+      classes += classChar(classifyUnsigned(v));
+    return classes;
+  }
   std::string src = kernelFor(b.name);
   if (std::string(b.where) == "gpu")
     return ptxOf(src);
@@ -272,6 +282,12 @@ TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
   EXPECT_NE(ptx("float-to-int-round").find("cvt.rni"), std::string::npos);
   EXPECT_EQ(clean.find("rcp.rn.f32"), std::string::npos);
   EXPECT_NE(ptx("fdiv-approx").find("rcp.rn.f32"), std::string::npos);
+  for (const char *bug : {static_cast<const char *>(nullptr), "spec-div8"}) {
+    PlantBug env(bug);
+    EXPECT_EQ(classifyInteger(24), bug ? ArgClass::Div16 : ArgClass::Any);
+    EXPECT_EQ(classifyInteger(32), ArgClass::Div16);
+    EXPECT_EQ(classifyInteger(12), ArgClass::Any);
+  }
 }
 
 TEST(PlantedBugs, ActiveBugIsPartOfTheCompilerVersion) {
