@@ -84,11 +84,33 @@ std::string argumentText(const CompiledKernel &kernel, unsigned p) {
          std::string(conformanceName(fn.param(p)->type().dtype)) + "*)";
 }
 
+std::string mixedReadOnlyText(const CompiledKernel &kernel, unsigned p, unsigned first) {
+  return argumentText(kernel, p) + " overlaps " + argumentText(kernel, first) +
+         " in memory, and one of them is read-only: not supported yet (pass both "
+         "writable, or a copy)";
+}
+
+/// Two distinct arrays over the same bytes, one read-only and one writable
+/// (one memory to the GPU, two regions to the interpreter: refused as for
+/// overlapping views).
+std::optional<std::string> sameBytesMixedReadOnly(const CompiledKernel &kernel,
+                                                  const std::vector<Entry> &es) {
+  for (size_t i = 0; i < es.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const HostArray &x = *es[i].array, &y = *es[j].array;
+      if (x.bytes() == y.bytes() && x.byteCount() == y.byteCount() && x.readOnly != y.readOnly)
+        return mixedReadOnlyText(kernel, es[i].param, es[j].param);
+    }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<std::string> mergeOverlappingHostArrays(const CompiledKernel &kernel,
                                                       LaunchArgs &args) {
   std::vector<Entry> es = hostEntries(kernel, args);
+  if (std::optional<std::string> refused = sameBytesMixedReadOnly(kernel, es))
+    return refused;
   std::vector<std::vector<size_t>> groups = overlapGroups(es);
   struct Change {
     HostArray *array;
@@ -105,10 +127,7 @@ std::optional<std::string> mergeOverlappingHostArrays(const CompiledKernel &kern
       lo = std::min(lo, h.bytes());
       hi = std::max(hi, h.bytes() + h.byteCount());
       if (h.readOnly != first.array->readOnly)
-        return argumentText(kernel, es[i].param) + " overlaps " +
-               argumentText(kernel, first.param) +
-               " in memory, and one of them is read-only: not supported yet (pass both "
-               "writable, or a copy)";
+        return mixedReadOnlyText(kernel, es[i].param, first.param);
     }
     size_t bytes = static_cast<size_t>(hi - lo);
     for (size_t i : g) {
@@ -138,9 +157,12 @@ std::optional<Trap> OverlappingViews::prepare(const CompiledKernel &kernel, Laun
   views_.clear();
   pairs_.clear();
   std::vector<Entry> es = hostEntries(kernel, args);
+  std::optional<std::string> refused = sameBytesMixedReadOnly(kernel, es);
   std::vector<std::vector<size_t>> groups = overlapGroups(es);
-  if (groups.empty() || checkLaunchArguments(kernel, args))
+  if ((!refused && groups.empty()) || checkLaunchArguments(kernel, args))
     return std::nullopt;
+  if (refused)
+    return makeLaunchTrap(kernel, TrapKind::InvalidLaunch, *refused);
   local_ = args;
   std::map<const HostArray *, HostArray *> viewOf;
   for (const std::vector<size_t> &g : groups)

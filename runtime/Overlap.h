@@ -34,7 +34,7 @@ namespace tc {
 /// are. Nothing changes when it refuses; the refusal names the parameters
 /// ("argument 'Y' (float32*) overlaps argument 'X' (float32*) in memory,
 /// ...: not supported yet"): a group that mixes read-only and writable
-/// arrays, a member whose start in the union or the union's size is not a
+/// arrays (also two arrays over the same bytes), a member whose start in the union or the union's size is not a
 /// whole number of its elements. Expects arguments that passed
 /// checkLaunchArguments.
 std::optional<std::string> mergeOverlappingHostArrays(const CompiledKernel &kernel,

@@ -232,6 +232,42 @@ def test_check_variants_refuses_torch_views_at_a_partial_element_as_a_launch_doe
     assert base.tolist() == [0] * 32
 
 
+def test_same_bytes_read_only_and_writable_are_refused():
+    # One array passed as a read-only view and as itself: the interpreter made them two
+    # buffers (program 1's store to Y[64] and program 0's load of X[64] were no race), the GPU
+    # one copy (any store through Y trapped as a store to a read-only array). Refused by name
+    # on every backend, as for overlapping views.
+    from triton_c import _core
+    from triton_c import _arrays as A
+    k = triton_c.kernel("""
+    __global__ void shift(float *X, float *Y) {
+      int off[64] = get_program_id(0) * 64 + 0 ... 64;
+      *(Y + off) = *(X + off + 64) + 1;
+    }""")
+    x = np.arange(192, dtype=np.float32)
+    before = x.copy()
+    ro = x.view()
+    ro.flags.writeable = False
+    msg = (r"argument 'Y' \(float32\*\) overlaps argument 'X' \(float32\*\) in memory, and one "
+           r"of them is read-only: not supported yet")
+    for grid in ((1,), (2,)):
+        with pytest.raises(ValueError, match=msg):
+            k(ro, x, grid)
+    np.testing.assert_array_equal(x, before)
+    for backend in ("interp", "gpu"):
+        with pytest.raises(ValueError, match=msg):
+            _core.host_buffers(k.compile(), [A.for_core(ro), A.for_core(x)], backend)
+    # Both read-only (nothing stored through either) still run.
+    k2 = triton_c.kernel("""
+    __global__ void sum2(float *X, float *Y, float *Z) {
+      int off[64] = 0 ... 64;
+      *(Z + off) = *(X + off) + *(Y + off);
+    }""")
+    z = np.zeros(64, np.float32)
+    k2(ro[:64], ro[:64], z, (1,))
+    np.testing.assert_array_equal(z, 2 * before[:64])
+
+
 # -- on a CUDA device (skipped with the reason without one) -------------------------------------
 
 
