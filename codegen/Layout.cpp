@@ -206,7 +206,7 @@ std::string Conversion::str() const {
 std::string KernelLayouts::summary() const {
   // [0]: outside loops, [1]: per trip of the loops around them.
   size_t shared[2] = {0, 0}, sharedBytes[2] = {0, 0}, cp[2] = {0, 0}, cpBytes[2] = {0, 0};
-  int barriers[2] = {0, 0};
+  int barriers[2] = {plainBarriers[0], plainBarriers[1]};
   size_t freeOnes = 0;
   for (const Conversion &c : conversions) {
     size_t i = c.loopDepth > 0 ? 1 : 0;

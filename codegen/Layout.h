@@ -114,6 +114,7 @@ struct KernelLayouts {
   /// Notes on an op's access or computation (e.g. "16-byte vectors").
   std::unordered_map<const ir::Op *, std::vector<std::string>> notes;
   std::vector<Conversion> conversions; // in program order
+  int plainBarriers[2] = {0, 0}; // debug_barrier ops outside loops, in loops
   /// "conversions through shared memory: N (B bytes, K barriers); per trip of loops: ..."
   std::string summary() const;
 };

@@ -357,6 +357,20 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
                       static_cast<size_t>(t.numElements()) * elemBytesOf(t), 2, depth);
     }
     return;
+  case ir::OpKind::AtomicRMW:
+  case ir::OpKind::AtomicCas:
+    if (op.operand(0)->type().isScalar()) {
+      // Done by thread 0 between barriers; its old value shared through shared memory.
+      Layout uniform = blockedOf(op.result()->type());
+      addConversion(op, "result", uniform, uniform, M::Shared,
+                    "a scalar atomic: thread 0 does it, the old value shared",
+                    elemBytesOf(op.result()->type()), 2, depth);
+    }
+    return;
+  case ir::OpKind::DebugBarrier:
+    layouts_.plainBarriers[depth > 0 ? 1 : 0] += 1;
+    note("a barrier (debug_barrier)");
+    return;
   case ir::OpKind::For:
   case ir::OpKind::While:
     if (auto it = mmaLoops_.find(&op); it != mmaLoops_.end())

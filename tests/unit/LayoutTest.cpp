@@ -277,3 +277,24 @@ TEST(AssignLayouts, MatmulLoopAccumulatorOnMmaSync) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(AssignLayouts, ScalarAtomicSharesItsOldValue) {
+  // Thread 0 does a scalar atomic between two barriers and shares the old
+  // value (4 bytes) through shared memory; a debug_barrier adds one barrier.
+  Compiled c = layoutsOf(R"(__global__ void k(int *X, int *Y) {
+    int old = atomic_add(X, 1);
+    __debug_barrier();
+    *Y = old;
+  })");
+  std::vector<Conversion> a = at(c.layouts, tc::ir::OpKind::AtomicRMW);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].mechanism, Conversion::Mechanism::Shared);
+  EXPECT_EQ(a[0].bytes, 4u);
+  EXPECT_EQ(a[0].barriers, 2);
+  EXPECT_NE(c.layouts.summary().find("3 barriers; per loop trip"), std::string::npos)
+      << c.layouts.summary();
+}
+
+} // namespace
