@@ -409,13 +409,16 @@ private:
 // copies must be copies of the bytes (before: the descriptors were copied, so
 // every timing run wrote into the caller's memory), one copy of the union of
 // overlapping views, each view at its own place in it.
-TEST(Overlap, AutotuneTimesOnCopiesOfTheUnion) {
+/// Tunes three variants of an in-place add over x[0:128] and x[64:192] on
+/// `gpu` (x gets iota(192)); the caller's x must hold one launch's result.
+void tuneShiftOverViews(tc::gpu::GpuBackend &gpu, const std::string &cacheName,
+                        std::vector<float> &x) {
   const char *text = R"(__global__ void bump(float *X, float *Y) {
   int off[SIZE] = 0 ... SIZE;
-  *(Y + off) = *(X + off) + 1;
+  *(X + off + 64) = *(Y + off) + 1;
 }
 )";
-  std::vector<float> x = iota(192);
+  x = iota(192);
   const std::vector<float> before = x;
   HostArray xa = viewOf(x, 0, 128), ya = viewOf(x, 64, 128);
   tc::LaunchArgs args;
@@ -425,7 +428,7 @@ TEST(Overlap, AutotuneTimesOnCopiesOfTheUnion) {
   req.base.sourceName = "bump.tc";
   req.base.sourceText = text;
   std::string error;
-  std::optional<tc::DefineSpec> size = tc::parseDefine("SIZE=128", error);
+  std::optional<tc::DefineSpec> size = tc::parseDefine("SIZE=64", error);
   ASSERT_TRUE(size) << error;
   req.specs.push_back(*size);
   req.numWarps = {1, 2, 4};
@@ -433,20 +436,25 @@ TEST(Overlap, AutotuneTimesOnCopiesOfTheUnion) {
   req.grid = {{"1"}};
   req.warmup = 0;
   req.iterations = 1;
-  InterpretingGpu gpu;
-  auto dir = std::filesystem::path(::testing::TempDir()) / "overlap-autotune-test";
+  auto dir = std::filesystem::path(::testing::TempDir()) / cacheName;
   std::filesystem::remove_all(dir);
   tc::gpu::Autotuner tuner(gpu, dir.string());
   RunResult result;
   tc::gpu::TuneOutcome o = tuner.run(req, args, {}, result);
   ASSERT_TRUE(o.error.empty()) << o.error;
   ASSERT_EQ(result.status, RunResult::Status::Ok) << result.error;
-  // One real launch on the caller's memory: x[64 + i] = x[i] + 1 (one program
-  // loads its whole tile before it stores), from NumPy's x[64:192] = x[0:128] + 1.
+  // One real launch on the caller's memory: each lane adds one to its element
+  // x[64 + i] (read through Y, written through X), NumPy's x[64:128] += 1.
   std::vector<float> want = before;
-  for (size_t i = 0; i < 128; ++i)
-    want[64 + i] = before[i] + 1;
+  for (size_t i = 64; i < 128; ++i)
+    want[i] = before[i] + 1;
   EXPECT_EQ(x, want);
+}
+
+TEST(Overlap, AutotuneTimesOnCopiesOfTheUnion) {
+  InterpretingGpu gpu;
+  std::vector<float> x;
+  tuneShiftOverViews(gpu, "overlap-autotune-test", x);
   ASSERT_EQ(gpu.benched.size(), 3u);
   for (const auto &starts : gpu.benched) {
     const uint8_t *px = starts.at("X"), *py = starts.at("Y");
@@ -455,6 +463,17 @@ TEST(Overlap, AutotuneTimesOnCopiesOfTheUnion) {
     EXPECT_TRUE(px >= lo + x.size() * sizeof(float) || px + 768 <= lo)
         << "a timing run used the caller's memory";
   }
+}
+
+TEST(Overlap, AutotuneTimesOnCopiesOfTheUnionOnTheGpu) {
+  std::string why;
+  if (!tc::gpu::cudaAvailable(&why))
+    GTEST_SKIP() << why;
+  tc::gpu::GpuOptions o;
+  o.diskCache = false;
+  auto gpu = tc::gpu::createGpuBackend(o);
+  std::vector<float> x;
+  tuneShiftOverViews(*gpu, "overlap-autotune-gpu-test", x);
 }
 
 } // namespace
