@@ -39,8 +39,18 @@ SCRIPT = textwrap.dedent(r"""
         return c.asm["ptx"]
 
     own = ptx()                       # Triton's own cache
-    mem = w._install_cache(triton) if sys.argv[1] == "install" else None
+    mem = w._install_cache(triton) if sys.argv[1] in ("install", "full") else None
     out = {"mem": mem}
+    if mem and sys.argv[1] == "full":  # writes to /dev/shm fail: Triton's directory instead
+        os.rmdir(mem)
+        open(mem, "w").close()        # a file where the directory was: every write fails
+        shared = triton.knobs.cache.dir
+        __import__("shutil").rmtree(shared)  # the first compile's files
+        out.update(same_ptx=ptx() == own,
+                   new_shared=len([f for _, _, fs in os.walk(shared) for f in fs]))
+        os.unlink(mem)
+        print(json.dumps(out))
+        sys.exit(0)
     if mem:
         from triton.runtime.cache import get_cache_manager
         shared = triton.knobs.cache.dir
@@ -110,3 +120,11 @@ def test_a_killed_workers_directory_goes_at_the_next_start(tmp_path):
     finally:
         import shutil
         shutil.rmtree(stale, ignore_errors=True)
+
+
+@pytest.mark.skipif(not os.access("/dev/shm", os.W_OK), reason="no writable /dev/shm")
+def test_a_write_that_fails_in_memory_goes_to_tritons_directory(tmp_path):
+    out = run(tmp_path, "full")
+    assert out["mem"]
+    assert out["same_ptx"]
+    assert out["new_shared"] >= 7  # the kernel's files, in Triton's own directory

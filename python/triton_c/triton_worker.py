@@ -80,13 +80,20 @@ def _install_cache(triton):
             try:
                 os.kill(int(parts[3]), 0)
             except ProcessLookupError:
-                shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+                stale = os.path.join(base, name)
+                if os.path.isdir(stale) and not os.path.islink(stale):
+                    shutil.rmtree(stale, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(stale)
+                    except OSError:
+                        pass
             except OSError:
                 pass
-    mem = tempfile.mkdtemp(prefix="tc-triton-cache-%d-" % os.getpid(), dir=base)
     shared = knobs.cache.dir
     if not shared:
         return None
+    mem = tempfile.mkdtemp(prefix="tc-triton-cache-%d-" % os.getpid(), dir=base)
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
     class WorkerCache(FileCacheManager):
@@ -110,13 +117,24 @@ def _install_cache(triton):
         def put(self, data, filename, binary=True):
             if self.mem_dir is None or filename.endswith(suffix):
                 return super().put(data, filename, binary)
-            os.makedirs(self.mem_dir, exist_ok=True)
             path = self._make_path(filename)
             tmp = "%s.tmp%d" % (path, os.getpid())
-            with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
-                f.write(data if isinstance(data, bytes) else str(data))
-            os.replace(tmp, path)
-            return path
+            try:
+                os.makedirs(self.mem_dir, exist_ok=True)
+                with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
+                    f.write(data if isinstance(data, bytes) else str(data))
+                os.replace(tmp, path)
+                return path
+            except OSError:  # /dev/shm full (a container's is 64 MB) or gone:
+                try:         # Triton's own directory, as without this cache
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                mem_dir, self.mem_dir = self.mem_dir, None
+                try:
+                    return super().put(data, filename, binary)
+                finally:
+                    self.mem_dir = mem_dir
 
     knobs.cache.manager_class = WorkerCache
     return mem
@@ -125,7 +143,11 @@ def _install_cache(triton):
 def _clear_cache(mem):
     if mem is None:
         return
-    for name in os.listdir(mem):
+    try:
+        names = os.listdir(mem)
+    except OSError:  # gone: the next compile writes to Triton's directory (WorkerCache.put)
+        return
+    for name in names:
         shutil.rmtree(os.path.join(mem, name), ignore_errors=True)
 
 
