@@ -23,8 +23,10 @@ public:
         new (&gMutex) std::mutex; // (another thread may have held it at the fork)
       });
     });
-    static AreaCache cache; // never destroyed before exit: areas are freed with the process
-    return cache;
+    // Never destroyed: a journal may end after static destructors ran (a
+    // launch on another thread at exit); areas are freed with the process.
+    static AreaCache *cache = new AreaCache;
+    return *cache;
   }
 
   /// An area of at least `bytes` (a multiple of the page size), or nullptr.
