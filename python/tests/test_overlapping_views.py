@@ -297,6 +297,29 @@ def test_gpu_torch_views_are_one_memory(device, backend):
 
 
 @pytest.mark.gpu
+@pytest.mark.filterwarnings("ignore::triton_c.LaunchWarning")
+@pytest.mark.parametrize("backend", ["interp", "compare"])
+def test_gpu_cuda_views_with_storages_of_their_own_are_copied_as_one(backend):
+    # x[64:192] re-imported through DLPack has a storage of its own, starting 256 bytes into
+    # x's. As the group's first argument its storage was taken for the whole union and the
+    # copy sliced from a negative offset (torch then refused the other view's place in it).
+    torch = pytest.importorskip("torch")
+    from torch.utils.dlpack import from_dlpack, to_dlpack
+    x, z, want_x, want_z = _store_then_load_inputs()
+    tx, tz = torch.from_numpy(x).cuda(), torch.from_numpy(z).cuda()
+    ty = from_dlpack(to_dlpack(tx[64:192]))
+    from triton_c import _arrays as A
+    assert ty.data_ptr() == tx.data_ptr() + 256
+    if A.torch_storage(ty)[0] == A.torch_storage(tx)[0]:
+        pytest.skip("this torch re-imports the view into x's own storage")
+    k = triton_c.kernel(STORE_THEN_LOAD.replace("float *X, float *Y", "float *Y, float *X"))
+    k(ty, tx[0:128], tz, (1,), backend=backend)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(tx.cpu().numpy(), want_x)
+    np.testing.assert_array_equal(tz.cpu().numpy(), want_z)
+
+
+@pytest.mark.gpu
 def test_gpu_refuses_what_the_interpreter_refuses():
     x, z, _, _ = _store_then_load_inputs()
     ro = x[0:128]

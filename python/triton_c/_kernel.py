@@ -992,8 +992,18 @@ def _clone_group(members: list, lo: int, hi: int, host: bool, writable: bool) ->
     `host`). Expects no member at a partial element (_partial_element)."""
     torch = sys.modules.get("torch")
     if A.is_cuda(members[0]):
-        t = members[0].detach()
-        base, n = A.torch_storage(t)
+        # The union's bytes through a member whose storage holds all of them (views
+        # of one memory may have storages of their own, e.g. one re-imported through
+        # DLPack: its storage starts at its first element, so the union can begin
+        # before it).
+        for a in members:
+            base, n = A.torch_storage(a)
+            if base <= lo and hi <= base + n:
+                t = a.detach()
+                break
+        else:
+            raise ValueError("CUDA tensors that overlap in memory, none of whose storages "
+                             "holds all of them: not supported yet (pass a copy)")
         whole = t.as_strided((n // t.element_size(),), (1,), 0).view(torch.uint8)
         raw_t = whole[lo - base:hi - base].clone()
         if host:
