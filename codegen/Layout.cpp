@@ -254,11 +254,12 @@ void printLayouts(const ir::Module &module, const ir::Function &fn, const Kernel
     convs.insert({c.op, &c});
   ir::PrintOptions po;
   po.locations = false;
-  po.valueSuffix = [&](const ir::Value &v) -> std::string {
+  ir::PrintHooks hooks;
+  hooks.valueSuffix = [&](const ir::Value &v) -> std::string {
     auto it = kl.values.find(&v);
     return it == kl.values.end() ? std::string() : " " + nameOf(it->second);
   };
-  po.opComments = [&](const ir::Op &op, const std::function<std::string(const ir::Value *)> &name) {
+  hooks.opComments = [&](const ir::Op &op, const std::function<std::string(const ir::Value *)> &name) {
     std::vector<std::string> out;
     if (auto it = kl.notes.find(&op); it != kl.notes.end())
       out = it->second;
@@ -281,7 +282,7 @@ void printLayouts(const ir::Module &module, const ir::Function &fn, const Kernel
   // The module's text, of which fn's part is kept (the printer numbers values
   // per function, so the part is as fn alone would print).
   std::ostringstream all;
-  ir::printModule(module, all, po);
+  ir::printModule(module, all, po, hooks);
   std::string text = all.str(), head = "kernel @" + fn.name() + "(";
   size_t at = text.find(head);
   size_t end = at == std::string::npos ? std::string::npos : text.find("\n}\n", at);

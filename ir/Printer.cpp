@@ -138,8 +138,9 @@ std::string formatAttrValue(const AttrValue &v) {
 /// Prints ops, functions and modules with one Namer per function.
 class Printer {
 public:
-  Printer(const Module *m, std::ostream &os, const PrintOptions &opts)
-      : m_(m), os_(os), opts_(opts) {}
+  Printer(const Module *m, std::ostream &os, const PrintOptions &opts,
+          const PrintHooks *hooks = nullptr)
+      : m_(m), os_(os), opts_(opts), hooks_(hooks) {}
   void printFunction(const Function &f);
   /// The op's line up to (not including) its regions and location.
   std::string opHeader(const Op &op) const;
@@ -151,12 +152,13 @@ private:
   std::string locSuffix(Location loc) const;
   std::string paramAttrs(const ParamAttrs &a) const;
   std::string suffix(const Value &v) const {
-    return opts_.valueSuffix ? opts_.valueSuffix(v) : std::string();
+    return hooks_ && hooks_->valueSuffix ? hooks_->valueSuffix(v) : std::string();
   }
 
   const Module *m_;
   std::ostream &os_;
   PrintOptions opts_;
+  const PrintHooks *hooks_;
   Namer namer_;
 };
 
@@ -210,9 +212,9 @@ std::string Printer::opHeader(const Op &op) const {
 }
 
 void Printer::printOp(const Op &op, unsigned indent) {
-  if (opts_.opComments)
+  if (hooks_ && hooks_->opComments)
     for (const std::string &c :
-         opts_.opComments(op, [this](const Value *v) { return namer_.name(v); }))
+         hooks_->opComments(op, [this](const Value *v) { return namer_.name(v); }))
       os_ << std::string(indent, ' ') << "// " << c << '\n';
   os_ << std::string(indent, ' ') << opHeader(op);
   for (const auto &region : op.regions())
@@ -259,6 +261,13 @@ void printModule(const Module &m, std::ostream &os, const PrintOptions &opts) {
     p.printFunction(*f);
 }
 
+void printModule(const Module &m, std::ostream &os, const PrintOptions &opts,
+                 const PrintHooks &hooks) {
+  Printer p(&m, os, opts, &hooks);
+  for (const auto &f : m.functions)
+    p.printFunction(*f);
+}
+
 std::string toString(const Module &m, const PrintOptions &opts) {
   std::ostringstream os;
   printModule(m, os, opts);
@@ -272,9 +281,7 @@ std::string opToString(const Op &op) {
        ++guard)
     top = top->parentBlock()->parentOp();
   std::ostringstream unused;
-  PrintOptions plain;
-  plain.locations = false;
-  Printer p(nullptr, unused, plain);
+  Printer p(nullptr, unused, PrintOptions{false});
   if (const Block *root = top->parentBlock()) {
     p.namer().nameParams(*root);
     p.namer().numberBlock(*root);
