@@ -24,6 +24,11 @@
 //   stores and atomics, on ownership); scalar stores and atomics are done by
 //   thread 0 (an atomic's old value is then shared through shared memory).
 //
+// Which of these a value gets, and how each change of layout is made, is
+// decided once before anything is emitted by the layouts pass (Layout.h,
+// LowerLayouts.cpp; `tritonc --emit=layouts` prints it); the lowering reads
+// its decisions.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
