@@ -101,7 +101,7 @@ struct GenPolicy {
   double threeD = 0.15;       // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
   double matmul = 0.06;       // a tutorial-style K-loop matmul kernel instead of an elementwise one
   double attention = 0.03;    // a FlashAttention-like kernel (two `@` per trip, online softmax)
-  double argClasses = 0.15;   // launched again with other argument classes (ClassLaunch)
+  double argClasses = 0.1;    // launched again with other argument classes (ClassLaunch)
   double dotAcc = 0.5;        // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
   double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
   double atomicCas = 0.3;     // of the other atomic kernels: atomic_cas

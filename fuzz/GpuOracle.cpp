@@ -768,8 +768,12 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
       }
       OracleResult r = it.p.out;
       if (!ks[it.i].classLaunches.empty()) {
-        StageClock clock(it.stages);
-        checkClasses(ks[it.i], it.p, clock, r);
+        auto t1 = std::chrono::steady_clock::now();
+        {
+          StageClock clock(it.stages);
+          checkClasses(ks[it.i], it.p, clock, r);
+        }
+        it.ms += msSince(t1);
       }
       deliver(it, std::move(r));
     }

@@ -17,7 +17,9 @@
 #             the campaign folder, OUT/<bug>.log its output, OUT/table.md the table
 # --control   length of the control campaign with no bug planted (default 60; 0: none)
 # --shrink-time  reduction budget after the first failure (default 20)
-# --bugs      only these bugs (e.g. to split a long measurement into several runs)
+# --bugs      only these bugs (e.g. to split a long measurement into several runs;
+#             --bugs spec-div8: the argument specialisation's, integers divisible by 8
+#             classed divisible by 16, which property (g) of the class launches finds)
 #
 # Per bug: TC_PLANT_BUG=<bug> triton-fuzz [--cpu-only] --stop-on-failure --time <limit>s
 #   --seed S --out OUT/<bug>, which prints
