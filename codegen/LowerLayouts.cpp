@@ -133,6 +133,8 @@ void Lowerer::planBlock(const ir::Block &block, int depth) {
 void Lowerer::planOp(const ir::Op &op, int depth) {
   using M = Conversion::Mechanism;
   for (const auto &r : op.results())
+    checkType(r->type()); // refused as the lowering refuses it
+  for (const auto &r : op.results())
     if (!layouts_.values.count(r.get()))
       setLayout(r.get(), blockedOf(r->type()));
   auto elemBytesOf = [&](const ir::Type &t) { return elemBytes(t); };
@@ -251,7 +253,8 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
     int64_t inner = product(in.shape, static_cast<size_t>(axis) + 1, in.rank());
     int64_t outer = product(in.shape, 0, static_cast<size_t>(axis));
     if (len & (len - 1))
-      return; // refused by the lowering
+      throw Unsupported("a reduction over an axis of " + std::to_string(len) +
+                        " elements (not a power of two)"); // as lowerReduce
     const std::string &kind = op.strAttr("kind");
     bool isArg = kind == "argmax" || kind == "argmin";
     DType acc = kind == "add" ? addAccumulator(in.dtype) : in.dtype;
