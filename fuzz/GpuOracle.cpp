@@ -855,6 +855,11 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
     return; // the interpreter already differs on the specialised copy
   const CompiledKernel &kernel = *p.c.kernel;
   const ir::Function &fn = kernel.function();
+  // The GPU launches use a kernel object of their own: the backend serves
+  // every launch of an object prepared without arguments whose pointers are
+  // aligned with that generic code (gpu/GpuBackend.cpp, load), so the
+  // kernel's own object would run its classes unspecialised.
+  std::shared_ptr<CompiledKernel> own;
   for (ClassRun &run : runs) {
     std::string what = "class launch " + std::to_string(run.index) + " (" +
                        describeClassLaunch(k.classLaunches[run.index]) + ", classes " +
@@ -885,14 +890,20 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
       clock.mark("classes");
       continue;
     }
+    if (!own) {
+      CompileOutcome c = compileFuzzKernel(k);
+      if (!c.ok())
+        return; // compiled once already
+      own = c.kernel;
+    }
     gpu::GpuBackend &gpu = backend();
     std::map<std::string, HostArray> got = makeBuffers(run.kernel);
     LaunchArgs args = fuzz::bind(run.kernel, got);
     std::string error;
-    if (!gpu.prepare(kernel, error, nullptr, &args))
+    if (!gpu.prepare(*own, error, nullptr, &args))
       return fail(gpuError("gpu-compile", what + ": the GPU backend does not compile the "
                                                  "kernel for its classes: " + error));
-    RunResult r = runOn(gpu, kernel, run.kernel, got, opts_.maxSeconds);
+    RunResult r = runOn(gpu, *own, run.kernel, got, opts_.maxSeconds);
     clock.mark("classes");
     if (r.status == RunResult::Status::Error)
       return fail(gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault",
