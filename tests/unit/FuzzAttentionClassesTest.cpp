@@ -6,7 +6,9 @@
 // (g) passes on generated kernels and sees a wrong class.
 #include "fuzz/Case.h"
 #include "fuzz/Generator.h"
+#include "fuzz/GpuOracle.h"
 #include "fuzz/Oracle.h"
+#include "gpu/GpuBackend.h"
 #include "interp/InterpreterBackend.h"
 #include "runtime/Specialize.h"
 #include "support/SourceManager.h"
@@ -305,4 +307,63 @@ TEST(FuzzClasses, ClassLaunchesAreDefined) {
   }
   EXPECT_GT(launches, 150);
   EXPECT_LT(traps * 20, launches);
+}
+
+namespace {
+
+// A 2-D kernel whose row stride is N, with class launches that put N in each
+// class (32: divisible by 16; 24: a multiple of 8 only; 1) and one with
+// pointers 1 element into their allocations.
+FuzzKernel stridedKernel() {
+  FuzzKernel k;
+  k.kernelName = "fuzz";
+  k.defines = {{"TM", "8"}, {"TN", "16"}};
+  k.source = "__global__ void fuzz(half *X0, float *Y, int32 M, int32 N) {\n"
+             "  int rm[TM] = get_program_id(0) * TM + 0 ... TM;\n"
+             "  int rn[TN] = get_program_id(1) * TN + 0 ... TN;\n"
+             "  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);\n"
+             "  half *p[TM, TN] = X0 + rm[:, newaxis] * N + rn[newaxis, :];\n"
+             "  *?(mask) (Y + rm[:, newaxis] * N + rn[newaxis, :]) = (mask ? *p : 0) * 2;\n}\n";
+  std::vector<double> x(3 * 20);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<double>(static_cast<int>(i % 9) - 4);
+  k.buffers = {{"X0", DType::F16, {3, 20}, x, false, {"M", "N"}},
+               {"Y", DType::F32, {3, 20}, std::vector<double>(60, 3), true, {"M", "N"}}};
+  k.scalars = {{"M", DType::I32, 3}, {"N", DType::I32, 20}};
+  k.gridAxes = {{"M", "TM"}, {"N", "TN"}};
+  k.grid = {1, 2, 1};
+  k.smallInts = true;
+  k.classLaunches = {{{{"N", 32}}, 0}, {{{"N", 24}, {"M", 1}}, 0}, {{{"N", 32}}, 1}};
+  return k;
+}
+
+} // namespace
+
+// --compile-only: each class launch's specialised copy goes through the GPU
+// compile pipeline for sm_90 (and ptxas when there is one), in stage "classes".
+TEST(FuzzClasses, CompileOnlyCompilesEachClass) {
+  GpuOracleOptions o;
+  o.compileOnly = true;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  OracleResult r = oracle.check(stridedKernel());
+  if (r.status == OracleResult::Status::Fail && r.message.find("libdevice") != std::string::npos)
+    GTEST_SKIP() << r.message;
+  EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+  EXPECT_GT(r.stageMs["classes"], 0);
+}
+
+// On the GPU (skipped without one): the class launches run, each compiled for
+// its classes, and agree with their references.
+TEST(FuzzClassesGpu, ClassLaunchesAgree) {
+  std::string why;
+  if (!gpu::cudaAvailable(&why))
+    GTEST_SKIP() << why;
+  GpuOracleOptions o;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  OracleResult r = oracle.check(stridedKernel());
+  EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+  EXPECT_GT(r.stageMs["classes"], 0);
+  EXPECT_FALSE(oracle.poisoned());
 }
