@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace tc::fuzz {
 namespace {
@@ -80,6 +81,45 @@ std::string tritonDivergence(const std::vector<std::string> &features, const std
       return "a float64 atomic_min returns a wrong old value in Triton 3.6's interpreter";
   }
   return "";
+}
+
+namespace {
+// "Triton 3.6.0 ..." or "3.6.0" -> {3, 6}; nullopt when there is no version.
+std::optional<std::pair<int, int>> tritonVersion(const std::string &text) {
+  std::string v = text.rfind("Triton ", 0) == 0 ? text.substr(7) : text;
+  int major = 0, minor = 0;
+  char dot = 0;
+  std::istringstream in(v);
+  if (!(in >> major >> dot >> minor) || dot != '.')
+    return std::nullopt;
+  return std::make_pair(major, minor);
+}
+} // namespace
+
+TritonKnownBug tritonKnownBug(const std::string &errorText, const std::string &version) {
+  // docs/triton.md, "GPU campaign of 2026-12-04": both fixed in Triton 3.9.0.
+  struct Known {
+    const char *name, *assertion, *pass;
+    std::pair<int, int> fixed;
+  };
+  static const Known known[] = {
+      {"fp64-dot-narrow-operand",
+       "Currently fp64 don't support largeK MMA",
+       "Pipeline failed while executing [`ConvertTritonGPUToLLVM`",
+       {3, 9}},
+      {"coalesce-dead-while",
+       "Assertion `idx < size()' failed",
+       "Pipeline failed while executing [`TritonGPUCoalesce`",
+       {3, 9}},
+  };
+  std::optional<std::pair<int, int>> v = tritonVersion(version);
+  if (!v || !contains(errorText, "PassManager::run failed"))
+    return {};
+  for (const Known &k : known)
+    if (*v < k.fixed && contains(errorText, k.assertion) && contains(errorText, k.pass))
+      return {k.name, std::to_string(k.fixed.first) + "." + std::to_string(k.fixed.second) + ".0",
+              "docs/upstream/triton-" + std::string(k.name) + ".md"};
+  return {};
 }
 
 class TritonChecker final : public Checker {
@@ -190,6 +230,18 @@ private:
       r.property = "triton-divergence";
       r.message = "a documented divergence (docs/triton.md): " + why + ": " + error;
       return r;
+    }
+    if (!opts_.reportKnownBugs && error.rfind("Triton: ", 0) == 0) {
+      std::string version = backend_ ? backend_->description() : ""; // the worker that ran it
+      if (TritonKnownBug bug = tritonKnownBug(error, version); !bug.name.empty()) {
+        OracleResult r;
+        r.status = OracleResult::Status::Discard;
+        r.property = "triton-known-bug:" + bug.name;
+        r.message = "a known bug of " + version.substr(0, version.find(' ', 7)) + ", fixed in " +
+                    bug.fixedIn + " (" + bug.doc +
+                    "; --report-known-triton-bugs reports it): " + error;
+        return r;
+      }
     }
     if (contains(error, "did not finish the launch within"))
       return fail(prefix + "triton-hang", error);

@@ -17,6 +17,10 @@
 //                       in this mode (e.g. tl.fma rounding twice in Triton
 //                       3.6's interpreter)
 //   ulp-sensitive       as in the GPU oracle
+//   triton-known-bug:NAME  Triton fails to compile the kernel with the
+//                       diagnostic of a known Triton bug that the Triton in
+//                       use still has (tritonKnownBug; not with
+//                       --report-known-triton-bugs)
 // Failures:
 //   triton-error     Triton raises on the kernel (compile error, ...)
 //   triton-crash     the worker process died on it (a new one starts)
@@ -60,6 +64,9 @@ struct TritonOracleOptions {
   /// Discard differences a documented divergence explains (off in the culprit
   /// step: there a TRITON_INTERPRET=1 run that differs still counts).
   bool judgeDivergences = true;
+  /// Report a compile failure that is a known Triton bug of this Triton version
+  /// (tritonKnownBug) as a failure, not a discard (--report-known-triton-bugs).
+  bool reportKnownBugs = false;
 };
 
 /// The checker of `--target triton` (one Triton worker process per checker).
@@ -71,6 +78,18 @@ std::unique_ptr<Checker> makeTritonChecker(const TritonOracleOptions &opts);
 /// discard ("triton-divergence"), not a finding.
 std::string tritonDivergence(const std::vector<std::string> &features, const std::string &mode,
                              const std::string &errorText);
+
+/// The known Triton bug (docs/upstream/) that Triton's error `errorText` shows
+/// for Triton `version` (the worker's "Triton X.Y.Z ..." description or "X.Y.Z"),
+/// "" when none: recognised by the compiler diagnostic that the worker appends
+/// (the LLVM assertion and the failing pass), only for a version that has the
+/// bug (each is fixed in Triton 3.9.0); an unknown version has none. The name is
+/// the docs/upstream/triton-NAME.md report's.
+struct TritonKnownBug {
+  std::string name; // "" : none
+  std::string fixedIn, doc;
+};
+TritonKnownBug tritonKnownBug(const std::string &errorText, const std::string &version);
 
 /// A standalone Python script for kernel `k` (needs only torch and triton):
 /// the Triton module (tritonpy), the inputs baked in, the reference outputs

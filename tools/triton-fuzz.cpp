@@ -75,6 +75,7 @@ struct Flags {
   std::string target = "gpu";     // --target gpu|triton
   std::string tritonMode = "gpu"; // --triton-mode gpu|interp (interpret)
   std::string tritonReproDir;     // (hidden) where a worker writes findings' scripts
+  bool reportKnownTritonBugs = false; // --report-known-triton-bugs
   std::string script;             // --replay --target triton --script FILE
 };
 
@@ -210,6 +211,7 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
     c.triton.maxSeconds = std::min(60.0, std::max(5.0, hangSeconds / 2));
     c.triton.emiRate = f.emiRate;
     c.triton.reproDir = f.tritonReproDir;
+    c.triton.reportKnownBugs = f.reportKnownTritonBugs;
   }
   return c;
 }
@@ -241,6 +243,8 @@ std::vector<std::string> workerArgs(const Flags &f) {
     a.push_back("--ulp-sensitivity");
   if (f.target == "triton")
     a.insert(a.end(), {"--target", "triton", "--triton-mode", f.tritonMode});
+  if (f.target == "triton" && f.reportKnownTritonBugs)
+    a.push_back("--report-known-triton-bugs");
   if (f.repeats != Flags{}.repeats)
     a.insert(a.end(), {"--repeats", std::to_string(f.repeats)});
   if (f.stageVariantRate != Flags{}.stageVariantRate) {
@@ -258,6 +262,8 @@ std::string reproduceFlags(const Flags &f) {
     s += " --cpu-only";
   if (f.target == "triton")
     s += " --target triton --triton-mode " + f.tritonMode;
+  if (f.target == "triton" && f.reportKnownTritonBugs)
+    s += " --report-known-triton-bugs";
   if (f.compileOnly)
     s += " --compile-only";
   if (f.cpuOnly && f.threads != 4)
@@ -619,6 +625,9 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--triton-mode", f.tritonMode,
                  "--target triton: gpu (Triton on the GPU, default) or interp (Triton's "
                  "interpreter, TRITON_INTERPRET=1: no GPU needed)");
+  app.add_flag("--report-known-triton-bugs", f.reportKnownTritonBugs,
+               "--target triton: report a compile failure that is a known bug of the Triton in "
+               "use (fixed in a later release) as a failure, not a triton-known-bug discard");
   app.add_option("--triton-repro-dir", f.tritonReproDir, "")->group("");
   app.add_option("--script", f.script,
                  "With --replay and --target triton: also write the kernel as a standalone "

@@ -17,6 +17,12 @@ line on stdin and stdout:
   worker -> {"ok": true, "arrays": [BASE64, ...], "seconds": S}
             or {"ok": false, "error": "..."}
 
+In gpu mode the error of a kernel that Triton's compiler fails on ends with the
+MLIR diagnostics the compiling process printed on stderr (an assertion, the
+`error:`/`note:` lines that name the failing pass; see _compiler_diagnostics):
+Python's own exception says only "PassManager::run failed". What the request
+printed on stderr is written on to the worker's stderr after the request.
+
 Scalars arrive as the kernel receives them (floats as their bit pattern, see the
 module's scalar_argument). Anything the kernels print goes to stderr, so stdout
 carries only the protocol. The module imports nothing heavy unless run.
@@ -227,6 +233,48 @@ class Worker:
         return {"ok": True, "arrays": out, "seconds": seconds}
 
 
+def _compiler_diagnostics(text, limit=2000):
+    """The lines of a compile's stderr that say why it failed: LLVM assertions and the
+    MLIR `error:`/`note:` lines (the pass that failed), not the module it dumps."""
+    keep = [l.strip() for l in text.splitlines()
+            if "Assertion `" in l or ": error: " in l or ": note: " in l
+            or l.startswith("LLVM ERROR")]
+    out = "\n".join(keep)
+    return out if len(out) <= limit else out[:limit] + " ..."
+
+
+class _StderrCapture:
+    """Fd 2 (where Triton's C++ passes print) into a file for one request; written on
+    to the real stderr afterwards, so nothing the kernel or Triton prints is lost."""
+
+    def __init__(self):
+        self.file = tempfile.TemporaryFile()
+        self.saved = None
+        self.text = ""
+
+    def __enter__(self):
+        sys.stderr.flush()
+        self.file.seek(0)
+        self.file.truncate()
+        self.saved = os.dup(2)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.saved = None
+        self.file.seek(0)
+        self.text = self.file.read().decode(errors="replace")
+        if self.text:
+            try:
+                os.write(2, self.text.encode())
+            except OSError:
+                pass
+        return False
+
+
 def _context_usable(torch):
     try:
         torch.cuda.synchronize()
@@ -301,6 +349,7 @@ def _serve(proto, worker, mode, torch, triton, cache):
     _reply(proto, {"ready": True, "mode": mode, "triton": triton.__version__,
                    "torch": torch.__version__, "python": sys.version.split()[0],
                    "device": device})
+    capture = _StderrCapture() if mode == "gpu" else None
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -311,9 +360,16 @@ def _serve(proto, worker, mode, torch, triton, cache):
             _reply(proto, {"ok": False, "error": "bad request: %s" % e})
             continue
         try:
-            reply = worker.run(req)
+            if capture is None:
+                reply = worker.run(req)
+            else:
+                with capture:
+                    reply = worker.run(req)
         except Exception as e:
             reply = {"ok": False, "error": _error_text(e)}
+            diag = _compiler_diagnostics(capture.text) if capture is not None else ""
+            if diag:
+                reply["error"] += "\nTriton's compiler printed:\n" + diag
             if mode == "gpu" and not _context_usable(torch):
                 # A fault (an illegal address) poisons the CUDA context for good:
                 # answer, then end; the tool starts a new worker for the next kernel.
