@@ -29,6 +29,16 @@ public:
       return false;
     countUses(body);
     fuseBlock(out.body);
+    for (Instr &in : out.body.ops) { // splats of parameters: one value per launch
+      if (in.op->kind() != ir::OpKind::Splat)
+        continue;
+      const ir::Value *v = in.op->operand(0);
+      for (size_t i = 0; i < body.numArgs(); ++i)
+        if (v == body.arg(static_cast<unsigned>(i))) {
+          in.inner = in.run;
+          in.run = &cachedOp;
+        }
+    }
     out.numSlots = static_cast<uint32_t>(slots_.size());
     out.slotOf = slots_;
     return true;
@@ -435,6 +445,18 @@ bool Frame::tickSlow(const Instr &in) {
                   "the launch ran longer than its time limit of " +
                       std::to_string(launch.opts.maxSeconds) + " s");
   }
+  return true;
+}
+
+bool cachedOp(Frame &f, const Instr &in) {
+  Tile &c = f.cached[in.out[0]];
+  if (c) {
+    f.set(in.out[0], c);
+    return true;
+  }
+  if (!in.inner(f, in))
+    return false;
+  c = f.get(in.out[0]);
   return true;
 }
 

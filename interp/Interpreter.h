@@ -108,7 +108,8 @@ struct LaunchContext {
 /// One program's execution state.
 class Frame {
 public:
-  Frame(LaunchContext &launch, uint32_t numSlots) : launch(launch), slots(numSlots) {}
+  Frame(LaunchContext &launch, uint32_t numSlots)
+      : launch(launch), slots(numSlots), cached(numSlots) {}
 
   const Tile &get(uint32_t slot) const { return slots[slot]; }
   void set(uint32_t slot, Tile t) { slots[slot] = std::move(t); }
@@ -131,6 +132,8 @@ public:
   std::array<int64_t, 3> pid{0, 0, 0};
   int64_t index = 0; // row-major program index
   std::vector<Tile> slots;
+  /// cachedOp's values by result slot, kept for every program of this frame.
+  std::vector<Tile> cached;
   uint64_t steps = 0; // ops of this program (the step limit)
   uint64_t ticks = 0; // ops of this frame over all its programs (deadline checks)
   std::optional<Trap> trap;
@@ -176,6 +179,10 @@ bool prepareControlOp(const ir::Op &op, Instr &in, std::string &error);   // Exe
 /// unfused ops. (&S)[-1] is E.
 bool deferredOp(Frame &f, const Instr &in);                // ExecElementwise.cpp
 Handler fusedStoreHandler(unsigned elemSize, bool isBool); // ExecMemory.cpp
+/// The handler of a splat of a kernel parameter in the kernel's body: the
+/// same value in every program, so each frame (one thread's programs of one
+/// launch) makes it once (Instr::inner) and shares it afterwards.
+bool cachedOp(Frame &f, const Instr &in); // Interpreter.cpp
 
 /// Poison of an elementwise result: the union of its operands' masks.
 void mergePoison(TileData &r, const TileData &a);

@@ -2,6 +2,8 @@
 // whose one use is an elementwise op reached before any store returns a view
 // of the buffer instead of a copy, and an elementwise binary op whose one use
 // is the store right after it writes its lanes straight into the destination.
+// A splat of a kernel parameter is made once per frame (one thread's
+// programs) and shared by its later programs (cachedOp).
 // These tests drive the cases where the fused path must step aside (a partial
 // mask, poison operands, a destination that partly overlaps a loaded source,
 // a store between a load and its use) or must keep the unfused behaviour
@@ -393,6 +395,41 @@ __global__ void f(long *x, long *y) {
   ASSERT_EQ(r2.status, RunResult::Status::Ok) << r2.error;
   for (int i = 0; i < 16; ++i)
     EXPECT_EQ(y2.getDouble(i), 7) << "lane " << i;
+}
+
+TEST(InterpFusion, SplatsOfParametersSharedAcrossPrograms) {
+  // s, x and the splat of n are the same in every program: four programs of 8
+  // on 1 and 2 threads, with the splat of s read as an affine tile (s * r) and
+  // written out (s + v), and x's splat both as pointers and compared.
+  auto k = compileTc(R"(
+__global__ void f(float *x, float *y, int *z, int n, int s) {
+  int pid = get_program_id(0);
+  int off[8] = pid * 8 + (0 ... 8);
+  bool m[8] = off < n;
+  float v[8] = *?(m)(x + off);
+  *?(m)(y + off) = v + s;
+  *?(m)(z + off) = s * (0 ... 8) + (x + off > x + 12);
+}
+)");
+  ASSERT_TRUE(k);
+  for (unsigned threads : {1u, 2u}) {
+    Launch l;
+    l.opts.threads = threads;
+    HostArray x = iota(DType::F32, 32, 1), y = HostArray::zeros(DType::F32, {32});
+    HostArray z = HostArray::zeros(DType::I32, {32});
+    l.args.setBuffer("x", &x);
+    l.args.setBuffer("y", &y);
+    l.args.setBuffer("z", &z);
+    l.args.setScalar("n", ScalarValue::ofInt(DType::I32, 30));
+    l.args.setScalar("s", ScalarValue::ofInt(DType::I32, 5));
+    RunResult r = l.run(*k, {4, 1, 1});
+    ASSERT_EQ(r.status, RunResult::Status::Ok) << r.error;
+    for (int i = 0; i < 32; ++i) {
+      EXPECT_EQ(y.getDouble(i), i < 30 ? 1 + i + 5 : 0) << "threads " << threads << ", " << i;
+      EXPECT_EQ(z.getDouble(i), i < 30 ? 5 * (i % 8) + (i > 12) : 0)
+          << "threads " << threads << ", " << i;
+    }
+  }
 }
 
 } // namespace
