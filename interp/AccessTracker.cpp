@@ -68,9 +68,69 @@ bool before(const Frame &f, const Epoch &e) {
 
 } // namespace
 
-std::string elementText(const Region &r, int64_t e) {
-  std::string name = r.names.empty() ? "?" : r.names[0];
-  const std::vector<int64_t> &shape = r.array->shape;
+namespace {
+
+/// The function parameter (a block argument of the function's body) that
+/// pointer value `v` is computed from, through addptr and the shape ops, a
+/// loop's initial value or a branch's yield; null when there is none or
+/// more than one (a select of two parameters' pointers).
+const ir::Value *pointerParam(const ir::Value *v, int depth = 0) {
+  while (v && depth++ < 256) {
+    if (const ir::Op *op = v->definingOp()) {
+      switch (op->kind()) {
+      case ir::OpKind::AddPtr:
+      case ir::OpKind::Splat:
+      case ir::OpKind::Broadcast:
+      case ir::OpKind::ExpandDims:
+      case ir::OpKind::Reshape:
+      case ir::OpKind::Trans:
+      case ir::OpKind::Bitcast:
+      case ir::OpKind::Cast: v = op->operand(0); continue;
+      case ir::OpKind::Select: {
+        const ir::Value *a = pointerParam(op->operand(1), depth);
+        return a == pointerParam(op->operand(2), depth) ? a : nullptr;
+      }
+      case ir::OpKind::For: // results: the loop-carried values (inits from operand 3)
+        v = 3 + v->index() < op->numOperands() ? op->operand(3 + v->index()) : nullptr;
+        continue;
+      case ir::OpKind::While:
+        v = v->index() < op->numOperands() ? op->operand(v->index()) : nullptr;
+        continue;
+      case ir::OpKind::If: {
+        const ir::Value *a = nullptr;
+        for (unsigned r = 0; r < op->numRegions(); ++r) {
+          const ir::Op *y = op->region(r)->terminator();
+          if (!y || v->index() >= y->numOperands())
+            return nullptr;
+          const ir::Value *p = pointerParam(y->operand(v->index()), depth);
+          if (!p || (a && p != a))
+            return nullptr;
+          a = p;
+        }
+        return a;
+      }
+      default: return nullptr;
+      }
+    }
+    const ir::Block *b = v->ownerBlock();
+    const ir::Op *parent = b ? b->parentOp() : nullptr;
+    if (!parent)
+      return b ? v : nullptr; // a parameter
+    if (parent->kind() == ir::OpKind::For && v->index() >= 1 &&
+        2 + v->index() < parent->numOperands())
+      v = parent->operand(2 + v->index()); // body(iv, iters...): iter i's init
+    else if (parent->kind() == ir::OpKind::While && b == parent->region(0) &&
+             v->index() < parent->numOperands())
+      v = parent->operand(v->index());
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// "Y[5]", "Y[1, 3] (element 35)" for element `e` of `shape` (one dimension
+/// or none: "Y[e]").
+std::string indexText(const std::string &name, const std::vector<int64_t> &shape, int64_t e) {
   if (shape.size() <= 1)
     return name + "[" + std::to_string(e) + "]";
   std::vector<int64_t> idx(shape.size());
@@ -85,8 +145,14 @@ std::string elementText(const Region &r, int64_t e) {
   return s + "] (element " + std::to_string(e) + ")";
 }
 
-namespace {
 std::atomic<uint64_t> gTrackerIds{1};
+} // namespace
+
+std::string elementText(const Region &r, int64_t e) {
+  return indexText(r.names.empty() ? "?" : r.names[0], r.array->shape, e);
+}
+
+namespace {
 constexpr uint64_t kElementBits = 48; // a log key: region << 48 | element
 } // namespace
 
@@ -769,7 +835,7 @@ bool AccessTracker::check(Frame &f, const Instr &in, int64_t lane, const RegionS
 bool AccessTracker::report(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s,
                            int64_t e, const Epoch &other, Access kind) {
   const Instr &theirs = *sites[other.site];
-  std::string elem = elementText(*s.region, e);
+  std::string elem = accessText(*in.op, s, e), theirElem = accessText(*theirs.op, s, e);
   const char *what = kind == Access::Store  ? "store to "
                      : kind == Access::Load ? "load of "
                                             : "atomic on ";
@@ -794,9 +860,29 @@ bool AccessTracker::report(Frame &f, const Instr &in, int64_t lane, const Region
     note.col = loc.col;
     note.sourceLine = f.launch.kernel.sourceLine(loc.file, loc.line);
   }
-  note.text = other_ + " " + did + " " + elem + " here";
+  note.text = other_ + " " + did + " " + theirElem + " here";
   f.trap->notes.push_back(std::move(note));
   return false;
+}
+
+std::string AccessTracker::accessText(const ir::Op &op, const RegionShadow &s, int64_t e) const {
+  uint64_t addr = s.region->base + (static_cast<uint64_t>(e) << s.shift);
+  auto inView = [&](const ParamView &v) {
+    return std::find(s.region->names.begin(), s.region->names.end(), v.name) !=
+               s.region->names.end() &&
+           addr >= v.start && (addr - v.start) % v.elemSize == 0;
+  };
+  auto text = [&](const ParamView &v) {
+    return indexText(v.name, v.shape, static_cast<int64_t>((addr - v.start) / v.elemSize));
+  };
+  const ir::Value *p = op.numOperands() ? pointerParam(op.operand(0)) : nullptr;
+  for (const ParamView &v : params_)
+    if (p && v.param == p && inView(v))
+      return text(v);
+  for (const ParamView &v : params_) // the pointer's parameter is not known
+    if (inView(v))
+      return text(v);
+  return elementText(*s.region, e);
 }
 
 void AccessTracker::noteOutOfBounds(int32_t prog, uint64_t addr, uint32_t site) {

@@ -67,6 +67,11 @@
 #include <utility>
 #include <vector>
 
+namespace tc::ir {
+class Op;
+class Value;
+} // namespace tc::ir
+
 namespace tc::interp {
 
 class Frame;
@@ -125,6 +130,20 @@ public:
 
   /// The memory ops of the kernel; Instr::site indexes this table.
   std::vector<const Instr *> sites;
+
+  /// A pointer parameter as bound to its buffer: its pointer argument's
+  /// address, its array's element size and shape. A race report names the
+  /// element through the parameter whose pointer made the access, counted
+  /// from that parameter's own pointer (two views of one memory at different
+  /// origins: the element the kernel's text indexes, not the buffer's).
+  struct ParamView {
+    std::string name;
+    const ir::Value *param = nullptr;
+    uint64_t start = 0;
+    unsigned elemSize = 1;
+    std::vector<int64_t> shape;
+  };
+  void addParam(ParamView v) { params_.push_back(std::move(v)); }
 
   /// Records the active lanes (mask lane set, or no mask) of `in`'s access
   /// of `size` bytes at `addr[0..n)`; every active lane has been checked to
@@ -266,6 +285,10 @@ private:
              const ShadowCell &c, Access kind);
   bool report(Frame &f, const Instr &in, int64_t lane, const RegionShadow &s, int64_t e,
               const Epoch &other, Access kind);
+  /// "X[64]": element `e` of `s` as `op` reached it (the parameter its
+  /// pointer operand comes from, else the first of the region's parameters
+  /// whose view holds it, else elementText).
+  std::string accessText(const ir::Op &op, const RegionShadow &s, int64_t e) const;
   void acquire(Frame &f, uint64_t addr);
   void release(Frame &f, uint64_t addr);
 
@@ -286,6 +309,7 @@ private:
   std::unordered_map<uint64_t, VectorClock> sync_; // per atomic address; under the atomic lock
   std::vector<OutOfBounds> oob_;
   std::mutex oobMutex_;
+  std::vector<ParamView> params_;
   std::array<std::mutex, kStripes> stripes_;
 };
 

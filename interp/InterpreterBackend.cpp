@@ -389,6 +389,8 @@ private:
   std::optional<Trap> checkGrid();
   std::optional<Trap> placeArguments();
   void startTracking(unsigned threads);
+  void nameParams();
+  std::vector<uint64_t> paramStart_; // per parameter: a pointer's address (placeArguments)
   void startJournal();
   void numberSites(interp::PBlock &b);
   void collectBuffers();
@@ -613,6 +615,8 @@ std::optional<Trap> Launcher::placeArguments() {
     };
     if (t.isPtr) {
       uint64_t base = memory_.place(name, args_.buffer(name)) + args_.buffer(name)->origin;
+      paramStart_.resize(fn_.numParams());
+      paramStart_[i] = base;
       ctx_.params.push_back(interp::makeScalarInt(DType::U64, base));
       if (attrs.multipleOf > 1 && base % static_cast<uint64_t>(attrs.multipleOf) != 0)
         return misaligned("pointer argument '" + name + "' = " + interp::hexAddr(base) +
@@ -629,6 +633,21 @@ std::optional<Trap> Launcher::placeArguments() {
     std::memcpy(v->raw(), &bits, byteSize(t.dtype));
     ctx_.params.push_back(v);
   }
+  // The race check keeps a buffer's shadow in units of its first
+  // parameter's elements: views of other element sizes over the same memory
+  // (an int16 view of a float32 array) would make accesses to different
+  // bytes of one unit look like a race.
+  if (opts_.raceCheck && !opts_.onlyProgram && total_ > 1)
+    for (const auto &r : memory_.regions())
+      for (const std::string &name : r->names)
+        if (byteSize(args_.buffer(name)->dtype) != byteSize(r->array->dtype))
+          return launchTrap(
+              kernel_, TrapKind::InvalidLaunch,
+              "argument '" + name + "' (" +
+                  std::string(conformanceName(args_.buffer(name)->dtype)) + "*) and argument '" +
+                  r->names[0] + "' (" + std::string(conformanceName(r->array->dtype)) +
+                  "*) are views of one memory with different element sizes: not supported yet "
+                  "with the race check on; pass race_check=False / --no-race-check");
   return checkScalarClaims(kernel_, args_);
 }
 
@@ -692,6 +711,7 @@ void Launcher::startTracking(unsigned threads) {
   tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1,
                                                      logged ? threads : 0);
   numberSites(prepared_->body);
+  nameParams();
   ctx_.tracker = tracker_.get();
   if (races && (threads > 1 || tracker_->logged())) { // which buffers the kernel stores to
     std::set<std::string> stored;
@@ -716,6 +736,25 @@ void Launcher::startTracking(unsigned threads) {
   }
 }
 
+/// The pointer parameters as bound (reports name an element through the
+/// parameter whose pointer reached it: AccessTracker::ParamView).
+void Launcher::nameParams() {
+  for (size_t i = 0; i < fn_.numParams(); ++i) {
+    const ir::Value *p = fn_.param(static_cast<unsigned>(i));
+    if (!p->type().isPtr)
+      continue;
+    const std::string &name = fn_.paramName(static_cast<unsigned>(i));
+    const HostArray *a = args_.buffer(name);
+    interp::AccessTracker::ParamView v;
+    v.name = name;
+    v.param = p;
+    v.start = paramStart_[i];
+    v.elemSize = static_cast<unsigned>(byteSize(a->dtype));
+    v.shape = a->shape;
+    tracker_->addParam(std::move(v));
+  }
+}
+
 /// The caller's buffers as they were before the launch (cow_ or journal_).
 void Launcher::restoreBuffers() {
   if (cow_)
@@ -731,6 +770,7 @@ void Launcher::exactRerun(unsigned threads) {
   tracker_ = std::make_unique<interp::AccessTracker>(memory_, true, false, true);
   tracker_->setJournal(cow_.get());
   numberSites(prepared_->body);
+  nameParams();
   ctx_.tracker = tracker_.get();
   trap_.reset();
   trapIndex_ = INT64_MAX;

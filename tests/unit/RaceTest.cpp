@@ -720,8 +720,12 @@ TEST(RaceLogged, CoverageOfSmallElementsAtWordBoundaries) {
 // Two views of one storage at different offsets (as Python passes a slice:
 // the whole storage with an origin): X from element 0, Y from element 64.
 // Program 0 stores Y[0, 64), storage [64, 128); program 1 loads X[64, 128),
-// the same elements: a race on storage element 64 (the buffer is the
-// storage, so its elements are numbered from the storage's start).
+// the same elements: a race on storage element 64. The report names each
+// access through the parameter whose pointer made it, counted from that
+// parameter's own pointer, as the kernel's text indexes it: the load of
+// X[64], the store of Y[0] (before, both were named by the buffer's first
+// parameter with the element counted from the storage's start, so Y's store
+// read "X[64]", an element Y's text never indexed).
 TEST(RaceLogged, ViewsOfOneStorageAtDifferentOffsets) {
   const char *k = R"(__global__ void k(float *X, float *Y) {
   int off[64] = get_program_id(0) * 64 + (0 ... 64);
@@ -745,9 +749,11 @@ TEST(RaceLogged, ViewsOfOneStorageAtDifferentOffsets) {
   ASSERT_EQ(r.trap->kind, TrapKind::DataRace);
   EXPECT_EQ(r.trap->programId, (std::array<int64_t, 3>{1, 0, 0}));
   EXPECT_EQ(r.trap->lane, 0);
-  EXPECT_TRUE(has(r.trap->message, "[64] by program (1, 0, 0) races with a store by program "
-                                   "(0, 0, 0)"))
+  EXPECT_TRUE(has(r.trap->message, "load of X[64] by program (1, 0, 0) races with a store by "
+                                   "program (0, 0, 0)"))
       << r.trap->message;
+  ASSERT_EQ(r.trap->notes.size(), 1u);
+  EXPECT_EQ(r.trap->notes[0].text, "program (0, 0, 0) stored Y[0] here");
 }
 
 // A log past its size limit (64 threads: 65536 intervals each). Program 0
