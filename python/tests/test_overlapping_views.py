@@ -62,6 +62,59 @@ def test_torch_slices_race_too():
     assert e.value.kind == "data_race"
 
 
+
+def test_race_report_names_the_parameter_that_made_the_access():
+    # Y = x[64:192] (the first parameter), X = x[0:128]: program 0 stores Y[0:64] = x[64:128],
+    # program 1 loads X[64:128], the same elements. The report names the load through X with
+    # X's own index (x[64]) and program 0's store through Y ("Y[0]"), not "Y[64]" (x[128]).
+    k = triton_c.kernel("""
+    __global__ void shift(float *Y, float *X) {
+      int off[64] = get_program_id(0) * 64 + 0 ... 64;
+      *(Y + off) = *(X + off) + 1;
+    }""")
+    x = np.arange(192, dtype=np.float32)
+    with pytest.raises(triton_c.TrapError) as e:
+        k(x[64:192], x[0:128], (2,))
+    assert e.value.kind == "data_race"
+    assert "load of X[64] by program (1, 0, 0) races with a store by program (0, 0, 0)" in (
+        e.value.message)
+    assert "program (0, 0, 0) stored Y[0] here" in str(e.value)
+    assert "[128]" not in str(e.value)
+
+
+K2 = """
+__global__ void k2(float *X, short *Y, int real) {
+  int p = get_program_id(0);
+  if (real != 0 && p == 0)
+    *X = 1.0;
+  else
+    *(Y + p) = (short)(p + 7);
+}
+"""
+
+
+@pytest.mark.parametrize("real", [0, 1])
+def test_views_of_different_element_sizes_are_refused_with_the_race_check(real):
+    # Programs 0 and 1 store the int16 Y[0] and Y[1], the two halves of the float32 X[0]:
+    # different bytes, no race, but the race check counts the memory in one element size, so
+    # it refuses such a launch by name rather than report a race that is not there (and a
+    # real race across the two sizes, real=1, is refused the same way, never passed as clean).
+    k = triton_c.kernel(K2)
+    buf = np.zeros(256, np.uint8)
+    with pytest.raises(triton_c.TrapError) as e:
+        k(buf.view(np.float32)[0:64], buf.view(np.int16)[0:100], real, (2,))
+    assert e.value.kind == "invalid_launch"
+    assert ("views of one memory with different element sizes: not supported yet with the "
+            "race check on; pass race_check=False / --no-race-check") in e.value.message
+    np.testing.assert_array_equal(buf, np.zeros(256, np.uint8))
+    if real:
+        return
+    # (the never-written check counts the union in X's elements: only X[0] was stored)
+    with pytest.warns(triton_c.LaunchWarning, match=r"63 of 64 elements never written \(1\.\.63\)"):
+        k(buf.view(np.float32)[0:64], buf.view(np.int16)[0:100], real, (2,), race_check=False)
+    np.testing.assert_array_equal(buf.view(np.int16)[0:2], [7, 8])
+    np.testing.assert_array_equal(buf[4:], np.zeros(252, np.uint8))
+
 def test_repeated_launches_see_the_overlap():
     # Launches that repeat an earlier one's options take the package's repeated-launch path:
     # overlapping views must still be one buffer there, after separate arrays made that path.
