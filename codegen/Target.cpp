@@ -5,6 +5,7 @@
 #include "codegen/PtxLint.h"
 #include "support/PlantedBugs.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Config/llvm-config.h>
@@ -14,6 +15,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/OptBisect.h>
 #include <llvm/IR/PassInstrumentation.h>
@@ -200,6 +202,39 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned optLevel,
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
+}
+
+/// Marks every loop of `m` `llvm.loop.unroll.runtime.disable` (before the
+/// optimiser): LLVM's NVPTX target unrolls loops whose trip count is known
+/// only at run time (by 8, with a remainder loop in front), and ptxas (CUDA
+/// 13.0, sm_90) miscompiles the unrolled loop's exit test for some trip
+/// counts: `for (i = K; i > 0; i -= 1)` became a loop that ran on forever for
+/// K = 16 and ended for K = 8, 9 and 24 (three gpu-hang findings of the fuzz
+/// campaign of seed 20261207; docs/upstream/ptxas-runtime-unroll-exit.md).
+/// Loops with a constant trip count are still unrolled, and ptxas unrolls the
+/// rolled loops itself.
+void keepRuntimeLoopsRolled(llvm::Module &m) {
+  llvm::LLVMContext &ctx = m.getContext();
+  for (llvm::Function &f : m) {
+    if (f.isDeclaration())
+      continue;
+    llvm::DominatorTree dt(f);
+    llvm::LoopInfo li(dt);
+    for (llvm::Loop *loop : li.getLoopsInPreorder()) {
+      llvm::SmallVector<llvm::BasicBlock *, 4> latches;
+      loop->getLoopLatches(latches);
+      llvm::SmallVector<llvm::Metadata *, 4> ops = {nullptr};
+      if (llvm::MDNode *old = loop->getLoopID())
+        for (unsigned i = 1; i < old->getNumOperands(); ++i)
+          ops.push_back(old->getOperand(i));
+      ops.push_back(
+          llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.runtime.disable")));
+      llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, ops);
+      id->replaceOperandWith(0, id);
+      for (llvm::BasicBlock *latch : latches)
+        latch->getTerminator()->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
+  }
 }
 
 /// Rewrites every `sitofp i1` (or of a vector of i1) into a select of -1.0
@@ -946,7 +981,7 @@ void hideMulHiMinuends(llvm::Module &m) {
 /// min/max operands (and shifted and float-reinterpreted negations and abs), the 16-bit float selects, the bool phis, the high
 /// halves of 64-bit products, the zero-arm selects under logic operations and
 /// the float to 8/16-bit integer conversions and the 64-bit differences of a
-/// mul.hi as they are, so the culprit
+/// mul.hi as they are and lets LLVM unroll loops of run-time trip counts, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
 /// a PTX cache keeps the two apart.
 bool ptxasWorkaroundsOn() {
@@ -1050,6 +1085,8 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
     gate = std::make_unique<BisectGate>(opts.optBisectLimit);
     ctx.setOptPassGate(*gate);
   }
+  if (ptxasWorkaroundsOn())
+    keepRuntimeLoopsRolled(*lk.module);
   optimize(*lk.module, *tm, opts.optLevel, gate.get());
   legalizeBoolToFloat(*lk.module);
   if (ptxasWorkaroundsOn()) {
