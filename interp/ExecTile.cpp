@@ -1,6 +1,6 @@
 // Values (constant, range, program ids, undef) and shape ops (splat, broadcast,
 // expand_dims, reshape, trans, extract_slice, insert_slice). Constants and ranges are built once at
-// preparation and shared by every program; reshape and expand_dims share
+// preparation and copied once per frame (one thread's programs); reshape and expand_dims share
 // their operand's tile (row-major order is unchanged).
 #include "interp/Interpreter.h"
 
@@ -12,8 +12,13 @@ namespace tc::interp {
 
 namespace {
 
+/// Each frame (one thread's programs of a launch) uses its own copy of the
+/// constant, made by its first program (threadCopy, Tile.h).
 bool runConstant(Frame &f, const Instr &in) {
-  f.set(in.out[0], in.constant);
+  Tile &c = f.cached[in.out[0]];
+  if (!c) [[unlikely]]
+    c = threadCopy(*in.constant);
+  f.set(in.out[0], c);
   return true;
 }
 

@@ -472,8 +472,13 @@ bool runBlock(Frame &f, const PBlock &b) {
 }
 
 bool runProgram(Frame &f, const PreparedFunction &fn) {
-  for (size_t i = 0; i < fn.body.args.size(); ++i)
-    f.set(fn.body.args[i], f.launch.params[i]);
+  // Parameters as constants (runConstant): the frame's own copies.
+  for (size_t i = 0; i < fn.body.args.size(); ++i) {
+    Tile &c = f.cached[fn.body.args[i]];
+    if (!c) [[unlikely]]
+      c = threadCopy(*f.launch.params[i]);
+    f.set(fn.body.args[i], c);
+  }
   bool ok = runBlock(f, fn.body);
   for (Tile &t : f.slots)
     t.reset();

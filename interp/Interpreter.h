@@ -132,7 +132,8 @@ public:
   std::array<int64_t, 3> pid{0, 0, 0};
   int64_t index = 0; // row-major program index
   std::vector<Tile> slots;
-  /// cachedOp's values by result slot, kept for every program of this frame.
+  /// Values by result slot kept for every program of this frame: cachedOp's,
+  /// and its own copies of constants and parameters (threadCopy, Tile.h).
   std::vector<Tile> cached;
   uint64_t steps = 0; // ops of this program (the step limit)
   uint64_t ticks = 0; // ops of this frame over all its programs (deadline checks)

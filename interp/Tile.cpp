@@ -216,6 +216,14 @@ TilePtr copyTile(const TileData &t) {
   return c;
 }
 
+TilePtr threadCopy(const TileData &t) {
+  TilePtr c = copyTile(t);
+  Affine a;
+  if (t.affine(a))
+    c->setAffine(a);
+  return c;
+}
+
 unsigned elemSizeOf(const ir::Type &t) {
   return t.isPtr ? 8 : byteSize(t.dtype);
 }

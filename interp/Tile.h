@@ -140,6 +140,11 @@ TilePtr makeViewTile(int64_t n, unsigned elemSize, const void *bytes);
 void trimTilePool();
 /// A copy of `t` (data and poison).
 TilePtr copyTile(const TileData &t);
+/// A copy of `t` (data, poison and its affine facts) for one thread's own use:
+/// a tile that every thread's programs share (a constant, a parameter) would
+/// have each program copy its shared pointer, and the cache line of that one
+/// reference count would move between the threads' cores on every copy.
+TilePtr threadCopy(const TileData &t);
 
 /// Bytes of one element of a value of type `t` (pointers: 8; bool: 1).
 unsigned elemSizeOf(const ir::Type &t);

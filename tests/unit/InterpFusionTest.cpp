@@ -432,4 +432,49 @@ __global__ void f(float *x, float *y, int *z, int n, int s) {
   }
 }
 
+TEST(InterpFusion, ConstantsAndParametersCopiedPerThread) {
+  // Each thread's frame copies the constants, ranges and parameters once
+  // (threadCopy) and its later programs share the copy: six programs on 1, 2
+  // and 3 threads, a constant inside a loop's body, a range as affine
+  // offsets, and the same kernel launched again with other scalars (a copy
+  // never outlives its launch). Expected: y[i] = x[i] * 2.5 + s + 3 * t for
+  // i < n (t counted to 3 in the loop, a constant 3 added each time), z[i] =
+  // (i % 8) * s + 7.
+  auto k = compileTc(R"(
+__global__ void f(float *x, float *y, int *z, int n, int s) {
+  int pid = get_program_id(0);
+  int off[8] = pid * 8 + (0 ... 8);
+  bool m[8] = off < n;
+  float v[8] = *?(m)(x + off);
+  float acc[8] = v * 2.5f + s;
+  for (int t = 0; t < 3; t += 1)
+    acc = acc + 3;
+  *?(m)(y + off) = acc;
+  *?(m)(z + off) = (0 ... 8) * s + 7;
+}
+)");
+  ASSERT_TRUE(k);
+  for (unsigned threads : {1u, 2u, 3u})
+    for (int launch = 0; launch < 2; ++launch) {
+      int n = launch == 0 ? 45 : 30, s = launch == 0 ? 5 : -2;
+      Launch l;
+      l.opts.threads = threads;
+      HostArray x = iota(DType::F32, 48, 1), y = HostArray::zeros(DType::F32, {48});
+      HostArray z = HostArray::zeros(DType::I32, {48});
+      l.args.setBuffer("x", &x);
+      l.args.setBuffer("y", &y);
+      l.args.setBuffer("z", &z);
+      l.args.setScalar("n", ScalarValue::ofInt(DType::I32, n));
+      l.args.setScalar("s", ScalarValue::ofInt(DType::I32, s));
+      RunResult r = l.run(*k, {6, 1, 1});
+      ASSERT_EQ(r.status, RunResult::Status::Ok) << r.error;
+      for (int i = 0; i < 48; ++i) {
+        double want = i < n ? (1.0 + i) * 2.5 + s + 9 : 0;
+        EXPECT_EQ(y.getDouble(i), want) << "threads " << threads << ", launch " << launch << ", " << i;
+        EXPECT_EQ(z.getDouble(i), i < n ? (i % 8) * s + 7 : 0)
+            << "threads " << threads << ", launch " << launch << ", " << i;
+      }
+    }
+}
+
 } // namespace
