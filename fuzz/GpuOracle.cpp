@@ -855,6 +855,13 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
     return; // the interpreter already differs on the specialised copy
   const CompiledKernel &kernel = *p.c.kernel;
   const ir::Function &fn = kernel.function();
+  // --compile-only: every class's specialised copy in ONE module, one ptxas
+  // run (as a batch of kernels); one class at a time below only when that
+  // module fails, so that the failure is named with its class.
+  if (opts_.compileOnly && runs.size() > 1 && compileClassesTogether(kernel, runs)) {
+    clock.mark("classes");
+    return;
+  }
   // The GPU launches use a kernel object of their own: the backend serves
   // every launch of an object prepared without arguments whose pointers are
   // aligned with that generic code (gpu/GpuBackend.cpp, load), so the
@@ -932,6 +939,27 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
     f.other = std::move(got);
     return fail(std::move(f));
   }
+}
+
+bool GpuOracle::compileClassesTogether(const CompiledKernel &kernel,
+                                       const std::vector<ClassRun> &runs) {
+  // As the GPU backend compiles a launch's class (gpu/GpuBackend.cpp: each
+  // pointer's alignment from its class), the copies side by side.
+  codegen::Options o = compileOnlyOptions();
+  o.alignedPointers = false;
+  std::vector<SpecializedKernel> copies;
+  std::vector<codegen::BatchKernel> batch;
+  for (const ClassRun &run : runs) {
+    copies.push_back(specializeKernel(kernel.module(), kernel.function(), run.spec));
+    batch.push_back({copies.back().module.get(), copies.back().function});
+  }
+  codegen::BatchResult r = codegen::compileBatch(batch, o, false);
+  if (!r.ok())
+    return false;
+  if (!ptxas_.has_value())
+    ptxas_ = codegen::findPtxas();
+  std::string log;
+  return ptxas_->empty() || codegen::runPtxas(r.compiled->ptx, o.sm, log);
 }
 
 void GpuOracle::checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,

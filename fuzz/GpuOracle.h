@@ -137,6 +137,11 @@ private:
   /// arguments; with compileOnly, the specialised copy through codegen and
   /// ptxas), compared with its reference as the kernel's own launch is.
   void checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock, OracleResult &out);
+  /// compileOnly: every class's specialised copy of `kernel` compiled into
+  /// ONE module (codegen::compileBatch) and one ptxas run; true when both
+  /// accept it (false: checkClasses compiles the classes one at a time, so
+  /// that a failure is named with its class).
+  bool compileClassesTogether(const CompiledKernel &kernel, const std::vector<ClassRun> &runs);
   /// The repeated runs of a timing-sensitive kernel (GpuOracleOptions::repeats).
   struct Repeats {
     int runs = 0, bad = 0;                 // all runs (the first included), mismatching ones

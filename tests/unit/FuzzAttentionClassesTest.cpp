@@ -17,8 +17,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace tc;
 using namespace tc::fuzz;
@@ -351,6 +356,108 @@ TEST(FuzzClasses, CompileOnlyCompilesEachClass) {
     GTEST_SKIP() << r.message;
   EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
   EXPECT_GT(r.stageMs["classes"], 0);
+}
+
+namespace {
+
+// A stand-in for ptxas ($PTXAS, codegen::findPtxas): it appends the number of
+// `.entry` functions of each PTX it is given to `log` (one line a run) and
+// fails its run number `failRun` (0: none) and every run of a PTX with more
+// than one entry when `refuseModules`.
+struct FakePtxas {
+  std::string dir, log;
+  FakePtxas(int failRun, bool refuseModules) {
+    char templ[] = "/tmp/tc-fake-ptxas-XXXXXX";
+    dir = ::mkdtemp(templ);
+    log = dir + "/log";
+    std::ofstream os(dir + "/ptxas");
+    os << "#!/bin/sh\n"
+       << "for a; do f=\"$a\"; done\n" // the PTX file is the last argument
+       << "n=$(grep -c '^\\.visible \\.entry\\|^\\.entry' \"$f\")\n"
+       << "echo \"$n\" >> '" << log << "'\n"
+       << "run=$(wc -l < '" << log << "')\n"
+       << "if [ \"$run\" -eq " << failRun << " ]; then echo 'fake ptxas: run refused'; exit 1; fi\n"
+       << (refuseModules ? "if [ \"$n\" -gt 1 ]; then echo 'fake ptxas: module refused'; exit 1; fi\n"
+                         : "")
+       << "exit 0\n";
+    os.close();
+    ::chmod((dir + "/ptxas").c_str(), 0755);
+    const char *old = std::getenv("PTXAS");
+    saved = old ? std::optional<std::string>(old) : std::nullopt;
+    ::setenv("PTXAS", (dir + "/ptxas").c_str(), 1);
+  }
+  ~FakePtxas() {
+    if (saved)
+      ::setenv("PTXAS", saved->c_str(), 1);
+    else
+      ::unsetenv("PTXAS");
+    ::unlink(log.c_str());
+    ::unlink((dir + "/ptxas").c_str());
+    ::rmdir(dir.c_str());
+  }
+  // The entry counts of the runs so far, in order.
+  std::vector<int> runs() const {
+    std::vector<int> out;
+    std::ifstream is(log);
+    for (int n; is >> n;)
+      out.push_back(n);
+    return out;
+  }
+  std::optional<std::string> saved;
+};
+
+} // namespace
+
+// --compile-only: the class launches' copies go through ptxas as ONE module
+// (one run with an entry per class) after the kernel's own run.
+TEST(FuzzClasses, CompileOnlyCompilesTheClassesInOneModule) {
+  FakePtxas fake(0, false);
+  GpuOracleOptions o;
+  o.compileOnly = true;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  FuzzKernel k = stridedKernel();
+  OracleResult r = oracle.check(k);
+  if (r.status == OracleResult::Status::Fail && r.message.find("libdevice") != std::string::npos)
+    GTEST_SKIP() << r.message;
+  EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+  EXPECT_EQ(fake.runs(), (std::vector<int>{1, static_cast<int>(k.classLaunches.size())}));
+}
+
+// A class module that ptxas refuses: each class is compiled alone, and they
+// all pass when each alone is accepted.
+TEST(FuzzClasses, ARefusedClassModuleIsCompiledClassByClass) {
+  FakePtxas fake(0, true);
+  GpuOracleOptions o;
+  o.compileOnly = true;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  FuzzKernel k = stridedKernel();
+  OracleResult r = oracle.check(k);
+  if (r.status == OracleResult::Status::Fail && r.message.find("libdevice") != std::string::npos)
+    GTEST_SKIP() << r.message;
+  EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+  EXPECT_EQ(fake.runs(), (std::vector<int>{1, 3, 1, 1, 1}));
+}
+
+// The failure is named with its class: the class module refused (run 2),
+// then class launch 1 alone (run 4; run 3 is class launch 0).
+TEST(FuzzClasses, ARefusedClassIsNamedAfterTheModuleFails) {
+  FakePtxas fake(4, true);
+  GpuOracleOptions o;
+  o.compileOnly = true;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  FuzzKernel k = stridedKernel();
+  OracleResult r = oracle.check(k);
+  if (r.status == OracleResult::Status::Fail && r.message.find("libdevice") != std::string::npos)
+    GTEST_SKIP() << r.message;
+  EXPECT_EQ(r.status, OracleResult::Status::Fail);
+  EXPECT_EQ(r.property, "gpu-compile");
+  EXPECT_EQ(r.classLaunch, 1);
+  EXPECT_NE(r.message.find("class launch 1 "), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("fake ptxas: run refused"), std::string::npos) << r.message;
+  EXPECT_EQ(fake.runs(), (std::vector<int>{1, 3, 1, 1}));
 }
 
 // On the GPU (skipped without one): the class launches run, each compiled for
