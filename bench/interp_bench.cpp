@@ -10,7 +10,7 @@
 //
 //   interp_bench [--threads 1,2,16] [--repeat 5] [--kernel TEXT] [--triton triton_interp.json]
 //                [--json out.json] [--src REPO_ROOT] [--no-checks] [--checks-cost]
-//                [--only-mode none|coverage|race]
+//                [--only-mode none|coverage|race] [--plain-scaling]
 //
 // The table has one row per kernel and thread count: the plain loop, ours
 // without the race check (the coverage shadow only: RunOptions::raceCheck =
@@ -20,7 +20,12 @@
 // --no-checks times launches without any shadow memory (no coverage, no race
 // check); --checks-cost times each kernel with none, the coverage shadow and
 // the race check and prints the ratios to none. --only-mode times each kernel
-// in that one mode at the last thread count (for a profiler).
+// in that one mode at the last thread count (for a profiler). --plain-scaling
+// times only the plain loops, each split into equal parts (elements or rows)
+// run on each thread count's threads: the speed-up the machine itself gives
+// (memory bandwidth, shared caches, clocks under load), against which the
+// interpreter's speed-up is read (matmul's parts start from float copies of A
+// and B made before the timing).
 //
 // With --triton (the JSON of `TRITON_INTERPRET=1 triton_reference.py interp
 // --json`), also prints the ratio Triton time / our time (default options).
@@ -34,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -77,6 +83,11 @@ struct Bench {
   std::function<void(std::vector<tc::HostArray> &)> plainLoop; // writes the reference output
   size_t outIndex;                                             // which array is the output
   double tolerance;
+  // --plain-scaling: the plain loop's items [lo, hi) (elements or rows), after
+  // plainSetup (outside the timing); items in all.
+  std::function<void(std::vector<tc::HostArray> &, int64_t lo, int64_t hi)> plainRange;
+  int64_t plainItems = 0;
+  std::function<void(std::vector<tc::HostArray> &)> plainSetup = {};
 };
 
 std::string gSourceDir = TC_SOURCE_DIR;
@@ -111,7 +122,15 @@ std::vector<Bench> benches() {
                    z[i] = x[i] + y[i];
                },
                2,
-               0});
+               0,
+               [](std::vector<tc::HostArray> &a, int64_t lo, int64_t hi) {
+                 const float *x = reinterpret_cast<const float *>(a[0].data.data());
+                 const float *y = reinterpret_cast<const float *>(a[1].data.data());
+                 float *z = reinterpret_cast<float *>(a[2].data.data());
+                 for (int64_t i = lo; i < hi; ++i)
+                   z[i] = x[i] + y[i];
+               },
+               n});
   const int64_t rows = 4096, cols = 1024;
   b.push_back({"row softmax f32, 4096 x 1024",
                "interp_softmax_f32_4096x1024_s",
@@ -140,7 +159,20 @@ std::vector<Bench> benches() {
                  }
                },
                0,
-               1e-5});
+               1e-5,
+               [=](std::vector<tc::HostArray> &a, int64_t lo, int64_t hi) {
+                 const float *x = reinterpret_cast<const float *>(a[1].data.data());
+                 float *y = reinterpret_cast<float *>(a[0].data.data());
+                 for (int64_t r = lo; r < hi; ++r) {
+                   const float *xr = x + r * cols;
+                   float m = *std::max_element(xr, xr + cols), s = 0;
+                   for (int64_t c = 0; c < cols; ++c)
+                     s += (y[r * cols + c] = std::exp(xr[c] - m));
+                   for (int64_t c = 0; c < cols; ++c)
+                     y[r * cols + c] /= s;
+                 }
+               },
+               rows});
   const int64_t S = 512;
   b.push_back({"matmul f16 -> f32 acc, 512^3, 64 x 64 x 32 tiles",
                "interp_matmul_f16_512^3_s",
@@ -174,7 +206,30 @@ std::vector<Bench> benches() {
                    a[2].setDouble(i, C[i]);
                },
                2,
-               2e-3});
+               2e-3,
+               // A and B as floats from plainSetup (each part converting all of B
+               // would repeat that work on every thread); C's rows [lo, hi).
+               [=](std::vector<tc::HostArray> &a, int64_t lo, int64_t hi) {
+                 const float *A = reinterpret_cast<const float *>(a[3].data.data());
+                 const float *B = reinterpret_cast<const float *>(a[4].data.data());
+                 float *C = reinterpret_cast<float *>(a[5].data.data());
+                 for (int64_t i = lo; i < hi; ++i) {
+                   std::fill(C + i * S, C + (i + 1) * S, 0.0f);
+                   for (int64_t k = 0; k < S; ++k)
+                     for (int64_t j = 0; j < S; ++j)
+                       C[i * S + j] += A[i * S + k] * B[k * S + j];
+                 }
+               },
+               S,
+               [=](std::vector<tc::HostArray> &a) {
+                 a.resize(3);
+                 for (int m = 0; m < 3; ++m)
+                   a.push_back(tc::HostArray::zeros(tc::DType::F32, {S, S}));
+                 for (int64_t i = 0; i < S * S; ++i) {
+                   a[3].setDouble(i, a[0].getDouble(i));
+                   a[4].setDouble(i, a[1].getDouble(i));
+                 }
+               }});
   const int64_t T = 4096;
   b.push_back({"transpose f32, 4096^2, 64 x 64 tiles",
                "",
@@ -198,7 +253,15 @@ std::vector<Bench> benches() {
                      y[j * T + i] = x[i * T + j];
                },
                1,
-               0});
+               0,
+               [=](std::vector<tc::HostArray> &a, int64_t lo, int64_t hi) {
+                 const float *x = reinterpret_cast<const float *>(a[0].data.data());
+                 float *y = reinterpret_cast<float *>(a[1].data.data());
+                 for (int64_t i = lo; i < hi; ++i)
+                   for (int64_t j = 0; j < T; ++j)
+                     y[j * T + i] = x[i * T + j];
+               },
+               T});
   return b;
 }
 
@@ -213,6 +276,35 @@ double maxRelDiff(const tc::HostArray &a, const tc::HostArray &b) {
     worst = std::max(worst, std::fabs(x - y) <= 1e-30 ? 0.0 : d);
   }
   return worst;
+}
+
+/// --plain-scaling: the median time of the plain loop split into `threads`
+/// equal parts run at once. The threads are started once and meet at a
+/// barrier before and after each repeat (thread start-up is not timed), so
+/// the figure is what the machine gives a loop with no interpreter at all:
+/// memory bandwidth, shared caches and clock speeds under load.
+double timePlainParallel(const Bench &b, std::vector<tc::HostArray> &a, unsigned threads,
+                         int repeat) {
+  std::barrier sync(static_cast<std::ptrdiff_t>(threads));
+  std::vector<double> t;
+  auto part = [&](unsigned k) {
+    int64_t lo = b.plainItems * k / threads, hi = b.plainItems * (k + 1) / threads;
+    for (int r = 0; r < repeat; ++r) {
+      sync.arrive_and_wait();
+      auto start = Clock::now();
+      b.plainRange(a, lo, hi);
+      sync.arrive_and_wait();
+      if (k == 0)
+        t.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+  };
+  std::vector<std::thread> team;
+  for (unsigned k = 1; k < threads; ++k)
+    team.emplace_back(part, k);
+  part(0);
+  for (auto &th : team)
+    th.join();
+  return median(t);
 }
 
 } // namespace
@@ -250,7 +342,10 @@ int main(int argc, char **argv) {
   app.add_option("--triton", tritonJson, "JSON of triton_reference.py interp");
   app.add_option("--json", outJson, "write the figures as JSON");
   app.add_option("--src", gSourceDir, "the repository root (for examples/ and bench/kernels/)");
-  bool noChecks = false, checksCost = false;
+  bool noChecks = false, checksCost = false, plainScaling = false;
+  app.add_flag("--plain-scaling", plainScaling,
+               "time only the plain C++ loops, split across each thread count's threads (what "
+               "the machine's cores give without the interpreter)");
   app.add_flag("--no-checks", noChecks, "launch without any shadow memory (no coverage, no race check)");
   app.add_flag("--checks-cost", checksCost,
                "time every kernel without shadow memory, with coverage, with the race check");
@@ -279,7 +374,9 @@ int main(int argc, char **argv) {
   }
   auto backend = tc::createInterpreterBackend();
   nlohmann::json out = nlohmann::json::array();
-  if (!checksCost && onlyMode.empty())
+  if (plainScaling)
+    std::printf("%-50s %7s %10s %9s\n", "kernel", "threads", "plain C++", "speed-up");
+  else if (!checksCost && onlyMode.empty())
     std::printf("%-50s %7s %10s %10s %9s %9s %11s %10s\n", "kernel", "threads", "plain C++",
                 noChecks ? "ours(none)" : "ours", "ours/C++", "speed-up", "race check",
                 "race/ours");
@@ -299,6 +396,21 @@ int main(int argc, char **argv) {
     tc::LaunchArgs args;
     std::vector<tc::HostArray> arrays;
     b.bind(args, arrays);
+    if (plainScaling) {
+      std::vector<tc::HostArray> ref = arrays;
+      if (b.plainSetup)
+        b.plainSetup(ref);
+      double first = 0;
+      for (unsigned t : threadCounts) {
+        double s = timePlainParallel(b, ref, t, repeat);
+        if (first == 0)
+          first = s;
+        std::printf("%-50s %7u %9.4fs %8.2fx\n", b.name.c_str(), t, s, first / s);
+        out.push_back({{"kernel", b.name}, {"threads", t}, {"plain_cpp_split_s", s},
+                       {"speedup_vs_first", first / s}});
+      }
+      continue;
+    }
     auto grid = tc::evalGrid({b.grid}, *compiled.kernel, args);
     if (!grid.dims) {
       std::cerr << grid.error << '\n';

@@ -287,27 +287,54 @@ void AccessTracker::release(Frame &f, uint64_t addr) {
   raise(s, static_cast<int32_t>(f.index), f.clock);
 }
 
+namespace {
+/// Sets `bits` in the coverage word at `p` (see setStored).
+inline void orStored(uint64_t *p, uint64_t bits) {
+  std::atomic_ref<uint64_t> w(*p);
+  if ((w.load(std::memory_order_relaxed) & bits) == bits)
+    return; // no write (no line bouncing)
+  // A whole word is a plain store (no locked instruction): bits are only ever
+  // set during a launch, so any OR of another thread, before or after it,
+  // leaves the word all ones too.
+  if (bits == ~uint64_t(0))
+    w.store(bits, std::memory_order_relaxed);
+  else
+    w.fetch_or(bits, std::memory_order_relaxed);
+}
+} // namespace
+
 void AccessTracker::setStored(RegionShadow &s, int64_t e0, int64_t count, const uint8_t *mask,
                               int64_t lane0, int64_t laneStep) {
   int64_t end = std::min(e0 + count, s.elements);
+  // The chunk's words are found once per chunk (64 words), not per word.
+  constexpr int64_t kChunkMask = (int64_t(1) << kChunkBits) - 1;
   for (int64_t e = e0; e < end;) {
-    int64_t wordEnd = std::min(end, (e | 63) + 1);
-    uint64_t bits;
-    if (!mask) {
-      unsigned lo = static_cast<unsigned>(e & 63), n = static_cast<unsigned>(wordEnd - e);
-      bits = (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1) << lo;
-    } else {
-      bits = 0;
+    int64_t chunkEnd = std::min(end, (e | kChunkMask) + 1);
+    uint64_t *words = nullptr;
+    if (!mask) { // every element: whole words between a partial first and last
+      words = s.storedWord(static_cast<uint64_t>(e & ~kChunkMask));
+      int64_t w0 = (e & kChunkMask) >> 6, w1 = ((chunkEnd - 1) & kChunkMask) >> 6;
+      for (int64_t w = w0; w <= w1; ++w) {
+        unsigned lo = w == w0 ? static_cast<unsigned>(e & 63) : 0;
+        unsigned hi = w == w1 ? static_cast<unsigned>((chunkEnd - 1) & 63) : 63; // (inclusive)
+        orStored(words + w, (~uint64_t(0) >> (63 - (hi - lo))) << lo);
+      }
+      e = chunkEnd;
+      continue;
+    }
+    for (; e < chunkEnd;) {
+      int64_t wordEnd = std::min(chunkEnd, (e | 63) + 1);
+      uint64_t bits = 0;
       const uint8_t *m = mask + lane0 + (e - e0) * laneStep;
       for (int64_t k = e; k < wordEnd; ++k, m += laneStep)
         bits |= uint64_t(*m != 0) << (k & 63);
+      if (bits) {
+        if (!words)
+          words = s.storedWord(static_cast<uint64_t>(e & ~kChunkMask));
+        orStored(words + ((e & kChunkMask) >> 6), bits);
+      }
+      e = wordEnd;
     }
-    if (bits) {
-      std::atomic_ref<uint64_t> w(*s.storedWord(static_cast<uint64_t>(e)));
-      if ((w.load(std::memory_order_relaxed) & bits) != bits) // else no write (no line bouncing)
-        w.fetch_or(bits, std::memory_order_relaxed);
-    }
-    e = wordEnd;
   }
 }
 

@@ -241,7 +241,9 @@ private:
     uint64_t key, last;
     uint32_t progKind;
   };
-  struct ThreadLog {
+  // Each on cache lines of its own: a thread appends to its log's vector on
+  // every logged access, and the logs are allocated one after another.
+  struct alignas(64) ThreadLog {
     std::vector<LogEntry> entries;
     uint64_t maxSpan = 0; // the longest interval's last - first (finishThread())
   };
