@@ -34,3 +34,5 @@ else
 fi
 echo "== our interpreter"
 "$BIN/interp_bench" --src "$ROOT" --repeat 5 --json "$OUT/interp_bench.json" "${TRITON_ARGS[@]}" | tee "$OUT/interp_bench.txt"
+echo "== the plain loops split across threads (the speed-up the machine itself gives)"
+"$BIN/interp_bench" --src "$ROOT" --repeat 5 --plain-scaling --json "$OUT/plain_scaling.json" | tee "$OUT/plain_scaling.txt"
