@@ -311,6 +311,11 @@ struct GpuOracle::Pending {
   /// The log of the ptxas run that made the kernel's module's cubin
   /// (cuda::ImageMode::Ptxas); nullopt when the driver JIT-compiled it.
   std::optional<std::string> ptxasLog;
+  /// GPU batches: the kernel's EMI variant (emiSelected), compiled into the
+  /// batch's module with the kernels (checkBatch); checkEmi launches this
+  /// object instead of compiling the variant alone. Null when checked alone.
+  std::optional<FuzzKernel> emi;
+  std::shared_ptr<CompiledKernel> emiKernel;
 };
 
 namespace {
@@ -532,7 +537,7 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   if (out.status == OracleResult::Status::Pass && !k.classLaunches.empty())
     checkClasses(k, p, clock, out);
   if (out.status == OracleResult::Status::Pass && emiSelected(k, opts_.emiRate)) {
-    checkEmi(k, p.want, out);
+    checkEmi(k, p, out);
     clock.mark("emi"); // the variant: interpreter runs, compile, launch, comparison
   }
   return out;
@@ -646,6 +651,8 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
   };
   // Today's path for one kernel: compiled alone.
   auto alone = [&](Item &it) {
+    it.p.emi.reset(); // alone: the EMI variant compiled alone too
+    it.p.emiKernel.reset();
     auto t0 = std::chrono::steady_clock::now();
     StageClock clock(it.stages);
     OracleResult r = finishAlone(ks[it.i], it.p, clock);
@@ -710,13 +717,38 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
       }
     }
   } else {
-    gpu::GpuBackend &gpu = backend(static_cast<int>(items.size()));
     std::vector<const CompiledKernel *> kernels;
     for (const Item &it : items)
       kernels.push_back(it.p.c.kernel.get());
+    // The EMI variants of the kernels that will be checked with one go into
+    // the same module: not one module (and one driver JIT) each. They are
+    // compiled for nothing when their kernel fails first (rare).
+    auto t1 = std::chrono::steady_clock::now();
+    std::vector<std::pair<std::optional<FuzzKernel>, std::shared_ptr<CompiledKernel>>> emis(
+        items.size());
+    for (size_t j = 0; j < items.size(); ++j) {
+      const FuzzKernel &k = ks[items[j].i];
+      if (!emiSelected(k, opts_.emiRate))
+        continue;
+      std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k));
+      if (!v)
+        continue;
+      CompileOutcome c = compileFuzzKernel(*v);
+      if (!c.ok())
+        continue; // checkEmi reports it (an emi-compile generator bug)
+      kernels.push_back(c.kernel.get());
+      emis[j] = {std::move(v), c.kernel};
+    }
+    shared["emi"] += msSince(t1);
+    gpu::GpuBackend &gpu = backend(static_cast<int>(kernels.size()));
     gpu::CompileInfo info;
     uint64_t seq = cuda::lastLoad().seq;
     ok = gpu.prepareBatch(kernels, error, &info);
+    if (ok)
+      for (size_t j = 0; j < items.size(); ++j) {
+        items[j].p.emi = std::move(emis[j].first);
+        items[j].p.emiKernel = std::move(emis[j].second);
+      }
     for (const codegen::StageTime &t : info.times)
       shared[stageOf(t.stage)] += t.ms;
     std::optional<std::string> log =
@@ -962,22 +994,28 @@ bool GpuOracle::compileClassesTogether(const CompiledKernel &kernel,
   return ptxas_->empty() || codegen::runPtxas(r.compiled->ptx, o.sm, log);
 }
 
-void GpuOracle::checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
-                         OracleResult &out) {
+void GpuOracle::checkEmi(const FuzzKernel &k, Pending &p, OracleResult &out) {
+  const std::map<std::string, HostArray> &want = p.want;
   if (!fuzz::checkEmi(k, want, opts_.maxSeconds, out))
     return; // the interpreter already differs (or the variant does not compile)
-  std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k));
+  // In a batch the variant is in the batch's module already (checkBatch).
+  bool inBatch = p.emiKernel != nullptr;
+  std::optional<FuzzKernel> v = inBatch ? p.emi : emiVariant(k, kernelHash(k));
   if (!v)
     return;
-  CompileOutcome c = compileFuzzKernel(*v);
+  CompileOutcome c;
+  if (inBatch)
+    c.kernel = p.emiKernel;
+  else
+    c = compileFuzzKernel(*v);
   if (!c.ok())
     return; // fuzz::checkEmi compiled it
   std::map<std::string, HostArray> vwant = makeBuffers(*v), got = makeBuffers(*v);
   for (const auto &[name, a] : want)
     vwant.at(name) = a;
-  gpu::GpuBackend &gpu = backend();
+  gpu::GpuBackend &gpu = backend(inBatch ? 0 : 1); // a batch counted its variant
   std::string error;
-  if (!gpu.prepare(*c.kernel, error, nullptr)) {
+  if (!inBatch && !gpu.prepare(*c.kernel, error, nullptr)) {
     out = gpuError("emi-gpu-compile",
                    "the GPU backend does not compile the EMI variant: " + error + "\n" + v->source);
     return;

@@ -126,9 +126,9 @@ private:
   OracleResult runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
                              StageClock &clock);
   OracleResult gpuError(const std::string &property, const std::string &error);
-  /// The EMI variant of a passing kernel `k` whose interpreter outputs are `want`.
-  void checkEmi(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
-                OracleResult &out);
+  /// The EMI variant of a passing kernel `k` (`p.want`: its interpreter outputs);
+  /// in a GPU batch the variant prepared in the batch's module (Pending::emiKernel).
+  void checkEmi(const FuzzKernel &k, Pending &p, OracleResult &out);
   OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
   OracleResult compileOnly(const CompiledKernel &kernel, StageClock &clock, OracleResult out);
   /// The class launches of a kernel that passed (docs/fuzz.md "Argument

@@ -192,3 +192,38 @@ TEST(FuzzBatchGpu, BatchVerdictsAreTheSingleKernelVerdicts) {
     }
   }
 }
+
+// GPU batches with EMI variants (emiRate 1: every passing kernel's variant is
+// in the batch's module, Pending::emiKernel): each kernel gets the verdict it
+// gets alone, where its variant is compiled and loaded alone. Skips without a
+// device.
+TEST(FuzzBatchGpu, EmiVariantsInTheBatchModuleGiveTheSingleKernelVerdicts) {
+  std::string why;
+  if (!gpu::cudaAvailable(&why))
+    GTEST_SKIP() << why;
+  std::vector<FuzzKernel> ks = runnableKernels(36, 16);
+  ASSERT_EQ(ks.size(), 16u);
+  GpuOracleOptions o;
+  o.emiRate = 1;
+  GpuOracle single(o);
+  std::vector<OracleResult> alone;
+  for (const FuzzKernel &k : ks)
+    alone.push_back(single.check(k));
+  ASSERT_FALSE(single.poisoned());
+  GpuOracle oracle(o);
+  std::vector<int> calls(ks.size(), 0);
+  std::vector<OracleResult> got(ks.size());
+  oracle.checkBatch(ks, [&](size_t i, OracleResult r, double) {
+    ++calls[i];
+    got[i] = std::move(r);
+  });
+  ASSERT_FALSE(oracle.poisoned());
+  int passed = 0;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    EXPECT_EQ(calls[i], 1) << i;
+    EXPECT_EQ(got[i].status, alone[i].status) << i << ": " << got[i].message;
+    EXPECT_EQ(got[i].property, alone[i].property) << i << ": " << got[i].message;
+    passed += got[i].status == OracleResult::Status::Pass;
+  }
+  EXPECT_GT(passed, 0);
+}
