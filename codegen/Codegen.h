@@ -41,6 +41,12 @@ struct Options {
   bool vectorize = true;   // "vectorize": wider per-thread runs, 8/16-byte accesses where proven
   bool remat = true;       // "remat": broadcasts of index arithmetic recomputed, not staged
   bool tensorCores = true; // "mma": `@` of fp16/bf16 tiles through mma.sync
+  // "mma-values": an `@` whose result is reduced along its rows (attention's
+  // S = Q K^T) keeps it in the mma.sync accumulator registers, and so do the
+  // elementwise ops, row reductions, broadcasts and loop-carried values
+  // computed from it (codegen/LowerMmaValues.cpp); off, such values go
+  // through shared memory to the blocked layout.
+  bool mmaValues = true;
   // "wgmma": on sm_90, matmul loops whose operands stream through cp.async
   // stages run on wgmma.mma_async (sm_90a) from 128-byte-swizzled shared
   // memory (docs/gpu-perf.md, "wgmma"); off, or elsewhere, mma.sync.

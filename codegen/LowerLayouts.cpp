@@ -114,6 +114,7 @@ void Lowerer::planLayouts() {
         mmaLoops_[op] = L;
     }
   }
+  planMmaValues();
   for (unsigned i = 0; i < fn_.numParams(); ++i)
     setLayout(fn_.param(i), blockedOf(fn_.param(i)->type()));
   planBlock(fn_.body(), 0);
@@ -134,6 +135,8 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
   using M = Conversion::Mechanism;
   for (const auto &r : op.results())
     checkType(r->type()); // refused as the lowering refuses it
+  if (mmaOps_.count(&op))
+    return planMmaValueOp(op, depth);
   for (const auto &r : op.results())
     if (!layouts_.values.count(r.get()))
       setLayout(r.get(), blockedOf(r->type()));
@@ -378,6 +381,7 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
   case ir::OpKind::While:
     if (auto it = mmaLoops_.find(&op); it != mmaLoops_.end())
       planLoop(*it->second, depth);
+    planMmaValueLoop(op, depth);
     return;
   default: return;
   }

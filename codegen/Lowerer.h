@@ -130,6 +130,35 @@ private:
   std::unordered_set<const ir::Op *> mmaDots_;
   std::unordered_map<const ir::Op *, std::shared_ptr<MmaLoop>> mmaLoops_;
 
+  // ---- Values in mma.sync fragments (LowerMmaValues.cpp) -----------------
+  void planMmaValues();
+  bool mmaValueShape(const ir::Type &t) const;
+  int64_t mmaSlots(const ir::Type &t) const;
+  bool mmaUniform(const ir::Value *v) const;
+  bool mmaValueDot(const ir::Op &op) const;
+  bool mmaCarried(const ir::Op &u, const ir::Value *v) const;
+  bool mmaCarriedAt(const ir::Op &u, size_t i) const;
+  std::unordered_map<const ir::Op *, const ir::Op *> mmaLoopOf_; // yield/condition -> its loop
+  Layout mmaValueLayout(const ir::Type &t) const;
+  void planMmaValueOp(const ir::Op &op, int depth);
+  void planMmaValueLoop(const ir::Op &op, int depth);
+  void planMmaValueBlocked(const ir::Op &op, const ir::Value *v, int depth);
+  llvm::Value *mmaRowOf(const ir::Type &t, int64_t s);
+  llvm::Value *mmaColOf(const ir::Type &t, int64_t s);
+  llvm::Value *mmaIndexOf(const ir::Type &t, int64_t s);
+  Slots mmaToBlocked(const ir::Type &t, const Slots &s);
+  Slots mmaFromBlocked(const ir::Type &t, const Slots &s);
+  Slots getMma(const ir::Value *v);
+  void bindValue(const ir::Value *v, Slots s);
+  Slots carriedSlots(const ir::Value *v, bool inMma);
+  void lowerMmaValueOp(const ir::Op &op);
+  void lowerMmaValueReduce(const ir::Op &op);
+  void lowerMmaValueDot(const ir::Op &op);
+  std::unordered_set<const ir::Value *> mmaRes_;     // values that live in #mma / its row slice
+  std::unordered_set<const ir::Op *> mmaOps_;        // ops lowered on them
+  std::unordered_set<const ir::Value *> mmaBlocked_; // of those, also needed blocked
+  std::unordered_map<const ir::Value *, Slots> mmaValues_;
+
   // ---- Module and function set-up -------------------------------------
 
   void setUpModule() {
@@ -369,6 +398,8 @@ private:
     setLoc(op);
     for (const auto &r : op.results())
       checkType(r->type());
+    if (mmaOps_.count(&op))
+      return lowerMmaValueOp(op);
     switch (op.kind()) {
     case ir::OpKind::Constant: return lowerConstant(op);
     case ir::OpKind::Range: return lowerRange(op);
@@ -1068,8 +1099,10 @@ private:
     if (!yielded)
       throw Unsupported("internal: yield outside a region");
     yielded->clear();
-    for (const ir::Value *v : op.operands())
-      yielded->push_back(get(v));
+    for (size_t i = 0; i < op.numOperands(); ++i) {
+      const ir::Value *v = op.operand(static_cast<unsigned>(i));
+      yielded->push_back(mmaCarriedAt(op, i) ? carriedSlots(v, true) : get(v));
+    }
   }
 
   /// Phis in the current block for loop-carried values shaped like `init`.
@@ -1094,19 +1127,15 @@ private:
   }
   void bindArgs(const ir::Block &region, const std::vector<Slots> &vals, size_t first = 0) {
     for (size_t i = 0; i < vals.size(); ++i)
-      values_[region.arg(static_cast<unsigned>(first + i))] = vals[i];
+      bindValue(region.arg(static_cast<unsigned>(first + i)), vals[i]);
   }
-  /// Slots of op's operands from index `from`, each widened to its value's slot count.
+  /// Slots of a loop's initial values (operands from index `from`), each
+  /// widened to its slot count in the layout the loop carries it in.
   std::vector<Slots> operandSlots(const ir::Op &op, size_t from) {
     std::vector<Slots> out;
-    for (size_t i = from; i < op.numOperands(); ++i) {
-      const Slots &s = get(op.operand(i));
-      int64_t n = slotsOf(op.operand(i)->type());
-      Slots w;
-      for (int64_t k = 0; k < n; ++k)
-        w.push_back(slot(s, static_cast<size_t>(k)));
-      out.push_back(w);
-    }
+    for (size_t i = from; i < op.numOperands(); ++i)
+      out.push_back(carriedSlots(op.operand(static_cast<unsigned>(i)),
+                                 mmaRes_.count(op.result(static_cast<unsigned>(i - from))) > 0));
     return out;
   }
 
@@ -1188,7 +1217,7 @@ private:
     }
     b_.SetInsertPoint(exit);
     for (size_t i = 0; i < op.numResults(); ++i)
-      values_[op.result(static_cast<unsigned>(i))] = fwd[i];
+      bindValue(op.result(static_cast<unsigned>(i)), fwd[i]);
   }
 
   void lowerFor(const ir::Op &op) {
@@ -1216,7 +1245,7 @@ private:
     }
     b_.SetInsertPoint(exit);
     for (size_t i = 0; i < op.numResults(); ++i)
-      values_[op.result(static_cast<unsigned>(i))] = phis[i];
+      bindValue(op.result(static_cast<unsigned>(i)), phis[i]);
   }
 
   const ir::Module &irModule_;

@@ -14,6 +14,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.remat;
   if (name == "mma")
     return &opts.tensorCores;
+  if (name == "mma-values")
+    return &opts.mmaValues;
   if (name == "wgmma")
     return &opts.wgmma;
   if (name == "specialize")
@@ -24,8 +26,8 @@ bool *flagOf(Options &opts, const std::string &name) {
 } // namespace
 
 const std::vector<std::string> &optimizationNames() {
-  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "pipeline", "wgmma",
-                                                   "specialize"};
+  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
+                                                   "pipeline", "wgmma", "specialize"};
   return names;
 }
 
@@ -36,7 +38,8 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     if (name.empty())
       continue;
     if (name == "all") {
-      opts.vectorize = opts.remat = opts.tensorCores = opts.wgmma = opts.specialize = false;
+      opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.wgmma =
+          opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -47,7 +50,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     bool *flag = flagOf(opts, name);
     if (!flag) {
       error = "unknown optimisation '" + name +
-              "' (known: vectorize, remat, mma, pipeline, wgmma, specialize, all)";
+              "' (known: vectorize, remat, mma, mma-values, pipeline, wgmma, specialize, all)";
       return false;
     }
     *flag = false;
@@ -64,6 +67,8 @@ std::string describeOptions(const Options &opts) {
     s += " remat";
   if (opts.tensorCores)
     s += " mma";
+  if (opts.tensorCores && !opts.mmaValues)
+    s += " no-mma-values";
   if (opts.wgmma)
     s += " wgmma";
   s += " stages=" + std::to_string(opts.numStages);
