@@ -214,10 +214,13 @@ std::vector<Bench> benches() {
                  const float *B = reinterpret_cast<const float *>(a[4].data.data());
                  float *C = reinterpret_cast<float *>(a[5].data.data());
                  for (int64_t i = lo; i < hi; ++i) {
-                   std::fill(C + i * S, C + (i + 1) * S, 0.0f);
-                   for (int64_t k = 0; k < S; ++k)
+                   float *__restrict c = C + i * S; // (C is neither A nor B)
+                   std::fill(c, c + S, 0.0f);
+                   for (int64_t k = 0; k < S; ++k) {
+                     float aik = A[i * S + k];
                      for (int64_t j = 0; j < S; ++j)
-                       C[i * S + j] += A[i * S + k] * B[k * S + j];
+                       c[j] += aik * B[k * S + j];
+                   }
                  }
                },
                S,
