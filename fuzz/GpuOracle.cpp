@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <set>
 
 namespace tc::fuzz {
 namespace {
@@ -979,9 +980,14 @@ bool GpuOracle::compileClassesTogether(const CompiledKernel &kernel,
   // pointer's alignment from its class), the copies side by side.
   codegen::Options o = compileOnlyOptions();
   o.alignedPointers = false;
+  // One copy per class: launches of one class run one compiled kernel on the
+  // GPU too (the backend's caches are keyed by Specialization::key()).
+  std::set<std::string> classes;
   std::vector<SpecializedKernel> copies;
   std::vector<codegen::BatchKernel> batch;
   for (const ClassRun &run : runs) {
+    if (!classes.insert(run.spec.key()).second)
+      continue;
     copies.push_back(specializeKernel(kernel.module(), kernel.function(), run.spec));
     batch.push_back({copies.back().module.get(), copies.back().function});
   }

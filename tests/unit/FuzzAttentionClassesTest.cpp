@@ -424,6 +424,23 @@ TEST(FuzzClasses, CompileOnlyCompilesTheClassesInOneModule) {
   EXPECT_EQ(fake.runs(), (std::vector<int>{1, static_cast<int>(k.classLaunches.size())}));
 }
 
+// Class launches of one class (N = 32 and N = 16: both divisible by 16) share
+// one copy in the module, as they share one compiled kernel on the GPU.
+TEST(FuzzClasses, OneCopyPerClassInTheModule) {
+  FakePtxas fake(0, false);
+  GpuOracleOptions o;
+  o.compileOnly = true;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  FuzzKernel k = stridedKernel();
+  k.classLaunches = {{{{"N", 32}}, 0}, {{{"N", 16}}, 0}, {{{"N", 24}, {"M", 1}}, 0}};
+  OracleResult r = oracle.check(k);
+  if (r.status == OracleResult::Status::Fail && r.message.find("libdevice") != std::string::npos)
+    GTEST_SKIP() << r.message;
+  EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+  EXPECT_EQ(fake.runs(), (std::vector<int>{1, 2}));
+}
+
 // A class module that ptxas refuses: each class is compiled alone, and they
 // all pass when each alone is accepted.
 TEST(FuzzClasses, ARefusedClassModuleIsCompiledClassByClass) {
