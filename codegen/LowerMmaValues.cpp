@@ -101,6 +101,13 @@ bool Lowerer::mmaUniform(const ir::Value *v) const {
                d->kind() == ir::OpKind::Constant);
 }
 
+/// Index arithmetic (a mask such as `cols[newaxis, :] < N`) recomputed at each
+/// slot's coordinates instead of converted (as remat does for blocked values).
+bool Lowerer::mmaRemat(const ir::Value *v) {
+  return opts_.remat && !plantedBug("missing-barrier") && v->definingOp() &&
+         !v->type().isScalar() && !mmaRes_.count(v) && rematable(v);
+}
+
 /// An `@` that can accumulate into #mma: fp16/bf16 operands, fp32 result, not
 /// a matmul loop's (LowerMmaLoop.cpp keeps those).
 bool Lowerer::mmaValueDot(const ir::Op &op) const {
@@ -219,7 +226,7 @@ void Lowerer::planMmaValues() {
         for (const ir::Value *v : op.operands()) {
           if (in(v))
             any = true;
-          else if (!mmaUniform(v))
+          else if (!mmaUniform(v) && !mmaRemat(v))
             all = false;
         }
         if (!any || !all)
@@ -339,6 +346,11 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
   auto fromBlocked = [&](const ir::Value *v, const std::string &what) {
     if (mmaRes_.count(v) || mmaUniform(v))
       return;
+    if (mmaRemat(v)) {
+      addConversion(op, what, layoutOf(v), mmaValueLayout(v->type()), M::Free,
+                    "recomputed at each element's coordinates (remat)", 0, 0, depth);
+      return;
+    }
     addConversion(op, what, layoutOf(v), mmaValueLayout(v->type()), M::Shared,
                   "through shared memory", static_cast<size_t>(v->type().numElements()) *
                                                elemBytes(v->type()), 2, depth);
@@ -492,7 +504,23 @@ Slots Lowerer::getMma(const ir::Value *v) {
     return it->second;
   if (mmaUniform(v))
     return {get(v)[0]};
-  return mmaFromBlocked(v->type(), get(v));
+  const ir::Type &t = v->type();
+  if (mmaRemat(v) && t.rank() == 2) {
+    RematMemo memo;
+    Slots s;
+    for (int64_t k = 0; k < mmaSlots(t); ++k)
+      s.push_back(rematAt(v, {mmaRowOf(t, k), t.shape[1] == 1 ? b_.getInt32(0) : mmaColOf(t, k)},
+                          memo));
+    return s;
+  }
+  if (mmaRemat(v) && t.rank() == 1) {
+    RematMemo memo;
+    Slots s;
+    for (int64_t k = 0; k < mmaSlots(t); ++k)
+      s.push_back(rematAt(v, {mmaRowOf(t, k)}, memo));
+    return s;
+  }
+  return mmaFromBlocked(t, get(v));
 }
 
 /// Binds v (in #mma when planned so, else blocked).

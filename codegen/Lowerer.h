@@ -135,6 +135,7 @@ private:
   bool mmaValueShape(const ir::Type &t) const;
   int64_t mmaSlots(const ir::Type &t) const;
   bool mmaUniform(const ir::Value *v) const;
+  bool mmaRemat(const ir::Value *v);
   bool mmaValueDot(const ir::Op &op) const;
   bool mmaCarried(const ir::Op &u, const ir::Value *v) const;
   bool mmaCarriedAt(const ir::Op &u, size_t i) const;
