@@ -104,8 +104,10 @@ bool Lowerer::mmaUniform(const ir::Value *v) const {
 /// Index arithmetic (a mask such as `cols[newaxis, :] < N`) recomputed at each
 /// slot's coordinates instead of converted (as remat does for blocked values).
 bool Lowerer::mmaRemat(const ir::Value *v) {
+  // (Not asked of the values in #mma: getMma takes those first. During
+  // planMmaValues a mask may still be in the candidates; it leaves them.)
   return opts_.remat && !plantedBug("missing-barrier") && v->definingOp() &&
-         !v->type().isScalar() && !mmaRes_.count(v) && rematable(v);
+         !v->type().isScalar() && rematable(v);
 }
 
 /// An `@` that can accumulate into #mma: fp16/bf16 operands, fp32 result, not
