@@ -285,6 +285,20 @@ void Lowerer::planMmaValues() {
       mmaOps_.insert(opp);
   for (const ir::Value *v : C)
     setLayout(v, mmaValueLayout(v->type()));
+  // Loop-invariant a operands (Q of attention): fragments loaded once.
+  std::unordered_map<const ir::Op *, unsigned> depthOf;
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned loops) { depthOf[&op] = loops; });
+  for (const ir::Op *op : mmaOps_) {
+    if (op->kind() != ir::OpKind::Dot)
+      continue;
+    const ir::Value *a = op->operand(0);
+    const ir::Op *def = a->definingOp();
+    if (C.count(a) || !def || mmaUniform(a) || def->numResults() != 1 || def->numRegions() ||
+        depthOf[def] >= depthOf[op] || a == op->operand(1))
+      continue;
+    if (users_[a].size() == 1) // this `@` alone uses it
+      mmaHoistA_[a] = static_cast<int>(depthOf[def]);
+  }
   // Users that need the blocked layout of a value in #mma.
   for (const ir::Value *v : mmaRes_) {
     auto it = users_.find(v);
@@ -362,18 +376,25 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
     int64_t in = static_cast<int64_t>(byteSize(a.dtype));
     bool aRegs = mmaRes_.count(op.operand(0)) && a.dtype == DType::F16;
     Layout dotA = Layout::dotOperand(0, to, 2), dotB = Layout::dotOperand(1, to, 2);
+    auto hoist = mmaHoistA_.find(op.operand(0));
     if (aRegs)
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Registers,
                     "accumulator fragments packed to f16 pairs (no shared memory)", 0, 0, depth);
+    else if (hoist != mmaHoistA_.end())
+      addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Shared,
+                    "through " + Layout::shared({1, 0}, a.shape[1], 16 / in).str() +
+                        " and ldmatrix once, where it is defined (loop-invariant)",
+                    static_cast<size_t>(a.shape[0] * (a.shape[1] + 16 / in) * in), 2,
+                    hoist->second);
     else
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Shared,
                     "through " + Layout::shared({1, 0}, a.shape[1], 16 / in).str() + " and ldmatrix",
                     static_cast<size_t>(a.shape[0] * (a.shape[1] + 16 / in) * in), 2, depth);
     addConversion(op, "operand 1", layoutOf(op.operand(1)), dotB, M::Shared,
                   "through " + Layout::shared({1, 0}, b.shape[1], 16 / in).str() +
-                      " and ldmatrix" + (aRegs ? "" : " (same barriers)"),
-                  static_cast<size_t>(b.shape[0] * (b.shape[1] + 16 / in) * in), aRegs ? 2 : 0,
-                  depth);
+                      " and ldmatrix" + (aRegs || hoist != mmaHoistA_.end() ? "" : " (same barriers)"),
+                  static_cast<size_t>(b.shape[0] * (b.shape[1] + 16 / in) * in),
+                  aRegs || hoist != mmaHoistA_.end() ? 2 : 0, depth);
     if (!mmaRes_.count(op.operand(2)))
       fromBlocked(op.operand(2), "operand 2");
     layouts_.notes[&op].push_back("`@` on mma.sync (m16n8k16), the result kept in registers");
@@ -634,6 +655,32 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
   bindValue(op.result(), outS);
 }
 
+/// The a fragments of a loop-invariant a operand (m x k, fp16/bf16) of `@` on
+/// #mma, loaded once where it is defined: staged in padded shared memory and
+/// read with ldmatrix, fragment row i and k step s as registers (i * steps + s) * 4 + q.
+void Lowerer::loadHoistedA(const ir::Value *v) {
+  auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+  const ir::Type &t = v->type();
+  int64_t m = t.shape[0], k = t.shape[1], in = static_cast<int64_t>(byteSize(t.dtype));
+  int64_t pitch = k + 16 / in, tm = m / opts_.numWarps, steps = k / 16;
+  sharedBytes_ = std::max(sharedBytes_, static_cast<size_t>(m * pitch * in));
+  barrier();
+  stageRows(values_.at(v), t, 0, pitch, false);
+  barrier();
+  // ldmatrix.x4 on a: lanes 0-15 give rows 0-15 of the first 8 k, lanes 16-31 of the next 8.
+  llvm::Value *lane = b_.CreateAnd(tid_, i32(31)), *warp = b_.CreateLShr(tid_, i32(5));
+  llvm::Value *row = b_.CreateAdd(b_.CreateMul(warp, i32(tm)), b_.CreateAnd(lane, i32(15)));
+  llvm::Value *base =
+      b_.CreateAdd(b_.CreateMul(row, i32(pitch)), b_.CreateMul(b_.CreateLShr(lane, i32(4)), i32(8)));
+  Slots frags;
+  for (int64_t i = 0; i < tm / 16; ++i)
+    for (int64_t s = 0; s < steps; ++s) {
+      Slots x = ldmatrix(t, 0, b_.CreateAdd(base, i32(16 * i * pitch + 16 * s)), false);
+      frags.insert(frags.end(), x.begin(), x.end());
+    }
+  mmaAFrags_[v] = frags;
+}
+
 /// acc + a @ b with acc and the result in #mma: b (and a, unless it lives in
 /// #mma as fp16) staged in padded shared memory and read with ldmatrix; each
 /// warp runs its own rows' fragments over all columns.
@@ -650,10 +697,12 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   p.tilesN = 1;
   p.tiles = w;
   bool aRegs = mmaRes_.count(op.operand(0)) && p.a->dtype == DType::F16;
+  auto hoisted = mmaAFrags_.find(op.operand(0)); // loaded before the loop
+  bool aHoisted = !aRegs && hoisted != mmaAFrags_.end();
   p.pitchA = p.k + 16 / in;
   p.pitchB = p.n + 16 / in;
   p.offA = 0;
-  p.offB = aRegs ? 0 : alignUp(static_cast<size_t>(p.m * p.pitchA * in));
+  p.offB = aRegs || aHoisted ? 0 : alignUp(static_cast<size_t>(p.m * p.pitchA * in));
   size_t bytes = p.offB + static_cast<size_t>(p.k * p.pitchB * in);
   sharedBytes_ = std::max(sharedBytes_, bytes);
   Slots acc;
@@ -665,7 +714,7 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   if (aRegs)
     aFr = carriedSlots(op.operand(0), true);
   barrier();
-  if (!aRegs)
+  if (!aRegs && !aHoisted)
     stageRows(get(op.operand(0)), *p.a, p.offA, p.pitchA, false);
   stageRows(get(op.operand(1)), *p.b, p.offB, p.pitchB, false);
   barrier();
@@ -691,6 +740,10 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
           regs.push_back(pack(aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, 2 * q))],
                               aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, 2 * q + 1))]));
         af.push_back(regs);
+      } else if (aHoisted) {
+        size_t r = static_cast<size_t>((i * (p.k / p.kStep) + s) * 4);
+        af.push_back(Slots(hoisted->second.begin() + static_cast<long>(r),
+                           hoisted->second.begin() + static_cast<long>(r + 4)));
       } else {
         af.push_back(ldmatrix(*p.a, p.offA, b_.CreateAdd(t.a, i32(p.kStep * s + 16 * i * p.pitchA)),
                               false));

@@ -140,6 +140,11 @@ private:
   bool mmaCarried(const ir::Op &u, const ir::Value *v) const;
   bool mmaCarriedAt(const ir::Op &u, size_t i) const;
   std::unordered_map<const ir::Op *, const ir::Op *> mmaLoopOf_; // yield/condition -> its loop
+  // a operands of `@` on #mma defined outside the loop of their `@`: their a
+  // fragments are loaded once, where they are defined (value -> its loop depth).
+  std::unordered_map<const ir::Value *, int> mmaHoistA_;
+  std::unordered_map<const ir::Value *, Slots> mmaAFrags_;
+  void loadHoistedA(const ir::Value *v);
   Layout mmaValueLayout(const ir::Type &t) const;
   void planMmaValueOp(const ir::Op &op, int depth);
   void planMmaValueLoop(const ir::Op &op, int depth);
@@ -393,6 +398,8 @@ private:
     if (s.size() == 1 && n > 1)
       s.assign(n, s[0]);
     values_[op.result()] = std::move(s);
+    if (mmaHoistA_.count(op.result()))
+      loadHoistedA(op.result());
   }
 
   void lowerOp(const ir::Op &op, std::vector<Slots> *yielded) {
