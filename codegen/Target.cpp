@@ -977,11 +977,45 @@ void hideMulHiMinuends(llvm::Module &m) {
   }
 }
 
+/// Hides the constant 1.0 of an fp32 `min.f32` and the constant +0.0 of a
+/// `max.f32` (floatMinMax's inline PTX) from ptxas: ptxas (CUDA 13.0, sm_90)
+/// folds the clamp `max(min(x, 1.0), 0.0)` into a saturating instruction,
+/// which makes a NaN x 0 where PTX's min and max give 1.0 (NaN loses): a
+/// gpu-mismatch of the fuzz campaign of seed 20261208, kernel 14363
+/// ((uint16)min(max(min(NaN, 1), 0), 1000) was 0, not 1). The constant goes
+/// through opaqueScalarBits (one prmt), so ptxas no longer sees a clamp to
+/// [0, 1].
+void hideClampConstants(llvm::Module &m) {
+  std::vector<std::pair<llvm::CallInst *, unsigned>> work;
+  for (llvm::Function &f : m)
+    for (llvm::Instruction &inst : llvm::instructions(f)) {
+      auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+      auto *ia = call ? llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()) : nullptr;
+      if (!ia || !call->getType()->isFloatTy())
+        continue;
+      const std::string &text = ia->getAsmString();
+      bool isMin = text == "min.f32 $0, $1, $2;", isMax = text == "max.f32 $0, $1, $2;";
+      if (!isMin && !isMax)
+        continue;
+      for (unsigned i = 0; i < 2; ++i)
+        if (auto *c = llvm::dyn_cast<llvm::ConstantFP>(call->getArgOperand(i));
+            c && (isMin ? c->isExactlyValue(1.0) : c->isZero()))
+          work.push_back({call, i});
+    }
+  for (auto [call, i] : work) {
+    llvm::IRBuilder<> b(call);
+    llvm::Value *c = call->getArgOperand(i);
+    llvm::Value *bits = opaqueScalarBits(b, b.CreateBitCast(c, b.getInt32Ty()));
+    call->setArgOperand(i, b.CreateBitCast(bits, c->getType()));
+  }
+}
+
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
 /// min/max operands (and shifted and float-reinterpreted negations and abs), the 16-bit float selects, the bool phis, the high
 /// halves of 64-bit products, the zero-arm selects under logic operations and
 /// the float to 8/16-bit integer conversions and the 64-bit differences of a
-/// mul.hi as they are and lets LLVM unroll loops of run-time trip counts, so the culprit
+/// mul.hi and the constants of fp32 clamps as they are and lets LLVM unroll loops of run-time
+/// trip counts, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
 /// a PTX cache keeps the two apart.
 bool ptxasWorkaroundsOn() {
@@ -1100,6 +1134,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
     sinkZeroArmSelectsBelowLogic(*lk.module);
     widenNarrowFloatToInt(*lk.module);
     hideMulHiMinuends(*lk.module); // after hideProductHighHalves, which writes mul.hi
+    hideClampConstants(*lk.module);
   }
   c.times.push_back({"optimize", msSince(t0)});
   if (opts.wantLLVM) {
