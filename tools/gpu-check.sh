@@ -24,7 +24,7 @@
 #   --no-compare                benchmarks without the interpreter check first
 #   --tune                      also auto-tune the 4096^3 matmul (tiles x num_warps)
 #   --disable-opt LIST          switch GPU optimisations off in the conformance runs
-#                               and benchmarks (vectorize,remat,mma,pipeline,wgmma,specialize,all)
+#                               and benchmarks (vectorize,remat,mma,mma-values,pipeline,wgmma,specialize,all)
 #   --fuzz-time T               also run a differential fuzz campaign of T (e.g. 10m)
 #                               on every device (bin/triton-fuzz; seed $FUZZ_SEED,
 #                               default 20261121); report in $OUT/fuzz/report.md
