@@ -164,6 +164,25 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
     for (const auto &[loop, L] : mmaLoops_)
       if (L->skipped.count(&op))
         return; // the matmul loop's stream (planLoop)
+    for (const auto &[loop, L] : valuePipes_)
+      for (size_t w = 0; w < L->numStreams; ++w)
+        if (L->streams[w].load == &op) { // the values pipeline's stream
+          const MmaLoop::Stream &s = L->streams[w];
+          int64_t rowLen = s.transposed ? s.rows : s.cols;
+          Layout sh = Layout::shared(s.transposed ? std::vector<int64_t>{0, 1}
+                                                  : std::vector<int64_t>{1, 0},
+                                     rowLen, s.pitch - rowLen, 0, L->stages, s.transposed);
+          setLayout(op.result(), sh);
+          addConversion(op, "result", Layout::blocked(pt.shape, T_, vec_), sh, M::CpAsync,
+                        "cp.async 16-byte chunks from global memory, " + std::to_string(L->ahead) +
+                            " trips ahead (no registers)" +
+                            (s.recomputed ? ", pointers recomputed for that trip" : "") +
+                            (s.mask ? ", chunks masked off zero-filled" : "") +
+                            (w == 0 ? "; the trip's wait_group and barrier" : ""),
+                        static_cast<size_t>(s.rows * s.cols) * byteSize(s.tile->dtype),
+                        w == 0 ? 1 : 0, depth);
+          return;
+        }
     const ir::Value *ptr = op.operand(0);
     const ir::Value *mask = op.numOperands() > 1 ? op.operand(1) : nullptr;
     const ir::Value *other = op.numOperands() > 2 ? op.operand(2) : nullptr;
@@ -381,6 +400,8 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
   case ir::OpKind::While:
     if (auto it = mmaLoops_.find(&op); it != mmaLoops_.end())
       planLoop(*it->second, depth);
+    if (auto it = valuePipes_.find(&op); it != valuePipes_.end())
+      planValuePipeLoop(op, *it->second, depth);
     planMmaValueLoop(op, depth);
     return;
   default: return;

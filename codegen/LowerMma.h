@@ -66,8 +66,20 @@ struct Lowerer::MmaLoop {
     // column blocks of that width, one after the other), 16-byte chunks
     // XOR-swizzled as the hardware reads them; 0: rows `pitch` elements apart.
     int64_t swizzle = 0;
+    // mma-values pipeline (LowerMmaValues.cpp): the tile is contiguous along
+    // axis 0 (K^T from K's rows) and staged as cols rows of `rows` elements,
+    // as it is in memory; `user` is the `@` that reads it as its b operand.
+    bool transposed = false;
+    const ir::Op *user = nullptr;
+    // The pointer tile recomputed each trip from the carried scalars (not
+    // stepped: `ptr`, the load's operand), and the load's mask (null: none;
+    // its `other` is +0, which cp.async's zero fill gives), both evaluated at
+    // each chunk's coordinates for the trip S - 1 ahead.
+    bool recomputed = false;
+    const ir::Value *ptr = nullptr, *mask = nullptr;
   };
   std::array<Stream, 2> streams;
+  size_t numStreams = 2; // the mma-values pipeline may stream one tile only
   bool pipelined = false;
   bool wgmma = false;       // the k steps on wgmma.mma_async (a warpgroup per 64 rows)
   int64_t ahead = 1;        // trips whose copies are in flight ahead of the current one
@@ -85,6 +97,7 @@ struct Lowerer::MmaLoop {
   std::vector<bool> unchanged;                  // carried values the body yields as they came
   std::unordered_set<const ir::Op *> hoisted;   // body ops lowered before the loop
   std::unordered_set<const ir::Op *> skipped;   // body ops the pipeline does instead
+  std::vector<const ir::Op *> aheadOps; // body scalars lowered again for a later trip (masks)
   bool special(size_t pos) const {
     return pos == accPos || (pipelined && (pos == streams[0].pos || pos == streams[1].pos));
   }
@@ -94,6 +107,7 @@ struct Lowerer::MmaLoop {
 /// the loop's start and the byte offset in a stage.
 struct Lowerer::StreamChunks {
   std::array<Slots, 2> src, dst;
+  std::array<std::vector<Slots>, 2> coords; // each chunk's first element in the tile
   std::array<int64_t, 2> total{}; // chunks of the tile
 };
 

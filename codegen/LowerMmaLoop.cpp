@@ -410,11 +410,13 @@ Slots Lowerer::stagedLoopStep(const MmaLoop &L, const Slots &acc) {
 /// pointer tile's initial value recomputed at the chunk's first element).
 Lowerer::StreamChunks Lowerer::streamSources(const MmaLoop &L) {
   StreamChunks c;
-  for (size_t w = 0; w < 2; ++w) {
+  for (size_t w = 0; w < L.numStreams; ++w) {
     const MmaLoop::Stream &s = L.streams[w];
     int64_t in = static_cast<int64_t>(byteSize(s.tile->dtype)), chunk = 16 / in;
-    int64_t perRow = s.cols / chunk;
-    c.total[w] = s.rows * perRow;
+    // A transposed stream's staged rows are the tile's columns.
+    int64_t rowsStaged = s.transposed ? s.cols : s.rows, rowLen = s.transposed ? s.rows : s.cols;
+    int64_t perRow = rowLen / chunk;
+    c.total[w] = rowsStaged * perRow;
     const ir::Value *init = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + s.pos));
     RematMemo memo;
     for (int64_t j = 0; j * T_ < c.total[w]; ++j) {
@@ -422,7 +424,9 @@ Lowerer::StreamChunks Lowerer::streamSources(const MmaLoop &L) {
       llvm::Value *row = b_.CreateUDiv(q, b_.getInt32(static_cast<uint32_t>(perRow)));
       llvm::Value *col = b_.CreateMul(b_.CreateURem(q, b_.getInt32(static_cast<uint32_t>(perRow))),
                                       b_.getInt32(static_cast<uint32_t>(chunk)));
-      c.src[w].push_back(rematAt(init, {row, col}, memo));
+      Slots at = s.transposed ? Slots{col, row} : Slots{row, col};
+      c.coords[w].push_back(at);
+      c.src[w].push_back(s.recomputed ? nullptr : rematAt(init, at, memo));
       if (s.swizzle) {
         c.dst[w].push_back(
             swizzledChunk(L, w, row, b_.CreateMul(col, b_.getInt32(static_cast<uint32_t>(in)))));
@@ -452,7 +456,7 @@ void Lowerer::issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &
                           llvm::Value *stage) {
   llvm::Value *base = b_.CreateAdd(pipeBase(), stage);
   auto *global = llvm::PointerType::get(ctx_, 1);
-  for (size_t w = 0; w < 2; ++w) {
+  for (size_t w = 0; w < L.numStreams; ++w) {
     llvm::Type *et = se_.memType(L.streams[w].tile->dtype);
     for (size_t j = 0; j < c.src[w].size(); ++j) {
       int64_t left = c.total[w] - static_cast<int64_t>(j) * T_;

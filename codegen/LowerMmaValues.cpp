@@ -33,6 +33,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 
 namespace tc::codegen::lower {
 
@@ -317,6 +318,7 @@ void Lowerer::planMmaValues() {
         mmaBlocked_.insert(v);
     }
   }
+  planValuePipes(ops);
 }
 
 /// Whether the yield/condition u passes v only at positions carried in #mma.
@@ -390,11 +392,19 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Shared,
                     "through " + Layout::shared({1, 0}, a.shape[1], 16 / in).str() + " and ldmatrix",
                     static_cast<size_t>(a.shape[0] * (a.shape[1] + 16 / in) * in), 2, depth);
-    addConversion(op, "operand 1", layoutOf(op.operand(1)), dotB, M::Shared,
-                  "through " + Layout::shared({1, 0}, b.shape[1], 16 / in).str() +
-                      " and ldmatrix" + (aRegs || hoist != mmaHoistA_.end() ? "" : " (same barriers)"),
-                  static_cast<size_t>(b.shape[0] * (b.shape[1] + 16 / in) * in),
-                  aRegs || hoist != mmaHoistA_.end() ? 2 : 0, depth);
+    const MmaLoop *pipe = nullptr;
+    if (valueStreamOf(op, &pipe) >= 0)
+      addConversion(op, "operand 1", layoutOf(op.operand(1)), dotB, M::Registers,
+                    "ldmatrix from its cp.async stage (" + std::to_string(pipe->stages) +
+                        " stages)",
+                    0, 0, depth);
+    else
+      addConversion(op, "operand 1", layoutOf(op.operand(1)), dotB, M::Shared,
+                    "through " + Layout::shared({1, 0}, b.shape[1], 16 / in).str() +
+                        " and ldmatrix" +
+                        (aRegs || hoist != mmaHoistA_.end() ? "" : " (same barriers)"),
+                    static_cast<size_t>(b.shape[0] * (b.shape[1] + 16 / in) * in),
+                    aRegs || hoist != mmaHoistA_.end() ? 2 : 0, depth);
     if (!mmaRes_.count(op.operand(2)))
       fromBlocked(op.operand(2), "operand 2");
     layouts_.notes[&op].push_back("`@` on mma.sync (m16n8k16), the result kept in registers");
@@ -699,12 +709,24 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   bool aRegs = mmaRes_.count(op.operand(0)) && p.a->dtype == DType::F16;
   auto hoisted = mmaAFrags_.find(op.operand(0)); // loaded before the loop
   bool aHoisted = !aRegs && hoisted != mmaAFrags_.end();
+  // b streamed through cp.async stages (the values pipeline): its stage.
+  const MmaLoop *pipe = nullptr;
+  int sw = valueStreamOf(op, &pipe);
+  const MmaLoop::Stream *stream =
+      sw >= 0 && pipe == pipeTrip_.L ? &pipe->streams[static_cast<size_t>(sw)] : nullptr;
+  llvm::Value *stageOff = stream ? valuePipeStage() : nullptr;
   p.pitchA = p.k + 16 / in;
   p.pitchB = p.n + 16 / in;
+  if (stream) {
+    p.bTransposed = stream->transposed; // n rows of k: non-.trans ldmatrix
+    p.pitchB = stream->pitch;
+  }
   p.offA = 0;
   p.offB = aRegs || aHoisted ? 0 : alignUp(static_cast<size_t>(p.m * p.pitchA * in));
-  size_t bytes = p.offB + static_cast<size_t>(p.k * p.pitchB * in);
-  sharedBytes_ = std::max(sharedBytes_, bytes);
+  size_t bytes = stream ? static_cast<size_t>(p.m * p.pitchA * in)
+                        : p.offB + static_cast<size_t>(p.k * p.pitchB * in);
+  if (!stream || (!aRegs && !aHoisted))
+    sharedBytes_ = std::max(sharedBytes_, bytes);
   Slots acc;
   if (p.zeroAcc && !mmaRes_.count(op.operand(2)))
     acc.assign(static_cast<size_t>(mmaSlots(*p.c)), llvm::Constant::getNullValue(b_.getFloatTy()));
@@ -713,11 +735,17 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   Slots aFr;
   if (aRegs)
     aFr = carriedSlots(op.operand(0), true);
-  barrier();
-  if (!aRegs && !aHoisted)
+  if (!stream) {
+    barrier();
+    if (!aRegs && !aHoisted)
+      stageRows(get(op.operand(0)), *p.a, p.offA, p.pitchA, false);
+    stageRows(get(op.operand(1)), *p.b, p.offB, p.pitchB, false);
+    barrier();
+  } else if (!aRegs && !aHoisted) {
+    barrier();
     stageRows(get(op.operand(0)), *p.a, p.offA, p.pitchA, false);
-  stageRows(get(op.operand(1)), *p.b, p.offB, p.pitchB, false);
-  barrier();
+    barrier();
+  }
   llvm::Value *lane = b_.CreateAnd(tid_, i32(31));
   llvm::Value *warp = b_.CreateLShr(tid_, i32(5));
   MmaTile t = mmaTileAt(p, warp, lane);
@@ -736,9 +764,13 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
         // Register q holds a elements 2q, 2q + 1: accumulator fragments
         // 2s, 2s + 1 of a's rows (mma::aSlotOf).
         Slots regs;
-        for (int64_t q = 0; q < 4; ++q)
-          regs.push_back(pack(aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, 2 * q))],
-                              aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, 2 * q + 1))]));
+        for (int64_t q = 0; q < 4; ++q) {
+          int64_t e = 2 * q;
+          if (plantedBug("mma-values-operand")) // the two n8 fragments swapped
+            e ^= 4;
+          regs.push_back(pack(aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, e))],
+                              aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, e + 1))]));
+        }
         af.push_back(regs);
       } else if (aHoisted) {
         size_t r = static_cast<size_t>((i * (p.k / p.kStep) + s) * 4);
@@ -749,9 +781,18 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
                               false));
       }
     }
-    for (int64_t j = 0; j < p.fragsN() / 2; ++j)
-      bf.push_back(ldmatrix(*p.b, p.offB, b_.CreateAdd(t.b, i32(p.kStep * s * p.pitchB + 16 * j)),
-                            true));
+    for (int64_t j = 0; j < p.fragsN() / 2; ++j) {
+      if (!stream) {
+        bf.push_back(ldmatrix(*p.b, p.offB,
+                              b_.CreateAdd(t.b, i32(p.kStep * s * p.pitchB + 16 * j)), true));
+        continue;
+      }
+      // From the stage: rows of n (.trans), or n rows of k (K^T as K's rows).
+      int64_t idx = p.bTransposed ? p.kStep * s + 16 * j * p.pitchB : p.kStep * s * p.pitchB + 16 * j;
+      withStagingBase(b_.CreateAdd(pipeBase(), stageOff), [&] {
+        bf.push_back(ldmatrix(*p.b, stream->off, b_.CreateAdd(t.b, i32(idx)), !p.bTransposed));
+      });
+    }
     for (int64_t i = 0; i < p.fragsM(); ++i)
       for (int64_t j = 0; j < p.fragsN(); ++j) {
         size_t r = static_cast<size_t>((i * p.fragsN() + j) * 4);
@@ -765,6 +806,565 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
       }
   }
   bindValue(op.result(), acc);
+}
+
+} // namespace tc::codegen::lower
+
+// ---- The values pipeline --------------------------------------------------------
+//
+// A `for` whose body has `@` on #mma with a b operand loaded (no mask) through
+// a carried pointer tile stepped by a uniform, loop-invariant offset
+// (attention's K^T and V): the loads become cp.async copies of 16-byte chunks
+// into num_stages shared-memory stages, issued S - 1 trips ahead, laid out as
+// ldmatrix reads them (rows of n padded by 16 bytes; K^T, contiguous along
+// axis 0, as K's rows: n rows of k, read with non-.trans ldmatrix). The first
+// streamed `@` of a trip waits for the trip's copies (cp.async.wait_group
+// S - 2), syncs (which also ends the previous trip's reads of the stage about
+// to be refilled), issues trip i + S - 1's copies (predicated off past the
+// end) and commits; later ones read the same stage without a barrier. The
+// carried pointer tiles stay as they are (their loads are gone, so they die
+// unless something else uses them); each thread's chunk addresses are
+// recomputed from the tiles' initial values plus one offset per stream.
+
+namespace tc::codegen::lower {
+
+namespace {
+
+/// Shared memory of the stages at most (leaves room for other staging).
+constexpr size_t kMaxValuePipeBytes = 160 * 1024;
+
+/// The carried position of v when it is an argument of body (after a `for`'s
+/// induction variable).
+std::optional<size_t> carriedArg(const ir::Value *v, const ir::Block *body, unsigned argBase) {
+  if (v->definingOp() || v->ownerBlock() != body || v->index() < argBase)
+    return std::nullopt;
+  return v->index() - argBase;
+}
+
+/// Whether v is defined inside `loop` (in any of its regions, at any depth).
+bool insideLoop(const ir::Value *v, const ir::Op &loop) {
+  const ir::Block *b = v->definingOp() ? v->definingOp()->parentBlock() : v->ownerBlock();
+  while (b) {
+    const ir::Op *p = b->parentOp();
+    if (!p)
+      return false;
+    if (p == &loop)
+      return true;
+    b = p->parentBlock();
+  }
+  return false;
+}
+
+/// Whether c is a constant (or a splat of one) of value +0.
+bool isPositiveZero(const ir::Value *c) {
+  const ir::Op *d = c->definingOp();
+  if (d && d->kind() == ir::OpKind::Splat)
+    d = d->operand(0)->definingOp();
+  if (!d || d->kind() != ir::OpKind::Constant)
+    return false;
+  const ir::AttrValue *a = d->attr("value");
+  if (!a)
+    return false;
+  if (const int64_t *i = std::get_if<int64_t>(a))
+    return *i == 0;
+  if (const double *f = std::get_if<double>(a))
+    return *f == 0.0 && !std::signbit(*f);
+  return false;
+}
+
+} // namespace
+
+/// Whether v can be evaluated for a later trip: recomputable index
+/// arithmetic whose leaves are values from outside the loop, the `for`'s
+/// induction variable, or carried scalars of a `while` that each trip leaves
+/// alone or steps by an invariant amount (predictable()); the body's scalar
+/// ops on the way (pure, no division) go into ops.
+bool Lowerer::aheadable(MmaLoop &L, const ir::Value *v, std::unordered_set<const ir::Op *> &ops) {
+  if (!v->type().isScalar() && !rematable(v))
+    return false;
+  std::unordered_set<const ir::Value *> seen;
+  std::vector<const ir::Value *> todo{v};
+  while (!todo.empty()) {
+    const ir::Value *x = todo.back();
+    todo.pop_back();
+    if (!seen.insert(x).second || !insideLoop(x, *L.loop))
+      continue;
+    const ir::Op *d = x->definingOp();
+    if (!d) {
+      if (x->ownerBlock() != L.body || !x->type().isScalar())
+        return false;
+      size_t idx = x->index();
+      if (L.isFor) {
+        if (idx != 0)
+          return false;
+        continue;
+      }
+      bool known = idx < L.unchanged.size() && L.unchanged[idx];
+      for (const MmaLoop::Affine &a : L.affine)
+        known = known || a.pos == idx;
+      if (!known)
+        return false;
+      continue;
+    }
+    if (d->parentBlock() != L.body || d->kind() == ir::OpKind::Div ||
+        d->kind() == ir::OpKind::Rem || d->numRegions() || d->numResults() != 1 ||
+        !ir::hasTrait(d->kind(), ir::Pure))
+      return false;
+    if (x->type().isScalar() && !L.hoisted.count(d))
+      ops.insert(d);
+    todo.insert(todo.end(), d->operands().begin(), d->operands().end());
+  }
+  return true;
+}
+
+/// b of `dot` as stream w of L: an unmasked load in the body used by `dot`
+/// alone, through a carried pointer tile that the body steps by a uniform
+/// loop-invariant offset and yields in its place, contiguous and 16-byte
+/// aligned along one axis in runs of 16 bytes (proved by the axis analysis).
+bool Lowerer::matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w) {
+  MmaLoop::Stream &s = L.streams[w];
+  const ir::Value *operand = dot.operand(1);
+  const ir::Op *load = operand->definingOp();
+  if (!load || load->kind() != ir::OpKind::Load || load->parentBlock() != L.body ||
+      !usedOnlyBy(operand, &dot) || operand == dot.operand(0) || mmaRes_.count(operand))
+    return false;
+  // A mask whose lanes off get +0 (cp.async with src-size 0 zero-fills).
+  const ir::Value *mask = load->numOperands() > 1 ? load->operand(1) : nullptr;
+  if (load->numOperands() > 2 && !isPositiveZero(load->operand(2)))
+    return false;
+  const ir::Type &t = operand->type();
+  if (t.rank() != 2 || (t.dtype != DType::F16 && t.dtype != DType::BF16))
+    return false;
+  int64_t in = static_cast<int64_t>(byteSize(t.dtype)), chunk = 16 / in;
+  const ir::Value *ptr = load->operand(0);
+  std::optional<size_t> pos = carriedArg(ptr, L.body, L.argBase);
+  const ir::Op *step = nullptr;
+  const ir::Value *inc = nullptr, *facts = ptr;
+  std::unordered_set<const ir::Op *> ahead;
+  if (pos && *pos < L.carried) { // stepped: init + inc per trip
+    step = L.yield->operand(static_cast<unsigned>(*pos))->definingOp();
+    if (!step || step->kind() != ir::OpKind::AddPtr || step->parentBlock() != L.body ||
+        step->operand(0) != ptr)
+      return false;
+    inc = step->operand(1);
+    const ir::Op *incDef = inc->definingOp();
+    if (!incDef ||
+        (incDef->kind() != ir::OpKind::Splat && incDef->kind() != ir::OpKind::Constant) ||
+        !invariantIn(inc, L))
+      return false;
+    if (!L.isFor && !usedOnlyBy(L.cond->arg(static_cast<unsigned>(*pos)), L.condOp))
+      return false;
+    facts = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos));
+    if (!rematable(facts) || (axes_->info(inc).eltDiv * in) % 16)
+      return false;
+  } else if (pos || !aheadable(L, ptr, ahead)) { // recomputed from the carried scalars
+    return false;
+  }
+  AxisInfo a = axes_->info(facts);
+  if (a.contig.size() != 2)
+    return false;
+  auto runs = [&](size_t axis) {
+    return a.contig[axis] >= chunk && t.shape[axis] % chunk == 0 &&
+           AxisAnalysis::runDivisibility(a, axis, chunk, in) >= 16;
+  };
+  bool rows = runs(1), cols = !rows && runs(0);
+  if (!rows && !cols)
+    return false;
+  if (mask) { // the same over each chunk
+    if (!aheadable(L, mask, ahead))
+      return false;
+    AxisInfo m = axes_->info(mask);
+    size_t axis = rows ? 1 : 0;
+    if (!mask->type().isScalar() &&
+        (m.cnst.size() != 2 || m.cnst[axis] < chunk || m.cnst[axis] % chunk))
+      return false;
+  }
+  for (const ir::Op *o : ahead)
+    if (std::find(L.aheadOps.begin(), L.aheadOps.end(), o) == L.aheadOps.end())
+      L.aheadOps.push_back(o);
+  s = MmaLoop::Stream{};
+  s.load = load;
+  s.step = step;
+  s.pos = pos ? *pos : L.carried; // recomputed: no carried position
+  s.recomputed = !pos;
+  s.ptr = ptr;
+  s.mask = mask;
+  s.inc = inc;
+  s.tile = &t;
+  s.rows = t.shape[0];
+  s.cols = t.shape[1];
+  s.transposed = cols;
+  s.pitch = (cols ? s.rows : s.cols) + chunk;
+  s.user = &dot;
+  return true;
+}
+
+/// The `for` loops whose `@` on #mma get their b operands through cp.async stages.
+void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
+  if (opts_.numStages < 2 || !opts_.remat || !axes_ || opts_.sm < 80 ||
+      plantedBug("missing-barrier"))
+    return;
+  for (const ir::Op *op : ops) {
+    bool isFor = op->kind() == ir::OpKind::For;
+    if ((!isFor && op->kind() != ir::OpKind::While) || mmaLoops_.count(op))
+      continue;
+    auto L = std::make_shared<MmaLoop>();
+    L->loop = op;
+    L->isFor = isFor;
+    L->body = op->region(isFor ? 0 : 1);
+    L->argBase = isFor ? 1 : 0;
+    L->carried = op->numResults();
+    L->yield = L->body->terminator();
+    if (!L->yield || L->yield->kind() != ir::OpKind::Yield ||
+        L->yield->numOperands() != L->carried || L->body->numArgs() != L->argBase + L->carried)
+      continue;
+    if (!isFor) { // the body gets the carried values as the condition has them
+      L->cond = op->region(0);
+      L->condOp = L->cond->terminator();
+      if (!L->condOp || L->condOp->kind() != ir::OpKind::Condition ||
+          L->condOp->numOperands() != L->carried + 1 || L->cond->numArgs() != L->carried)
+        continue;
+      bool inPlace = true;
+      for (size_t i = 0; i < L->carried; ++i)
+        inPlace = inPlace && L->condOp->operand(static_cast<unsigned>(i + 1)) ==
+                                 L->cond->arg(static_cast<unsigned>(i));
+      if (!inPlace)
+        continue;
+    }
+    bool returns = false;
+    ir::forEachOp(*L->body, [&](const ir::Op &o, unsigned) {
+      returns = returns || o.kind() == ir::OpKind::Return;
+    });
+    if (returns)
+      continue;
+    if (!predictable(*L))
+      continue;
+    L->numStreams = 0;
+    for (const auto &o : L->body->ops()) {
+      if (L->numStreams == 2)
+        break;
+      if (o->kind() != ir::OpKind::Dot || !mmaOps_.count(o.get()))
+        continue;
+      if (matchValueStream(*L, *o, L->numStreams) &&
+          (L->numStreams == 0 || L->streams[1].recomputed ||
+           L->streams[0].pos != L->streams[1].pos))
+        ++L->numStreams;
+    }
+    if (!L->numStreams)
+      continue;
+    // The scalars evaluated for a later trip, in the body's order.
+    std::unordered_map<const ir::Op *, size_t> order;
+    for (const auto &o : L->body->ops())
+      order[o.get()] = order.size();
+    std::sort(L->aheadOps.begin(), L->aheadOps.end(),
+              [&](const ir::Op *x, const ir::Op *y) { return order[x] < order[y]; });
+    size_t off = 0;
+    for (size_t w = 0; w < L->numStreams; ++w) {
+      MmaLoop::Stream &s = L->streams[w];
+      s.off = off;
+      off = alignUp(off + static_cast<size_t>((s.transposed ? s.cols : s.rows) * s.pitch) *
+                              byteSize(s.tile->dtype));
+    }
+    L->stageBytes = off;
+    L->stages = opts_.numStages;
+    while (L->stages > 2 && static_cast<size_t>(L->stages) * L->stageBytes > kMaxValuePipeBytes)
+      --L->stages;
+    if (static_cast<size_t>(L->stages) * L->stageBytes > kMaxValuePipeBytes)
+      continue;
+    L->ahead = L->stages - 1;
+    L->pipelined = true;
+    L->bytes = static_cast<size_t>(L->stages) * L->stageBytes;
+    for (size_t w = 0; w < L->numStreams; ++w)
+      L->skipped.insert(L->streams[w].load);
+    valuePipes_[op] = L;
+  }
+}
+
+/// The stream whose b operand `dot` reads (-1: none), and its loop.
+int Lowerer::valueStreamOf(const ir::Op &dot, const MmaLoop **loop) const {
+  for (const auto &[op, L] : valuePipes_)
+    for (size_t w = 0; w < L->numStreams; ++w)
+      if (L->streams[w].user == &dot) {
+        if (loop)
+          *loop = L.get();
+        return static_cast<int>(w);
+      }
+  return -1;
+}
+
+/// Whether `load` is a pipelined stream's (its copies replace it).
+bool Lowerer::valueStreamLoad(const ir::Op &load) const {
+  for (const auto &[op, L] : valuePipes_)
+    if (L->skipped.count(&load))
+      return true;
+  return false;
+}
+
+/// --emit=layouts: the copies before the loop (the loads' and the `@`'s
+/// parts are planOp's and planMmaValueOp's).
+void Lowerer::planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth) {
+  size_t bytes = 0;
+  for (size_t w = 0; w < L.numStreams; ++w)
+    bytes += static_cast<size_t>(L.streams[w].rows * L.streams[w].cols) *
+             byteSize(L.streams[w].tile->dtype);
+  const MmaLoop::Stream &s = L.streams[0];
+  Layout sh = Layout::shared(s.transposed ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{1, 0},
+                             s.transposed ? s.rows : s.cols, s.pitch - (s.transposed ? s.rows : s.cols),
+                             0, L.stages, s.transposed);
+  addConversion(op, "streamed b operands before the loop", sh, sh, Conversion::Mechanism::CpAsync,
+                "the first " + std::to_string(L.ahead) +
+                    " trips' copies (a barrier first: earlier readers of the stages are done)",
+                static_cast<size_t>(L.ahead) * bytes, 1, depth);
+  layouts_.notes[&op].push_back(
+      "values pipeline: the b operands of " + std::to_string(L.numStreams) + " `@` on #mma in " +
+      std::to_string(L.stages) + " cp.async stages issued " + std::to_string(L.ahead) +
+      " trips ahead");
+}
+
+/// The stage this trip's streamed `@` read (byte offset from pipeBase()):
+/// the first one of the trip waits, syncs and issues the copies S - 1 trips
+/// ahead.
+llvm::Value *Lowerer::valuePipeStage() {
+  ValuePipeTrip &P = pipeTrip_;
+  if (P.stageOff)
+    return P.stageOff;
+  const MmaLoop &L = *P.L;
+  const auto &c = *static_cast<const StreamChunks *>(P.chunks);
+  int64_t ahead = L.ahead;
+  auto stageBytes = b_.getInt32(static_cast<uint32_t>(L.stageBytes));
+  int64_t inFlight = std::max<int64_t>(0, ahead - 1);
+  if (plantedBug("values-pipeline-wait")) // waits for the group before this trip's
+    inFlight = ahead;
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                     {b_.getInt32(static_cast<uint32_t>(inFlight))});
+  barrier();
+  size_t ns = L.numStreams;
+  llvm::Value *runs = b_.CreateAnd(P.state[ns], valuePipeRuns(L, P.carried, P.iv, ahead));
+  llvm::Value *stage = P.state[ns + 1];
+  llvm::Value *fill = b_.CreateAdd(stage, b_.getInt32(static_cast<uint32_t>(ahead)));
+  llvm::Value *wraps = b_.CreateICmpUGE(fill, b_.getInt32(static_cast<uint32_t>(L.stages)));
+  fill = b_.CreateSelect(wraps, b_.CreateSub(fill, b_.getInt32(static_cast<uint32_t>(L.stages))),
+                         fill);
+  Slots offAhead;
+  for (size_t w = 0; w < ns; ++w)
+    offAhead.push_back(streamOffset(L, w, P.state[w], ahead));
+  emitGuarded(runs, [&]() -> llvm::Value * {
+    issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), P.carried, P.iv, ahead);
+    return nullptr;
+  });
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  P.stageOff = b_.CreateMul(stage, stageBytes);
+  llvm::Value *nextStage = b_.CreateAdd(stage, b_.getInt32(1));
+  nextStage =
+      b_.CreateSelect(b_.CreateICmpEQ(nextStage, b_.getInt32(static_cast<uint32_t>(L.stages))),
+                      b_.getInt32(0), nextStage);
+  P.next.clear();
+  for (size_t w = 0; w < ns; ++w)
+    P.next.push_back(streamOffset(L, w, P.state[w], 1));
+  P.next.push_back(runs);
+  P.next.push_back(nextStage);
+  return P.stageOff;
+}
+
+/// A stepped stream's element offset `ahead` trips after `off` (a recomputed
+/// one has none: 0).
+llvm::Value *Lowerer::streamOffset(const MmaLoop &L, size_t w, llvm::Value *off, int64_t ahead) {
+  return L.streams[w].recomputed ? b_.getInt64(0) : offsetAhead(L, w, off, ahead);
+}
+
+/// Runs f with the body's arguments (and its scalars in L.aheadOps) bound to
+/// their values `ahead` trips after the trip with carried values `state` (a
+/// `for`: induction variable iv); restores them afterwards.
+void Lowerer::withTripAhead(const MmaLoop &L, const std::vector<Slots> &state, llvm::Value *iv,
+                            int64_t ahead, const std::function<void()> &f) {
+  llvm::Value *ivAhead = nullptr;
+  std::vector<Slots> later = predictedState(L, state, iv, ahead, ivAhead);
+  std::vector<std::pair<const ir::Value *, std::optional<Slots>>> saved;
+  auto save = [&](const ir::Value *v) {
+    auto it = values_.find(v);
+    saved.emplace_back(v, it == values_.end() ? std::nullopt : std::optional<Slots>(it->second));
+  };
+  if (L.isFor) {
+    save(L.body->arg(0));
+    values_[L.body->arg(0)] = {ivAhead};
+  } else {
+    for (size_t pos = 0; pos < L.carried; ++pos)
+      if (!later[pos].empty()) {
+        save(L.body->arg(static_cast<unsigned>(pos)));
+        values_[L.body->arg(static_cast<unsigned>(pos))] = later[pos];
+      }
+  }
+  for (const ir::Op *o : L.aheadOps) {
+    save(o->result());
+    lowerOp(*o, nullptr);
+  }
+  f();
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+    if (it->second)
+      values_[it->first] = *it->second;
+    else
+      values_.erase(it->first);
+  }
+}
+
+/// cp.async of this thread's chunks of the streams into the stage at byte
+/// offset `stage`, for the trip `ahead` trips after the one with carried
+/// values `state`: a stepped stream's chunk at its start plus off[w]
+/// elements, a recomputed one's pointer and a mask evaluated at the chunk's
+/// coordinates for that trip; a chunk masked off is zero-filled (src-size 0).
+void Lowerer::issueValueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
+                               llvm::Value *stage, const std::vector<Slots> &state,
+                               llvm::Value *iv, int64_t ahead) {
+  bool later = false;
+  for (size_t w = 0; w < L.numStreams; ++w)
+    later = later || L.streams[w].recomputed || L.streams[w].mask;
+  auto issue = [&] {
+    llvm::Value *base = b_.CreateAdd(pipeBase(), stage);
+    auto *global = llvm::PointerType::get(ctx_, 1);
+    for (size_t w = 0; w < L.numStreams; ++w) {
+      const MmaLoop::Stream &s = L.streams[w];
+      llvm::Type *et = se_.memType(s.tile->dtype);
+      RematMemo memo;
+      for (size_t j = 0; j < c.coords[w].size(); ++j) {
+        int64_t left = c.total[w] - static_cast<int64_t>(j) * T_;
+        llvm::Value *valid =
+            left < T_ ? b_.CreateICmpULT(tid_, b_.getInt32(static_cast<uint32_t>(left))) : nullptr;
+        emitGuarded(valid, [&]() -> llvm::Value * {
+          const Slots &at = c.coords[w][j];
+          llvm::Value *src = s.recomputed ? rematAt(s.ptr, at, memo)
+                                          : b_.CreateGEP(et, c.src[w][j], off[w]);
+          src = b_.CreateAddrSpaceCast(src, global);
+          llvm::Value *dst =
+              b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, c.dst[w][j]));
+          if (!s.mask) {
+            b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {},
+                               {dst, src});
+            return nullptr;
+          }
+          llvm::Value *on = rematAt(s.mask, at, memo);
+          llvm::Value *bytes = b_.CreateSelect(on, b_.getInt32(16), b_.getInt32(0));
+          b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s, {},
+                             {dst, src, bytes});
+          return nullptr;
+        });
+      }
+    }
+  };
+  if (later)
+    withTripAhead(L, state, iv, ahead, issue);
+  else
+    issue();
+}
+
+/// Whether the trip `ahead` trips after the one with carried values `state`
+/// (a `for`: induction variable iv) runs: the loop condition on the carried
+/// scalars predicted that far (LowerMmaLoop.cpp's predictedState), the
+/// condition region lowered again on them alone.
+llvm::Value *Lowerer::valuePipeRuns(const MmaLoop &L, const std::vector<Slots> &state,
+                                    llvm::Value *iv, int64_t ahead) {
+  llvm::Value *ivAhead = nullptr;
+  std::vector<Slots> later = predictedState(L, state, iv, ahead, ivAhead);
+  if (L.isFor)
+    return predictedCond(L, {}, ivAhead);
+  for (size_t pos = 0; pos < L.carried; ++pos)
+    if (!later[pos].empty()) // the positions the condition may read (predictable)
+      values_[L.cond->arg(static_cast<unsigned>(pos))] = later[pos];
+  for (const auto &o : L.cond->ops())
+    if (o.get() != L.condOp)
+      lowerOp(*o, nullptr);
+  return get(L.condOp->operand(0))[0];
+}
+
+/// A `for` or `while` with pipelined streams: lowerFor / lowerWhile plus the
+/// first S - 1 trips' copies before the loop and the streams' state carried
+/// through it.
+void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
+  notePath("mma.values.pipeline.stages=" + std::to_string(L.stages));
+  pipeBytes_ = std::max(pipeBytes_, L.bytes);
+  for (const auto &o : L.body->ops())
+    if (L.hoisted.count(o.get()))
+      lowerOp(*o, nullptr);
+  llvm::Value *lb = L.isFor ? get(op.operand(0))[0] : nullptr;
+  std::vector<Slots> init = operandSlots(op, L.isFor ? 3 : 0);
+  StreamChunks chunks = streamSources(L);
+  size_t ns = L.numStreams;
+  barrier(); // earlier readers of the stages are done
+  llvm::Value *runs = nullptr;
+  for (int64_t j = 0; j < L.ahead; ++j) {
+    llvm::Value *c = valuePipeRuns(L, init, lb, j);
+    runs = runs ? b_.CreateAnd(runs, c) : c;
+    Slots off;
+    for (size_t w = 0; w < ns; ++w)
+      off.push_back(streamOffset(L, w, b_.getInt64(0), j));
+    emitGuarded(runs, [&]() -> llvm::Value * {
+      issueValueCopies(
+          L, chunks, off,
+          b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))), init, lb,
+          j);
+      return nullptr;
+    });
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  }
+  Slots loopInit(ns, b_.getInt64(0));
+  loopInit.push_back(runs);
+  loopInit.push_back(b_.getInt32(0));
+  auto [pre, header, body, exit] = enterLoop(L.isFor ? "for" : "while");
+  llvm::PHINode *iv = nullptr;
+  if (L.isFor) {
+    iv = b_.CreatePHI(lb->getType(), 2);
+    iv->addIncoming(lb, pre);
+  }
+  std::vector<Slots> phis = makePhis(init, pre);
+  std::vector<Slots> own = makePhis({loopInit}, pre);
+  std::vector<Slots> fwd;
+  llvm::Value *more = nullptr;
+  if (L.isFor) {
+    more = predictedCond(L, {}, iv);
+    fwd = phis;
+  } else {
+    bindArgs(*L.cond, phis);
+    lowerBlock(*L.cond, &fwd);
+    if (fwd.empty())
+      throw Unsupported("internal: while without a condition");
+    more = fwd[0][0];
+    fwd.erase(fwd.begin());
+  }
+  b_.CreateCondBr(more, body, exit);
+  b_.SetInsertPoint(body);
+  if (iv)
+    values_[L.body->arg(0)] = {iv};
+  bindArgs(*L.body, fwd, L.argBase);
+  ValuePipeTrip saved = pipeTrip_;
+  pipeTrip_ = ValuePipeTrip{};
+  pipeTrip_.L = &L;
+  pipeTrip_.chunks = &chunks;
+  pipeTrip_.iv = iv;
+  pipeTrip_.carried = fwd;
+  pipeTrip_.state = own[0];
+  std::vector<Slots> next;
+  for (const auto &o : L.body->ops()) {
+    if (b_.GetInsertBlock()->getTerminator())
+      break;
+    if (L.hoisted.count(o.get()) || L.skipped.count(o.get()))
+      continue;
+    lowerOp(*o, &next);
+  }
+  if (!pipeTrip_.stageOff)
+    throw Unsupported("internal: a pipelined loop without its streamed `@`");
+  Slots ownNext = pipeTrip_.next;
+  pipeTrip_ = saved;
+  if (!b_.GetInsertBlock()->getTerminator()) {
+    if (iv)
+      iv->addIncoming(b_.CreateAdd(iv, get(op.operand(2))[0]), b_.GetInsertBlock());
+    addIncoming(phis, next, b_.GetInsertBlock());
+    addIncoming(own, {ownNext}, b_.GetInsertBlock());
+    b_.CreateBr(header);
+  }
+  b_.SetInsertPoint(exit);
+  // Nothing is in flight (copies past the end are not issued); kept cheap and safe.
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  for (size_t i = 0; i < op.numResults(); ++i)
+    bindValue(op.result(static_cast<unsigned>(i)), L.isFor ? phis[i] : fwd[i]);
 }
 
 } // namespace tc::codegen::lower

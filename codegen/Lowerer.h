@@ -23,6 +23,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <optional>
@@ -111,6 +112,7 @@ private:
   // axis order (accessPerm_), the `@` on mma.sync (mmaDots_) and the matmul
   // loops (mmaLoops_); the lowering reads these, and layouts_ describes them.
   struct MmaLoop;
+  struct StreamChunks;
   void planLayouts();
   void planBlock(const ir::Block &block, int depth);
   void planOp(const ir::Op &op, int depth);
@@ -145,6 +147,40 @@ private:
   std::unordered_map<const ir::Value *, int> mmaHoistA_;
   std::unordered_map<const ir::Value *, Slots> mmaAFrags_;
   void loadHoistedA(const ir::Value *v);
+  // The b operands of `@` on #mma loaded in a `for` through carried pointer
+  // tiles: copied with cp.async into num_stages shared-memory stages
+  // (LowerMmaValues.cpp, "values pipeline"). Loop -> its plan (an MmaLoop
+  // whose streams name their `@`).
+  std::unordered_map<const ir::Op *, std::shared_ptr<MmaLoop>> valuePipes_;
+  void planValuePipes(const std::vector<const ir::Op *> &ops);
+  bool matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w);
+  int valueStreamOf(const ir::Op &dot, const MmaLoop **loop) const;
+  bool valueStreamLoad(const ir::Op &load) const;
+  void lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L);
+  void planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth);
+  // While a pipelined loop's body is lowered: its plan, chunks, induction
+  // variable, state (offsets, whether the trip S - 2 ahead runs, this trip's
+  // stage), and once the first streamed `@` issued the copies, the stage's
+  // byte offset and the next trip's state.
+  struct ValuePipeTrip {
+    const MmaLoop *L = nullptr;
+    const void *chunks = nullptr; // const StreamChunks *
+    llvm::Value *iv = nullptr;
+    std::vector<Slots> carried; // the body's arguments (a while: what its condition forwards)
+    Slots state, next;
+    llvm::Value *stageOff = nullptr;
+  };
+  ValuePipeTrip pipeTrip_;
+  llvm::Value *valuePipeStage();
+  bool aheadable(MmaLoop &L, const ir::Value *v, std::unordered_set<const ir::Op *> &ops);
+  void withTripAhead(const MmaLoop &L, const std::vector<Slots> &state, llvm::Value *iv,
+                     int64_t ahead, const std::function<void()> &f);
+  void issueValueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
+                        llvm::Value *stage, const std::vector<Slots> &state, llvm::Value *iv,
+                        int64_t ahead);
+  llvm::Value *streamOffset(const MmaLoop &L, size_t w, llvm::Value *off, int64_t ahead);
+  llvm::Value *valuePipeRuns(const MmaLoop &L, const std::vector<Slots> &state, llvm::Value *iv,
+                             int64_t ahead);
   Layout mmaValueLayout(const ir::Type &t) const;
   void planMmaValueOp(const ir::Op &op, int depth);
   void planMmaValueLoop(const ir::Op &op, int depth);
@@ -731,7 +767,6 @@ private:
   Slots ldmatrix(const ir::Type &t, size_t off, llvm::Value *idx, bool trans);
 
   // ---- Matmul loops (LowerMmaLoop.cpp) ----
-  struct StreamChunks;
   bool lowerMmaLoop(const ir::Op &loop);
   unsigned mmaLoopCtas(const MmaLoop &L) const;
   bool matchMmaLoop(const ir::Op &loop, MmaLoop &L);
@@ -1204,6 +1239,8 @@ private:
   void lowerWhile(const ir::Op &op) {
     if (lowerMmaLoop(op))
       return;
+    if (auto it = valuePipes_.find(&op); it != valuePipes_.end())
+      return lowerValuePipeLoop(op, *it->second);
     std::vector<Slots> init = operandSlots(op, 0);
     auto [pre, header, body, exit] = enterLoop("while");
     std::vector<Slots> phis = makePhis(init, pre);
@@ -1231,6 +1268,8 @@ private:
   void lowerFor(const ir::Op &op) {
     if (lowerMmaLoop(op))
       return;
+    if (auto it = valuePipes_.find(&op); it != valuePipes_.end())
+      return lowerValuePipeLoop(op, *it->second);
     const ir::Type &ivT = op.operand(0)->type();
     llvm::Value *lb = get(op.operand(0))[0], *ub = get(op.operand(1))[0];
     llvm::Value *step = get(op.operand(2))[0];

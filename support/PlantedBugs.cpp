@@ -47,6 +47,15 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"pipeline-wait-group", "gpu",
        "a pipelined matmul loop (mma.sync or wgmma) waits with cp.async.wait_group S-1, not "
        "S-2: a trip reads its stage before its copies have landed"},
+      // codegen/LowerMmaValues.cpp
+      {"values-pipeline-wait", "gpu",
+       "the cp.async stages of an attention-style loop (`@` on #mma with streamed b operands) "
+       "are waited for with cp.async.wait_group S-1, not S-2: a trip reads K and V before "
+       "its copies have landed"},
+      {"mma-values-operand", "gpu",
+       "an `@` on #mma whose fp16 a operand comes from registers (P of attention) packs its "
+       "two n8 accumulator fragments in the wrong order: the a fragment's k 0-7 and 8-15 "
+       "swapped"},
       // codegen/LowerDot.cpp
       {"mma-fragment", "gpu",
        "mma.sync takes the two k halves of b swapped in the second n8 fragment of each pair"},
