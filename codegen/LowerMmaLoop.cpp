@@ -417,7 +417,9 @@ Lowerer::StreamChunks Lowerer::streamSources(const MmaLoop &L) {
     int64_t rowsStaged = s.transposed ? s.cols : s.rows, rowLen = s.transposed ? s.rows : s.cols;
     int64_t perRow = rowLen / chunk;
     c.total[w] = rowsStaged * perRow;
-    const ir::Value *init = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + s.pos));
+    const ir::Value *init = s.recomputed // (no carried position: recomputed each trip)
+                                ? nullptr
+                                : L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + s.pos));
     RematMemo memo;
     for (int64_t j = 0; j * T_ < c.total[w]; ++j) {
       llvm::Value *q = b_.CreateAdd(tid_, b_.getInt32(static_cast<uint32_t>(j * T_)));
