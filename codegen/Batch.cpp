@@ -1,14 +1,11 @@
 // Many kernels, each from its own IR module, in one PTX module (Codegen.h).
 #include "codegen/Codegen.h"
-#include "codegen/Lower.h"
+#include "codegen/CompileKernels.h"
 
-#include <chrono>
 #include <map>
 
 namespace tc::codegen {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Copies a function into another module (ir::copyOps, locations mapped to
 // the destination's file table).
@@ -51,23 +48,16 @@ BatchResult compileBatch(const std::vector<BatchKernel> &kernels, const Options 
   for (size_t i = 0; i < kernels.size(); ++i)
     fns.push_back(copyFunction(merged, *kernels[i].module, *kernels[i].function,
                                kernels[i].function->name() + "_b" + std::to_string(i)));
-  Result r = compileKernels(merged, fns, opts);
+  // Each kernel's launch interface comes from the one lowering that made the
+  // module (before 2026-12-04 each kernel was lowered once more for it).
+  std::vector<BatchEntry> entries;
+  Result r = compileKernels(merged, fns, opts, entries);
   if (!r.ok()) {
     out.error = r.error;
     return out;
   }
-  if (launchInfo) {
-    auto t0 = Clock::now();
-    for (const ir::Function *fn : fns) {
-      llvm::LLVMContext ctx;
-      LoweredKernel lk;
-      if (!lowerKernel(merged, *fn, opts, ctx, lk, out.error))
-        return out; // compileKernels lowered it: not expected
-      out.kernels.push_back({lk.entry, lk.numThreads, lk.sharedBytes, lk.params});
-    }
-    r.compiled->times.push_back(
-        {"lower", std::chrono::duration<double, std::milli>(Clock::now() - t0).count()});
-  }
+  if (launchInfo)
+    out.kernels = std::move(entries);
   out.compiled = std::move(r.compiled);
   return out;
 }

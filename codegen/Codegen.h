@@ -175,10 +175,9 @@ struct BatchResult {
 /// JIT call: fuzz/GpuOracle.h). The kernels are copied into one IR module,
 /// kernel i renamed `<name>_b<i>`, and go through compileKernels: the same
 /// lowering, libdevice linked once, the same LLVM pipeline and NVPTX codegen
-/// as a single kernel. With `launchInfo`, each kernel is also lowered alone
-/// (into a scratch LLVM context) for its launch interface (threads, dynamic
-/// shared memory), which compileKernels reports for the first kernel only;
-/// that lowering counts as a "lower" stage in Compiled::times.
+/// as a single kernel. With `launchInfo`, BatchResult::kernels gets each
+/// kernel's launch interface (threads, dynamic shared memory, parameters)
+/// from that same lowering (no kernel is lowered twice).
 BatchResult compileBatch(const std::vector<BatchKernel> &kernels, const Options &opts,
                          bool launchInfo);
 

@@ -1,5 +1,6 @@
 // LLVM module -> PTX: link libdevice, run the O3 pipeline, emit with NVPTX.
 #include "codegen/Codegen.h"
+#include "codegen/CompileKernels.h"
 #include "codegen/Libdevice.h"
 #include "codegen/Lower.h"
 #include "codegen/PtxLint.h"
@@ -1042,15 +1043,20 @@ namespace {
 
 /// Lowers each of `fns` and links them into the first one's LLVM module (the
 /// kernels share the extern `tc_smem`, as CUDA kernels share dynamic shared
-/// memory); `lk` describes the first kernel.
+/// memory); `lk` describes the first kernel, `entries` (when not null) each
+/// kernel's launch interface.
 bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
                   const Options &opts, llvm::LLVMContext &ctx, LoweredKernel &lk,
-                  std::string &error, std::vector<std::vector<std::string>> &paths) {
+                  std::string &error, std::vector<std::vector<std::string>> &paths,
+                  std::vector<BatchEntry> *entries) {
   for (size_t i = 0; i < fns.size(); ++i) {
     LoweredKernel one;
-    if (!lowerKernel(module, *fns[i], opts, ctx, i == 0 ? lk : one, error))
+    LoweredKernel &k = i == 0 ? lk : one;
+    if (!lowerKernel(module, *fns[i], opts, ctx, k, error))
       return false;
-    paths.push_back(i == 0 ? lk.paths : one.paths);
+    paths.push_back(k.paths);
+    if (entries)
+      entries->push_back({k.entry, k.numThreads, k.sharedBytes, k.params});
     if (i > 0 && llvm::Linker::linkModules(*lk.module, std::move(one.module))) {
       error = "linking the module's kernels failed";
       return false;
@@ -1086,8 +1092,29 @@ bool loweringPaths(const ir::Module &module, const ir::Function &fn, const Optio
   return true;
 }
 
+namespace {
+Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::Function *> &fns,
+                          const Options &opts, std::vector<BatchEntry> *entries);
+} // namespace
+
 Result compileKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
                       const Options &opts) {
+  return compileKernelsWith(module, fns, opts, nullptr);
+}
+
+Result compileKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
+                      const Options &opts, std::vector<BatchEntry> &entries) {
+  entries.clear();
+  Result r = compileKernelsWith(module, fns, opts, &entries);
+  if (!r.ok())
+    entries.clear();
+  return r;
+}
+
+namespace {
+
+Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::Function *> &fns,
+                          const Options &opts, std::vector<BatchEntry> *entries) {
   Result r;
   if (opts.sm < 80) {
     r.error = "the GPU backend targets sm_80 and newer (got sm_" + std::to_string(opts.sm) + ")";
@@ -1101,7 +1128,7 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   llvm::LLVMContext ctx;
   auto t0 = Clock::now();
   LoweredKernel lk;
-  if (!lowerKernels(module, fns, opts, ctx, lk, r.error, c.paths))
+  if (!lowerKernels(module, fns, opts, ctx, lk, r.error, c.paths, entries))
     return r;
   c.times.push_back({"lower", msSince(t0)});
   t0 = Clock::now();
@@ -1165,6 +1192,8 @@ Result compileKernels(const ir::Module &module, const std::vector<const ir::Func
   r.compiled = std::move(c);
   return r;
 }
+
+} // namespace
 
 /// The library this code is in, by size and modification time: any rebuild of
 /// the compiler changes it, so a cache never returns PTX of an older build.

@@ -206,6 +206,10 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
 }
 
 GpuOracle::GpuOracle(GpuOracleOptions opts) : opts_(std::move(opts)) {
+  // Measurement switch (docs/fuzz.md, "Fast paths"): each aimed kernel
+  // compiled alone, as before 2026-12-04.
+  if (const char *a = std::getenv("TC_FUZZ_AIMED_ALONE"); a && std::string(a) == "1")
+    groupAimed_ = false;
   // One CUDA context for the worker's whole life: a recycled backend (every
   // recycleEvery kernels, to free its modules) takes the context back.
   // Every module the fuzzer loads is new: the driver's JIT cache
@@ -317,6 +321,10 @@ struct GpuOracle::Pending {
   /// object instead of compiling the variant alone. Null when checked alone.
   std::optional<FuzzKernel> emi;
   std::shared_ptr<CompiledKernel> emiKernel;
+  /// The lowering paths the GPU backend's compile of the kernel reported
+  /// (gpu::CompileInfo::paths); nullopt when it did not (then runAndCompare
+  /// lowers the kernel again for them).
+  std::optional<std::vector<std::string>> paths;
 };
 
 namespace {
@@ -423,6 +431,8 @@ OracleResult GpuOracle::finishAlone(const FuzzKernel &k, Pending &p, StageClock 
     clock.attribute(stageOf(t.stage), t.ms);
   p.ptxasLog = loadStages(seq, info.loadMs,
                           [&](const char *stage, double ms) { clock.attribute(stage, ms); });
+  if (prepared && info.paths.size() == 1)
+    p.paths = info.paths[0];
   // The rest of prepare: the CUDA context (a fresh one every recycleEvery
   // kernels) and the compile key (the IR printed and hashed).
   clock.mark("context");
@@ -454,7 +464,9 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
       o.wgmma = false;
     std::string error;
     std::vector<std::string> paths;
-    if (codegen::loweringPaths(kernel.module(), kernel.function(), o, paths, error))
+    if (p.paths) // from the compile that made the kernel's module: not lowered again
+      out.paths = *p.paths;
+    else if (codegen::loweringPaths(kernel.module(), kernel.function(), o, paths, error))
       out.paths = std::move(paths);
     clock.mark("llvm-ir");
     // A wgmma kernel's PTX through ptxas too, when there is one: a missing
@@ -628,7 +640,7 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
     std::map<std::string, double> stages;
     double ms = 0; // wall time spent on it (its share of the batch's included)
   };
-  std::vector<Item> items;
+  std::vector<Item> all;
   for (size_t i = 0; i < ks.size(); ++i) {
     Item it;
     it.i = i;
@@ -644,7 +656,7 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
       done(i, std::move(*r), it.ms);
       continue;
     }
-    items.push_back(std::move(it));
+    all.push_back(std::move(it));
   }
   auto deliver = [&](Item &it, OracleResult r) {
     r.stageMs = it.stages;
@@ -654,192 +666,208 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
   auto alone = [&](Item &it) {
     it.p.emi.reset(); // alone: the EMI variant compiled alone too
     it.p.emiKernel.reset();
+    it.p.paths.reset();
     auto t0 = std::chrono::steady_clock::now();
     StageClock clock(it.stages);
     OracleResult r = finishAlone(ks[it.i], it.p, clock);
     it.ms += msSince(t0);
     return r;
   };
-  // Kernels aimed at a fast path (GenPolicy::aim) are compiled alone: in a
-  // shared module a wgmma loop makes ptxas slower on every kernel (measured,
-  // --compile-only: a batch of 32 with two of them took 3.2 s of ptxas instead
-  // of 0.75 s, and 2.5 times the CPU per kernel over a campaign).
-  for (size_t j = 0; j < items.size();) {
-    const std::vector<std::string> &f = ks[items[j].i].features;
-    if (items.size() > 1 && std::any_of(f.begin(), f.end(), [](const std::string &x) {
-          return x.rfind("aim.", 0) == 0;
-        })) {
-      deliver(items[j], alone(items[j]));
-      if (poisoned_)
-        return; // the caller has the rest checked in a new process
-      items.erase(items.begin() + static_cast<long>(j));
+  // Kernels aimed at a fast path (GenPolicy::aim) are not compiled with the
+  // others: in a shared module a wgmma loop makes ptxas slower on every kernel
+  // (measured, --compile-only: a batch of 32 with two of them took 3.2 s of
+  // ptxas instead of 0.75 s, and 2.5 times the CPU per kernel over a
+  // campaign). The kernels aimed at one path share a module of their own.
+  std::vector<std::vector<Item>> groups(1);
+  std::map<std::string, size_t> aimGroup;
+  for (Item &it : all) {
+    const std::vector<std::string> &f = ks[it.i].features;
+    auto aim = std::find_if(f.begin(), f.end(),
+                            [](const std::string &x) { return x.rfind("aim.", 0) == 0; });
+    size_t g = 0;
+    if (all.size() > 1 && aim != f.end()) {
+      std::string key = groupAimed_ ? *aim : *aim + "#" + std::to_string(it.i);
+      auto [at, fresh] = aimGroup.emplace(key, groups.size());
+      if (fresh)
+        groups.emplace_back();
+      g = at->second;
+    }
+    groups[g].push_back(std::move(it));
+  }
+  // Checks `items` compiled into one module (alone when it is one kernel).
+  auto checkModule = [&](std::vector<Item> &items) {
+    if (items.empty())
+      return;
+    if (items.size() == 1) {
+      deliver(items[0], alone(items[0]));
+      return;
+    }
+    // One module for every kernel that the interpreter kept.
+    std::map<std::string, double> shared;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string error;
+    bool ok = false;
+    if (std::any_of(items.begin(), items.end(),
+                    [&](const Item &it) { return ks[it.i].testCompileFailure; })) {
+      error = kPlantedCompileFailure;
+    } else if (opts_.compileOnly) {
+      codegen::Options o = compileOnlyOptions();
+      std::vector<codegen::BatchKernel> batch;
+      for (const Item &it : items)
+        batch.push_back({&it.p.c.kernel->module(), &it.p.c.kernel->function()});
+      codegen::BatchResult r = codegen::compileBatch(batch, o, false);
+      ok = r.ok();
+      error = r.error;
+      if (ok) {
+        for (size_t j = 0; j < items.size() && j < r.compiled->paths.size(); ++j)
+          items[j].p.out.paths = r.compiled->paths[j];
+        for (const codegen::StageTime &t : r.compiled->times)
+          shared[stageOf(t.stage)] += t.ms;
+        if (!ptxas_.has_value())
+          ptxas_ = codegen::findPtxas();
+        if (!ptxas_->empty()) {
+          auto t1 = std::chrono::steady_clock::now();
+          ok = codegen::runPtxas(r.compiled->ptx, o.sm, error);
+          shared["jit"] += msSince(t1);
+          // A repair is some kernel's: checked one at a time, it is named.
+          if (ok && !ptxasRepair(error).empty()) {
+            ok = false;
+            error = kRepairMessage + ptxasRepair(error);
+          }
+        }
+      }
     } else {
-      ++j;
-    }
-  }
-  if (items.empty())
-    return;
-  if (items.size() == 1) {
-    deliver(items[0], alone(items[0]));
-    return;
-  }
-  // One module for every kernel that the interpreter kept.
-  std::map<std::string, double> shared;
-  auto t0 = std::chrono::steady_clock::now();
-  std::string error;
-  bool ok = false;
-  if (std::any_of(items.begin(), items.end(),
-                  [&](const Item &it) { return ks[it.i].testCompileFailure; })) {
-    error = kPlantedCompileFailure;
-  } else if (opts_.compileOnly) {
-    codegen::Options o = compileOnlyOptions();
-    std::vector<codegen::BatchKernel> batch;
-    for (const Item &it : items)
-      batch.push_back({&it.p.c.kernel->module(), &it.p.c.kernel->function()});
-    codegen::BatchResult r = codegen::compileBatch(batch, o, false);
-    ok = r.ok();
-    error = r.error;
-    if (ok) {
-      for (size_t j = 0; j < items.size() && j < r.compiled->paths.size(); ++j)
-        items[j].p.out.paths = r.compiled->paths[j];
-      for (const codegen::StageTime &t : r.compiled->times)
-        shared[stageOf(t.stage)] += t.ms;
-      if (!ptxas_.has_value())
-        ptxas_ = codegen::findPtxas();
-      if (!ptxas_->empty()) {
-        auto t1 = std::chrono::steady_clock::now();
-        ok = codegen::runPtxas(r.compiled->ptx, o.sm, error);
-        shared["jit"] += msSince(t1);
-        // A repair is some kernel's: checked one at a time, it is named.
-        if (ok && !ptxasRepair(error).empty()) {
-          ok = false;
-          error = kRepairMessage + ptxasRepair(error);
-        }
-      }
-    }
-  } else {
-    std::vector<const CompiledKernel *> kernels;
-    for (const Item &it : items)
-      kernels.push_back(it.p.c.kernel.get());
-    // The EMI variants of the kernels that will be checked with one go into
-    // the same module: not one module (and one driver JIT) each. They are
-    // compiled for nothing when their kernel fails first (rare).
-    auto t1 = std::chrono::steady_clock::now();
-    std::vector<std::pair<std::optional<FuzzKernel>, std::shared_ptr<CompiledKernel>>> emis(
-        items.size());
-    for (size_t j = 0; j < items.size(); ++j) {
-      const FuzzKernel &k = ks[items[j].i];
-      if (!emiSelected(k, opts_.emiRate))
-        continue;
-      std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k));
-      if (!v)
-        continue;
-      CompileOutcome c = compileFuzzKernel(*v);
-      if (!c.ok())
-        continue; // checkEmi reports it (an emi-compile generator bug)
-      kernels.push_back(c.kernel.get());
-      emis[j] = {std::move(v), c.kernel};
-    }
-    shared["emi"] += msSince(t1);
-    gpu::GpuBackend &gpu = backend(static_cast<int>(kernels.size()));
-    gpu::CompileInfo info;
-    uint64_t seq = cuda::lastLoad().seq;
-    ok = gpu.prepareBatch(kernels, error, &info);
-    if (ok)
+      std::vector<const CompiledKernel *> kernels;
+      for (const Item &it : items)
+        kernels.push_back(it.p.c.kernel.get());
+      // The EMI variants of the kernels that will be checked with one go into
+      // the same module: not one module (and one driver JIT) each. They are
+      // compiled for nothing when their kernel fails first (rare).
+      auto t1 = std::chrono::steady_clock::now();
+      std::vector<std::pair<std::optional<FuzzKernel>, std::shared_ptr<CompiledKernel>>> emis(
+          items.size());
       for (size_t j = 0; j < items.size(); ++j) {
-        items[j].p.emi = std::move(emis[j].first);
-        items[j].p.emiKernel = std::move(emis[j].second);
+        const FuzzKernel &k = ks[items[j].i];
+        if (!emiSelected(k, opts_.emiRate))
+          continue;
+        std::optional<FuzzKernel> v = emiVariant(k, kernelHash(k));
+        if (!v)
+          continue;
+        CompileOutcome c = compileFuzzKernel(*v);
+        if (!c.ok())
+          continue; // checkEmi reports it (an emi-compile generator bug)
+        kernels.push_back(c.kernel.get());
+        emis[j] = {std::move(v), c.kernel};
       }
-    for (const codegen::StageTime &t : info.times)
-      shared[stageOf(t.stage)] += t.ms;
-    std::optional<std::string> log =
-        loadStages(seq, info.loadMs, [&](const char *stage, double ms) { shared[stage] += ms; });
-    // A repair is some kernel's: checked one at a time, it is named.
-    if (ok && log && !ptxasRepair(*log).empty()) {
-      ok = false;
-      error = kRepairMessage + ptxasRepair(*log);
+      shared["emi"] += msSince(t1);
+      gpu::GpuBackend &gpu = backend(static_cast<int>(kernels.size()));
+      gpu::CompileInfo info;
+      uint64_t seq = cuda::lastLoad().seq;
+      ok = gpu.prepareBatch(kernels, error, &info);
+      if (ok)
+        for (size_t j = 0; j < items.size(); ++j) {
+          items[j].p.emi = std::move(emis[j].first);
+          items[j].p.emiKernel = std::move(emis[j].second);
+          if (info.paths.size() == kernels.size()) // the kernels first, then the variants
+            items[j].p.paths = info.paths[j];
+        }
+      for (const codegen::StageTime &t : info.times)
+        shared[stageOf(t.stage)] += t.ms;
+      std::optional<std::string> log =
+          loadStages(seq, info.loadMs, [&](const char *stage, double ms) { shared[stage] += ms; });
+      // A repair is some kernel's: checked one at a time, it is named.
+      if (ok && log && !ptxasRepair(*log).empty()) {
+        ok = false;
+        error = kRepairMessage + ptxasRepair(*log);
+      }
+      for (Item &it : items)
+        it.p.ptxasLog = log; // no repair in it: none of the module's kernels was repaired
     }
-    for (Item &it : items)
-      it.p.ptxasLog = log; // no repair in it: none of the module's kernels was repaired
-  }
-  double wall = msSince(t0), timed = 0;
-  for (const auto &[stage, ms] : shared)
-    timed += ms;
-  // The rest: copying the IR into one module, and (GPU) the context.
-  if (wall > timed)
-    shared[opts_.compileOnly ? "llvm-ir" : "context"] += wall - timed;
-  double n = static_cast<double>(items.size());
-  for (Item &it : items) {
+    double wall = msSince(t0), timed = 0;
     for (const auto &[stage, ms] : shared)
-      it.stages[stage] += ms / n;
-    it.ms += wall / n;
-  }
-  if (!ok && !opts_.compileOnly && backend_ && backend_->unusable()) {
-    poisoned_ = true; // no kernel to blame: the caller has them checked in new processes
-    return;
-  }
-  if (!ok) {
-    // The batch does not compile or load: one kernel at a time names the culprit.
+      timed += ms;
+    // The rest: copying the IR into one module, and (GPU) the context.
+    if (wall > timed)
+      shared[opts_.compileOnly ? "llvm-ir" : "context"] += wall - timed;
+    double n = static_cast<double>(items.size());
+    for (Item &it : items) {
+      for (const auto &[stage, ms] : shared)
+        it.stages[stage] += ms / n;
+      it.ms += wall / n;
+    }
+    if (!ok && !opts_.compileOnly && backend_ && backend_->unusable()) {
+      poisoned_ = true; // no kernel to blame: the caller has them checked in new processes
+      return;
+    }
+    if (!ok) {
+      // The batch does not compile or load: one kernel at a time names the culprit.
+      for (Item &it : items) {
+        if (poisoned_)
+          return; // the caller has the rest checked in a new process
+        deliver(it, alone(it));
+      }
+      return;
+    }
+    if (opts_.compileOnly) {
+      for (Item &it : items) {
+        if (ks[it.i].testBatchFault) { // the test hook: as after a fault in a batch
+          poisoned_ = true;
+          OracleResult r;
+          r.status = OracleResult::Status::Fail;
+          r.property = "gpu-fault";
+          r.message = "planted fault in a batch (test hook TC_FUZZ_TEST_BATCH_FAULT_INDEX)";
+          r.recheckAlone = true;
+          deliver(it, std::move(r));
+          return;
+        }
+        OracleResult r = it.p.out;
+        if (!ks[it.i].classLaunches.empty()) {
+          auto t1 = std::chrono::steady_clock::now();
+          {
+            StageClock clock(it.stages);
+            checkClasses(ks[it.i], it.p, clock, r);
+          }
+          it.ms += msSince(t1);
+        }
+        deliver(it, std::move(r));
+      }
+      return;
+    }
+    launchingBatch_ = true;
+    struct Reset {
+      bool &flag;
+      ~Reset() { flag = false; }
+    } reset{launchingBatch_};
     for (Item &it : items) {
       if (poisoned_)
-        return; // the caller has the rest checked in a new process
-      deliver(it, alone(it));
-    }
-    return;
-  }
-  if (opts_.compileOnly) {
-    for (Item &it : items) {
-      if (ks[it.i].testBatchFault) { // the test hook: as after a fault in a batch
-        poisoned_ = true;
-        OracleResult r;
-        r.status = OracleResult::Status::Fail;
-        r.property = "gpu-fault";
-        r.message = "planted fault in a batch (test hook TC_FUZZ_TEST_BATCH_FAULT_INDEX)";
-        r.recheckAlone = true;
-        deliver(it, std::move(r));
         return;
+      auto t1 = std::chrono::steady_clock::now();
+      OracleResult r;
+      {
+        StageClock clock(it.stages);
+        r = runAndCompare(ks[it.i], it.p, *backend_, clock);
       }
-      OracleResult r = it.p.out;
-      if (!ks[it.i].classLaunches.empty()) {
-        auto t1 = std::chrono::steady_clock::now();
-        {
-          StageClock clock(it.stages);
-          checkClasses(ks[it.i], it.p, clock, r);
+      it.ms += msSince(t1);
+      if (r.status == OracleResult::Status::Fail) {
+        if (backend_ && backend_->unusable())
+          poisoned_ = true; // e.g. a failed device assert: CUDA refuses everything now
+        if (poisoned_) {
+          r.recheckAlone = true; // a fault or hang: CUDA is gone here
+          deliver(it, std::move(r));
+          return;
         }
-        it.ms += msSince(t1);
+        // Before it becomes a finding: does it fail alone (today's path)?
+        OracleResult a = alone(it);
+        r = a.status == OracleResult::Status::Fail ? std::move(a) : onlyInBatch(r);
       }
       deliver(it, std::move(r));
     }
-    return;
-  }
-  launchingBatch_ = true;
-  struct Reset {
-    bool &flag;
-    ~Reset() { flag = false; }
-  } reset{launchingBatch_};
-  for (Item &it : items) {
+  };
+  // The aimed kernels first (as when each was compiled alone), then the rest.
+  for (size_t g = 1; g <= groups.size(); ++g) {
+    checkModule(groups[g % groups.size()]);
     if (poisoned_)
-      return;
-    auto t1 = std::chrono::steady_clock::now();
-    OracleResult r;
-    {
-      StageClock clock(it.stages);
-      r = runAndCompare(ks[it.i], it.p, *backend_, clock);
-    }
-    it.ms += msSince(t1);
-    if (r.status == OracleResult::Status::Fail) {
-      if (backend_ && backend_->unusable())
-        poisoned_ = true; // e.g. a failed device assert: CUDA refuses everything now
-      if (poisoned_) {
-        r.recheckAlone = true; // a fault or hang: CUDA is gone here
-        deliver(it, std::move(r));
-        return;
-      }
-      // Before it becomes a finding: does it fail alone (today's path)?
-      OracleResult a = alone(it);
-      r = a.status == OracleResult::Status::Fail ? std::move(a) : onlyInBatch(r);
-    }
-    deliver(it, std::move(r));
+      return; // the caller has the rest checked in a new process
   }
 }
 
@@ -900,6 +928,32 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
   // aligned with that generic code (gpu/GpuBackend.cpp, load), so the
   // kernel's own object would run its classes unspecialised.
   std::shared_ptr<CompiledKernel> own;
+  gpu::GpuBackend *dev = nullptr;
+  if (!opts_.compileOnly && !runs.empty()) {
+    CompileOutcome c = compileFuzzKernel(k);
+    if (!c.ok())
+      return; // compiled once already
+    own = c.kernel;
+    dev = &backend(static_cast<int>(runs.size()));
+    // Every class's specialised copy in ONE module and one load (as
+    // --compile-only above); when that fails, the loop compiles each class
+    // alone (prepare with its arguments), so that a failure names its class.
+    if (runs.size() > 1 && dev->specializes()) {
+      std::vector<std::map<std::string, HostArray>> buffers;
+      std::vector<LaunchArgs> args;
+      buffers.reserve(runs.size());
+      args.reserve(runs.size());
+      std::vector<const LaunchArgs *> argp;
+      for (const ClassRun &run : runs) {
+        buffers.push_back(makeBuffers(run.kernel));
+        args.push_back(fuzz::bind(run.kernel, buffers.back()));
+        argp.push_back(&args.back());
+      }
+      std::string error;
+      dev->prepareClasses(*own, argp, error, nullptr);
+      clock.mark("classes");
+    }
+  }
   for (ClassRun &run : runs) {
     std::string what = "class launch " + std::to_string(run.index) + " (" +
                        describeClassLaunch(k.classLaunches[run.index]) + ", classes " +
@@ -930,20 +984,14 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
       clock.mark("classes");
       continue;
     }
-    if (!own) {
-      CompileOutcome c = compileFuzzKernel(k);
-      if (!c.ok())
-        return; // compiled once already
-      own = c.kernel;
-    }
-    gpu::GpuBackend &gpu = backend();
     std::map<std::string, HostArray> got = makeBuffers(run.kernel);
     LaunchArgs args = fuzz::bind(run.kernel, got);
     std::string error;
-    if (!gpu.prepare(*own, error, nullptr, &args))
+    // (Found in the classes' module when prepareClasses made it.)
+    if (!dev->prepare(*own, error, nullptr, &args))
       return fail(gpuError("gpu-compile", what + ": the GPU backend does not compile the "
                                                  "kernel for its classes: " + error));
-    RunResult r = runOn(gpu, *own, run.kernel, got, opts_.maxSeconds);
+    RunResult r = runOn(*dev, *own, run.kernel, got, opts_.maxSeconds);
     clock.mark("classes");
     if (r.status == RunResult::Status::Error)
       return fail(gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault",

@@ -40,7 +40,12 @@
 //     with recheckAlone (the campaign re-checks it in a new worker) and the
 //     batch's later kernels are not checked (the campaign re-queues them);
 //   - the module-level stages (llvm-ir, libdevice, llvm-opt, ptx, jit,
-//     context) are split evenly over the batch's compiled kernels.
+//     context) are split evenly over the batch's compiled kernels;
+//   - kernels aimed at a fast path (an "aim.PATH" feature) are not in that
+//     module: those aimed at one path get a module of their own, checked
+//     the same way (a lone one is checked alone);
+//   - a kernel's lowering paths come from the module's compile (GPU:
+//     gpu::CompileInfo::paths), not from a lowering of their own.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -135,7 +140,9 @@ private:
   /// classes"): property (g) on the interpreter, then each launch on the GPU
   /// compiled for its arguments' classes (GpuBackend::prepare with the
   /// arguments; with compileOnly, the specialised copy through codegen and
-  /// ptxas), compared with its reference as the kernel's own launch is.
+  /// ptxas), compared with its reference as the kernel's own launch is. On
+  /// the GPU every class's copy is first compiled into ONE module
+  /// (GpuBackend::prepareClasses); when that fails, each alone as above.
   void checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock, OracleResult &out);
   /// compileOnly: every class's specialised copy of `kernel` compiled into
   /// ONE module (codegen::compileBatch) and one ptxas run; true when both
@@ -160,6 +167,7 @@ private:
   bool poisoned_ = false;
   std::optional<std::string> ptxas_; // --compile-only: the ptxas found ("" none)
   unsigned deviceSm_ = 0;            // the device's sm (GPU runs' path coverage)
+  bool groupAimed_ = true; // kernels aimed at one path share a module ($TC_FUZZ_AIMED_ALONE=1: not)
 };
 
 /// The line of a ptxas log that says ptxas repaired our PTX ("" when none):

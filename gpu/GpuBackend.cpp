@@ -126,6 +126,77 @@ public:
         info->loadMs = loadMs;
         info->totalMs = msSince(t0);
         info->cacheHit = "";
+        info->paths = r.compiled->paths;
+      }
+      return true;
+    } catch (const cuda::Error &e) {
+      error = e.what();
+      dropContextIfSticky(e);
+      return false;
+    }
+  }
+
+  bool prepareClasses(const CompiledKernel &kernel, const std::vector<const LaunchArgs *> &args,
+                      std::string &error, CompileInfo *info) override {
+    if (!opts_.codegen.specialize) {
+      error = "launches are not specialised (--disable-opt specialize)";
+      return false;
+    }
+    try {
+      ensureContext();
+      auto t0 = Clock::now();
+      // One copy per class not loaded yet, as load() compiles a class.
+      std::vector<Variant> variants;
+      for (const LaunchArgs *a : args) {
+        if (!a || checkLaunchArguments(kernel, *a))
+          continue; // the launch traps before it compiles anything
+        Variant v = variantOf(kernel, *a);
+        auto key = std::make_tuple(kernel.id(), opts_.codegen.numWarps, opts_.codegen.numStages,
+                                   v.key);
+        if (fast_.count(key) ||
+            std::any_of(variants.begin(), variants.end(),
+                        [&](const Variant &w) { return w.key == v.key; }))
+          continue;
+        variants.push_back(std::move(v));
+      }
+      if (info)
+        *info = CompileInfo{};
+      if (variants.empty())
+        return true;
+      configure(false); // each pointer's alignment is in its class
+      std::vector<SpecializedKernel> copies;
+      std::vector<codegen::BatchKernel> batch;
+      for (const Variant &v : variants) {
+        copies.push_back(specializeKernel(kernel.module(), kernel.function(), *v.spec));
+        batch.push_back({copies.back().module.get(), copies.back().function});
+      }
+      codegen::BatchResult r = codegen::compileBatch(batch, opts_.codegen, true);
+      if (!r.ok()) {
+        error = r.error;
+        return false;
+      }
+      auto t1 = Clock::now();
+      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel);
+      double loadMs = msSince(t1);
+      for (size_t i = 0; i < variants.size(); ++i) {
+        Loaded l;
+        l.compiled.entry = r.kernels[i].entry;
+        l.compiled.numThreads = r.kernels[i].numThreads;
+        l.compiled.sharedBytes = r.kernels[i].sharedBytes;
+        l.compiled.params = r.kernels[i].params;
+        l.compiled.sm = r.compiled->sm;
+        l.compiled.archSpecific = r.compiled->archSpecific;
+        l.module = module;
+        l.function = module->function(l.compiled.entry);
+        batchLoaded_.push_back(std::move(l));
+        fast_[std::make_tuple(kernel.id(), opts_.codegen.numWarps, opts_.codegen.numStages,
+                              variants[i].key)] = &batchLoaded_.back();
+      }
+      if (info) {
+        info->times = r.compiled->times;
+        info->loadMs = loadMs;
+        info->totalMs = msSince(t0);
+        info->paths = r.compiled->paths;
       }
       return true;
     } catch (const cuda::Error &e) {
@@ -334,6 +405,8 @@ private:
       if (info) {
         info->cacheHit = "memory";
         info->totalMs = msSince(t0);
+        if (!it->second.compiled.paths.empty())
+          info->paths = it->second.compiled.paths;
       }
       fast_[fastKey] = &it->second;
       return &it->second;
@@ -365,6 +438,7 @@ private:
       info->loadMs = msSince(t1);
       info->totalMs = msSince(t0);
       info->cacheHit = hit;
+      info->paths = l.compiled.paths; // empty from the disk cache (not stored)
     }
     Loaded *out = &loaded_.emplace(key, std::move(l)).first->second;
     fast_[fastKey] = out;

@@ -71,6 +71,10 @@ struct CompileInfo {
   double loadMs = 0;    // cuModuleLoadData
   double totalMs = 0;   // source IR -> loaded module
   std::string cacheHit; // "", "memory" or "disk"
+  /// The lowering paths each compiled kernel took (codegen::Compiled::paths:
+  /// one list per kernel of prepareBatch, one for prepare), from the compile
+  /// itself; empty when not known (a kernel from the disk cache).
+  std::vector<std::vector<std::string>> paths;
 };
 
 class GpuBackend : public Backend {
@@ -100,6 +104,21 @@ public:
     (void)kernels;
     (void)info;
     error = "this backend does not compile kernels in batches";
+    return false;
+  }
+  /// Compiles `kernel` for the argument classes of each of `args` (as
+  /// prepare(kernel, ..., args[i]) would, one copy per distinct class, classes
+  /// already loaded skipped) into ONE module (codegen::compileBatch, one
+  /// cuModuleLoadData), so that later launches of `kernel` with arguments of
+  /// those classes run their copy of that module. Launches whose arguments
+  /// a launch would reject are left out. False with `error` when codegen
+  /// refuses a copy or the driver rejects the module (then prepare each alone
+  /// to name the class), or when launches are not specialised.
+  virtual bool prepareClasses(const CompiledKernel &kernel,
+                              const std::vector<const LaunchArgs *> &args, std::string &error,
+                              CompileInfo *info) {
+    (void)kernel, (void)args, (void)info;
+    error = "this backend does not compile argument classes together";
     return false;
   }
   /// Whether launches are specialised on their argument classes.

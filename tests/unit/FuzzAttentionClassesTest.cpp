@@ -4,6 +4,7 @@
 // clamped online softmax that a plain double-precision loop here computes;
 // a class launch reshapes the kernel's buffers, grid and offsets; property
 // (g) passes on generated kernels and sees a wrong class.
+#include "codegen/Cuda.h"
 #include "fuzz/Case.h"
 #include "fuzz/Generator.h"
 #include "fuzz/GpuOracle.h"
@@ -12,6 +13,7 @@
 #include "interp/InterpreterBackend.h"
 #include "runtime/Specialize.h"
 #include "support/SourceManager.h"
+#include "FakePtxas.h"
 
 #include <gtest/gtest.h>
 
@@ -22,11 +24,13 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
 using namespace tc;
 using namespace tc::fuzz;
+using tc::fuzz::fake::FakePtxas;
 
 namespace {
 
@@ -358,55 +362,6 @@ TEST(FuzzClasses, CompileOnlyCompilesEachClass) {
   EXPECT_GT(r.stageMs["classes"], 0);
 }
 
-namespace {
-
-// A stand-in for ptxas ($PTXAS, codegen::findPtxas): it appends the number of
-// `.entry` functions of each PTX it is given to `log` (one line a run) and
-// fails its run number `failRun` (0: none) and every run of a PTX with more
-// than one entry when `refuseModules`.
-struct FakePtxas {
-  std::string dir, log;
-  FakePtxas(int failRun, bool refuseModules) {
-    char templ[] = "/tmp/tc-fake-ptxas-XXXXXX";
-    dir = ::mkdtemp(templ);
-    log = dir + "/log";
-    std::ofstream os(dir + "/ptxas");
-    os << "#!/bin/sh\n"
-       << "for a; do f=\"$a\"; done\n" // the PTX file is the last argument
-       << "n=$(grep -c '^\\.visible \\.entry\\|^\\.entry' \"$f\")\n"
-       << "echo \"$n\" >> '" << log << "'\n"
-       << "run=$(wc -l < '" << log << "')\n"
-       << "if [ \"$run\" -eq " << failRun << " ]; then echo 'fake ptxas: run refused'; exit 1; fi\n"
-       << (refuseModules ? "if [ \"$n\" -gt 1 ]; then echo 'fake ptxas: module refused'; exit 1; fi\n"
-                         : "")
-       << "exit 0\n";
-    os.close();
-    ::chmod((dir + "/ptxas").c_str(), 0755);
-    const char *old = std::getenv("PTXAS");
-    saved = old ? std::optional<std::string>(old) : std::nullopt;
-    ::setenv("PTXAS", (dir + "/ptxas").c_str(), 1);
-  }
-  ~FakePtxas() {
-    if (saved)
-      ::setenv("PTXAS", saved->c_str(), 1);
-    else
-      ::unsetenv("PTXAS");
-    ::unlink(log.c_str());
-    ::unlink((dir + "/ptxas").c_str());
-    ::rmdir(dir.c_str());
-  }
-  // The entry counts of the runs so far, in order.
-  std::vector<int> runs() const {
-    std::vector<int> out;
-    std::ifstream is(log);
-    for (int n; is >> n;)
-      out.push_back(n);
-    return out;
-  }
-  std::optional<std::string> saved;
-};
-
-} // namespace
 
 // --compile-only: the class launches' copies go through ptxas as ONE module
 // (one run with an entry per class) after the kernel's own run.
@@ -489,5 +444,39 @@ TEST(FuzzClassesGpu, ClassLaunchesAgree) {
   OracleResult r = oracle.check(stridedKernel());
   EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
   EXPECT_GT(r.stageMs["classes"], 0);
+  EXPECT_FALSE(oracle.poisoned());
+}
+
+// On the GPU (skipped without one): a kernel's class launches are compiled
+// into ONE module (GpuBackend::prepareClasses): one load for the kernel and
+// one for its classes (stridedKernel has 3 class launches of 3 classes; before,
+// one load per class), and the verdict is the one each class compiled alone
+// gives (--disable-opt none; prepareClasses is the only difference).
+TEST(FuzzClassesGpu, ClassesShareOneModule) {
+  std::string why;
+  if (!gpu::cudaAvailable(&why))
+    GTEST_SKIP() << why;
+  FuzzKernel k = stridedKernel();
+  std::set<std::string> classes;
+  {
+    // The classes the launches have, computed here as the oracle does.
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics;
+    for (size_t i = 0; i < k.classLaunches.size(); ++i) {
+      FuzzKernel run = classLaunchKernel(k, i);
+      std::map<std::string, HostArray> bufs = makeBuffers(run);
+      classes.insert(classArgs(*c.kernel, run, bufs).key());
+    }
+  }
+  ASSERT_GT(classes.size(), 1u);
+  GpuOracleOptions o;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  oracle.deviceDescription(); // the context first: its loads are not counted
+  uint64_t seq = cuda::lastLoad().seq;
+  OracleResult r = oracle.check(k);
+  EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+  EXPECT_EQ(cuda::lastLoad().seq - seq, 2u) << "one load for the kernel, one for its "
+                                            << classes.size() << " classes";
   EXPECT_FALSE(oracle.poisoned());
 }

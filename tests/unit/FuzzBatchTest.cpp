@@ -3,6 +3,7 @@
 // holds every kernel with the launch interface each has alone and ptxas
 // accepts it, and a compile failure planted in one kernel of a batch is
 // attributed to that kernel alone. No GPU is needed (--compile-only).
+#include "fuzz/Generator.h"
 #include "fuzz/GpuOracle.h"
 #include "fuzz/Worker.h"
 
@@ -10,13 +11,18 @@
 #include "gpu/GpuBackend.h"
 #include "ir/Printer.h"
 
+#include "FakePtxas.h"
+
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <regex>
 #include <set>
 
 using namespace tc;
 using namespace tc::fuzz;
+using tc::fuzz::fake::FakePtxas;
 
 namespace {
 
@@ -81,8 +87,26 @@ TEST(FuzzBatch, OnePtxHoldsEveryKernelAndPtxasAcceptsIt) {
     ASSERT_TRUE(alone.ok()) << alone.error;
     EXPECT_EQ(r.kernels[i].numThreads, alone.compiled->numThreads);
     EXPECT_EQ(r.kernels[i].sharedBytes, alone.compiled->sharedBytes) << ks[i].source;
-    EXPECT_EQ(r.kernels[i].params.size(), alone.compiled->params.size());
+    ASSERT_EQ(r.kernels[i].params.size(), alone.compiled->params.size());
+    for (size_t j = 0; j < r.kernels[i].params.size(); ++j) {
+      EXPECT_EQ(r.kernels[i].params[j].name, alone.compiled->params[j].name);
+      EXPECT_EQ(r.kernels[i].params[j].dtype, alone.compiled->params[j].dtype);
+      EXPECT_EQ(r.kernels[i].params[j].isPtr, alone.compiled->params[j].isPtr);
+    }
+    // The paths of each kernel (from the one lowering of the batch) are the
+    // ones its own lowering takes.
+    std::vector<std::string> paths;
+    std::string error;
+    ASSERT_TRUE(codegen::loweringPaths(cs[i].kernel->module(), cs[i].kernel->function(), o, paths,
+                                       error))
+        << error;
+    ASSERT_LT(i, r.compiled->paths.size());
+    EXPECT_EQ(r.compiled->paths[i], paths) << ks[i].source;
   }
+  // Each kernel lowered once: the module's stages, one "lower" among them.
+  EXPECT_EQ(std::count_if(r.compiled->times.begin(), r.compiled->times.end(),
+                          [](const codegen::StageTime &t) { return t.stage == "lower"; }),
+            1);
   if (codegen::findPtxas().empty()) {
     std::cout << "ptxas check skipped: " << codegen::ptxasMissing() << "\n";
     return;
@@ -151,6 +175,119 @@ TEST(FuzzBatch, ModuleStagesAreSplitOverTheBatch) {
   }
 }
 
+namespace {
+
+// The first `n` kernels of campaign `seed` aimed at `path` (GenPolicy::aim)
+// that run on the interpreter, without class launches.
+std::vector<FuzzKernel> aimedKernels(uint64_t seed, const std::string &path, size_t n) {
+  GenPolicy p;
+  p.aim = path;
+  std::vector<FuzzKernel> out;
+  for (int64_t i = 0; out.size() < n && i < 200; ++i) {
+    FuzzKernel k = generateKernel(p, kernelSeed(seed, i), 100);
+    k.classLaunches.clear();
+    std::map<std::string, HostArray> ref;
+    std::string error;
+    if (interpReference(k, 20, ref, error))
+      out.push_back(std::move(k));
+  }
+  return out;
+}
+
+// Two kernels aimed at mma.sync among three unaimed ones, every verdict
+// recorded (ptxas runs as entry counts, verdicts, calls per kernel).
+struct AimedBatch {
+  std::vector<FuzzKernel> ks;
+  std::vector<OracleResult> got;
+  std::vector<int> calls;
+};
+
+AimedBatch checkAimedBatch(uint64_t seed) {
+  AimedBatch b;
+  std::vector<FuzzKernel> aimed = aimedKernels(seed, "mma.sync", 2);
+  std::vector<FuzzKernel> plain = runnableKernels(seed, 3);
+  EXPECT_EQ(aimed.size(), 2u);
+  EXPECT_EQ(plain.size(), 3u);
+  b.ks = {plain[0], aimed[0], plain[1], aimed[1], plain[2]};
+  for (FuzzKernel &k : b.ks)
+    k.classLaunches.clear();
+  GpuOracleOptions o;
+  o.compileOnly = true;
+  o.emiRate = 0;
+  GpuOracle oracle(o);
+  b.got.resize(b.ks.size());
+  b.calls.assign(b.ks.size(), 0);
+  oracle.checkBatch(b.ks, [&](size_t i, OracleResult r, double) {
+    ++b.calls[i];
+    b.got[i] = std::move(r);
+  });
+  return b;
+}
+
+} // namespace
+
+// --compile-only: the kernels aimed at one fast path share ONE module (one
+// ptxas run with their two entries), apart from the unaimed kernels' module
+// (three entries), and each verdict is the one the kernel gets alone.
+TEST(FuzzBatch, KernelsAimedAtOnePathShareAModuleOfTheirOwn) {
+  std::vector<OracleResult> alone;
+  {
+    AimedBatch probe = checkAimedBatch(37);
+    ASSERT_EQ(probe.ks.size(), 5u);
+    GpuOracleOptions o;
+    o.compileOnly = true;
+    o.emiRate = 0;
+    for (const FuzzKernel &k : probe.ks)
+      alone.push_back(GpuOracle(o).check(k));
+    for (const OracleResult &r : alone)
+      if (r.status == OracleResult::Status::Fail && r.message.find("libdevice") != std::string::npos)
+        GTEST_SKIP() << r.message;
+  }
+  FakePtxas fake(0, false);
+  AimedBatch b = checkAimedBatch(37);
+  for (size_t i = 0; i < b.ks.size(); ++i) {
+    EXPECT_EQ(b.calls[i], 1) << i;
+    EXPECT_EQ(b.got[i].status, alone[i].status) << i << ": " << b.got[i].message;
+    EXPECT_EQ(b.got[i].property, alone[i].property) << i;
+    EXPECT_EQ(b.got[i].paths, alone[i].paths) << i;
+  }
+  EXPECT_EQ(fake.runs(), (std::vector<int>{2, 3})); // the aimed module first
+}
+
+// A module that ptxas refuses is compiled kernel by kernel, the aimed
+// kernels' as the others': every kernel still gets its own verdict (here all
+// pass, as each alone is accepted), and one refused kernel taints no other.
+TEST(FuzzBatch, ARefusedAimedModuleIsCompiledKernelByKernel) {
+  {
+    FakePtxas fake(0, true);
+    AimedBatch b = checkAimedBatch(37);
+    for (size_t i = 0; i < b.ks.size(); ++i) {
+      if (b.got[i].message.find("libdevice") != std::string::npos)
+        GTEST_SKIP() << b.got[i].message;
+      EXPECT_EQ(b.calls[i], 1) << i;
+      EXPECT_EQ(b.got[i].status, OracleResult::Status::Pass) << i << ": " << b.got[i].message;
+    }
+    EXPECT_EQ(fake.runs(), (std::vector<int>{2, 1, 1, 3, 1, 1, 1}));
+  }
+  {
+    // Run 3 is the second aimed kernel alone (after the module, the first):
+    // it alone fails, with ptxas's message.
+    FakePtxas fake(3, true);
+    AimedBatch b = checkAimedBatch(37);
+    for (size_t i = 0; i < b.ks.size(); ++i) {
+      EXPECT_EQ(b.calls[i], 1) << i;
+      if (i == 3) {
+        EXPECT_EQ(b.got[i].status, OracleResult::Status::Fail);
+        EXPECT_EQ(b.got[i].property, "gpu-compile");
+        EXPECT_NE(b.got[i].message.find("fake ptxas: run refused"), std::string::npos)
+            << b.got[i].message;
+      } else {
+        EXPECT_EQ(b.got[i].status, OracleResult::Status::Pass) << i << ": " << b.got[i].message;
+      }
+    }
+  }
+}
+
 // On a GPU: one module per batch, one cuModuleLoadData, each kernel launched
 // from it gives the verdict it gets when compiled and loaded alone, and a
 // planted compile failure lands on its kernel alone. Skips without a device.
@@ -188,6 +325,18 @@ TEST(FuzzBatchGpu, BatchVerdictsAreTheSingleKernelVerdicts) {
       EXPECT_EQ(got[i].property, alone[i].property) << i << ": " << got[i].message;
       if (!planted && got[i].status == OracleResult::Status::Pass) {
         EXPECT_GT(got[i].stageMs.at("jit"), 0) << i; // its share of the module's load
+        // The paths come from the batch's compile (not a lowering of their
+        // own): those of the kernel's own lowering for the device.
+        CompileOutcome c = compileFuzzKernel(batch[i]);
+        ASSERT_TRUE(c.ok());
+        codegen::Options co = o.codegen;
+        co.alignedPointers = true;
+        std::vector<std::string> paths;
+        std::string error;
+        ASSERT_TRUE(codegen::loweringPaths(c.kernel->module(), c.kernel->function(), co, paths,
+                                           error));
+        EXPECT_EQ(got[i].paths, std::optional<std::vector<std::string>>(paths)) << i;
+        EXPECT_EQ(got[i].paths, alone[i].paths) << i;
       }
     }
   }
