@@ -175,7 +175,7 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
           setLayout(op.result(), sh);
           addConversion(op, "result", Layout::blocked(pt.shape, T_, vec_), sh, M::CpAsync,
                         "cp.async 16-byte chunks from global memory, " + std::to_string(L->ahead) +
-                            " trips ahead (no registers)" +
+                            (L->ahead == 1 ? " trip" : " trips") + " ahead (no registers)" +
                             (s.recomputed ? ", pointers recomputed for that trip" : "") +
                             (s.mask ? ", chunks masked off zero-filled" : "") +
                             (w == 0 ? "; the trip's wait_group and barrier" : ""),

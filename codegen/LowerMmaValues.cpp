@@ -1112,13 +1112,14 @@ void Lowerer::planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth) {
                              s.transposed ? s.rows : s.cols, s.pitch - (s.transposed ? s.rows : s.cols),
                              0, L.stages, s.transposed);
   addConversion(op, "streamed b operands before the loop", sh, sh, Conversion::Mechanism::CpAsync,
-                "the first " + std::to_string(L.ahead) +
-                    " trips' copies (a barrier first: earlier readers of the stages are done)",
+                (L.ahead == 1 ? std::string("the first trip's copies")
+                              : "the first " + std::to_string(L.ahead) + " trips' copies") +
+                    " (a barrier first: earlier readers of the stages are done)",
                 static_cast<size_t>(L.ahead) * bytes, 1, depth);
   layouts_.notes[&op].push_back(
       "values pipeline: the b operands of " + std::to_string(L.numStreams) + " `@` on #mma in " +
       std::to_string(L.stages) + " cp.async stages issued " + std::to_string(L.ahead) +
-      " trips ahead");
+      (L.ahead == 1 ? " trip ahead" : " trips ahead"));
 }
 
 /// The stage this trip's streamed `@` read (byte offset from pipeBase()):
