@@ -1276,10 +1276,19 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
         {{8, {32, 32}}, {6, {16, 64}}, {5, {32, 64}}, {1, {32, 128}}});
     tm = m, tn = n;
   }
+  // Stages that 3 would not fit (160 KiB, codegen/LowerMmaLoop.cpp): a 128 x
+  // 128 wgmma tile with TK = 128 (64 KiB a stage and more with padding) takes
+  // 2 (pipeline.stages=2, which the campaign's num_stages 3 reaches no other
+  // way), few trips (ptxas and the interpreter are slow on it).
+  bool twoStages = wg && coin(aim == "pipeline" ? 0.2 : 0.05);
+  if (twoStages) {
+    features_.insert("matmul.two_stages");
+    tm = 128, tn = 128, tk = 128;
+  }
   tile_ = {tm, tn};
-  bool many = coin(0.1);
+  bool many = !twoStages && coin(0.1);
   int64_t gm = range(1, 2), gn = range(1, 2);
-  int trips = coin(0.8) ? range(1, 8) : range(9, 24);
+  int trips = twoStages ? range(1, 3) : coin(0.8) ? range(1, 8) : range(9, 24);
   if (many) {
     features_.insert("grid.many");
     gn = (140 + gm * 4 - 1) / (gm * 4); // >= 140 programs with gm * 4 rows of them
@@ -1381,25 +1390,56 @@ void Builder::attentionKernel(FuzzKernel &k) {
                         "reduce.max", "reduce.sum", "op.math", "tile.2d", "broadcast.newaxis",
                         "load.masked", "store.masked", "op.select"})
     features_.insert(f);
-  if (p_.aim == "attention")
-    features_.insert("aim.attention");
-  int64_t bm = *rc::gen::weightedElement<int64_t>({{3, 16}, {3, 32}, {2, 64}});
+  bool aimedValues = isValuesAim(p_.aim);
+  if (p_.aim == "attention" || aimedValues)
+    features_.insert("aim." + p_.aim);
+  // The form of the GPU's mma.values path (docs/gpu-perf.md, "mma-values"):
+  // BM a multiple of 16 x num_warps (p_.numWarps) with at most 64 rows per
+  // warp; and, for its values pipeline, the rows `ld` apart a proven multiple
+  // of 8 elements (`int ld __multipleof(8)`: 16-byte aligned K and V runs).
+  // The other kernels keep the forms that test the fallbacks (smaller BM,
+  // rows 1 or 3 elements past HD).
+  bool valuesForm = aimedValues || coin(p_.attentionValues);
+  int64_t valuesBm = 16 * std::max(1, p_.numWarps);
+  int64_t bm = valuesForm && valuesBm <= 128
+                   ? (valuesBm * 2 <= 64 * p_.numWarps && valuesBm * 2 <= 128 && coin(0.2)
+                          ? valuesBm * 2
+                          : valuesBm)
+                   : *rc::gen::weightedElement<int64_t>({{3, 16}, {3, 32}, {2, 64}});
+  if (valuesForm)
+    features_.insert("attention.values_form");
   int64_t bn = *rc::gen::weightedElement<int64_t>({{1, 16}, {1, 32}});
   int64_t hd = *rc::gen::weightedElement<int64_t>({{1, 16}, {1, 32}});
+  // A tenth of those aimed at the values pipeline: K^T and V tiles of 128 x
+  // 128 (about 70 KiB a stage with padding), so that 3 stages pass the 160
+  // KiB the lowering allows and it takes 2 (mma.values.pipeline.stages=2);
+  // at most 2 trips (ptxas and the interpreter are slow on them).
+  bool twoStages = p_.aim == "mma.values.pipeline" && valuesBm == 64 && coin(0.1);
+  if (twoStages) {
+    features_.insert("attention.two_stages");
+    bm = 64, bn = 128, hd = 128;
+  }
   DType t = coin(0.5) ? DType::F16 : DType::BF16;
   DType outType = coin(0.5) ? DType::F32 : t;
   useType(t);
   useType(outType);
   useType(DType::F32);
   features_.insert("dot." + conf(t));
-  int trips = range(1, 4);
+  int trips = range(1, twoStages ? 2 : 4);
   bool tail = coin(0.7);
   int64_t m = tail ? range(1, static_cast<int>(2 * bm)) : bm * range(1, 2);
   int64_t n = bn * trips - (tail ? range(0, static_cast<int>(bn) - 1) : 0);
   int64_t heads = range(1, 2);
   // The row stride: HD (a multiple of 16), HD + 8 (a multiple of 8 only) or odd.
-  int64_t ld = hd + *rc::gen::elementOf(std::vector<int64_t>{0, 8, 1, 3});
-  bool carried = coin(0.7), ktPointers = coin(0.6), fusedUpdate = coin(0.5), lse = coin(0.5);
+  // Kernels aimed at mma.values alone get the unaligned rows a quarter of the
+  // time (the path without its pipeline).
+  bool alignedRows = aimedValues ? (p_.aim != "mma.values" || coin(0.75)) : valuesForm && coin(0.85);
+  int64_t ld = hd + (alignedRows ? *rc::gen::elementOf(std::vector<int64_t>{0, 8, 16})
+                                 : *rc::gen::elementOf(std::vector<int64_t>{0, 8, 1, 3}));
+  if (alignedRows)
+    features_.insert("attention.aligned_rows");
+  // (Two stages need both K^T and V streamed: K^T through its pointers.)
+  bool carried = coin(0.7), ktPointers = twoStages || coin(0.6), fusedUpdate = coin(0.5), lse = coin(0.5);
   double scale = coin(0.5) ? 1.0 : 2.0;
   if (tail)
     features_.insert("boundary.tail");
@@ -1420,6 +1460,8 @@ void Builder::attentionKernel(FuzzKernel &k) {
   classValues_["N"] = {1, 8, 16, 17, 24, 32};
   std::erase_if(classValues_["N"], [&](int64_t v) { return v > 4 * bn; });
   classValues_["ld"] = {hd, hd + 8, hd + 1, hd + 16};
+  if (alignedRows) // the claim `__multipleof(8)` holds for every launch
+    classValues_["ld"] = {hd, hd + 8, hd + 16};
   k.scalars = {{"M", DType::I32, static_cast<double>(m)},
                {"N", DType::I32, static_cast<double>(n)},
                {"ld", DType::I32, static_cast<double>(ld)},
@@ -1443,7 +1485,8 @@ void Builder::attentionKernel(FuzzKernel &k) {
                        {"H", "M", "ld"}});
   params_.push_back(lang(outType) + " *Y");
   for (const ScalarDesc &s : k.scalars)
-    params_.push_back(lang(s.dtype) + " " + s.name);
+    params_.push_back(lang(s.dtype) + " " + s.name +
+                      (alignedRows && s.name == "ld" ? " __multipleof(8)" : ""));
 
   std::string T = lang(t);
   line("int pm = get_program_id(0);");
@@ -1595,7 +1638,7 @@ FuzzKernel Builder::build() {
   int shape = p_.aim.empty() ? range(0, 999) : 0;
   int matmulFrom = 1000 - static_cast<int>(p_.matmul * 1000);
   int attentionFrom = matmulFrom - static_cast<int>(p_.attention * 1000);
-  if (p_.aim == "attention") {
+  if (p_.aim == "attention" || isValuesAim(p_.aim)) {
     attentionKernel(k);
   } else if (!p_.aim.empty()) {
     aimedMatmul(k, p_.aim);
@@ -1648,8 +1691,20 @@ FuzzKernel Builder::build() {
 } // namespace
 
 const std::vector<std::string> &aimablePaths() {
-  static const std::vector<std::string> kPaths = {"wgmma", "mma.sync", "mma.loop", "pipeline"};
+  static const std::vector<std::string> kPaths = {"wgmma",    "mma.sync",
+                                                   "mma.loop", "pipeline",
+                                                   "mma.values.pipeline", "mma.values"};
   return kPaths;
+}
+
+bool isValuesAim(const std::string &aim) {
+  return aim == "mma.values" || aim == "mma.values.pipeline";
+}
+
+const std::vector<std::string> &extraPathNames() {
+  static const std::vector<std::string> kNames = {
+      "mma.values", "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3"};
+  return kNames;
 }
 
 const std::vector<std::string> &focusTargets() {
@@ -1663,7 +1718,8 @@ const std::vector<std::string> &focusTargets() {
 
 bool tookPath(const std::vector<std::string> &paths, const std::string &aim) {
   for (const std::string &p : paths)
-    if (p == aim || (aim == "pipeline" && p.rfind("pipeline.stages=", 0) == 0))
+    if (p == aim || (aim == "pipeline" && p.rfind("pipeline.stages=", 0) == 0) ||
+        (aim == "mma.values.pipeline" && p.rfind("mma.values.pipeline.stages=", 0) == 0))
       return true;
   return false;
 }

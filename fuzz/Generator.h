@@ -101,6 +101,8 @@ struct GenPolicy {
   double threeD = 0.15;       // 3-D tiles [TB, TM, TN] and a 3-D grid (before twoD is drawn)
   double matmul = 0.06;       // a tutorial-style K-loop matmul kernel instead of an elementwise one
   double attention = 0.03;    // a FlashAttention-like kernel (two `@` per trip, online softmax)
+  double attentionValues = 0.5; // of attention kernels: the GPU's mma.values form (BM, aligned rows)
+  int numWarps = 4;             // the GPU's num_warps the mma.values form is sized for
   double argClasses = 0.1;    // launched again with other argument classes (ClassLaunch)
   double dotAcc = 0.5;        // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
   double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
@@ -128,8 +130,18 @@ struct GenPolicy {
 
 /// The fast paths a kernel can be aimed at (GenPolicy::aim, `triton-fuzz
 /// --focus`) and that the campaign steers toward (fuzz/PathWeights.h):
-/// "wgmma", "mma.sync", "mma.loop", "pipeline".
+/// "wgmma", "mma.sync", "mma.loop", "pipeline" (matmul loops) and
+/// "mma.values.pipeline", "mma.values" (attention kernels in the form of the
+/// GPU's mma.values path, with or mostly with its values pipeline).
 const std::vector<std::string> &aimablePaths();
+
+/// Whether `aim` is one of the attention aims ("mma.values", "mma.values.pipeline").
+bool isValuesAim(const std::string &aim);
+
+/// The lowering paths the fuzzer's reports list besides
+/// codegen::loweringPathNames() (which does not name them yet): "mma.values",
+/// "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3".
+const std::vector<std::string> &extraPathNames();
 
 /// Everything `--focus` takes: aimablePaths() and the kernel shapes that are
 /// not one lowering path ("attention": every kernel FlashAttention-like).
@@ -137,7 +149,8 @@ const std::vector<std::string> &focusTargets();
 
 /// Whether a kernel whose lowering took `paths` (codegen::Compiled::paths)
 /// took the fast path `aim`: the path itself, or for "pipeline" any
-/// "pipeline.stages=S".
+/// "pipeline.stages=S", for "mma.values.pipeline" any
+/// "mma.values.pipeline.stages=S".
 bool tookPath(const std::vector<std::string> &paths, const std::string &aim);
 
 /// A generator of kernels under `policy`.

@@ -558,7 +558,8 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
 
 bool timingSensitive(const std::vector<std::string> &paths) {
   for (const std::string &p : paths)
-    if (p == "wgmma" || p == "mma.loop" || p.rfind("pipeline.stages=", 0) == 0)
+    if (p == "wgmma" || p == "mma.loop" || p.rfind("pipeline.stages=", 0) == 0 ||
+        p.rfind("mma.values.pipeline.stages=", 0) == 0)
       return true;
   return false;
 }

@@ -90,7 +90,7 @@ struct GpuOracleOptions {
 
 /// Whether a kernel whose code took `paths` is checked with repeated runs:
 /// its code waits on asynchronous copies or tensor-core products (wgmma,
-/// a pipelined or mma loop), where a missing or misplaced wait shows only
+/// a pipelined or mma loop, the values pipeline of attention loops), where a missing or misplaced wait shows only
 /// when the timing is unlucky.
 bool timingSensitive(const std::vector<std::string> &paths);
 

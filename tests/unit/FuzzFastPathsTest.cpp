@@ -46,7 +46,8 @@ TEST(FuzzFastPaths, AimedKernelsTakeTheirPath) {
     for (int i = 0; i < n; ++i) {
       FuzzKernel k = generateKernel(p, 9000 + static_cast<uint64_t>(i));
       EXPECT_TRUE(hasFeature(k, "aim." + aim)) << aim;
-      EXPECT_TRUE(hasFeature(k, "matmul.kloop")) << aim;
+      // The mma.values aims are attention kernels, the others matmul loops.
+      EXPECT_TRUE(hasFeature(k, isValuesAim(aim) ? "attention" : "matmul.kloop")) << aim;
       CompileOutcome c = compileFuzzKernel(k);
       ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
       std::vector<std::string> paths;
@@ -62,11 +63,98 @@ TEST(FuzzFastPaths, AimedKernelsTakeTheirPath) {
   }
 }
 
+// The paths a kernel's lowering takes for sm_90 with aligned pointers (as
+// --compile-only and the GPU backend compile the fuzzer's kernels).
+std::vector<std::string> pathsOf(const FuzzKernel &k) {
+  codegen::Options o;
+  o.sm = 90;
+  o.alignedPointers = true;
+  CompileOutcome c = compileFuzzKernel(k);
+  EXPECT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
+  std::vector<std::string> paths;
+  std::string error;
+  if (c.ok()) {
+    EXPECT_TRUE(codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error))
+        << error << "\n"
+        << describeKernel(k);
+  }
+  return paths;
+}
+
+// Attention kernels as a default campaign makes them (the usual mix of
+// forms, not aimed): a share of them takes mma.values and its values
+// pipeline, so the share of the campaign's kernels on them cannot silently
+// drop to zero (issue 29, item 7); others keep the fallback forms.
+TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
+  GenPolicy p;
+  p.aim = "attention";
+  int values = 0, pipeline = 0, neither = 0, n = 24;
+  for (int i = 0; i < n; ++i) {
+    FuzzKernel k = generateKernel(p, 4100 + static_cast<uint64_t>(i));
+    ASSERT_TRUE(hasFeature(k, "attention"));
+    std::vector<std::string> paths = pathsOf(k);
+    values += tookPath(paths, "mma.values") ? 1 : 0;
+    pipeline += tookPath(paths, "mma.values.pipeline") ? 1 : 0;
+    neither += tookPath(paths, "mma.values") ? 0 : 1;
+    // The values form is what the path needs (BM = 64 on 4 warps).
+    if (!hasFeature(k, "attention.values_form")) {
+      EXPECT_FALSE(tookPath(paths, "mma.values.pipeline")) << describeKernel(k);
+    }
+  }
+  // Half of them in the form (GenPolicy::attentionValues), 85% of those with
+  // aligned rows: expect about 12 and 10 of 24.
+  EXPECT_GE(values, n / 4);
+  EXPECT_GE(pipeline, n / 6);
+  EXPECT_GE(neither, n / 4);
+}
+
+// pipeline.stages=2 with the campaign's default num_stages (3): the kernels
+// aimed at the pipeline whose wgmma tile's 3 stages do not fit.
+TEST(FuzzFastPaths, TwoStageTilesTakeTwoStages) {
+  GenPolicy p;
+  p.aim = "pipeline";
+  int found = 0;
+  for (uint64_t s = 0; s < 400 && found < 2; ++s) {
+    FuzzKernel k = generateKernel(p, 7700 + s);
+    if (!hasFeature(k, "matmul.two_stages"))
+      continue;
+    ++found;
+    std::vector<std::string> paths = pathsOf(k);
+    EXPECT_TRUE(std::count(paths.begin(), paths.end(), "pipeline.stages=2")) << describeKernel(k);
+    EXPECT_TRUE(std::count(paths.begin(), paths.end(), "wgmma")) << describeKernel(k);
+  }
+  EXPECT_EQ(found, 2);
+  // The same for the values pipeline: attention kernels with 128 x 128 K^T
+  // and V tiles.
+  p.aim = "mma.values.pipeline";
+  found = 0;
+  for (uint64_t s = 0; s < 400 && found < 2; ++s) {
+    FuzzKernel k = generateKernel(p, 7700 + s);
+    if (!hasFeature(k, "attention.two_stages"))
+      continue;
+    ++found;
+    std::vector<std::string> paths = pathsOf(k);
+    std::string all;
+    for (const std::string &q : paths)
+      all += q + " ";
+    EXPECT_TRUE(std::count(paths.begin(), paths.end(), "mma.values.pipeline.stages=2"))
+        << all << "\n"
+        << describeKernel(k);
+  }
+  EXPECT_EQ(found, 2);
+}
+
 TEST(FuzzFastPaths, TookPath) {
   EXPECT_TRUE(tookPath({"mma.loop", "pipeline.stages=3", "wgmma"}, "pipeline"));
   EXPECT_TRUE(tookPath({"mma.loop", "pipeline.stages=2", "wgmma"}, "wgmma"));
   EXPECT_FALSE(tookPath({"mma.loop", "mma.sync", "pipeline.off"}, "pipeline"));
   EXPECT_FALSE(tookPath({"dot.fma", "remat"}, "mma.sync"));
+  EXPECT_TRUE(tookPath({"mma.sync", "mma.values", "mma.values.pipeline.stages=2"},
+                       "mma.values.pipeline"));
+  EXPECT_TRUE(tookPath({"mma.sync", "mma.values", "mma.values.pipeline.stages=3"}, "mma.values"));
+  EXPECT_FALSE(tookPath({"mma.sync", "mma.values"}, "mma.values.pipeline"));
+  EXPECT_FALSE(tookPath({"mma.values.pipeline.stages=3"}, "pipeline"));
+  EXPECT_EQ(aimOf({"aim.mma.values.pipeline", "attention"}), "mma.values.pipeline");
   EXPECT_EQ(aimOf({"aim.mma.loop", "dot"}), "mma.loop");
   EXPECT_EQ(aimOf({"dot", "loop"}), "");
 }
@@ -101,6 +189,9 @@ TEST(FuzzFastPaths, WeightsFromPriorsThenMeasurements) {
   EXPECT_FALSE(r.count("pipeline"));
   EXPECT_FALSE(r.count("mma.loop"));
   EXPECT_NEAR(r.at("mma.sync"), 0.1 / 0.9, 1e-9);
+  // The values pipeline from its prior; its aims give mma.values 0.95 of theirs.
+  EXPECT_NEAR(r.at("mma.values.pipeline"), 0.1 / 0.9, 1e-9);
+  EXPECT_FALSE(r.count("mma.values"));
   total(r);
   // Measured: 400 unaimed kernels, 40 of them (10%) on mma.sync, none on the
   // other paths; 30 aimed at wgmma, all on wgmma, pipeline and mma.loop.
@@ -123,11 +214,15 @@ TEST(FuzzFastPaths, WeightsFromPriorsThenMeasurements) {
     ++drawn[w.aimFor(77, i)];
   EXPECT_NEAR(drawn["wgmma"] / 20000.0, 0.1, 0.01);
   EXPECT_NEAR(drawn["mma.sync"] / 20000.0, 0.0125, 0.005);
-  EXPECT_EQ(drawn.size(), 3u); // "", wgmma, mma.sync
+  EXPECT_NEAR(r.at("mma.values.pipeline"), 0.1 / 0.9, 1e-9); // none measured: its prior
+  EXPECT_NEAR(drawn["mma.values.pipeline"] / 20000.0, 0.1 / 0.9, 0.01);
+  EXPECT_EQ(drawn.size(), 4u); // "", wgmma, mma.sync, mma.values.pipeline
   // Unaimed kernels that reach every path by themselves: no aims.
   PathWeights rich(0.1, "");
   for (int i = 0; i < 300; ++i)
-    rich.add({}, std::vector<std::string>{"mma.loop", "mma.sync", "pipeline.stages=2", "wgmma"});
+    rich.add({}, std::vector<std::string>{"mma.loop", "mma.sync", "mma.values",
+                                          "mma.values.pipeline.stages=3", "pipeline.stages=2",
+                                          "wgmma"});
   EXPECT_TRUE(rich.aimRates().empty());
 }
 
@@ -144,6 +239,8 @@ TEST(FuzzFastPaths, RepeatChoices) {
   EXPECT_TRUE(timingSensitive({"mma.loop", "pipeline.stages=3", "wgmma"}));
   EXPECT_TRUE(timingSensitive({"mma.loop", "mma.sync", "pipeline.off"}));
   EXPECT_TRUE(timingSensitive({"pipeline.stages=2"}));
+  EXPECT_TRUE(timingSensitive({"mma.sync", "mma.values", "mma.values.pipeline.stages=3"}));
+  EXPECT_FALSE(timingSensitive({"mma.sync", "mma.values"}));
   EXPECT_FALSE(timingSensitive({"mma.sync", "remat", "vector.load.16B"}));
   EXPECT_FALSE(timingSensitive({}));
   GpuOracleOptions o;
