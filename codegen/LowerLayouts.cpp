@@ -171,7 +171,8 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
           int64_t rowLen = s.transposed ? s.rows : s.cols;
           Layout sh = Layout::shared(s.transposed ? std::vector<int64_t>{0, 1}
                                                   : std::vector<int64_t>{1, 0},
-                                     rowLen, s.pitch - rowLen, 0, L->stages, s.transposed);
+                                     s.swizzle ? 0 : rowLen, s.swizzle ? 1 : s.pitch - rowLen,
+                                     s.swizzle, L->stages, s.transposed);
           setLayout(op.result(), sh);
           addConversion(op, "result", Layout::blocked(pt.shape, T_, vec_), sh, M::CpAsync,
                         "cp.async 16-byte chunks from global memory, " + std::to_string(L->ahead) +

@@ -13,6 +13,31 @@
 
 namespace tc::codegen::lower {
 
+// wgmma's canonical swizzled layouts (LowerWgmma.cpp's header): shared by the
+// matmul loops and the values pipeline (LowerMmaValues.cpp).
+
+/// Swizzle atoms are 8 rows of 128 bytes: stages and streams start at multiples.
+constexpr size_t kSwizzleAlign = 1024;
+
+inline size_t alignTo(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/// The swizzled row width for rows of `bytes` (0: none fits).
+inline int64_t swizzleWidth(int64_t bytes) {
+  if (bytes == 32 || bytes == 64)
+    return bytes;
+  return bytes % 128 == 0 ? 128 : 0;
+}
+
+/// The descriptor's swizzle mode for rows of w bytes.
+inline uint64_t swizzleMode(int64_t w) { return w == 128 ? 1 : w == 64 ? 2 : 3; }
+
+/// A matrix descriptor's constant fields (PTX ISA, "Matrix Descriptor
+/// Format"): leading and stride byte offsets, the swizzle mode of rows of w bytes.
+inline uint64_t descriptorBits(int64_t leading, int64_t stride, int64_t w) {
+  return (static_cast<uint64_t>(leading >> 4) << 16) | (static_cast<uint64_t>(stride >> 4) << 32) |
+         (swizzleMode(w) << 62);
+}
+
 /// How one `@` runs on mma.sync; element offsets and pitches are in elements
 /// of the staged array, `off*` in bytes from the start of shared memory.
 struct Lowerer::MmaPlan {

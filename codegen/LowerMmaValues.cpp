@@ -23,7 +23,10 @@
 //   * an `@` whose accumulator lives there accumulates into it, and its a
 //     operand (fp16) comes from registers (two n8 accumulator fragments
 //     converted to f16 pairs are one m16k16 a fragment, FlashAttention-2's
-//     register trick); b is staged in shared memory and read with ldmatrix.
+//     register trick); b is staged in shared memory and read with ldmatrix,
+//     or streamed through cp.async stages (the values pipeline below), which
+//     on sm_90 wgmma reads through descriptors (LowerWgmma.cpp's
+//     wgmmaValueDot: a from registers, the same m16n8 accumulator fragments).
 // Everything else takes the blocked layout: a value one of whose users needs
 // it is converted through shared memory where it is defined.
 //
@@ -373,6 +376,11 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
                   "through shared memory", static_cast<size_t>(v->type().numElements()) *
                                                elemBytes(v->type()), 2, depth);
   };
+  const MmaLoop *pipe = nullptr;
+  bool wgmma = op.kind() == ir::OpKind::Dot && valueStreamOf(op, &pipe) >= 0 && pipe->wgmma;
+  if (wgmma) // wgmma's accumulators: per warp the same m16n8 fragments
+    to = Layout::mma(3, {16, out.shape[1], 16}, {out.shape[0] / opts_.numWarps, out.shape[1]},
+                     opts_.numWarps);
   if (op.kind() == ir::OpKind::Dot) {
     const ir::Type &a = op.operand(0)->type(), &b = op.operand(1)->type();
     int64_t in = static_cast<int64_t>(byteSize(a.dtype));
@@ -392,8 +400,12 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Shared,
                     "through " + Layout::shared({1, 0}, a.shape[1], 16 / in).str() + " and ldmatrix",
                     static_cast<size_t>(a.shape[0] * (a.shape[1] + 16 / in) * in), 2, depth);
-    const MmaLoop *pipe = nullptr;
-    if (valueStreamOf(op, &pipe) >= 0)
+    if (wgmma)
+      addConversion(op, "operand 1", layoutOf(op.operand(1)), layoutOf(op.operand(1)), M::Free,
+                    "wgmma reads its cp.async stage through a matrix descriptor (" +
+                        std::to_string(pipe->stages) + " stages)",
+                    0, 0, depth);
+    else if (valueStreamOf(op, &pipe) >= 0)
       addConversion(op, "operand 1", layoutOf(op.operand(1)), dotB, M::Registers,
                     "ldmatrix from its cp.async stage (" + std::to_string(pipe->stages) +
                         " stages)",
@@ -407,7 +419,10 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
                     aRegs || hoist != mmaHoistA_.end() ? 2 : 0, depth);
     if (!mmaRes_.count(op.operand(2)))
       fromBlocked(op.operand(2), "operand 2");
-    layouts_.notes[&op].push_back("`@` on mma.sync (m16n8k16), the result kept in registers");
+    layouts_.notes[&op].push_back(
+        wgmma ? "`@` on wgmma.mma_async (m64n" + std::to_string(out.shape[1]) +
+                    "k16, a from registers, sm_90a), wait_group 0: the result kept in registers"
+              : "`@` on mma.sync (m16n8k16), the result kept in registers");
   } else {
     for (size_t i = 0; i < op.numOperands(); ++i)
       fromBlocked(op.operand(static_cast<unsigned>(i)), "operand " + std::to_string(i));
@@ -699,7 +714,6 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   MmaPlan p;
   if (!planMma(op, p))
     throw Unsupported("internal: an `@` in #mma without an mma.sync form");
-  notePath("mma.sync");
   allowAllRegisters();
   int64_t w = opts_.numWarps, in = static_cast<int64_t>(byteSize(p.a->dtype));
   p.tileM = p.m / w;
@@ -714,6 +728,7 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   int sw = valueStreamOf(op, &pipe);
   const MmaLoop::Stream *stream =
       sw >= 0 && pipe == pipeTrip_.L ? &pipe->streams[static_cast<size_t>(sw)] : nullptr;
+  notePath(stream && pipe->wgmma ? "wgmma" : "mma.sync");
   llvm::Value *stageOff = stream ? valuePipeStage() : nullptr;
   p.pitchA = p.k + 16 / in;
   p.pitchB = p.n + 16 / in;
@@ -746,9 +761,6 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
     stageRows(get(op.operand(0)), *p.a, p.offA, p.pitchA, false);
     barrier();
   }
-  llvm::Value *lane = b_.CreateAnd(tid_, i32(31));
-  llvm::Value *warp = b_.CreateLShr(tid_, i32(5));
-  MmaTile t = mmaTileAt(p, warp, lane);
   auto *h2 = llvm::FixedVectorType::get(b_.getHalfTy(), 2);
   auto pack = [&](llvm::Value *lo, llvm::Value *hi) {
     llvm::Value *v = llvm::PoisonValue::get(h2);
@@ -757,25 +769,41 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
     return b_.CreateBitCast(v, b_.getInt32Ty());
   };
   mma::ValueShape av{p.m, p.k, w}; // a in #mma
+  // Register q of a's fragment row i at k step s: elements 2q, 2q + 1 of
+  // accumulator fragments 2s, 2s + 1 of a's rows (mma::aSlotOf), or Q's
+  // fragments loaded before the loop.
+  auto aFragment = [&](int64_t i, int64_t s) {
+    if (aHoisted) {
+      size_t r = static_cast<size_t>((i * (p.k / p.kStep) + s) * 4);
+      return Slots(hoisted->second.begin() + static_cast<long>(r),
+                   hoisted->second.begin() + static_cast<long>(r + 4));
+    }
+    Slots regs;
+    for (int64_t q = 0; q < 4; ++q) {
+      int64_t e = 2 * q;
+      if (plantedBug("mma-values-operand")) // the two n8 fragments swapped
+        e ^= 4;
+      regs.push_back(pack(aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, e))],
+                          aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, e + 1))]));
+    }
+    return regs;
+  };
+  if (stream && pipe->wgmma) { // wgmma: a from registers, b through a descriptor
+    std::vector<std::vector<Slots>> frags(static_cast<size_t>(p.fragsM()));
+    for (int64_t i = 0; i < p.fragsM(); ++i)
+      for (int64_t s = 0; s < p.k / p.kStep; ++s)
+        frags[static_cast<size_t>(i)].push_back(aFragment(i, s));
+    bindValue(op.result(), wgmmaValueDot(p, *pipe, static_cast<size_t>(sw), stageOff, frags, acc));
+    return;
+  }
+  llvm::Value *lane = b_.CreateAnd(tid_, i32(31));
+  llvm::Value *warp = b_.CreateLShr(tid_, i32(5));
+  MmaTile t = mmaTileAt(p, warp, lane);
   for (int64_t s = 0; s < p.k / p.kStep; ++s) {
     std::vector<Slots> af, bf;
     for (int64_t i = 0; i < p.fragsM(); ++i) {
-      if (aRegs) {
-        // Register q holds a elements 2q, 2q + 1: accumulator fragments
-        // 2s, 2s + 1 of a's rows (mma::aSlotOf).
-        Slots regs;
-        for (int64_t q = 0; q < 4; ++q) {
-          int64_t e = 2 * q;
-          if (plantedBug("mma-values-operand")) // the two n8 fragments swapped
-            e ^= 4;
-          regs.push_back(pack(aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, e))],
-                              aFr[static_cast<size_t>(mma::aSlotOf(av, s, i, e + 1))]));
-        }
-        af.push_back(regs);
-      } else if (aHoisted) {
-        size_t r = static_cast<size_t>((i * (p.k / p.kStep) + s) * 4);
-        af.push_back(Slots(hoisted->second.begin() + static_cast<long>(r),
-                           hoisted->second.begin() + static_cast<long>(r + 4)));
+      if (aRegs || aHoisted) {
+        af.push_back(aFragment(i, s));
       } else {
         af.push_back(ldmatrix(*p.a, p.offA, b_.CreateAdd(t.a, i32(p.kStep * s + 16 * i * p.pitchA)),
                               false));
@@ -999,6 +1027,38 @@ bool Lowerer::matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w) {
   return true;
 }
 
+/// Whether the streamed `@` of L run on wgmma.mma_async (sm_90a; option
+/// "wgmma"): warpgroups of 4 warps, fp16/bf16 operands and an fp32 result,
+/// a from registers (P packed from #mma, or Q's fragments loaded before the
+/// loop), n a multiple of 8 up to 256, and each stream's staged rows a
+/// swizzle width (32, 64 or a multiple of 128 bytes). Then each stream is
+/// staged in wgmma's canonical swizzled layout (swizzle set); else nothing
+/// changes and they stay on mma.sync with ldmatrix.
+bool Lowerer::planValueWgmma(MmaLoop &L) {
+  if (!opts_.wgmma || opts_.sm != 90 || opts_.numWarps % 4)
+    return false;
+  std::array<int64_t, 2> widths{};
+  for (size_t w = 0; w < L.numStreams; ++w) {
+    const MmaLoop::Stream &s = L.streams[w];
+    const ir::Op &dot = *s.user;
+    const ir::Type &a = dot.operand(0)->type(), &c = dot.result()->type();
+    int64_t n = c.shape[1], k = a.shape[1], in = static_cast<int64_t>(byteSize(a.dtype));
+    bool aRegs = mmaRes_.count(dot.operand(0)) && a.dtype == DType::F16;
+    bool aHoisted = !aRegs && mmaHoistA_.count(dot.operand(0));
+    if (!(a.dtype == DType::F16 || a.dtype == DType::BF16) || s.tile->dtype != a.dtype ||
+        c.dtype != DType::F32 || (!aRegs && !aHoisted) || n % 8 || n > 256 || k % 16 ||
+        (c.shape[0] / opts_.numWarps) % 16)
+      return false;
+    widths[w] = swizzleWidth((s.transposed ? s.rows : s.cols) * in);
+    if (!widths[w])
+      return false;
+  }
+  for (size_t w = 0; w < L.numStreams; ++w)
+    L.streams[w].swizzle = widths[w];
+  L.wgmma = true;
+  return true;
+}
+
 /// The `for` loops whose `@` on #mma get their b operands through cp.async stages.
 void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
   if (opts_.numStages < 2 || !opts_.remat || !axes_ || opts_.sm < 80 ||
@@ -1059,7 +1119,15 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
     std::sort(L->aheadOps.begin(), L->aheadOps.end(),
               [&](const ir::Op *x, const ir::Op *y) { return order[x] < order[y]; });
     size_t off = 0;
-    for (size_t w = 0; w < L->numStreams; ++w) {
+    if (planValueWgmma(*L)) {
+      for (size_t w = 0; w < L->numStreams; ++w) { // swizzled, unpadded, 1024-byte aligned
+        MmaLoop::Stream &s = L->streams[w];
+        s.off = off;
+        off = alignTo(off + static_cast<size_t>(s.rows * s.cols) * byteSize(s.tile->dtype),
+                      kSwizzleAlign);
+      }
+    }
+    for (size_t w = 0; w < L->numStreams && !L->wgmma; ++w) {
       MmaLoop::Stream &s = L->streams[w];
       s.off = off;
       off = alignUp(off + static_cast<size_t>((s.transposed ? s.cols : s.rows) * s.pitch) *
@@ -1108,9 +1176,10 @@ void Lowerer::planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth) {
     bytes += static_cast<size_t>(L.streams[w].rows * L.streams[w].cols) *
              byteSize(L.streams[w].tile->dtype);
   const MmaLoop::Stream &s = L.streams[0];
+  int64_t rowLen = s.transposed ? s.rows : s.cols;
   Layout sh = Layout::shared(s.transposed ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{1, 0},
-                             s.transposed ? s.rows : s.cols, s.pitch - (s.transposed ? s.rows : s.cols),
-                             0, L.stages, s.transposed);
+                             s.swizzle ? 0 : rowLen, s.swizzle ? 1 : s.pitch - rowLen, s.swizzle,
+                             L.stages, s.transposed);
   addConversion(op, "streamed b operands before the loop", sh, sh, Conversion::Mechanism::CpAsync,
                 (L.ahead == 1 ? std::string("the first trip's copies")
                               : "the first " + std::to_string(L.ahead) + " trips' copies") +
@@ -1119,7 +1188,8 @@ void Lowerer::planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth) {
   layouts_.notes[&op].push_back(
       "values pipeline: the b operands of " + std::to_string(L.numStreams) + " `@` on #mma in " +
       std::to_string(L.stages) + " cp.async stages issued " + std::to_string(L.ahead) +
-      (L.ahead == 1 ? " trip ahead" : " trips ahead"));
+      (L.ahead == 1 ? " trip ahead" : " trips ahead") +
+      (L.wgmma ? ", swizzled for wgmma.mma_async (sm_90a)" : ""));
 }
 
 /// The stage this trip's streamed `@` read (byte offset from pipeBase()):
@@ -1138,6 +1208,8 @@ llvm::Value *Lowerer::valuePipeStage() {
     inFlight = ahead;
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
                      {b_.getInt32(static_cast<uint32_t>(inFlight))});
+  if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
+    asmStatement("fence.proxy.async.shared::cta;");
   barrier();
   size_t ns = L.numStreams;
   llvm::Value *runs = b_.CreateAnd(P.state[ns], valuePipeRuns(L, P.carried, P.iv, ahead));
@@ -1281,6 +1353,11 @@ llvm::Value *Lowerer::valuePipeRuns(const MmaLoop &L, const std::vector<Slots> &
 /// through it.
 void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   notePath("mma.values.pipeline.stages=" + std::to_string(L.stages));
+  if (L.wgmma) {
+    notePath("mma.values.wgmma");
+    archSpecific_ = true;
+    pipeAlign_ = 1024;
+  }
   pipeBytes_ = std::max(pipeBytes_, L.bytes);
   for (const auto &o : L.body->ops())
     if (L.hoisted.count(o.get()))

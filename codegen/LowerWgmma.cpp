@@ -34,6 +34,11 @@
 //   for its own products (wait_group 0): with one group left in flight the
 //   copies could only start after the products (measured 359 against 548
 //   TFLOP/s at 4096^3 on an H200; 3 stages: 669).
+// * The values pipeline's `@` (LowerMmaValues.cpp, attention) use the same
+//   layouts and descriptors with a from registers: wgmmaValueDot, one
+//   wgmma per fragment row and k step, wait_group 0 before the accumulators
+//   are read (so before the next trip's barrier, after which the stage is
+//   refilled).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/LowerMma.h"
@@ -46,24 +51,6 @@ namespace {
 constexpr int64_t kMaxWgmmaAcc = 128;
 /// Shared memory of the stages at most (as for mma.sync loops).
 constexpr size_t kMaxWgmmaPipeBytes = 160 * 1024;
-/// Swizzle atoms are 8 rows of 128 bytes.
-constexpr size_t kSwizzleAlign = 1024;
-
-size_t alignTo(size_t x, size_t a) {
-  return (x + a - 1) / a * a;
-}
-
-/// The swizzled row width for rows of `bytes` (0: none fits).
-int64_t swizzleWidth(int64_t bytes) {
-  if (bytes == 32 || bytes == 64)
-    return bytes;
-  return bytes % 128 == 0 ? 128 : 0;
-}
-
-/// The descriptor's swizzle mode for rows of w bytes.
-uint64_t swizzleMode(int64_t w) {
-  return w == 128 ? 1 : w == 64 ? 2 : 3;
-}
 
 } // namespace
 
@@ -114,9 +101,11 @@ llvm::Value *Lowerer::swizzledChunk(const MmaLoop &L, size_t which, llvm::Value 
   const MmaLoop::Stream &s = L.streams[which];
   auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
   int64_t w = s.swizzle;
+  // A transposed stream (K^T staged as K's rows) has the tile's columns as rows.
+  int64_t rowsStaged = s.transposed ? s.cols : s.rows;
   llvm::Value *block = b_.CreateUDiv(colBytes, i32(w));
   llvm::Value *within = b_.CreateURem(colBytes, i32(w));
-  llvm::Value *lin = b_.CreateAdd(b_.CreateMul(block, i32(s.rows * w)),
+  llvm::Value *lin = b_.CreateAdd(b_.CreateMul(block, i32(rowsStaged * w)),
                                   b_.CreateAdd(b_.CreateMul(row, i32(w)), within));
   // Swizzle<log2(w / 16), 4, 3>: address bits 4.. XOR bits 7..
   llvm::Value *bits = b_.CreateAnd(b_.CreateLShr(lin, i32(7)), i32(w / 16 - 1));
@@ -154,6 +143,37 @@ Slots Lowerer::wgmmaWait(int64_t pending, const Slots &acc) {
   return out;
 }
 
+/// A descriptor's address field (bits 0-13: the shared-memory address >> 4)
+/// of the stage at byte offset stageOff from pipeBase().
+llvm::Value *Lowerer::stageAddressField(llvm::Value *stageOff) {
+  auto i64 = [&](int64_t x) { return b_.getInt64(static_cast<uint64_t>(x)); };
+  llvm::Value *addr =
+      b_.CreateAdd(b_.CreatePtrToInt(smem(), b_.getInt64Ty()),
+                   b_.CreateZExt(b_.CreateAdd(pipeBase(), stageOff), b_.getInt64Ty()));
+  return b_.CreateLShr(b_.CreateAnd(addr, i64(0x3FFFF)), i64(4));
+}
+
+/// wgmma.fence.sync.aligned with `regs` passing through it (tied operands):
+/// their definitions come before the fence, their uses after.
+Slots Lowerer::wgmmaFence(const Slots &regs) {
+  std::vector<llvm::Type *> types;
+  std::string constraints;
+  for (llvm::Value *r : regs) {
+    types.push_back(r->getType());
+    constraints += r->getType()->isFloatTy() ? "=f," : "=r,";
+  }
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "~{memory}";
+  auto *fty = llvm::FunctionType::get(llvm::StructType::get(ctx_, types), types, false);
+  llvm::Value *r = b_.CreateCall(
+      llvm::InlineAsm::get(fty, "wgmma.fence.sync.aligned;", constraints, true), regs);
+  Slots out;
+  for (unsigned i = 0; i < regs.size(); ++i)
+    out.push_back(b_.CreateExtractValue(r, i));
+  return out;
+}
+
 /// One trip's products on the stage at byte offset stageOff: per warp tile
 /// (64 rows for the warpgroup) and k step of 16, one wgmma.m64nNk16.
 Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc) {
@@ -165,14 +185,9 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
   const char *ty = p.a->dtype == DType::F16 ? "f16" : "bf16";
   // The stage's shared-memory address, then each operand's descriptor at
   // its start (fields other than the address are constants).
-  llvm::Value *addr =
-      b_.CreateAdd(b_.CreatePtrToInt(smem(), b_.getInt64Ty()),
-                   b_.CreateZExt(b_.CreateAdd(pipeBase(), stageOff), b_.getInt64Ty()));
-  llvm::Value *field = b_.CreateLShr(b_.CreateAnd(addr, i64(0x3FFFF)), i64(4));
+  llvm::Value *field = stageAddressField(stageOff);
   auto desc = [&](int64_t leading, int64_t stride, int64_t w) {
-    uint64_t bits = (static_cast<uint64_t>(leading >> 4) << 16) |
-                    (static_cast<uint64_t>(stride >> 4) << 32) | (swizzleMode(w) << 62);
-    return b_.CreateOr(field, b_.getInt64(bits));
+    return b_.CreateOr(field, b_.getInt64(descriptorBits(leading, stride, w)));
   };
   llvm::Value *descA = desc(16, 8 * sa.swizzle, sa.swizzle);
   llvm::Value *descB = desc(p.k * sb.swizzle, 8 * sb.swizzle, sb.swizzle);
@@ -224,6 +239,97 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
   }
   asmStatement("wgmma.commit_group.sync.aligned;");
   return wgmmaWait(L.wgmmaPending, out);
+}
+
+/// acc + a @ b of the values pipeline (LowerMmaValues.cpp) on wgmma: a from
+/// registers (aFr[i][step]: the 4 registers of an m16n8k16 a fragment, which
+/// are wgmma's register A of the warp's 16 rows), b read from the stream's
+/// swizzled stage through a descriptor; per fragment row i of the warp and k
+/// step, one wgmma.m64nNk16 (the warpgroup's 4 warps give its 64 rows, each
+/// its own), its d registers the row's m16n8 fragments in order. wgmma.fence
+/// first, commit_group, then wait_group 0 before the accumulators are read:
+/// so every wgmma of the trip has finished reading its stage when the thread
+/// reaches the next trip's barrier, after which that stage is refilled.
+Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
+                             llvm::Value *stageOff, const std::vector<std::vector<Slots>> &aFr,
+                             const Slots &acc) {
+  const MmaLoop::Stream &s = L.streams[which];
+  auto i64 = [&](int64_t x) { return b_.getInt64(static_cast<uint64_t>(x)); };
+  int64_t in = static_cast<int64_t>(byteSize(p.a->dtype));
+  int64_t n = p.n, per = n / 2, w = s.swizzle;
+  int64_t rowsStaged = s.transposed ? s.cols : s.rows;
+  const char *ty = p.a->dtype == DType::F16 ? "f16" : "bf16";
+  llvm::Value *field = stageAddressField(stageOff);
+  // K^T staged as K's rows (n rows of k) is "K-major" b (imm-trans-b 0: the
+  // leading offset unused, 8 rows apart; a k step moves 32 bytes along the
+  // row, into the next column block past w); V (k rows of n) is N-major
+  // (imm-trans-b 1: the leading offset one column block, a k step 16 rows).
+  bool kMajor = s.transposed;
+  llvm::Value *desc = b_.CreateOr(
+      field, b_.getInt64(descriptorBits(kMajor ? 16 : rowsStaged * w, 8 * w, w)));
+  // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, {a}, b-desc, scale-d, 1, 1, trans-b
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * per + 5) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." +
+                     ty + "." + ty + " {";
+  for (int64_t i = 0; i < per; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += "}, {";
+  for (int64_t q = 0; q < 4; ++q)
+    text += (q ? ", $" : "$") + std::to_string(2 * per + q);
+  text += "}, $" + std::to_string(2 * per + 4) + ", p, 1, 1, " + (kMajor ? "0" : "1") + ";\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < per; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < per; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l,r";
+  std::vector<llvm::Type *> accTypes(static_cast<size_t>(per), b_.getFloatTy());
+  std::vector<llvm::Type *> argTypes = accTypes;
+  for (int q = 0; q < 4; ++q)
+    argTypes.push_back(b_.getInt32Ty());
+  argTypes.push_back(b_.getInt64Ty());
+  argTypes.push_back(b_.getInt32Ty());
+  auto *fty = llvm::FunctionType::get(llvm::StructType::get(ctx_, accTypes), argTypes, false);
+  llvm::InlineAsm *mma = llvm::InlineAsm::get(fty, text, constraints, true);
+
+  // wgmma.fence orders the registers' writes before the wgmmas read them
+  // (PTX ISA: accumulators and register A): they pass through it, so
+  // everything that computes them (P's f16 packing, a zero accumulator)
+  // is done before the fence.
+  Slots regs = acc;
+  for (const std::vector<Slots> &row : aFr)
+    for (const Slots &a : row)
+      regs.insert(regs.end(), a.begin(), a.end());
+  regs = wgmmaFence(regs);
+  Slots out(regs.begin(), regs.begin() + static_cast<long>(acc.size()));
+  std::vector<std::vector<Slots>> fenced = aFr;
+  size_t at = acc.size();
+  for (std::vector<Slots> &row : fenced)
+    for (Slots &a : row)
+      for (llvm::Value *&r : a)
+        r = regs[at++];
+  for (int64_t k0 = 0; k0 < p.k; k0 += 16) {
+    int64_t kb = k0 * in;
+    int64_t off = static_cast<int64_t>(s.off) +
+                  (kMajor ? (kb / w) * rowsStaged * w + kb % w : k0 * w);
+    for (size_t i = 0; i < aFr.size(); ++i) {
+      auto first = out.begin() + static_cast<long>(i) * per;
+      std::vector<llvm::Value *> args(first, first + per);
+      const Slots &a = fenced[i][static_cast<size_t>(k0 / 16)];
+      args.insert(args.end(), a.begin(), a.end());
+      args.push_back(b_.CreateAdd(desc, i64(off >> 4)));
+      args.push_back(b_.getInt32(1));
+      llvm::Value *d = b_.CreateCall(mma, args);
+      for (int64_t r = 0; r < per; ++r)
+        out[static_cast<size_t>(static_cast<int64_t>(i) * per + r)] =
+            b_.CreateExtractValue(d, static_cast<unsigned>(r));
+    }
+  }
+  asmStatement("wgmma.commit_group.sync.aligned;");
+  int64_t pending = 0;
+  if (plantedBug("values-wgmma-wait")) // the accumulators read before the products are done
+    pending = 1;
+  return wgmmaWait(pending, out);
 }
 
 } // namespace tc::codegen::lower

@@ -794,6 +794,11 @@ private:
                              llvm::Value *colBytes);
   Slots wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
   Slots wgmmaWait(int64_t pending, const Slots &acc);
+  llvm::Value *stageAddressField(llvm::Value *stageOff);
+  Slots wgmmaFence(const Slots &regs);
+  Slots wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which, llvm::Value *stageOff,
+                      const std::vector<std::vector<Slots>> &aFr, const Slots &acc);
+  bool planValueWgmma(MmaLoop &L);
   void asmStatement(const std::string &text);
   Slots stagedLoopStep(const MmaLoop &L, const Slots &acc);
   Slots pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c, const std::vector<Slots> &state,

@@ -52,6 +52,11 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "the cp.async stages of an attention-style loop (`@` on #mma with streamed b operands) "
        "are waited for with cp.async.wait_group S-1, not S-2: a trip reads K and V before "
        "its copies have landed"},
+      {"values-wgmma-wait", "gpu",
+       "an `@` of an attention-style loop on wgmma (sm_90a, streamed b operands) waits with "
+       "wgmma.wait_group 1, not 0, before its accumulators are read: the softmax reads S = "
+       "Q K^T (and the next trip P @ V's acc) while the products may still run, and the next "
+       "trip's copies may overwrite a stage that a wgmma still reads"},
       {"mma-values-operand", "gpu",
        "an `@` on #mma whose fp16 a operand comes from registers (P of attention) packs its "
        "two n8 accumulator fragments in the wrong order: the a fragment's k 0-7 and 8-15 "

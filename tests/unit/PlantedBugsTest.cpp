@@ -199,7 +199,8 @@ __global__ void mm(half *A __aligned(16), half *B __aligned(16), float *C __alig
 
 /// An attention loop on #mma (mma-values) whose K^T and V loads take the
 /// values pipeline (aligned pointers; values-pipeline-wait), and whose P @ V
-/// takes P from registers (mma-values-operand).
+/// takes P from registers (mma-values-operand); on sm_90 (the default) its
+/// `@` run on wgmma (values-wgmma-wait).
 const char *kAttentionKernel = R"(
 __global__ void att(half *Q __aligned(16), half *K __aligned(16), half *V __aligned(16),
                     float *O __aligned(16), int N __multipleof(32)) {
@@ -260,6 +261,7 @@ std::string kernelFor(const std::string &name) {
       {"pipeline-wait-group", kWgmmaKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
+      {"values-wgmma-wait", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
       {"vector-width", kVectorKernel},
       {"remat-axis", kGpuTileKernel},
