@@ -5,7 +5,9 @@
 // layout's derived facts the lowering relies on: every element held exactly
 // once, the row slice and its broadcast, the FlashAttention-2 register trick
 // (P's accumulator slots as the a operand), and the row reduction's quad
-// shuffles giving the reference's pairwise order (interp/ExecReduce.cpp).
+// shuffles giving the reference's pairwise order (interp/ExecReduce.cpp); and
+// wgmma.m64nNk16's register A and accumulator tables against the same layout
+// (the values pipeline on sm_90a).
 #include "codegen/MmaFragment.h"
 
 #include <gtest/gtest.h>
@@ -193,6 +195,65 @@ TEST(MmaFragment, QuadReductionIsThePairwiseTree) {
       }
     }
   }
+}
+
+
+// ---- wgmma (the values pipeline on sm_90a, LowerWgmma.cpp's wgmmaValueDot) ----
+// The PTX ISA's "Register Fragments" of wgmma .m64nNk16, as written there:
+// warp_id_in_warp_group = warp % 4; a0..a7 (.f16/.bf16 register A) and the
+// accumulator d0..d(N/2 - 1) of .f32.
+
+Elem isaWgmmaA(int64_t warpInGroup, int64_t lane, int64_t i) {
+  int64_t groupID = lane >> 2, tig = lane % 4;
+  int64_t row = warpInGroup * 16 + ((i < 2 || (4 <= i && i < 6)) ? groupID : groupID + 8);
+  int64_t col = i < 4 ? (tig * 2) + (i & 0x1) : (tig * 2) + (i & 0x1) + 8;
+  return {row, col};
+}
+
+Elem isaWgmmaD(int64_t warpInGroup, int64_t lane, int64_t i) {
+  int64_t groupID = lane >> 2, tig = lane % 4;
+  int64_t row = warpInGroup * 16 + (i % 4 < 2 ? groupID : groupID + 8);
+  int64_t col = (tig * 2) + (i & 0x1) + 8 * (i >> 2);
+  return {row, col};
+}
+
+// wgmmaValueDot issues, per fragment row f of a warp, one wgmma whose m64 tile
+// is the 16-row blocks f of the warpgroup's 4 warps: warp w's rows of it are
+// w * tm + 16 f .. + 15 of the value. Its register A is the warp's m16n8k16 a
+// fragment (aElem, as ldmatrix and the register trick give it), and its
+// d registers are the #mma slots f * N/2 .. + N/2 - 1 in order: both tables
+// then agree with the value layout once the tile's row 16 (w mod 4) + r is
+// read as the value's row w * tm + 16 f + r.
+TEST(MmaFragment, WgmmaRegisterFragmentsAreTheValueLayoutsWarpRows) {
+  for (int64_t warps : {4, 8, 16})
+    for (int64_t tm : {16, 32})
+      for (int64_t n : {16, 32, 64, 128, 256}) {
+        mma::ValueShape v{tm * warps, n, warps};
+        if (v.slots() > 256)
+          continue;
+        for (int64_t tid = 0; tid < 32 * warps; ++tid) {
+          int64_t lane = tid & 31, warp = tid >> 5, wg = warp % 4;
+          for (int64_t f = 0; f < v.fragsM(); ++f) {
+            auto valueRow = [&](int64_t tileRow) {
+              EXPECT_EQ(tileRow / 16, wg); // the warp's own 16 rows of the m64 tile
+              return warp * tm + 16 * f + tileRow % 16;
+            };
+            for (int64_t i = 0; i < n / 2; ++i) {
+              Elem d = isaWgmmaD(wg, lane, i);
+              Elem e = mma::valueElem(v, tid, f * (n / 2) + i);
+              ASSERT_EQ(e, (Elem{valueRow(d.row), d.col}))
+                  << "warps " << warps << " tm " << tm << " n " << n << " tid " << tid
+                  << " slot " << f * (n / 2) + i;
+            }
+            for (int64_t i = 0; i < 8; ++i) {
+              Elem a = isaWgmmaA(wg, lane, i), frag = mma::aElem(lane, i);
+              ASSERT_EQ((Elem{warp * tm + 16 * f + frag.row, frag.col}),
+                        (Elem{valueRow(a.row), a.col}))
+                  << "tid " << tid << " a" << i;
+            }
+          }
+        }
+      }
 }
 
 } // namespace
