@@ -113,7 +113,7 @@ grep -q -- "--replay [0-9]* --print --compile-only --fail-on-feature aim.wgmma -
 "$FUZZ" --seed 7 --replay 2 --print --compile-only --focus wgmma >"$T/r.txt" 2>&1 || fail "replay failed: $(tail -3 "$T/r.txt")"
 grep -q "^// defines: -DTM=\(64\|128\) " "$T/r.txt" || fail "the replayed kernel is not a wgmma tile: $(head -3 "$T/r.txt")"
 "$FUZZ" --compile-only --focus wgmma2 --time 1s >"$T/u.txt" 2>&1
-[ $? -eq 3 ] && grep -q "unknown --focus path 'wgmma2' (a campaign can aim at: wgmma, mma.sync, mma.loop, pipeline, attention)" "$T/u.txt" ||
+[ $? -eq 3 ] && grep -q "unknown --focus path 'wgmma2' (a campaign can aim at: wgmma, mma.sync, mma.loop, pipeline, mma.values.pipeline, mma.values, attention)" "$T/u.txt" ||
   fail "an unknown --focus path: $(cat "$T/u.txt")"
 # --focus attention: FlashAttention-like kernels (two `@` per trip, p from exp2
 # in registers, a rescaled accumulator) pass the interpreter, lower and go
@@ -125,6 +125,22 @@ python3 - "$T/a/journal.jsonl" <<'PY' || fail "attention kernels: $(tail -3 "$T/
 import json, sys
 rs = [json.loads(l) for l in open(sys.argv[1])]
 assert all(r["status"] == "pass" for r in rs), [r["status"] for r in rs]
-assert all("mma.sync" in r.get("paths", []) for r in rs), [r.get("paths") for r in rs]
+assert all("mma.sync" in r.get("paths", []) or "wgmma" in r.get("paths", []) for r in rs), \
+    [r.get("paths") for r in rs]
 PY
+# --focus mma.values.pipeline: attention kernels in the form of the GPU's
+# mma.values path with 16-byte aligned rows; their K^T and V go through the
+# values pipeline (the compile's own path list).
+"$FUZZ" --compile-only --seed 5 --max-kernels 8 --time 10m --workers-per-device 2 \
+  --focus mma.values.pipeline --out "$T/v" >"$T/v.log" 2>&1 ||
+  fail "the values pipeline campaign failed: $(tail -8 "$T/v.log")"
+python3 - "$T/v/journal.jsonl" <<'PY' || fail "values pipeline kernels: $(tail -3 "$T/v.log")"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rs) == 8 and all("aim.mma.values.pipeline" in r["features"] for r in rs)
+assert all(r["status"] == "pass" for r in rs), [r["status"] for r in rs]
+took = [r for r in rs if any(p.startswith("mma.values.pipeline.stages=") for p in r.get("paths", []))]
+assert len(took) >= 6, [r.get("paths") for r in rs]
+PY
+grep -q "mma.values.pipeline.stages=" "$T/v.log" || fail "the summary's path coverage lacks the values pipeline"
 echo "PASS: compile-only: $N kernels, paths: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"])' "$T/c/campaign.json"), stage times: $(grep '^stage times' "$T/c.log" | cut -c14-90)..."
