@@ -1703,7 +1703,8 @@ bool isValuesAim(const std::string &aim) {
 
 const std::vector<std::string> &extraPathNames() {
   static const std::vector<std::string> kNames = {
-      "mma.values", "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3"};
+      "mma.values", "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3",
+      "mma.values.wgmma"};
   return kNames;
 }
 

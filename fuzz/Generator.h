@@ -140,7 +140,8 @@ bool isValuesAim(const std::string &aim);
 
 /// The lowering paths the fuzzer's reports list besides
 /// codegen::loweringPathNames() (which does not name them yet): "mma.values",
-/// "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3".
+/// "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3",
+/// "mma.values.wgmma" (the values pipeline's `@` on wgmma, sm_90).
 const std::vector<std::string> &extraPathNames();
 
 /// Everything `--focus` takes: aimablePaths() and the kernel shapes that are

@@ -405,3 +405,19 @@ TEST(FuzzReport, MergedReportHasPartTable) {
 }
 
 } // namespace
+
+// The report's "never taken" list names the attention fast paths too
+// (fuzz::extraPathNames, issue 29 item 7), and leaves out those taken.
+TEST(FuzzReport, NeverTakenListsTheAttentionPaths) {
+  CampaignSummary s;
+  s.kernels = s.pathKernels = 10;
+  s.paths = {{"mma.sync", 4}, {"mma.values", 3}, {"mma.values.pipeline.stages=3", 2}};
+  std::string md = markdownReport(s, {});
+  size_t at = md.find("Never taken: ");
+  ASSERT_NE(at, std::string::npos) << md;
+  std::string never = md.substr(at, md.find('\n', at) - at);
+  for (const char *p : {"mma.values.pipeline.stages=2", "mma.values.wgmma", "pipeline.stages=2", "wgmma"})
+    EXPECT_NE(never.find(p), std::string::npos) << p << ": " << never;
+  for (const char *p : {"mma.values,", "mma.values.pipeline.stages=3", "mma.sync"})
+    EXPECT_EQ(never.find(p), std::string::npos) << p << ": " << never;
+}
