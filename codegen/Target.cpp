@@ -1078,7 +1078,9 @@ const std::vector<std::string> &loweringPathNames() {
       "vector.load.8B",  "vector.load.4B",   "vector.store.16B",  "vector.store.8B",
       "vector.store.4B", "remat",            "slice.registers",   "slice.shared",
       "atomic.add",      "atomic.max",       "atomic.min",        "atomic.xchg",
-      "atomic.and",      "atomic.or",        "atomic.xor",        "atomic.cas"};
+      "atomic.and",      "atomic.or",        "atomic.xor",        "atomic.cas",
+      "mma.values",      "mma.values.pipeline.stages=2",          "mma.values.pipeline.stages=3",
+      "mma.values.wgmma"};
   return names;
 }
 

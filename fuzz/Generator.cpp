@@ -1701,13 +1701,6 @@ bool isValuesAim(const std::string &aim) {
   return aim == "mma.values" || aim == "mma.values.pipeline";
 }
 
-const std::vector<std::string> &extraPathNames() {
-  static const std::vector<std::string> kNames = {
-      "mma.values", "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3",
-      "mma.values.wgmma"};
-  return kNames;
-}
-
 const std::vector<std::string> &focusTargets() {
   static const std::vector<std::string> kTargets = [] {
     std::vector<std::string> t = aimablePaths();

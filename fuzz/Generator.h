@@ -138,11 +138,6 @@ const std::vector<std::string> &aimablePaths();
 /// Whether `aim` is one of the attention aims ("mma.values", "mma.values.pipeline").
 bool isValuesAim(const std::string &aim);
 
-/// The lowering paths the fuzzer's reports list besides
-/// codegen::loweringPathNames() (which does not name them yet): "mma.values",
-/// "mma.values.pipeline.stages=2", "mma.values.pipeline.stages=3",
-/// "mma.values.wgmma" (the values pipeline's `@` on wgmma, sm_90).
-const std::vector<std::string> &extraPathNames();
 
 /// Everything `--focus` takes: aimablePaths() and the kernel shapes that are
 /// not one lowering path ("attention": every kernel FlashAttention-like).

@@ -630,13 +630,9 @@ void writeFeatures(const CampaignSummary &s, Renderer &r) {
     r.paragraph("Never generated: " + joined(never, ", ") + ".");
 }
 
-/// The paths every report lists (codegen::loweringPathNames and the fuzzer's
-/// extraPathNames, fuzz/Generator.h) that no kernel took.
+/// The paths every report lists (codegen::loweringPathNames) that no kernel took.
 std::vector<std::string> pathsNeverTaken(const CampaignSummary &s) {
-  std::vector<std::string> names = codegen::loweringPathNames();
-  for (const std::string &p : extraPathNames())
-    if (std::find(names.begin(), names.end(), p) == names.end())
-      names.push_back(p);
+  const std::vector<std::string> &names = codegen::loweringPathNames();
   std::vector<std::string> never;
   for (const std::string &p : names)
     if (!s.paths.count(p) || s.paths.at(p) == 0)

@@ -139,6 +139,7 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
   }
   c.gpu.maxSeconds = std::min(20.0, std::max(1.0, hangSeconds / 3));
   c.gpu.codegen.numWarps = f.numWarps;
+  c.policy.numWarps = static_cast<int>(f.numWarps); // the attention kernels' mma.values shape
   c.gpu.codegen.numStages = f.numStages; // before --disable-opt: pipeline means 1
   if (f.numWarps == 0 || f.numWarps > 32 || (f.numWarps & (f.numWarps - 1))) {
     error = "bad --num-warps " + std::to_string(f.numWarps) + " (1, 2, 4, 8, 16 or 32)";
@@ -592,11 +593,12 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
                  "GPU: optimisations to switch off (e.g. mma,remat,pipeline)");
   app.add_option("--focus", f.focus,
                  "Aim every kernel at one fast path of the GPU backend: wgmma, mma.sync, "
-                 "mma.loop or pipeline, or make every kernel FlashAttention-like: attention "
+                 "mma.loop, pipeline, mma.values or mma.values.pipeline, or make every kernel "
+                 "FlashAttention-like: attention "
                  "(with --replay: the kernel a campaign aimed at it)");
   app.add_option("--path-floor", f.pathFloor,
                  "GPU and --compile-only: steer each fast path (wgmma, mma.sync, mma.loop, "
-                 "pipeline) to at least this share of the compiled kernels, 0 to 0.5 (default "
+                 "pipeline, mma.values, mma.values.pipeline) to at least this share of the compiled kernels, 0 to 0.5 (default "
                  "0.06; 0: no steering)");
   app.add_option("--repeats", f.repeats,
                  "GPU: runs more of each kernel on a timing-sensitive path (wgmma, pipelined or "

@@ -143,4 +143,15 @@ took = [r for r in rs if any(p.startswith("mma.values.pipeline.stages=") for p i
 assert len(took) >= 6, [r.get("paths") for r in rs]
 PY
 grep -q "mma.values.pipeline.stages=" "$T/v.log" || fail "the summary's path coverage lacks the values pipeline"
+# --num-warps 8: the attention kernels aimed at mma.values are sized for 8 warps
+# (BM = 16 x 8), so they still take the path.
+"$FUZZ" --compile-only --seed 5 --max-kernels 6 --time 10m --workers-per-device 2 \
+  --focus mma.values --num-warps 8 --out "$T/w8" >"$T/w8.log" 2>&1 ||
+  fail "the 8-warp mma.values campaign failed: $(tail -8 "$T/w8.log")"
+python3 - "$T/w8/journal.jsonl" <<'PY' || fail "8-warp mma.values kernels: $(tail -3 "$T/w8.log")"
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rs) == 6 and all(r["status"] == "pass" for r in rs), [r["status"] for r in rs]
+assert all("mma.values" in r.get("paths", []) for r in rs), [r.get("paths") for r in rs]
+PY
 echo "PASS: compile-only: $N kernels, paths: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["paths"])' "$T/c/campaign.json"), stage times: $(grep '^stage times' "$T/c.log" | cut -c14-90)..."

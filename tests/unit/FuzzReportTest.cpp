@@ -407,7 +407,7 @@ TEST(FuzzReport, MergedReportHasPartTable) {
 } // namespace
 
 // The report's "never taken" list names the attention fast paths too
-// (fuzz::extraPathNames, issue 29 item 7), and leaves out those taken.
+// (codegen::loweringPathNames, issue 29 item 7), and leaves out those taken.
 TEST(FuzzReport, NeverTakenListsTheAttentionPaths) {
   CampaignSummary s;
   s.kernels = s.pathKernels = 10;
