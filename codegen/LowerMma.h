@@ -21,6 +21,32 @@ constexpr size_t kSwizzleAlign = 1024;
 
 inline size_t alignTo(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+// Loop structure, shared by the matmul loops (LowerMmaLoop.cpp) and the values
+// pipeline (LowerMmaValues.cpp).
+
+/// Whether v is defined inside `loop` (in any of its regions, at any depth).
+inline bool definedInside(const ir::Value *v, const ir::Op &loop) {
+  const ir::Block *b = v->definingOp() ? v->definingOp()->parentBlock() : v->ownerBlock();
+  while (b) {
+    const ir::Op *p = b->parentOp();
+    if (!p)
+      return false;
+    if (p == &loop)
+      return true;
+    b = p->parentBlock();
+  }
+  return false;
+}
+
+/// The carried position of v when it is an argument of a loop's body (after a
+/// `for`'s induction variable: the arguments from argBase on).
+inline std::optional<size_t> carriedPos(const ir::Value *v, const ir::Block *body,
+                                        unsigned argBase) {
+  if (v->definingOp() || v->ownerBlock() != body || v->index() < argBase)
+    return std::nullopt;
+  return v->index() - argBase;
+}
+
 /// The swizzled row width for rows of `bytes` (0: none fits).
 inline int64_t swizzleWidth(int64_t bytes) {
   if (bytes == 32 || bytes == 64)

@@ -38,33 +38,11 @@ constexpr int64_t kMaxLoopFragments = 128;
 /// Shared memory of the stages at most (leaves room for other staging).
 constexpr size_t kMaxPipeBytes = 160 * 1024;
 
-/// Whether v is defined inside `loop` (in any of its regions, at any depth).
-bool definedInside(const ir::Value *v, const ir::Op &loop) {
-  const ir::Block *b = v->definingOp() ? v->definingOp()->parentBlock() : v->ownerBlock();
-  while (b) {
-    const ir::Op *p = b->parentOp();
-    if (!p)
-      return false;
-    if (p == &loop)
-      return true;
-    b = p->parentBlock();
-  }
-  return false;
-}
-
 /// Scalar ops that may be evaluated ahead of time or before the loop: pure,
 /// and no integer division (which traps on 0).
 bool movable(const ir::Op &op) {
   return ir::hasTrait(op.kind(), ir::Pure) && op.numRegions() == 0 && op.numResults() == 1 &&
          op.kind() != ir::OpKind::Div && op.kind() != ir::OpKind::Rem;
-}
-
-/// The carried position of v when it is an argument of L's body after the
-/// induction variable.
-std::optional<size_t> carriedPos(const ir::Value *v, const ir::Block *body, unsigned argBase) {
-  if (v->definingOp() || v->ownerBlock() != body || v->index() < argBase)
-    return std::nullopt;
-  return v->index() - argBase;
 }
 
 } // namespace

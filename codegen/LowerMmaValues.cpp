@@ -861,28 +861,6 @@ namespace {
 /// Shared memory of the stages at most (leaves room for other staging).
 constexpr size_t kMaxValuePipeBytes = 160 * 1024;
 
-/// The carried position of v when it is an argument of body (after a `for`'s
-/// induction variable).
-std::optional<size_t> carriedArg(const ir::Value *v, const ir::Block *body, unsigned argBase) {
-  if (v->definingOp() || v->ownerBlock() != body || v->index() < argBase)
-    return std::nullopt;
-  return v->index() - argBase;
-}
-
-/// Whether v is defined inside `loop` (in any of its regions, at any depth).
-bool insideLoop(const ir::Value *v, const ir::Op &loop) {
-  const ir::Block *b = v->definingOp() ? v->definingOp()->parentBlock() : v->ownerBlock();
-  while (b) {
-    const ir::Op *p = b->parentOp();
-    if (!p)
-      return false;
-    if (p == &loop)
-      return true;
-    b = p->parentBlock();
-  }
-  return false;
-}
-
 /// Whether c is a constant (or a splat of one) of value +0.
 bool isPositiveZero(const ir::Value *c) {
   const ir::Op *d = c->definingOp();
@@ -915,7 +893,7 @@ bool Lowerer::aheadable(MmaLoop &L, const ir::Value *v, std::unordered_set<const
   while (!todo.empty()) {
     const ir::Value *x = todo.back();
     todo.pop_back();
-    if (!seen.insert(x).second || !insideLoop(x, *L.loop))
+    if (!seen.insert(x).second || !definedInside(x, *L.loop))
       continue;
     const ir::Op *d = x->definingOp();
     if (!d) {
@@ -965,7 +943,7 @@ bool Lowerer::matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w) {
     return false;
   int64_t in = static_cast<int64_t>(byteSize(t.dtype)), chunk = 16 / in;
   const ir::Value *ptr = load->operand(0);
-  std::optional<size_t> pos = carriedArg(ptr, L.body, L.argBase);
+  std::optional<size_t> pos = carriedPos(ptr, L.body, L.argBase);
   const ir::Op *step = nullptr;
   const ir::Value *inc = nullptr, *facts = ptr;
   std::unordered_set<const ir::Op *> ahead;
