@@ -51,6 +51,12 @@ struct Options {
   // stages run on wgmma.mma_async (sm_90a) from 128-byte-swizzled shared
   // memory (docs/gpu-perf.md, "wgmma"); off, or elsewhere, mma.sync.
   bool wgmma = true;
+  // "occupancy": a kernel whose loop runs the values pipeline (attention) asks
+  // ptxas (`.minnctapersm`) for as many programs per SM as its estimated
+  // register demand, shared memory and the SM's threads allow (attention
+  // 128x64x64 on 8 warps: 2, in 128 registers); off, every register to one
+  // program (`.minnctapersm 1`).
+  bool occupancy = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
   // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
   // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2

@@ -256,6 +256,60 @@ void Lowerer::setMinCtasPerSm(unsigned ctas) {
   ann->addOperand(llvm::MDNode::get(ctx_, ops));
 }
 
+/// Registers per thread a values-pipeline loop needs, estimated for the
+/// occupancy request (finishOccupancy): the loop's carried values in #mma
+/// (attention's acc, m_i, l_i), the largest `@` result of a trip with half as
+/// much again for its fp16 copy (S and P), the a fragments loaded before the
+/// loop into registers (Q), mma.sync's b fragments of one k step, and
+/// kValueLoopOverhead for addresses, indices and temporaries. Calibrated with
+/// ptxas -v on the attention example: 128x64x64 on 8 warps estimates 125 and
+/// fits 128 registers without spills; 128x32x128 estimates 149 (166 used).
+int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop &L) {
+  constexpr int64_t kValueLoopOverhead = 25;
+  int64_t carried = 0, trip = 0, hoisted = 0, bFrags = 0;
+  for (unsigned i = 0; i < loop.numResults(); ++i)
+    if (mmaRes_.count(loop.result(i)))
+      carried += mmaSlots(loop.result(i)->type());
+  for (const auto &o : L.body->ops()) {
+    if (o->kind() != ir::OpKind::Dot || !mmaRes_.count(o->result()))
+      continue;
+    const ir::Type &a = o->operand(0)->type(), &c = o->result()->type();
+    bool accCarried = false;
+    if (auto it = users_.find(o->result()); it != users_.end())
+      for (const ir::Op *u : it->second)
+        accCarried |= u->kind() == ir::OpKind::Yield;
+    if (!accCarried)
+      trip = std::max(trip, mmaSlots(c) * 3 / 2);
+    if (!definedInside(o->operand(0), loop) && !mmaRes_.count(o->operand(0)))
+      hoisted += a.shape[0] * a.shape[1] * static_cast<int64_t>(byteSize(a.dtype)) / 4 / T_;
+    if (!L.wgmma)
+      bFrags = std::max(bFrags, c.shape[1] / 8 * 2);
+  }
+  return carried + trip + hoisted + bFrags + kValueLoopOverhead;
+}
+
+/// The `.minnctapersm` of a kernel with a values-pipeline loop, once its
+/// shared memory is known: as many programs per SM as the registers (the
+/// largest demand of its loops), the shared memory and the SM's threads
+/// allow; 1 with "occupancy" off, as before (every register to one program).
+void Lowerer::finishOccupancy() {
+  if (!valueLoopDemand_)
+    return;
+  unsigned ctas = 1;
+  if (opts_.occupancy) {
+    // Registers are allocated per warp in units of 256 (8 per thread).
+    int64_t perThread = (valueLoopDemand_ + 7) / 8 * 8;
+    int64_t byRegs = 65536 / (T_ * perThread);
+    // Shared memory per SM (CUDA programming guide, "Compute capabilities"),
+    // 1 KiB of it reserved per program.
+    int64_t smem = opts_.sm == 90 ? 228 * 1024 : (opts_.sm == 80 || opts_.sm == 87) ? 164 * 1024 : 100 * 1024;
+    int64_t bySmem = smem / (static_cast<int64_t>(sharedBytes_) + 1024);
+    int64_t byThreads = 2048 / T_;
+    ctas = static_cast<unsigned>(std::max<int64_t>(1, std::min({byRegs, bySmem, byThreads})));
+  }
+  setMinCtasPerSm(ctas);
+}
+
 /// Warp w takes warp tiles w, w + num_warps, ... (a warp-uniform loop).
 void Lowerer::mmaTileLoop(const MmaPlan &p) {
   llvm::Value *lane = b_.CreateAnd(tid_, b_.getInt32(31));

@@ -714,7 +714,8 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   MmaPlan p;
   if (!planMma(op, p))
     throw Unsupported("internal: an `@` in #mma without an mma.sync form");
-  allowAllRegisters();
+  if (!pipeTrip_.L) // a values-pipeline loop asks for its occupancy (finishOccupancy)
+    allowAllRegisters();
   int64_t w = opts_.numWarps, in = static_cast<int64_t>(byteSize(p.a->dtype));
   p.tileM = p.m / w;
   p.tileN = p.n;
@@ -1337,6 +1338,7 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
     pipeAlign_ = 1024;
   }
   pipeBytes_ = std::max(pipeBytes_, L.bytes);
+  valueLoopDemand_ = std::max(valueLoopDemand_, valueLoopDemand(op, L));
   for (const auto &o : L.body->ops())
     if (L.hoisted.count(o.get()))
       lowerOp(*o, nullptr);

@@ -80,6 +80,7 @@ public:
       pipeBase_->eraseFromParent();
       sharedBytes_ = base + pipeBytes_;
     }
+    finishOccupancy();
     if (sharedBytes_ > kMaxSharedBytes)
       throw Unsupported("the kernel stages " + std::to_string(sharedBytes_) +
                         " bytes through shared memory (at most " +
@@ -157,6 +158,11 @@ private:
   int valueStreamOf(const ir::Op &dot, const MmaLoop **loop) const;
   bool valueStreamLoad(const ir::Op &load) const;
   void lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L);
+  // Occupancy (LowerDot.cpp): the largest register demand of the kernel's
+  // values-pipeline loops (0: none), turned into `.minnctapersm` at the end.
+  int64_t valueLoopDemand(const ir::Op &loop, const MmaLoop &L);
+  void finishOccupancy();
+  int64_t valueLoopDemand_ = 0;
   void planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth);
   // While a pipelined loop's body is lowered: its plan, chunks, induction
   // variable, state (offsets, whether the trip S - 2 ahead runs, this trip's

@@ -20,6 +20,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.wgmma;
   if (name == "specialize")
     return &opts.specialize;
+  if (name == "occupancy")
+    return &opts.occupancy;
   return nullptr;
 }
 
@@ -27,7 +29,7 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
-                                                   "pipeline", "wgmma", "specialize"};
+                                                   "pipeline", "wgmma", "occupancy", "specialize"};
   return names;
 }
 
@@ -39,7 +41,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.wgmma =
-          opts.specialize = false;
+          opts.occupancy = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -49,8 +51,10 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     }
     bool *flag = flagOf(opts, name);
     if (!flag) {
-      error = "unknown optimisation '" + name +
-              "' (known: vectorize, remat, mma, mma-values, pipeline, wgmma, specialize, all)";
+      error = "unknown optimisation '" + name + "' (known: ";
+      for (const std::string &known : optimizationNames())
+        error += known + ", ";
+      error += "all)";
       return false;
     }
     *flag = false;
@@ -71,6 +75,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-mma-values";
   if (opts.wgmma)
     s += " wgmma";
+  if (!opts.occupancy)
+    s += " no-occupancy";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";
