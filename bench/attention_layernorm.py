@@ -6,7 +6,7 @@ GPU machine, with a table of TFLOP/s or GB/s and ratios.
 
     python3 bench/attention_layernorm.py --bin dist/bin --triton-dir DIR [--tune]
         [--Z 4] [--H 32] [--nctx 1024,4096] [--dims 64,128] [--M 4096] [--Ns 1024,4096,8192]
-        [--only attention|layernorm] [--json OUT.json]
+        [--only attention|layernorm] [--disable-opt LIST] [--json OUT.json]
 
 DIR holds triton_attention.py and triton_layernorm.py (Triton 3.x, torch); they run
 with this script's Python. Without --triton-dir only our side is measured.
@@ -22,7 +22,14 @@ Our configuration is fixed per shape: attention (BLOCK_M, BLOCK_N, num_warps) =
 (128, 64, 8) for D=64 and (128, 32, 8) for D=128 with 3 stages (Triton's "plain-fixed"
 rows use the same); LayerNorm BLOCK = next_pow2(N), num_warps = min(max(BLOCK / 256, 1), 8)
 as the tutorial launches it. --tune also auto-tunes ours over the tutorial's attention
-space (BLOCK_M 64/128, BLOCK_N 32/64, warps 4/8, stages 2/3/4).
+space (BLOCK_M 64/128, BLOCK_N 32/64, warps 4/8, stages 2/3/4). --disable-opt LIST passes
+`--disable-opt LIST` to every triton-run of ours (an A/B of one optimisation: run once
+with --triton-dir, once with --disable-opt and without it).
+
+LayerNorm's ceiling: the device's copy bandwidth, measured in the same call on the same
+bytes (read M x N fp16, write M x N fp16) with torch's `copy_` (a device-to-device copy;
+cold: L2 flushed before each of 100 copies, median) when torch with CUDA is importable,
+and with a plain Triton-C copy kernel (bench/kernels/copy.tc, triton-run --bench).
 """
 import argparse
 import json
@@ -101,6 +108,33 @@ def bench_ours(trun, src, defines, args, extra, log):
     return out
 
 
+def torch_copy_ms(M, N, reps=100):
+    """Median ms of torch's device-to-device copy of an M x N fp16 tensor, L2 flushed
+    before each copy (None without torch or CUDA)."""
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            return None
+    except ImportError:
+        return None
+    x = torch.randn(M, N, device="cuda", dtype=torch.float16)
+    y = torch.empty_like(x)
+    flush = torch.empty(256 * 1024 * 1024, device="cuda", dtype=torch.int8)
+    for _ in range(10):
+        y.copy_(x)
+    times = []
+    for _ in range(reps):
+        flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        y.copy_(x)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
 def check_ours(trun, src, defines, args, log, tol=()):
     cmd = [trun, src] + defines + args + ["--compare"] + list(tol)
     rc, text = run(cmd, 900)
@@ -154,10 +188,13 @@ def main():
     ap.add_argument("--only", choices=["attention", "layernorm"], default=None)
     ap.add_argument("--tune", action="store_true", help="also auto-tune our attention")
     ap.add_argument("--no-check", action="store_true", help="skip the --compare checks")
+    ap.add_argument("--disable-opt", default=None,
+                    help="pass --disable-opt LIST to every triton-run of ours (an A/B)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--log", default="attention_layernorm.log")
     a = ap.parse_args()
     trun = os.path.join(a.bin, "triton-run")
+    ours_opt = ["--disable-opt", a.disable_opt] if a.disable_opt else []
     if not os.access(trun, os.X_OK):
         sys.exit("attention_layernorm.py: %s not found (--bin)" % trun)
     rc, text = run([trun, "--check-device"], 120)
@@ -183,8 +220,8 @@ def main():
         print("== attention: ours")
         if not a.no_check:
             for D in dims:
-                ok, last = check_ours(trun, src, attn_defines(D, False), attn_args(1, 2, 256, D), log,
-                                      ATTN_TOL)
+                ok, last = check_ours(trun, src, attn_defines(D, False) + ours_opt,
+                                      attn_args(1, 2, 256, D), log, ATTN_TOL)
                 ok_all &= ok
                 print("  check ours D=%d (Z=1 H=2 N=256) vs the interpreter: %s  %s"
                       % (D, "OK" if ok else "FAIL", last))
@@ -192,10 +229,10 @@ def main():
         for D in dims:
             for N in nctx:
                 flops = ["--flops", "4*Z*H*N_CTX*N_CTX*%d" % D]
-                ours[(N, D, "fixed")] = bench_ours(trun, src, attn_defines(D, False),
+                ours[(N, D, "fixed")] = bench_ours(trun, src, attn_defines(D, False) + ours_opt,
                                                    attn_args(a.Z, a.H, N, D), flops, log)
                 if a.tune:
-                    ours[(N, D, "tuned")] = bench_ours(trun, src, attn_defines(D, True),
+                    ours[(N, D, "tuned")] = bench_ours(trun, src, attn_defines(D, True) + ours_opt,
                                                        attn_args(a.Z, a.H, N, D), flops, log)
                 print("  N_CTX=%-5d D=%-3d %s" % (N, D, ours[(N, D, "fixed")]))
         print("== attention: Triton")
@@ -236,31 +273,44 @@ def main():
         print("== layernorm: ours")
         if not a.no_check:
             for N in Ns:
-                ok, last = check_ours(trun, src, ln_defines(N), ln_args(64, N), log)
+                ok, last = check_ours(trun, src, ln_defines(N) + ours_opt, ln_args(64, N), log)
                 ok_all &= ok
                 print("  check ours N=%d (M=64) vs the interpreter: %s  %s"
                       % (N, "OK" if ok else "FAIL", last))
-        ours = {}
+        ours, copy = {}, {}
+        copy_src = os.path.join(ROOT, "bench", "kernels", "copy.tc")
         for N in Ns:
-            ours[N] = bench_ours(trun, src, ln_defines(N), ln_args(a.M, N),
+            ours[N] = bench_ours(trun, src, ln_defines(N) + ours_opt, ln_args(a.M, N),
                                  ["--bytes", "2*%d*N*2" % a.M], log)
             print("  N=%-5d %s" % (N, ours[N]))
+            # The copy ceiling: the same bytes through torch's copy_ and our copy kernel.
+            copy[N] = {"torch": torch_copy_ms(a.M, N)}
+            copy[N].update({"ours-" + k: v for k, v in bench_ours(
+                trun, copy_src, ["-DBLOCK=4096", "--num-warps", "8"] + ours_opt,
+                ["--grid", str(a.M * N // 4096),
+                 "--arg", "X=randn:f16[%d,%d]" % (a.M, N), "--arg", "Y=zeros:f16[%d,%d]" % (a.M, N)],
+                ["--bytes", "2*%d*N*2" % a.M], log).items()})
+            print("  copy N=%-5d %s" % (N, copy[N]))
         print("== layernorm: Triton")
         trows = triton_side(scripts["layernorm"], ["--M", str(a.M), "--Ns", a.Ns], log)
         theirs = {(r["N"], r["provider"]): r for r in trows}
         table.append("")
         table.append("| LayerNorm fp16 M=%d | ours cold GB/s | ours hot | Triton (do_bench / hot) | "
-                     "torch (do_bench / hot) | ours/Triton (cold, hot) | ours/torch (cold) |" % a.M)
-        table.append("|---|---|---|---|---|---|---|")
+                     "torch (do_bench / hot) | ours/Triton (cold, hot) | ours/torch (cold) | "
+                     "copy: torch copy_ / ours (cold GB/s) | ours/copy ceiling (cold) |" % a.M)
+        table.append("|---|---|---|---|---|---|---|---|---|")
         for N in Ns:
             gb = lambda ms: None if not ms else 2.0 * a.M * N * 2 * 1e-6 / ms
             oc, oh = gb(ours[N]["cold"]), gb(ours[N]["hot"])
             tr = theirs.get((N, "triton"), {})
             to = theirs.get((N, "torch"), {})
-            table.append("| N=%d | %s | %s | %s / %s | %s / %s | %s, %s | %s |" % (
+            ct, co = gb(copy[N]["torch"]), gb(copy[N].get("ours-cold"))
+            ceiling = max([c for c in (ct, co) if c] or [None]) if (ct or co) else None
+            table.append("| N=%d | %s | %s | %s / %s | %s / %s | %s, %s | %s | %s / %s | %s |" % (
                 N, fmt(oc), fmt(oh), fmt(tr.get("GBps")), fmt(tr.get("GBps_hot")),
                 fmt(to.get("GBps")), fmt(to.get("GBps_hot")), ratio(oc, tr.get("GBps")),
-                ratio(oh, tr.get("GBps_hot")), ratio(oc, to.get("GBps"))))
+                ratio(oh, tr.get("GBps_hot")), ratio(oc, to.get("GBps")), fmt(ct), fmt(co),
+                ratio(oc, ceiling)))
             rows.append(dict(kernel="layernorm_fwd_fp16", provider="triton-c", M=a.M, N=N,
                              GBps=oc, GBps_hot=gb(ours[N]["hot"])))
         rows += trows
