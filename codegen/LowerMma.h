@@ -64,6 +64,20 @@ inline uint64_t descriptorBits(int64_t leading, int64_t stride, int64_t w) {
          (swizzleMode(w) << 62);
 }
 
+/// The byte offset, in a tile staged in wgmma's swizzled canonical layout with
+/// rows of w bytes (a wider row cut into column blocks of w bytes, one after
+/// the other, each of `rows` rows), of byte colBytes of row `row` (i32
+/// values): the 16-byte chunks of each 8-row group XOR-swizzled as the
+/// hardware reads them (Swizzle<log2(w / 16), 4, 3> of the address).
+llvm::Value *swizzledOffset(llvm::IRBuilder<> &b, int64_t w, int64_t rows, llvm::Value *row,
+                            llvm::Value *colBytes);
+
+/// The row at which the values pipeline stages row r (i32) of a hoisted a
+/// operand of m rows read by wgmma from shared memory: warp v of warpgroup g
+/// owns rows (4 g + v) tm + 16 i + t (t < 16) of fragment row i, which wgmma
+/// reads as row 16 v + t of the 64-row block g * fragsM + i.
+llvm::Value *aStagedRow(llvm::IRBuilder<> &b, int64_t m, int64_t numWarps, llvm::Value *r);
+
 /// How one `@` runs on mma.sync; element offsets and pitches are in elements
 /// of the staged array, `off*` in bytes from the start of shared memory.
 struct Lowerer::MmaPlan {
@@ -128,6 +142,17 @@ struct Lowerer::MmaLoop {
     // each chunk's coordinates for the trip S - 1 ahead.
     bool recomputed = false;
     const ir::Value *ptr = nullptr, *mask = nullptr;
+    // wgmma values pipeline: the user's a operand is loop-invariant (Q of
+    // attention, hoisted) and staged once, before the loop, in its own
+    // 1024-byte-aligned region at aOff bytes from pipeBase() (past every
+    // loop's stages): m rows of k in the K-major layout swizzled as a stream's
+    // (rows of aSwizzle bytes, wider rows cut into column blocks), the rows
+    // permuted so that the 64 rows wgmma gives warpgroup g for fragment row i
+    // of its warps are rows 64 (g * fragsM + i) .. + 63 (aStagedRow). wgmma
+    // reads it through a descriptor: no registers for Q in the loop.
+    bool aShared = false;
+    size_t aOff = 0;
+    int64_t aSwizzle = 0;
   };
   std::array<Stream, 2> streams;
   size_t numStreams = 2; // the mma-values pipeline may stream one tile only

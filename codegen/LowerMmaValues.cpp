@@ -44,6 +44,17 @@ namespace {
 
 bool isPow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
+/// The stream (of the values pipelines `pipes`) whose `@` reads the hoisted
+/// a operand v from shared memory (wgmma), or null.
+template <typename Pipes> auto stagedAStream(const Pipes &pipes, const ir::Value *v) {
+  decltype(&pipes.begin()->second->streams[0]) found = nullptr;
+  for (const auto &[op, L] : pipes)
+    for (size_t w = 0; w < L->numStreams; ++w)
+      if (L->streams[w].aShared && L->streams[w].user->operand(0) == v)
+        found = &L->streams[w];
+  return found;
+}
+
 bool isElementwise(ir::OpKind k) {
   switch (k) {
   case ir::OpKind::Cast:
@@ -387,10 +398,17 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
     bool aRegs = mmaRes_.count(op.operand(0)) && a.dtype == DType::F16;
     Layout dotA = Layout::dotOperand(0, to, 2), dotB = Layout::dotOperand(1, to, 2);
     auto hoist = mmaHoistA_.find(op.operand(0));
+    const auto *staged = wgmma ? stagedAStream(valuePipes_, op.operand(0)) : nullptr;
     if (aRegs)
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Registers,
                     "accumulator fragments packed to f16 pairs (no shared memory)", 0, 0, depth);
-    else if (hoist != mmaHoistA_.end())
+    else if (staged) {
+      Layout sh = Layout::shared({1, 0}, 0, 1, staged->aSwizzle);
+      addConversion(op, "operand 0", layoutOf(op.operand(0)), sh, M::Shared,
+                    "stored once, where it is defined (loop-invariant), in its own region for the "
+                    "whole loop; wgmma reads it through a matrix descriptor (no registers)",
+                    static_cast<size_t>(a.numElements() * in), 2, hoist->second);
+    } else if (hoist != mmaHoistA_.end())
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Shared,
                     "through " + Layout::shared({1, 0}, a.shape[1], 16 / in).str() +
                         " and ldmatrix once, where it is defined (loop-invariant)",
@@ -420,8 +438,9 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
     if (!mmaRes_.count(op.operand(2)))
       fromBlocked(op.operand(2), "operand 2");
     layouts_.notes[&op].push_back(
-        wgmma ? "`@` on wgmma.mma_async (m64n" + std::to_string(out.shape[1]) +
-                    "k16, a from registers, sm_90a), wait_group 0: the result kept in registers"
+        wgmma ? "`@` on wgmma.mma_async (m64n" + std::to_string(out.shape[1]) + "k16, a from " +
+                    (staged ? "shared memory" : "registers") +
+                    ", sm_90a), wait_group 0: the result kept in registers"
               : "`@` on mma.sync (m16n8k16), the result kept in registers");
   } else {
     for (size_t i = 0; i < op.numOperands(); ++i)
@@ -687,6 +706,48 @@ void Lowerer::loadHoistedA(const ir::Value *v) {
   auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
   const ir::Type &t = v->type();
   int64_t m = t.shape[0], k = t.shape[1], in = static_cast<int64_t>(byteSize(t.dtype));
+  if (const auto *s = stagedAStream(valuePipes_, v)) {
+    // wgmma reads it from shared memory (planValueWgmma): staged once in
+    // its region, swizzled, no fragments (mmaAFrags_ empty: hoisted).
+    int64_t n = t.numElements(), wa = s->aSwizzle;
+    pipeAlign_ = std::max<size_t>(pipeAlign_, kSwizzleAlign);
+    pipeBytes_ = std::max(pipeBytes_, s->aOff + static_cast<size_t>(n * in));
+    llvm::Value *base = b_.CreateAdd(pipeBase(), i32(static_cast<int64_t>(s->aOff)));
+    barrier(); // earlier wgmma reads of the region (Q defined in an outer loop) are done
+    emitGuarded(ownerOf(n), [&]() -> llvm::Value * {
+      // A run of the blocked layout is consecutive elements of one row
+      // (runs start at multiples of their length): each whole 16-byte chunk
+      // of it lands whole (the swizzle moves chunks), one vector store.
+      int64_t vlen = std::min<int64_t>(vec_, slotsOf(n)), chunk = 16 / in;
+      bool whole = n >= T_ && vlen % chunk == 0 && k % vlen == 0;
+      int64_t step = whole ? chunk : 1;
+      const Slots &vals = values_.at(v);
+      for (int64_t j = 0; j < slotsOf(n); j += step) {
+        llvm::Value *e = elemIndex(n, j);
+        llvm::Value *row = aStagedRow(b_, m, opts_.numWarps, b_.CreateUDiv(e, i32(k)));
+        llvm::Value *col = b_.CreateMul(b_.CreateURem(e, i32(k)), i32(in));
+        llvm::Value *addr = b_.CreateInBoundsGEP(
+            b_.getInt8Ty(), smem(), b_.CreateAdd(base, swizzledOffset(b_, wa, m, row, col)));
+        if (step == 1) {
+          b_.CreateStore(se_.toMemory(slot(vals, static_cast<size_t>(j)), t.dtype), addr);
+          continue;
+        }
+        llvm::Value *vecv = llvm::PoisonValue::get(
+            llvm::FixedVectorType::get(memTypeOf(t), static_cast<unsigned>(chunk)));
+        for (int64_t q = 0; q < chunk; ++q)
+          vecv = b_.CreateInsertElement(
+              vecv, se_.toMemory(slot(vals, static_cast<size_t>(j + q)), t.dtype), uint64_t(q));
+        b_.CreateAlignedStore(vecv, addr, llvm::Align(16));
+      }
+      return nullptr;
+    });
+    // Generic-proxy writes that the tensor cores read through the async
+    // proxy: fenced by each writer, then a barrier (as the copies of a stage).
+    asmStatement("fence.proxy.async.shared::cta;");
+    barrier();
+    mmaAFrags_[v] = {};
+    return;
+  }
   int64_t pitch = k + 16 / in, tm = m / opts_.numWarps, steps = k / 16;
   sharedBytes_ = std::max(sharedBytes_, static_cast<size_t>(m * pitch * in));
   barrier();
@@ -789,9 +850,9 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
     }
     return regs;
   };
-  if (stream && pipe->wgmma) { // wgmma: a from registers, b through a descriptor
-    std::vector<std::vector<Slots>> frags(static_cast<size_t>(p.fragsM()));
-    for (int64_t i = 0; i < p.fragsM(); ++i)
+  if (stream && pipe->wgmma) { // wgmma: a from registers or staged (Q), b through a descriptor
+    std::vector<std::vector<Slots>> frags(static_cast<size_t>(stream->aShared ? 0 : p.fragsM()));
+    for (int64_t i = 0; i < static_cast<int64_t>(frags.size()); ++i)
       for (int64_t s = 0; s < p.k / p.kStep; ++s)
         frags[static_cast<size_t>(i)].push_back(aFragment(i, s));
     bindValue(op.result(), wgmmaValueDot(p, *pipe, static_cast<size_t>(sw), stageOff, frags, acc));
@@ -1032,8 +1093,18 @@ bool Lowerer::planValueWgmma(MmaLoop &L) {
     if (!widths[w])
       return false;
   }
-  for (size_t w = 0; w < L.numStreams; ++w)
-    L.streams[w].swizzle = widths[w];
+  for (size_t w = 0; w < L.numStreams; ++w) {
+    MmaLoop::Stream &s = L.streams[w];
+    s.swizzle = widths[w];
+    // A loop-invariant a (Q) staged once in shared memory for wgmma to read
+    // through a descriptor (its region: planValuePipes): its registers are
+    // not held across the loop (register A would keep m k / (32 num_warps)
+    // 32-bit registers live in every trip).
+    const ir::Value *a = s.user->operand(0);
+    int64_t wa = swizzleWidth(a->type().shape[1] * static_cast<int64_t>(byteSize(a->type().dtype)));
+    s.aShared = !(mmaRes_.count(a) && a->type().dtype == DType::F16) && mmaHoistA_.count(a) && wa;
+    s.aSwizzle = s.aShared ? wa : 0;
+  }
   L.wgmma = true;
   return true;
 }
@@ -1124,6 +1195,38 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
     for (size_t w = 0; w < L->numStreams; ++w)
       L->skipped.insert(L->streams[w].load);
     valuePipes_[op] = L;
+  }
+  // The staged a operands of wgmma (Q): each its own region past every
+  // loop's stages (a loop between Q's definition and its own may reuse the
+  // stages), 1024-byte aligned for the swizzle, in the order of the ops (the
+  // same offsets in every compile); within the stages' limit, else from
+  // registers as before.
+  size_t top = 0;
+  for (const auto &[op, L] : mmaLoops_)
+    top = std::max(top, L->bytes);
+  for (const auto &[op, L] : valuePipes_)
+    top = std::max(top, L->bytes);
+  top = alignTo(top, kSwizzleAlign);
+  for (const ir::Op *op : ops) {
+    auto it = valuePipes_.find(op);
+    if (it == valuePipes_.end())
+      continue;
+    for (size_t w = 0; w < it->second->numStreams; ++w) {
+      MmaLoop::Stream &s = it->second->streams[w];
+      if (!s.aShared)
+        continue;
+      const ir::Type &a = s.user->operand(0)->type();
+      size_t end = top + static_cast<size_t>(a.numElements()) * byteSize(a.dtype);
+      if (end > kMaxValuePipeBytes) {
+        // As the stages, leave room for other staging: a from registers
+        // (ldmatrix before the loop).
+        s.aShared = false;
+        s.aSwizzle = 0;
+        continue;
+      }
+      s.aOff = top;
+      top = alignTo(end, kSwizzleAlign);
+    }
   }
 }
 

@@ -35,9 +35,11 @@
 //   copies could only start after the products (measured 359 against 548
 //   TFLOP/s at 4096^3 on an H200; 3 stages: 669).
 // * The values pipeline's `@` (LowerMmaValues.cpp, attention) use the same
-//   layouts and descriptors with a from registers: wgmmaValueDot, one
-//   wgmma per fragment row and k step, wait_group 0 before the accumulators
-//   are read (so before the next trip's barrier, after which the stage is
+//   layouts and descriptors: wgmmaValueDot, one wgmma per fragment row and k
+//   step, a from registers (P) or, when loop-invariant (Q), staged once
+//   before the loop in the K-major swizzled layout of a matmul's a and read
+//   through a descriptor as well; wait_group 0 before the accumulators are
+//   read (so before the next trip's barrier, after which the stage is
 //   refilled).
 //
 //===----------------------------------------------------------------------===//
@@ -94,25 +96,41 @@ bool Lowerer::planWgmma(MmaLoop &L) {
   return true;
 }
 
+llvm::Value *swizzledOffset(llvm::IRBuilder<> &b, int64_t w, int64_t rows, llvm::Value *row,
+                            llvm::Value *colBytes) {
+  auto i32 = [&](int64_t x) { return b.getInt32(static_cast<uint32_t>(x)); };
+  llvm::Value *block = b.CreateUDiv(colBytes, i32(w));
+  llvm::Value *within = b.CreateURem(colBytes, i32(w));
+  llvm::Value *lin =
+      b.CreateAdd(b.CreateMul(block, i32(rows * w)), b.CreateAdd(b.CreateMul(row, i32(w)), within));
+  // Swizzle<log2(w / 16), 4, 3>: address bits 4.. XOR bits 7..
+  llvm::Value *bits = b.CreateAnd(b.CreateLShr(lin, i32(7)), i32(w / 16 - 1));
+  if (plantedBug("wgmma-swizzle")) // the XOR taken from the wrong row bits
+    bits = b.CreateAnd(b.CreateLShr(lin, i32(8)), i32(w / 16 - 1));
+  return b.CreateXor(lin, b.CreateShl(bits, i32(4)));
+}
+
+llvm::Value *aStagedRow(llvm::IRBuilder<> &b, int64_t m, int64_t numWarps, llvm::Value *r) {
+  auto i32 = [&](int64_t x) { return b.getInt32(static_cast<uint32_t>(x)); };
+  int64_t tm = m / numWarps, fragsM = tm / 16;
+  if (fragsM == 1) // warp w's rows are 16 w ..: already in place
+    return r;
+  llvm::Value *warp = b.CreateUDiv(r, i32(tm)), *in = b.CreateURem(r, i32(tm));
+  llvm::Value *g = b.CreateLShr(warp, i32(2)), *v = b.CreateAnd(warp, i32(3));
+  llvm::Value *i = b.CreateLShr(in, i32(4)), *t = b.CreateAnd(in, i32(15));
+  llvm::Value *block = b.CreateAdd(b.CreateMul(g, i32(fragsM)), i);
+  return b.CreateAdd(b.CreateMul(block, i32(64)), b.CreateAdd(b.CreateMul(v, i32(16)), t));
+}
+
 /// The byte offset in a stage of the 16-byte chunk at (row, byte col) of a
 /// stream's tile in its swizzled layout (i32 values).
 llvm::Value *Lowerer::swizzledChunk(const MmaLoop &L, size_t which, llvm::Value *row,
                                     llvm::Value *colBytes) {
   const MmaLoop::Stream &s = L.streams[which];
-  auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
-  int64_t w = s.swizzle;
   // A transposed stream (K^T staged as K's rows) has the tile's columns as rows.
   int64_t rowsStaged = s.transposed ? s.cols : s.rows;
-  llvm::Value *block = b_.CreateUDiv(colBytes, i32(w));
-  llvm::Value *within = b_.CreateURem(colBytes, i32(w));
-  llvm::Value *lin = b_.CreateAdd(b_.CreateMul(block, i32(rowsStaged * w)),
-                                  b_.CreateAdd(b_.CreateMul(row, i32(w)), within));
-  // Swizzle<log2(w / 16), 4, 3>: address bits 4.. XOR bits 7..
-  llvm::Value *bits = b_.CreateAnd(b_.CreateLShr(lin, i32(7)), i32(w / 16 - 1));
-  if (plantedBug("wgmma-swizzle")) // the XOR taken from the wrong row bits
-    bits = b_.CreateAnd(b_.CreateLShr(lin, i32(8)), i32(w / 16 - 1));
-  return b_.CreateAdd(b_.CreateXor(lin, b_.CreateShl(bits, i32(4))),
-                      i32(static_cast<int64_t>(s.off)));
+  return b_.CreateAdd(swizzledOffset(b_, s.swizzle, rowsStaged, row, colBytes),
+                      b_.getInt32(static_cast<uint32_t>(s.off)));
 }
 
 /// An inline PTX statement without operands that orders memory.
@@ -241,15 +259,18 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
   return wgmmaWait(L.wgmmaPending, out);
 }
 
-/// acc + a @ b of the values pipeline (LowerMmaValues.cpp) on wgmma: a from
-/// registers (aFr[i][step]: the 4 registers of an m16n8k16 a fragment, which
-/// are wgmma's register A of the warp's 16 rows), b read from the stream's
-/// swizzled stage through a descriptor; per fragment row i of the warp and k
-/// step, one wgmma.m64nNk16 (the warpgroup's 4 warps give its 64 rows, each
-/// its own), its d registers the row's m16n8 fragments in order. wgmma.fence
-/// first, commit_group, then wait_group 0 before the accumulators are read:
-/// so every wgmma of the trip has finished reading its stage when the thread
-/// reaches the next trip's barrier, after which that stage is refilled.
+/// acc + a @ b of the values pipeline (LowerMmaValues.cpp) on wgmma: b read
+/// from the stream's swizzled stage through a descriptor; a from registers
+/// (aFr[i][step]: the 4 registers of an m16n8k16 a fragment, which are
+/// wgmma's register A of the warp's 16 rows: P packed from the accumulators),
+/// or, for a loop-invariant a staged before the loop (the stream's aShared:
+/// Q; aFr empty), from shared memory through a descriptor too. Per fragment
+/// row i of the warp and k step, one wgmma.m64nNk16 (the warpgroup's 4 warps
+/// give its 64 rows, each its own), its d registers the row's m16n8 fragments
+/// in order. wgmma.fence first, commit_group, then wait_group 0 before the
+/// accumulators are read: so every wgmma of the trip has finished reading its
+/// stage when the thread reaches the next trip's barrier, after which that
+/// stage is refilled.
 Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
                              llvm::Value *stageOff, const std::vector<std::vector<Slots>> &aFr,
                              const Slots &acc) {
@@ -259,6 +280,7 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
   int64_t n = p.n, per = n / 2, w = s.swizzle;
   int64_t rowsStaged = s.transposed ? s.cols : s.rows;
   const char *ty = p.a->dtype == DType::F16 ? "f16" : "bf16";
+  bool aDesc = s.aShared;
   llvm::Value *field = stageAddressField(stageOff);
   // K^T staged as K's rows (n rows of k) is "K-major" b (imm-trans-b 0: the
   // leading offset unused, 8 rows apart; a k step moves 32 bytes along the
@@ -267,30 +289,61 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
   bool kMajor = s.transposed;
   llvm::Value *desc = b_.CreateOr(
       field, b_.getInt64(descriptorBits(kMajor ? 16 : rowsStaged * w, 8 * w, w)));
-  // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, {a}, b-desc, scale-d, 1, 1, trans-b
-  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * per + 5) +
+  // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, {a} | a-desc, b-desc, scale-d, 1, 1,
+  // [imm-trans-a,] imm-trans-b. Operands: the outputs, the tied inputs, then
+  // a (4 registers or a descriptor), b's descriptor and scale-d.
+  int64_t aOps = aDesc ? 1 : 4;
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * per + aOps + 1) +
                      ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." +
                      ty + "." + ty + " {";
   for (int64_t i = 0; i < per; ++i)
     text += (i ? ", $" : "$") + std::to_string(i);
-  text += "}, {";
-  for (int64_t q = 0; q < 4; ++q)
-    text += (q ? ", $" : "$") + std::to_string(2 * per + q);
-  text += "}, $" + std::to_string(2 * per + 4) + ", p, 1, 1, " + (kMajor ? "0" : "1") + ";\n}";
+  if (aDesc) { // a K-major from shared memory: imm-trans-a 0
+    text += "}, $" + std::to_string(2 * per);
+  } else {
+    text += "}, {";
+    for (int64_t q = 0; q < 4; ++q)
+      text += (q ? ", $" : "$") + std::to_string(2 * per + q);
+    text += "}";
+  }
+  text += ", $" + std::to_string(2 * per + aOps) + ", p, 1, 1, " + (aDesc ? "0, " : "") +
+          (kMajor ? "0" : "1") + ";\n}";
   std::string constraints;
   for (int64_t i = 0; i < per; ++i)
     constraints += "=f,";
   for (int64_t i = 0; i < per; ++i)
     constraints += std::to_string(i) + ",";
-  constraints += "r,r,r,r,l,r";
+  constraints += aDesc ? "l,l,r" : "r,r,r,r,l,r";
   std::vector<llvm::Type *> accTypes(static_cast<size_t>(per), b_.getFloatTy());
   std::vector<llvm::Type *> argTypes = accTypes;
-  for (int q = 0; q < 4; ++q)
-    argTypes.push_back(b_.getInt32Ty());
+  if (aDesc)
+    argTypes.push_back(b_.getInt64Ty());
+  else
+    for (int q = 0; q < 4; ++q)
+      argTypes.push_back(b_.getInt32Ty());
   argTypes.push_back(b_.getInt64Ty());
   argTypes.push_back(b_.getInt32Ty());
   auto *fty = llvm::FunctionType::get(llvm::StructType::get(ctx_, accTypes), argTypes, false);
   llvm::InlineAsm *mma = llvm::InlineAsm::get(fty, text, constraints, true);
+
+  // a's descriptor (staged a): K-major like the matmul loops' a (stride 8
+  // rows, the leading offset unused), the 64-row block of warpgroup g and
+  // fragment row i at rows 64 (g * fragsM + i) (aStagedRow), a k step 32
+  // bytes along the row (into the next column block of m rows past the
+  // swizzle width).
+  int64_t fragsM = static_cast<int64_t>(aFr.size());
+  llvm::Value *descA = nullptr, *blockA = nullptr;
+  int64_t wa = s.aSwizzle;
+  if (aDesc) {
+    fragsM = p.fragsM();
+    descA = b_.CreateOr(stageAddressField(b_.getInt32(static_cast<uint32_t>(s.aOff))),
+                        b_.getInt64(descriptorBits(16, 8 * wa, wa)));
+    llvm::Value *warpgroup = b_.CreateLShr(tid_, b_.getInt32(7));
+    blockA = b_.CreateMul(
+        b_.CreateZExt(b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(fragsM))),
+                      b_.getInt64Ty()),
+        i64((64 * wa) >> 4));
+  }
 
   // wgmma.fence orders the registers' writes before the wgmmas read them
   // (PTX ISA: accumulators and register A): they pass through it, so
@@ -312,17 +365,21 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
     int64_t kb = k0 * in;
     int64_t off = static_cast<int64_t>(s.off) +
                   (kMajor ? (kb / w) * rowsStaged * w + kb % w : k0 * w);
-    for (size_t i = 0; i < aFr.size(); ++i) {
-      auto first = out.begin() + static_cast<long>(i) * per;
+    for (int64_t i = 0; i < fragsM; ++i) {
+      auto first = out.begin() + i * per;
       std::vector<llvm::Value *> args(first, first + per);
-      const Slots &a = fenced[i][static_cast<size_t>(k0 / 16)];
-      args.insert(args.end(), a.begin(), a.end());
+      if (aDesc) {
+        int64_t offA = i * 64 * wa + (kb / wa) * p.m * wa + kb % wa;
+        args.push_back(b_.CreateAdd(descA, b_.CreateAdd(blockA, i64(offA >> 4))));
+      } else {
+        const Slots &a = fenced[static_cast<size_t>(i)][static_cast<size_t>(k0 / 16)];
+        args.insert(args.end(), a.begin(), a.end());
+      }
       args.push_back(b_.CreateAdd(desc, i64(off >> 4)));
       args.push_back(b_.getInt32(1));
       llvm::Value *d = b_.CreateCall(mma, args);
       for (int64_t r = 0; r < per; ++r)
-        out[static_cast<size_t>(static_cast<int64_t>(i) * per + r)] =
-            b_.CreateExtractValue(d, static_cast<unsigned>(r));
+        out[static_cast<size_t>(i * per + r)] = b_.CreateExtractValue(d, static_cast<unsigned>(r));
     }
   }
   asmStatement("wgmma.commit_group.sync.aligned;");
