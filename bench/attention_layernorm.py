@@ -289,7 +289,7 @@ def main():
                 trun, copy_src, ["-DBLOCK=4096", "--num-warps", "8"] + ours_opt,
                 ["--grid", str(a.M * N // 4096),
                  "--arg", "X=randn:f16[%d,%d]" % (a.M, N), "--arg", "Y=zeros:f16[%d,%d]" % (a.M, N)],
-                ["--bytes", "2*%d*N*2" % a.M], log).items()})
+                ["--bytes", str(2 * a.M * N * 2)], log).items()})
             print("  copy N=%-5d %s" % (N, copy[N]))
         print("== layernorm: Triton")
         trows = triton_side(scripts["layernorm"], ["--M", str(a.M), "--Ns", a.Ns], log)
