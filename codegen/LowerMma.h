@@ -158,6 +158,13 @@ struct Lowerer::MmaLoop {
   size_t numStreams = 2; // the mma-values pipeline may stream one tile only
   bool pipelined = false;
   bool wgmma = false;       // the k steps on wgmma.mma_async (a warpgroup per 64 rows)
+  // wgmma values pipeline (LowerMmaValues.cpp, planValuePipes): the trip's
+  // last `@` (P @ V), whose result is the carried value at deferPos and read
+  // by nothing else in the trip, commits its group without waiting; the next
+  // trip's first streamed `@` waits for both groups (wait_group 0, the carried
+  // value passing through it), the loop's exit for the last one.
+  const ir::Op *deferDot = nullptr;
+  size_t deferPos = 0;
   int64_t ahead = 1;        // trips whose copies are in flight ahead of the current one
   int64_t wgmmaPending = 0; // wgmma groups left in flight at the end of a trip
   int64_t stages = 1;

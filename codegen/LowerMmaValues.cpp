@@ -437,10 +437,18 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
                     aRegs || hoist != mmaHoistA_.end() ? 2 : 0, depth);
     if (!mmaRes_.count(op.operand(2)))
       fromBlocked(op.operand(2), "operand 2");
+    // With P @ V's wait deferred (planValuePipes), the trip's first `@`
+    // waits for both groups, and the last one not at all.
+    std::string wait = "wait_group 0";
+    if (wgmma && pipe->deferDot == &op)
+      wait = "no wait in the trip (the next trip's first `@` waits for it, the loop's exit "
+             "after the last)";
+    else if (wgmma && pipe->deferDot && pipe->streams[0].user == &op)
+      wait = "wait_group 0 (also for the previous trip's last `@`)";
     layouts_.notes[&op].push_back(
         wgmma ? "`@` on wgmma.mma_async (m64n" + std::to_string(out.shape[1]) + "k16, a from " +
-                    (staged ? "shared memory" : "registers") +
-                    ", sm_90a), wait_group 0: the result kept in registers"
+                    (staged ? "shared memory" : "registers") + ", sm_90a), " + wait +
+                    ": the result kept in registers"
               : "`@` on mma.sync (m16n8k16), the result kept in registers");
   } else {
     for (size_t i = 0; i < op.numOperands(); ++i)
@@ -911,7 +919,9 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
 // streamed `@` of a trip waits for the trip's copies (cp.async.wait_group
 // S - 2), syncs (which also ends the previous trip's reads of the stage about
 // to be refilled), issues trip i + S - 1's copies (predicated off past the
-// end) and commits; later ones read the same stage without a barrier. The
+// end) and commits; later ones read the same stage without a barrier (on
+// wgmma the last one's wait may be deferred to the next trip, the copies then
+// refilling the stage two trips back: planValuePipes). The
 // carried pointer tiles stay as they are (their loads are gone, so they die
 // unless something else uses them); each thread's chunk addresses are
 // recomputed from the tiles' initial values plus one offset per stream.
@@ -1114,6 +1124,58 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
   if (opts_.numStages < 2 || !opts_.remat || !axes_ || opts_.sm < 80 ||
       plantedBug("missing-barrier"))
     return;
+  // Whether the wait of the trip's last `@` on wgmma can move to the next
+  // trip (sets L.deferDot, L.deferPos): two streamed `@`, the second's result
+  // (in #mma, not converted) used by the yield alone at one carried position,
+  // nothing after it in the trip but ops without regions that are no `@`;
+  // that carried value read in the body only by ops after the first streamed
+  // `@` (whose wait it passes through), not converted, and a `while`'s
+  // condition forwarding it untouched.
+  auto deferrable = [&](MmaLoop &L) {
+    if (L.numStreams != 2)
+      return false;
+    const ir::Op *first = L.streams[0].user, *last = L.streams[1].user;
+    const ir::Value *r = last->result();
+    auto it = users_.find(r);
+    if (!mmaRes_.count(r) || mmaBlocked_.count(r) || it == users_.end() || it->second.size() != 1 ||
+        it->second[0] != L.yield)
+      return false;
+    std::optional<size_t> pos;
+    for (size_t i = 0; i < L.yield->numOperands(); ++i)
+      if (L.yield->operand(static_cast<unsigned>(i)) == r) {
+        if (pos)
+          return false;
+        pos = i;
+      }
+    if (!pos)
+      return false;
+    std::unordered_map<const ir::Op *, size_t> order;
+    for (const auto &o : L.body->ops())
+      order[o.get()] = order.size();
+    for (const auto &o : L.body->ops())
+      if (order[o.get()] > order[last] && o.get() != L.yield &&
+          (o->numRegions() || o->kind() == ir::OpKind::Dot))
+        return false;
+    const ir::Value *arg = L.body->arg(static_cast<unsigned>(L.argBase + *pos));
+    if (!mmaRes_.count(arg) || mmaBlocked_.count(arg))
+      return false;
+    if (auto u = users_.find(arg); u != users_.end())
+      for (const ir::Op *user : u->second) {
+        const ir::Op *top = user; // the body's op that holds the use
+        while (top && top->parentBlock() != L.body)
+          top = top->parentBlock() ? top->parentBlock()->parentOp() : nullptr;
+        if (!top || top == first || !order.count(top) || order[top] < order[first])
+          return false;
+      }
+    if (!L.isFor) {
+      const ir::Value *c = L.cond->arg(static_cast<unsigned>(*pos));
+      if (mmaBlocked_.count(c) || !usedOnlyBy(c, L.condOp))
+        return false;
+    }
+    L.deferDot = last;
+    L.deferPos = *pos;
+    return true;
+  };
   for (const ir::Op *op : ops) {
     bool isFor = op->kind() == ir::OpKind::For;
     if ((!isFor && op->kind() != ir::OpKind::While) || mmaLoops_.count(op))
@@ -1190,6 +1252,38 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
     if (static_cast<size_t>(L->stages) * L->stageBytes > kMaxValuePipeBytes)
       continue;
     L->ahead = L->stages - 1;
+    if (L->wgmma && deferrable(*L)) {
+      // The trip's P @ V runs on while the next trip waits for its copies,
+      // syncs and issues Q @ K^T (its wait covers both groups). The copies
+      // issued after trip i's barrier must then not refill the stage trip
+      // i - 1 read: another warpgroup's P @ V of trip i - 1 may still read it
+      // (it has not waited yet). Either the copies move after Q @ K^T's wait
+      // and a second barrier (2 barriers per trip, and the copies issued
+      // later in the trip), or they refill the stage trip i - 2 read, whose
+      // products every thread waited for before trip i's barrier (one
+      // barrier, as before). The second, with one stage more to keep the
+      // copies S - 1 trips ahead (as Triton's pipeliner adds a buffer for an
+      // asynchronous dot) while the stages and the staged a (Q) stay within
+      // half the pipeline's limit (so that the stage does not cost a second
+      // program per SM: 128x64x64 takes 4 x 16 + 16 KiB, 128x32x128 would
+      // take 4 x 16 + 32), else one trip less ahead (S - 2; none left with 2
+      // stages: the wait is not deferred).
+      size_t aBytes = 0;
+      for (size_t w = 0; w < L->numStreams; ++w)
+        if (L->streams[w].aShared) {
+          const ir::Type &a = L->streams[w].user->operand(0)->type();
+          aBytes += static_cast<size_t>(a.numElements()) * byteSize(a.dtype);
+        }
+      if (static_cast<size_t>(L->stages + 1) * L->stageBytes + aBytes <= kMaxValuePipeBytes / 2)
+        ++L->stages;
+      if (L->stages >= 3) {
+        L->ahead = L->stages - 2;
+        if (plantedBug("values-wgmma-refill")) // into the stage trip i - 1's P @ V may read
+          ++L->ahead;
+      } else {
+        L->deferDot = nullptr;
+      }
+    }
     L->pipelined = true;
     L->bytes = static_cast<size_t>(L->stages) * L->stageBytes;
     for (size_t w = 0; w < L->numStreams; ++w)
@@ -1271,7 +1365,10 @@ void Lowerer::planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth) {
       "values pipeline: the b operands of " + std::to_string(L.numStreams) + " `@` on #mma in " +
       std::to_string(L.stages) + " cp.async stages issued " + std::to_string(L.ahead) +
       (L.ahead == 1 ? " trip ahead" : " trips ahead") +
-      (L.wgmma ? ", swizzled for wgmma.mma_async (sm_90a)" : ""));
+      (L.wgmma ? ", swizzled for wgmma.mma_async (sm_90a)" : "") +
+      (L.deferDot ? "; the last `@`'s wait deferred to the next trip: the copies refill the "
+                    "stage two trips back"
+                  : ""));
 }
 
 /// The stage this trip's streamed `@` read (byte offset from pipeBase()):
@@ -1450,10 +1547,12 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   StreamChunks chunks = streamSources(L);
   size_t ns = L.numStreams;
   barrier(); // earlier readers of the stages are done
-  llvm::Value *runs = nullptr;
+  llvm::Value *runs = nullptr, *firstRuns = nullptr;
   for (int64_t j = 0; j < L.ahead; ++j) {
     llvm::Value *c = valuePipeRuns(L, init, lb, j);
     runs = runs ? b_.CreateAnd(runs, c) : c;
+    if (!j)
+      firstRuns = c;
     Slots off;
     for (size_t w = 0; w < ns; ++w)
       off.push_back(streamOffset(L, w, b_.getInt64(0), j));
@@ -1469,6 +1568,19 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   Slots loopInit(ns, b_.getInt64(0));
   loopInit.push_back(runs);
   loopInit.push_back(b_.getInt32(0));
+  // With P @ V's wait deferred, a loop that runs no trip goes around it and
+  // the exit's wait: that wait is then reached from the last trip alone (LLVM
+  // folds the rotated loop's own entry test, the same condition, into this
+  // one). Reached also with the initial values (the rotated loop's zero-trip
+  // path into a shared exit), ptxas takes them for writes of in-flight
+  // accumulators and serializes every wgmma of the kernel (C7515).
+  llvm::BasicBlock *skip = nullptr;
+  if (L.deferDot) {
+    llvm::BasicBlock *enter = llvm::BasicBlock::Create(ctx_, "defer.enter", kernel_);
+    skip = llvm::BasicBlock::Create(ctx_, "defer.skip", kernel_);
+    b_.CreateCondBr(firstRuns, enter, skip);
+    b_.SetInsertPoint(enter);
+  }
   auto [pre, header, body, exit] = enterLoop(L.isFor ? "for" : "while");
   llvm::PHINode *iv = nullptr;
   if (L.isFor) {
@@ -1524,8 +1636,26 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   b_.SetInsertPoint(exit);
   // Nothing is in flight (copies past the end are not issued); kept cheap and safe.
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  std::vector<Slots> results = L.isFor ? phis : fwd;
+  if (L.deferDot) { // the last trip's deferred group, before anything reads its result
+    results[L.deferPos] = wgmmaWait(0, results[L.deferPos]);
+    llvm::BasicBlock *done = b_.GetInsertBlock();
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "defer.join", kernel_);
+    b_.CreateBr(join);
+    b_.SetInsertPoint(skip); // no trip: the results are the initial values
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    for (size_t i = 0; i < results.size(); ++i)
+      for (size_t k = 0; k < results[i].size(); ++k) {
+        llvm::Value *v = results[i][k];
+        llvm::PHINode *phi = b_.CreatePHI(v->getType(), 2);
+        phi->addIncoming(v, done);
+        phi->addIncoming(slot(init[i], k), skip);
+        results[i][k] = phi;
+      }
+  }
   for (size_t i = 0; i < op.numResults(); ++i)
-    bindValue(op.result(static_cast<unsigned>(i)), L.isFor ? phis[i] : fwd[i]);
+    bindValue(op.result(static_cast<unsigned>(i)), results[i]);
 }
 
 } // namespace tc::codegen::lower

@@ -40,7 +40,9 @@
 //   before the loop in the K-major swizzled layout of a matmul's a and read
 //   through a descriptor as well; wait_group 0 before the accumulators are
 //   read (so before the next trip's barrier, after which the stage is
-//   refilled).
+//   refilled). The trip's last `@` (P @ V into the carried acc) may leave its
+//   group in flight: the next trip's first wait covers it (L.deferDot), and
+//   the copies then refill the stage two trips back (planValuePipes).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/LowerMma.h"
@@ -270,7 +272,11 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
 /// in order. wgmma.fence first, commit_group, then wait_group 0 before the
 /// accumulators are read: so every wgmma of the trip has finished reading its
 /// stage when the thread reaches the next trip's barrier, after which that
-/// stage is refilled.
+/// stage is refilled. With L.deferDot (P @ V, the trip's last `@`, into the
+/// carried acc) that `@` does not wait: its accumulators go to the back edge
+/// in flight, and the next trip's first `@` waits for both groups with the
+/// carried acc passing through its wait; the stage it read is refilled only
+/// after the next trip's barrier (planValuePipes: two trips back).
 Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
                              llvm::Value *stageOff, const std::vector<std::vector<Slots>> &aFr,
                              const Slots &acc) {
@@ -383,10 +389,25 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
     }
   }
   asmStatement("wgmma.commit_group.sync.aligned;");
+  // The trip's last `@` with its wait deferred (L.deferDot): nothing in the
+  // trip reads its accumulators, which go to the back edge in flight.
+  if (s.user == L.deferDot)
+    return out;
   int64_t pending = 0;
   if (plantedBug("values-wgmma-wait")) // the accumulators read before the products are done
     pending = 1;
-  return wgmmaWait(pending, out);
+  if (!L.deferDot || s.user != L.streams[0].user)
+    return wgmmaWait(pending, out);
+  // The trip's first `@`: its wait also covers the previous trip's last
+  // group (groups complete in order), whose accumulators, the carried value,
+  // pass through it, so nothing in this trip reads them before.
+  const ir::Value *arg = L.body->arg(static_cast<unsigned>(L.argBase + L.deferPos));
+  Slots carried = mmaValues_.at(arg);
+  Slots both = out;
+  both.insert(both.end(), carried.begin(), carried.end());
+  both = wgmmaWait(pending, both);
+  mmaValues_[arg] = Slots(both.begin() + static_cast<long>(out.size()), both.end());
+  return Slots(both.begin(), both.begin() + static_cast<long>(out.size()));
 }
 
 } // namespace tc::codegen::lower

@@ -1080,7 +1080,7 @@ const std::vector<std::string> &loweringPathNames() {
       "atomic.add",      "atomic.max",       "atomic.min",        "atomic.xchg",
       "atomic.and",      "atomic.or",        "atomic.xor",        "atomic.cas",
       "mma.values",      "mma.values.pipeline.stages=2",          "mma.values.pipeline.stages=3",
-      "mma.values.wgmma"};
+      "mma.values.pipeline.stages=4",   "mma.values.wgmma"};
   return names;
 }
 

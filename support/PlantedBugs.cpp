@@ -57,6 +57,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "wgmma.wait_group 1, not 0, before its accumulators are read: the softmax reads S = "
        "Q K^T (and the next trip P @ V's acc) while the products may still run, and the next "
        "trip's copies may overwrite a stage that a wgmma still reads"},
+      {"values-wgmma-refill", "gpu",
+       "an attention-style loop on wgmma whose P @ V wait is deferred to the next trip issues "
+       "its cp.async copies one trip further ahead, into the stage trip i - 1 read: another "
+       "warpgroup's P @ V of trip i - 1 (not waited for yet) may still read V there"},
       {"mma-values-operand", "gpu",
        "an `@` on #mma whose fp16 a operand comes from registers (P of attention) packs its "
        "two n8 accumulator fragments in the wrong order: the a fragment's k 0-7 and 8-15 "

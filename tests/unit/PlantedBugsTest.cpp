@@ -200,7 +200,8 @@ __global__ void mm(half *A __aligned(16), half *B __aligned(16), float *C __alig
 /// An attention loop on #mma (mma-values) whose K^T and V loads take the
 /// values pipeline (aligned pointers; values-pipeline-wait), and whose P @ V
 /// takes P from registers (mma-values-operand); on sm_90 (the default) its
-/// `@` run on wgmma (values-wgmma-wait).
+/// `@` run on wgmma (values-wgmma-wait), P @ V's wait deferred to the next
+/// trip (values-wgmma-refill).
 const char *kAttentionKernel = R"(
 __global__ void att(half *Q __aligned(16), half *K __aligned(16), half *V __aligned(16),
                     float *O __aligned(16), int N __multipleof(32)) {
@@ -262,6 +263,7 @@ std::string kernelFor(const std::string &name) {
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
       {"values-wgmma-wait", kAttentionKernel},
+      {"values-wgmma-refill", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
       {"vector-width", kVectorKernel},
       {"remat-axis", kGpuTileKernel},
