@@ -859,6 +859,8 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
     return regs;
   };
   if (stream && pipe->wgmma) { // wgmma: a from registers or staged (Q), b through a descriptor
+    if (stream->aShared && !aHoisted) // loadHoistedA stores it where it is defined
+      throw Unsupported("internal: a staged a operand of wgmma not stored before its loop");
     std::vector<std::vector<Slots>> frags(static_cast<size_t>(stream->aShared ? 0 : p.fragsM()));
     for (int64_t i = 0; i < static_cast<int64_t>(frags.size()); ++i)
       for (int64_t s = 0; s < p.k / p.kStep; ++s)
