@@ -319,6 +319,17 @@ TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
   EXPECT_NE(ptx("float-to-int-round").find("cvt.rni"), std::string::npos);
   EXPECT_EQ(clean.find("rcp.rn.f32"), std::string::npos);
   EXPECT_NE(ptx("fdiv-approx").find("rcp.rn.f32"), std::string::npos);
+  // values-wgmma-refill: with P @ V's wait deferred the attention loop's copies go 2 trips
+  // ahead into 4 stages (cp.async.wait_group 1: the stage trip i - 2 read); planted, 3
+  // trips ahead (wait_group 2: the stage trip i - 1's P @ V may still read).
+  auto att = [](const char *bug) {
+    PlantBug env(bug);
+    return ptxOf(kAttentionKernel);
+  };
+  std::string attClean = att(nullptr), attRefill = att("values-wgmma-refill");
+  EXPECT_NE(attClean.find("cp.async.wait_group 1;"), std::string::npos);
+  EXPECT_EQ(attClean.find("cp.async.wait_group 2;"), std::string::npos);
+  EXPECT_NE(attRefill.find("cp.async.wait_group 2;"), std::string::npos);
   for (const char *bug : {static_cast<const char *>(nullptr), "spec-div8"}) {
     PlantBug env(bug);
     EXPECT_EQ(classifyInteger(24), bug ? ArgClass::Div16 : ArgClass::Any);
