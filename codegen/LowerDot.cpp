@@ -260,7 +260,8 @@ void Lowerer::setMinCtasPerSm(unsigned ctas) {
 /// occupancy request (finishOccupancy): the loop's carried values in #mma
 /// (attention's acc, m_i, l_i), the largest `@` result of a trip with half as
 /// much again for its fp16 copy (S and P), the a fragments loaded before the
-/// loop into registers (Q), mma.sync's b fragments of one k step, and
+/// loop into registers (Q, unless wgmma reads it from shared memory), mma.sync's
+/// b fragments of one k step, and
 /// kValueLoopOverhead for addresses, indices and temporaries. Calibrated with
 /// ptxas -v on the attention example: 128x64x64 on 8 warps estimates 125 and
 /// fits 128 registers without spills; 128x32x128 estimates 149 (166 used).
@@ -280,7 +281,10 @@ int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop &L) {
         accCarried |= u->kind() == ir::OpKind::Yield;
     if (!accCarried)
       trip = std::max(trip, mmaSlots(c) * 3 / 2);
-    if (!definedInside(o->operand(0), loop) && !mmaRes_.count(o->operand(0)))
+    bool aShared = false; // wgmma reads it from shared memory (Q on the values pipeline)
+    for (size_t w = 0; w < L.numStreams; ++w)
+      aShared = aShared || (L.streams[w].aShared && L.streams[w].user == o.get());
+    if (!definedInside(o->operand(0), loop) && !mmaRes_.count(o->operand(0)) && !aShared)
       hoisted += a.shape[0] * a.shape[1] * static_cast<int64_t>(byteSize(a.dtype)) / 4 / T_;
     if (!L.wgmma)
       bFrags = std::max(bFrags, c.shape[1] / 8 * 2);
