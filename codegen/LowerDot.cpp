@@ -256,25 +256,30 @@ void Lowerer::setMinCtasPerSm(unsigned ctas) {
   ann->addOperand(llvm::MDNode::get(ctx_, ops));
 }
 
-/// Registers per thread a values-pipeline loop needs, estimated for the
-/// occupancy request (finishOccupancy): the loop's carried values in #mma
-/// (attention's acc, m_i, l_i), the largest `@` result of a trip with half as
-/// much again for its fp16 copy (S and P), the a fragments loaded before the
-/// loop into registers (Q, unless wgmma reads it from shared memory), mma.sync's
-/// b fragments of one k step, and
+/// Registers per thread a loop with `@` on #mma keeps live, estimated: the
+/// loop's carried values in #mma (attention's acc, m_i, l_i), the largest `@`
+/// result of a trip with half as much again for its fp16 copy (S and P), the a
+/// fragments loaded before the loop into registers (Q, unless wgmma reads it
+/// from shared memory), mma.sync's b fragments of one k step, the b operands
+/// loaded into registers each trip when the loop is not on the values
+/// pipeline (L null: no cp.async stages; the largest of them), and
 /// kValueLoopOverhead for addresses, indices and temporaries. Calibrated with
-/// ptxas -v on the attention example: 128x64x64 on 8 warps estimates 125 and
-/// fits 128 registers without spills; 128x32x128 estimates 149 (166 used).
-int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop &L) {
+/// ptxas -v on the attention example: 128x64x64 on 8 warps estimates 109 (Q
+/// from shared memory) and fits 128 registers without spills.
+int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop *L) {
   constexpr int64_t kValueLoopOverhead = 25;
-  int64_t carried = 0, trip = 0, hoisted = 0, bFrags = 0;
+  auto regs = [&](const ir::Type &t) {
+    return t.numElements() * static_cast<int64_t>(byteSize(t.dtype)) / 4 / T_;
+  };
+  const ir::Block &body = L ? *L->body : *loop.region(loop.kind() == ir::OpKind::For ? 0 : 1);
+  int64_t carried = 0, trip = 0, hoisted = 0, bFrags = 0, bLoads = 0;
   for (unsigned i = 0; i < loop.numResults(); ++i)
     if (mmaRes_.count(loop.result(i)))
       carried += mmaSlots(loop.result(i)->type());
-  for (const auto &o : L.body->ops()) {
+  for (const auto &o : body.ops()) {
     if (o->kind() != ir::OpKind::Dot || !mmaRes_.count(o->result()))
       continue;
-    const ir::Type &a = o->operand(0)->type(), &c = o->result()->type();
+    const ir::Type &c = o->result()->type();
     bool accCarried = false;
     if (auto it = users_.find(o->result()); it != users_.end())
       for (const ir::Op *u : it->second)
@@ -282,14 +287,40 @@ int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop &L) {
     if (!accCarried)
       trip = std::max(trip, mmaSlots(c) * 3 / 2);
     bool aShared = false; // wgmma reads it from shared memory (Q on the values pipeline)
-    for (size_t w = 0; w < L.numStreams; ++w)
-      aShared = aShared || (L.streams[w].aShared && L.streams[w].user == o.get());
+    for (size_t w = 0; L && w < L->numStreams; ++w)
+      aShared = aShared || (L->streams[w].aShared && L->streams[w].user == o.get());
     if (!definedInside(o->operand(0), loop) && !mmaRes_.count(o->operand(0)) && !aShared)
-      hoisted += a.shape[0] * a.shape[1] * static_cast<int64_t>(byteSize(a.dtype)) / 4 / T_;
-    if (!L.wgmma)
+      hoisted += regs(o->operand(0)->type());
+    if (!L || !L->wgmma)
       bFrags = std::max(bFrags, c.shape[1] / 8 * 2);
+    if (!L && definedInside(o->operand(1), loop))
+      bLoads = std::max(bLoads, regs(o->operand(1)->type()));
   }
-  return carried + trip + hoisted + bFrags + kValueLoopOverhead;
+  return carried + trip + hoisted + bFrags + bLoads + kValueLoopOverhead;
+}
+
+/// The `@` of loops off the values pipeline whose estimated demand
+/// (valueLoopDemand) exceeds the 255 registers a thread can have: such a
+/// loop on #mma spills kilobytes per thread, and one (bf16 attention,
+/// 64x128x128 on 4 warps, pointers not 16-byte aligned: 2.2 KiB of spills)
+/// came out wrong from ptxas -O1 to -O3 (right at -O0; racecheck and memcheck
+/// clean; found by the fuzzer on 2026-12-04). planLayouts plans mma-values
+/// again without them: they stay on the blocked layout.
+std::vector<const ir::Op *> Lowerer::mmaDotsOverRegisters() {
+  constexpr int64_t kRegisterFile = 255;
+  std::vector<const ir::Op *> over;
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
+    if ((op.kind() != ir::OpKind::For && op.kind() != ir::OpKind::While) || valuePipes_.count(&op))
+      return;
+    const ir::Block &body = *op.region(op.kind() == ir::OpKind::For ? 0 : 1);
+    std::vector<const ir::Op *> dots;
+    for (const auto &o : body.ops())
+      if (o->kind() == ir::OpKind::Dot && mmaOps_.count(o.get()))
+        dots.push_back(o.get());
+    if (!dots.empty() && valueLoopDemand(op, nullptr) > kRegisterFile)
+      over.insert(over.end(), dots.begin(), dots.end());
+  });
+  return over;
 }
 
 /// The `.minnctapersm` of a kernel with a values-pipeline loop, once its

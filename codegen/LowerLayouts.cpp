@@ -115,6 +115,17 @@ void Lowerer::planLayouts() {
     }
   }
   planMmaValues();
+  if (std::vector<const ir::Op *> over = mmaDotsOverRegisters(); !over.empty()) {
+    // Planned again without them (planMmaValues' results cleared).
+    mmaDeclined_.insert(over.begin(), over.end());
+    mmaRes_.clear();
+    mmaOps_.clear();
+    mmaBlocked_.clear();
+    mmaHoistA_.clear();
+    mmaLoopOf_.clear();
+    valuePipes_.clear();
+    planMmaValues();
+  }
   for (unsigned i = 0; i < fn_.numParams(); ++i)
     setLayout(fn_.param(i), blockedOf(fn_.param(i)->type()));
   planBlock(fn_.body(), 0);

@@ -132,7 +132,7 @@ bool Lowerer::mmaValueDot(const ir::Op &op) const {
     if (L->dot == &op)
       return false;
   const ir::Type &a = op.operand(0)->type(), &b = op.operand(1)->type(), &c = op.result()->type();
-  return opts_.tensorCores && a.rank() == 2 && (a.dtype == DType::F16 || a.dtype == DType::BF16) &&
+  return opts_.tensorCores && !mmaDeclined_.count(&op) && a.rank() == 2 && (a.dtype == DType::F16 || a.dtype == DType::BF16) &&
          b.dtype == a.dtype && c.dtype == DType::F32 && a.shape[1] % 16 == 0 && mmaValueShape(c) &&
          c.shape[1] > 1;
 }
@@ -1540,7 +1540,7 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
     pipeAlign_ = 1024;
   }
   pipeBytes_ = std::max(pipeBytes_, L.bytes);
-  valueLoopDemand_ = std::max(valueLoopDemand_, valueLoopDemand(op, L));
+  valueLoopDemand_ = std::max(valueLoopDemand_, valueLoopDemand(op, &L));
   for (const auto &o : L.body->ops())
     if (L.hoisted.count(o.get()))
       lowerOp(*o, nullptr);

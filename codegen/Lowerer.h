@@ -160,7 +160,9 @@ private:
   void lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L);
   // Occupancy (LowerDot.cpp): the largest register demand of the kernel's
   // values-pipeline loops (0: none), turned into `.minnctapersm` at the end.
-  int64_t valueLoopDemand(const ir::Op &loop, const MmaLoop &L);
+  int64_t valueLoopDemand(const ir::Op &loop, const MmaLoop *L);
+  std::vector<const ir::Op *> mmaDotsOverRegisters();
+  std::unordered_set<const ir::Op *> mmaDeclined_; // `@` kept off #mma (mmaDotsOverRegisters)
   void finishOccupancy();
   int64_t valueLoopDemand_ = 0;
   void planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth);
