@@ -208,7 +208,7 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
       note(runNote("load (coalesced along axis " + std::to_string(perm->back()) + ")", plan.run,
                    pt.dtype, plan.aligned, plan.maskUniform));
       int64_t n = pt.numElements(), pad = pt.shape.back();
-      size_t bytes = static_cast<size_t>(pad > 1 ? n + n / pad : n) * elemBytesOf(pt);
+      size_t bytes = static_cast<size_t>(pad > 1 ? n + n / pad : n) * elemBytesOf(op.result()->type());
       addConversion(op, "result", coalesced, blockedOf(op.result()->type()), M::Shared,
                     "loaded in the coalesced order, exchanged through shared memory", bytes, 2,
                     depth);
