@@ -17,7 +17,17 @@ bool lowerKernel(const ir::Module &module, const ir::Function &fn, const Options
     return false;
   }
   try {
-    Lowerer(module, fn, opts, ctx).run(out);
+    try {
+      Lowerer(module, fn, opts, ctx).run(out);
+    } catch (const lower::SharedOverflow &e) {
+      if (!e.sharedA)
+        throw;
+      // Q's own region (wgmma reading it from shared memory) took the room
+      // the kernel's other staging needed: Q's fragments from registers.
+      Lowerer again(module, fn, opts, ctx);
+      again.withoutSharedA();
+      again.run(out);
+    }
   } catch (const Unsupported &e) {
     std::string what = e.what();
     error = what.rfind("internal:", 0) == 0 ? "internal error in the GPU backend: " + what.substr(10)

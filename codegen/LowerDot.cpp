@@ -339,8 +339,12 @@ void Lowerer::finishOccupancy() {
     // 1 KiB of it reserved per program.
     int64_t smem = opts_.sm == 90 ? 228 * 1024 : (opts_.sm == 80 || opts_.sm == 87) ? 164 * 1024 : 100 * 1024;
     int64_t bySmem = smem / (static_cast<int64_t>(sharedBytes_) + 1024);
-    int64_t byThreads = 2048 / T_;
-    ctas = static_cast<unsigned>(std::max<int64_t>(1, std::min({byRegs, bySmem, byThreads})));
+    // Resident threads and programs per SM: 2048 and 32 on sm_80 and sm_90,
+    // at most 1536 and 16 taken elsewhere (sm_86: 1536 and 16, sm_89: 1536 and 24).
+    bool big = opts_.sm == 80 || opts_.sm == 90;
+    int64_t byThreads = (big ? 2048 : 1536) / T_, byPrograms = big ? 32 : 16;
+    ctas = static_cast<unsigned>(
+        std::max<int64_t>(1, std::min({byRegs, bySmem, byThreads, byPrograms})));
   }
   setMinCtasPerSm(ctas);
 }

@@ -116,8 +116,11 @@ void Lowerer::planLayouts() {
   }
   planMmaValues();
   if (std::vector<const ir::Op *> over = mmaDotsOverRegisters(); !over.empty()) {
-    // Planned again without them (planMmaValues' results cleared).
+    // Planned again without them (planMmaValues' results cleared, the
+    // layouts it gave included).
     mmaDeclined_.insert(over.begin(), over.end());
+    for (const ir::Value *v : mmaRes_)
+      layouts_.values.erase(v);
     mmaRes_.clear();
     mmaOps_.clear();
     mmaBlocked_.clear();

@@ -1114,7 +1114,8 @@ bool Lowerer::planValueWgmma(MmaLoop &L) {
     // 32-bit registers live in every trip).
     const ir::Value *a = s.user->operand(0);
     int64_t wa = swizzleWidth(a->type().shape[1] * static_cast<int64_t>(byteSize(a->type().dtype)));
-    s.aShared = !(mmaRes_.count(a) && a->type().dtype == DType::F16) && mmaHoistA_.count(a) && wa;
+    s.aShared = sharedA_ && !(mmaRes_.count(a) && a->type().dtype == DType::F16) &&
+                mmaHoistA_.count(a) && wa;
     s.aSwizzle = s.aShared ? wa : 0;
   }
   L.wgmma = true;
@@ -1322,6 +1323,7 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
       }
       s.aOff = top;
       top = alignTo(end, kSwizzleAlign);
+      usedSharedA_ = true;
     }
   }
 }

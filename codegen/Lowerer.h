@@ -40,6 +40,14 @@ struct Unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The kernel's shared memory is over the limit; sharedA: a values-pipeline
+/// `@` read its loop-invariant a operand from its own shared-memory region
+/// (lowerKernel then lowers the kernel again with a from registers).
+struct SharedOverflow : Unsupported {
+  SharedOverflow(const std::string &what, bool sharedA) : Unsupported(what), sharedA(sharedA) {}
+  bool sharedA;
+};
+
 /// Slots a thread may own of one tile: more would not fit in registers.
 constexpr int64_t kMaxSlotsPerThread = 1024;
 /// Dynamic shared memory of one program on sm_80 / sm_90 after opting in.
@@ -82,9 +90,10 @@ public:
     }
     finishOccupancy();
     if (sharedBytes_ > kMaxSharedBytes)
-      throw Unsupported("the kernel stages " + std::to_string(sharedBytes_) +
-                        " bytes through shared memory (at most " +
-                        std::to_string(kMaxSharedBytes) + "); use smaller tiles");
+      throw SharedOverflow("the kernel stages " + std::to_string(sharedBytes_) +
+                               " bytes through shared memory (at most " +
+                               std::to_string(kMaxSharedBytes) + "); use smaller tiles",
+                           usedSharedA_);
     if (smem_) {
       // Size the declared array for readers of the IR; the launch passes the real size.
       smem_->setAlignment(llvm::Align(pipeAlign_));
@@ -97,6 +106,10 @@ public:
     out.params = params_;
     out.module = std::move(mod_);
   }
+
+  /// No values-pipeline `@` reads its a operand from shared memory (the
+  /// lowering again after a SharedOverflow whose sharedA is set).
+  void withoutSharedA() { sharedA_ = false; }
 
   /// The layouts pass alone (codegen::assignLayouts): what run() would decide.
   KernelLayouts layoutsOnly() {
@@ -165,6 +178,7 @@ private:
   std::unordered_set<const ir::Op *> mmaDeclined_; // `@` kept off #mma (mmaDotsOverRegisters)
   void finishOccupancy();
   int64_t valueLoopDemand_ = 0;
+  bool sharedA_ = true, usedSharedA_ = false; // withoutSharedA, SharedOverflow
   void planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth);
   // While a pipelined loop's body is lowered: its plan, chunks, induction
   // variable, state (offsets, whether the trip S - 2 ahead runs, this trip's
