@@ -300,12 +300,14 @@ int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop *L) {
 }
 
 /// The `@` of loops off the values pipeline whose estimated demand
-/// (valueLoopDemand) exceeds the 255 registers a thread can have: such a
-/// loop on #mma spills kilobytes per thread, and one (bf16 attention,
-/// 64x128x128 on 4 warps, pointers not 16-byte aligned: 2.2 KiB of spills)
-/// came out wrong from ptxas -O1 to -O3 (right at -O0; racecheck and memcheck
-/// clean; found by the fuzzer on 2026-12-04). planLayouts plans mma-values
-/// again without them: they stay on the blocked layout.
+/// (valueLoopDemand) exceeds the 255 registers a thread can have. Such a loop
+/// spills kilobytes per thread on either layout, and one on #mma (bf16
+/// attention, 64x128x128 on 4 warps, pointers not 16-byte aligned: 2.2 KiB of
+/// spills) came out wrong from ptxas -O1 to -O3 (right at -O0; racecheck and
+/// memcheck clean; found by the fuzzer on 2026-12-04) while the same kernel on
+/// the blocked layout is right. planLayouts plans mma-values again without
+/// them: they stay on the blocked layout. A workaround, not a cure; the values
+/// pipeline's loops are not counted so (their blocked form spills more).
 std::vector<const ir::Op *> Lowerer::mmaDotsOverRegisters() {
   constexpr int64_t kRegisterFile = 255;
   std::vector<const ir::Op *> over;
