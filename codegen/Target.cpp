@@ -1049,11 +1049,19 @@ bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function
                   const Options &opts, llvm::LLVMContext &ctx, LoweredKernel &lk,
                   std::string &error, std::vector<std::vector<std::string>> &paths,
                   std::vector<BatchEntry> *entries) {
+  // The linker keeps the first declaration's alignment of `tc_smem`: the
+  // largest any kernel needs (wgmma's swizzled stages: 1024) is set after;
+  // and the module targets sm_90a when any kernel needs it (before, only when
+  // the first one did: a wgmma kernel after another one was refused by ptxas).
+  llvm::Align smemAlign(1);
   for (size_t i = 0; i < fns.size(); ++i) {
     LoweredKernel one;
     LoweredKernel &k = i == 0 ? lk : one;
     if (!lowerKernel(module, *fns[i], opts, ctx, k, error))
       return false;
+    if (const llvm::GlobalVariable *g = k.module->getNamedGlobal("tc_smem"))
+      smemAlign = std::max(smemAlign, g->getAlign().valueOrOne());
+    lk.archSpecific = lk.archSpecific || k.archSpecific; // one wgmma kernel: sm_90a for all
     paths.push_back(k.paths);
     if (entries)
       entries->push_back({k.entry, k.numThreads, k.sharedBytes, k.params});
@@ -1062,6 +1070,8 @@ bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function
       return false;
     }
   }
+  if (llvm::GlobalVariable *g = lk.module->getNamedGlobal("tc_smem"))
+    g->setAlignment(smemAlign);
   return true;
 }
 
