@@ -54,6 +54,12 @@ inline int64_t swizzleWidth(int64_t bytes) {
   return bytes % 128 == 0 ? 128 : 0;
 }
 
+/// Byte offset of byte column kb in a K-major tile of `rows` rows staged with
+/// rows of w bytes (a wider row cut into column blocks of rows x w bytes).
+inline int64_t kMajorOffset(int64_t kb, int64_t rows, int64_t w) {
+  return (kb / w) * rows * w + kb % w;
+}
+
 /// The descriptor's swizzle mode for rows of w bytes.
 inline uint64_t swizzleMode(int64_t w) { return w == 128 ? 1 : w == 64 ? 2 : 3; }
 

@@ -195,6 +195,15 @@ Slots Lowerer::wgmmaFence(const Slots &regs) {
 }
 
 /// One trip's products on the stage at byte offset stageOff: per warp tile
+/// One wgmma.mma_async call (its accumulator operands first in args): its
+/// results replace out[at .. at + per).
+void Lowerer::wgmmaInto(llvm::InlineAsm *mma, const std::vector<llvm::Value *> &args, Slots &out,
+                        int64_t at, int64_t per) {
+  llvm::Value *d = b_.CreateCall(mma, args);
+  for (int64_t r = 0; r < per; ++r)
+    out[static_cast<size_t>(at + r)] = b_.CreateExtractValue(d, static_cast<unsigned>(r));
+}
+
 /// (64 rows for the warpgroup) and k step of 16, one wgmma.m64nNk16.
 Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc) {
   const MmaPlan &p = L.p;
@@ -245,16 +254,13 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
     llvm::Value *rowsA = b_.CreateMul(block, i64((64 * sa.swizzle) >> 4));
     for (int64_t k0 = 0; k0 < p.k; k0 += 16) {
       int64_t kb = k0 * in; // byte column of a
-      int64_t offA =
-          static_cast<int64_t>(sa.off) + (kb / sa.swizzle) * p.m * sa.swizzle + kb % sa.swizzle;
+      int64_t offA = static_cast<int64_t>(sa.off) + kMajorOffset(kb, p.m, sa.swizzle);
       int64_t offB = static_cast<int64_t>(sb.off) + k0 * sb.swizzle;
       std::vector<llvm::Value *> args(out.begin() + j * per, out.begin() + (j + 1) * per);
       args.push_back(b_.CreateAdd(descA, b_.CreateAdd(rowsA, i64(offA >> 4))));
       args.push_back(b_.CreateAdd(descB, i64(offB >> 4)));
       args.push_back(b_.getInt32(1));
-      llvm::Value *d = b_.CreateCall(mma, args);
-      for (int64_t i = 0; i < per; ++i)
-        out[static_cast<size_t>(j * per + i)] = b_.CreateExtractValue(d, static_cast<unsigned>(i));
+      wgmmaInto(mma, args, out, j * per, per);
     }
   }
   asmStatement("wgmma.commit_group.sync.aligned;");
@@ -370,12 +376,12 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
   for (int64_t k0 = 0; k0 < p.k; k0 += 16) {
     int64_t kb = k0 * in;
     int64_t off = static_cast<int64_t>(s.off) +
-                  (kMajor ? (kb / w) * rowsStaged * w + kb % w : k0 * w);
+                  (kMajor ? kMajorOffset(kb, rowsStaged, w) : k0 * w);
     for (int64_t i = 0; i < fragsM; ++i) {
       auto first = out.begin() + i * per;
       std::vector<llvm::Value *> args(first, first + per);
       if (aDesc) {
-        int64_t offA = i * 64 * wa + (kb / wa) * p.m * wa + kb % wa;
+        int64_t offA = i * 64 * wa + kMajorOffset(kb, p.m, wa);
         args.push_back(b_.CreateAdd(descA, b_.CreateAdd(blockA, i64(offA >> 4))));
       } else {
         const Slots &a = fenced[static_cast<size_t>(i)][static_cast<size_t>(k0 / 16)];
@@ -383,9 +389,7 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
       }
       args.push_back(b_.CreateAdd(desc, i64(off >> 4)));
       args.push_back(b_.getInt32(1));
-      llvm::Value *d = b_.CreateCall(mma, args);
-      for (int64_t r = 0; r < per; ++r)
-        out[static_cast<size_t>(i * per + r)] = b_.CreateExtractValue(d, static_cast<unsigned>(r));
+      wgmmaInto(mma, args, out, i * per, per);
     }
   }
   asmStatement("wgmma.commit_group.sync.aligned;");

@@ -818,6 +818,8 @@ private:
   Slots wgmmaWait(int64_t pending, const Slots &acc);
   llvm::Value *stageAddressField(llvm::Value *stageOff);
   Slots wgmmaFence(const Slots &regs);
+  void wgmmaInto(llvm::InlineAsm *mma, const std::vector<llvm::Value *> &args, Slots &out,
+                 int64_t at, int64_t per);
   Slots wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which, llvm::Value *stageOff,
                       const std::vector<std::vector<Slots>> &aFr, const Slots &acc);
   bool planValueWgmma(MmaLoop &L);
