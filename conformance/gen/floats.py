@@ -343,6 +343,55 @@ def misc_math_cases():
     return cs
 
 
+def exp2_exact(x, t):
+    """2^x rounded to t: exact for integral x (ldexp), else through binary64's pow (error
+    below a binary64 ulp; the cases' ulp tolerance covers a double rounding)."""
+    if math.isnan(x):
+        return x
+    if x == -INF:
+        return 0.0
+    if x == INF or x > 1100:
+        return INF
+    if x < -1100:
+        return 0.0
+    if x == math.floor(x):
+        return C.fround(math.ldexp(1.0, int(x)), t)
+    return C.fround(2.0 ** x, t)
+
+
+def exp2_tile_cases():
+    """exp2 of a whole tile (8 values a thread on 4 warps): the GPU backend checks each
+    thread's values against -126 once and takes MUFU.EX2 alone when none is below
+    (docs/gpu-numerics.md, "exp2 of a tile"); below -126 results are subnormal (or 0) and
+    take libdevice's exp2f. One case keeps every value on the fast side (-126 itself, -0,
+    subnormal inputs, NaN, overflow to inf), one puts values below -126 in a few threads
+    only (-126.5 .. -150, -inf: subnormal results and zero)."""
+    cs = []
+    n = 1024
+    for t in ["float32", "float16", "bfloat16"]:
+        sub = C.min_subnormal(t)
+        base = [((k * 37) % 97 - 60) * 0.375 for k in range(n)]  # -22.5 .. 13.5
+        fast = list(base)
+        for k, v in enumerate([-126.0, -125.5, -0.0, 0.0, sub, -sub, NAN, 127.5, 128.0, -100.25,
+                               0.1, -1e-3, 3.0, -64.0, 15.0, -15.0]):
+            fast[k * 61 % n] = v
+        slow = list(fast)
+        below = [-126.5, -127.0, -130.25, -140.0, -149.0, -149.5, -150.0, -200.0, -INF]
+        for k, v in enumerate(below):
+            slow[(k * 113 + 5) % n] = v
+        ulp = 3 if t == "float32" else 2
+        for name, xs, what in [("fast", fast, "every value at or above -126"),
+                               ("below_126", slow, "values below -126 in a few threads")]:
+            c = unary("%s_exp2_tile_%s" % (C.SHORT[t], name), t, xs,
+                      [("Z", t, "exp2(x)", lambda x, t=t: exp2_exact(x, t))],
+                      ["math.exp2", "float.subnormal", "float.special"],
+                      "exp2 of a 1024-element tile, %s (GPU: one range check a thread, "
+                      "docs/gpu-numerics.md)" % what)
+            c["expect"]["outputs"]["Z"]["compare"] = {"ulp": ulp}
+            cs.append(c)
+    return cs
+
+
 def copy_cases():
     """Loads and stores move bits unchanged: subnormals, -0.0, infinities."""
     cs = []
@@ -358,7 +407,7 @@ def copy_cases():
 
 def main():
     cases = special_cases() + minmax_cases() + compare_cases() + negation_cases() + \
-        subnormal_cases() + copy_cases() + fma_cases() + fmod_cases() + rounding_cases() + misc_math_cases()
+        subnormal_cases() + copy_cases() + fma_cases() + fmod_cases() + rounding_cases() + misc_math_cases() + exp2_tile_cases()
     C.write_suite("floats.json", "floats",
                   "docs/semantics.md rule 6: IEEE specials, maxNum, NaN comparisons, sign of "
                   "zero, subnormals, fma, correct rounding for half, bf16, float and double. "
