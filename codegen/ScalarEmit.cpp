@@ -687,6 +687,10 @@ std::vector<llvm::Value *> ScalarEmitter::exp2Tile(DType t, const std::vector<ll
   // Below -126 an exponent's result is subnormal, which MUFU.EX2 flushes.
   double limit = plantedBug("exp2-tile-range") ? -150.0 : -126.0;
   llvm::Value *fast = b_.CreateFCmpOGE(level[0], llvm::ConstantFP::get(f32, limit));
+  // One decision for the warp (vote.all: every thread of a program runs the tile's ops),
+  // so the branch is uniform and ptxas needs no convergence barrier around it.
+  fast = b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_vote_all_sync),
+                       {b_.getInt32(0xffffffffu), fast});
   llvm::Function *fn = b_.GetInsertBlock()->getParent();
   llvm::LLVMContext &c = m_.getContext();
   auto *fastBB = llvm::BasicBlock::Create(c, "exp2.fast", fn);
