@@ -655,23 +655,9 @@ private:
                          : se_.binary(op.kind(), in.dtype, x[0], x[1]);
   }
 
-  /// Whether an elementwise op over n slots a thread holds is an exp2 that
-  /// ScalarEmitter::exp2Tile computes with one range check (option "exp2").
-  bool exp2TileApplies(const ir::Op &op, size_t n) const {
-    const ir::Type &t = op.result()->type();
-    return opts_.exp2Tile && op.kind() == ir::OpKind::Exp2 && n >= 4 && !t.isPtr &&
-           (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16);
-  }
-
   /// Elementwise ops: one scalarOp per slot (a scalar operand serves every slot).
   void lowerElementwise(const ir::Op &op) {
     size_t n = static_cast<size_t>(slotsOf(op.result()->type()));
-    if (exp2TileApplies(op, n)) {
-      Slots x;
-      for (size_t k = 0; k < n; ++k)
-        x.push_back(slot(get(op.operand(0)), k));
-      return define(op, se_.exp2Tile(op.result()->type().dtype, x));
-    }
     Slots s;
     for (size_t k = 0; k < n; ++k) {
       Slots x;

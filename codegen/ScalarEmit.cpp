@@ -29,7 +29,6 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
-#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
@@ -664,64 +663,6 @@ llvm::Value *ScalarEmitter::binary(ir::OpKind k, DType t, llvm::Value *a, llvm::
   if (isFloat(t))
     return floatBinary(b_, m_, op, t, a, b);
   return intBinary(b_, op, t, a, b);
-}
-
-std::vector<llvm::Value *> ScalarEmitter::exp2Tile(DType t, const std::vector<llvm::Value *> &xs) {
-  StrictFp strict(b_);
-  assert((t == DType::F32 || isHalfLike(t)) && !xs.empty());
-  llvm::Type *f32 = b_.getFloatTy();
-  std::vector<llvm::Value *> x32;
-  for (llvm::Value *x : xs)
-    x32.push_back(t == DType::F32 ? x : b_.CreateFPExt(x, f32)); // exact
-  // The minimum as a balanced tree of minnum (a NaN drops out; all NaN gives
-  // NaN, which fails the compare and takes libdevice's side).
-  std::vector<llvm::Value *> level = x32;
-  while (level.size() > 1) {
-    std::vector<llvm::Value *> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  // Below -126 an exponent's result is subnormal, which MUFU.EX2 flushes.
-  double limit = plantedBug("exp2-tile-range") ? -150.0 : -126.0;
-  llvm::Value *fast = b_.CreateFCmpOGE(level[0], llvm::ConstantFP::get(f32, limit));
-  // One decision for the warp (vote.all: every thread of a program runs the tile's ops),
-  // so the branch is uniform and ptxas needs no convergence barrier around it.
-  fast = b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_vote_all_sync),
-                       {b_.getInt32(0xffffffffu), fast});
-  llvm::Function *fn = b_.GetInsertBlock()->getParent();
-  llvm::LLVMContext &c = m_.getContext();
-  auto *fastBB = llvm::BasicBlock::Create(c, "exp2.fast", fn);
-  auto *slowBB = llvm::BasicBlock::Create(c, "exp2.libdevice", fn);
-  auto *join = llvm::BasicBlock::Create(c, "exp2.join", fn);
-  // Likely fast (scores minus their row's maximum stay above -126 unless a row
-  // spans 2^126): the libdevice side goes out of line.
-  b_.CreateCondBr(fast, fastBB, slowBB, llvm::MDBuilder(c).createLikelyBranchWeights());
-  b_.SetInsertPoint(fastBB);
-  std::vector<llvm::Value *> rf;
-  llvm::Function *ex2 = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ex2_approx_ftz_f);
-  for (llvm::Value *x : x32)
-    rf.push_back(b_.CreateCall(ex2, {x}));
-  b_.CreateBr(join);
-  b_.SetInsertPoint(slowBB);
-  std::vector<llvm::Value *> rs;
-  for (llvm::Value *x : x32)
-    rs.push_back(b_.CreateCall(libdeviceFunction(m_, "__nv_exp2f", f32, 1), {x}));
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
-  std::vector<llvm::Value *> out;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    llvm::PHINode *phi = b_.CreatePHI(f32, 2);
-    phi->addIncoming(rf[i], fastBB);
-    phi->addIncoming(rs[i], slowBB);
-    out.push_back(phi);
-  }
-  if (t != DType::F32) // after the block's phis: one rounding each
-    for (size_t i = 0; i < xs.size(); ++i)
-      out[i] = b_.CreateFPTrunc(out[i], xs[i]->getType());
-  return out;
 }
 
 llvm::Value *ScalarEmitter::fma(DType t, llvm::Value *a, llvm::Value *b, llvm::Value *c) {

@@ -360,12 +360,11 @@ def exp2_exact(x, t):
 
 
 def exp2_tile_cases():
-    """exp2 of a whole tile (8 values a thread on 4 warps): the GPU backend checks each
-    thread's values against -126 once and takes MUFU.EX2 alone when none is below
-    (docs/gpu-numerics.md, "exp2 of a tile"); below -126 results are subnormal (or 0) and
-    take libdevice's exp2f. One case keeps every value on the fast side (-126 itself, -0,
-    subnormal inputs, NaN, overflow to inf), one puts values below -126 in a few threads
-    only (-126.5 .. -150, -inf: subnormal results and zero)."""
+    """exp2 of a whole tile (8 values a thread on 4 warps) around -126, where fp32 results turn
+    subnormal (libdevice's exp2f, FTZ off, handles them around a flush-to-zero MUFU.EX2:
+    docs/gpu-numerics.md): one case keeps every value at or above -126 (-126 itself, -0,
+    subnormal inputs, NaN, overflow to inf), one puts values below -126 in a few threads only
+    (-126.5 .. -150, -inf: subnormal results and zero)."""
     cs = []
     n = 1024
     for t in ["float32", "float16", "bfloat16"]:
@@ -385,7 +384,7 @@ def exp2_tile_cases():
             c = unary("%s_exp2_tile_%s" % (C.SHORT[t], name), t, xs,
                       [("Z", t, "exp2(x)", lambda x, t=t: exp2_exact(x, t))],
                       ["math.exp2", "float.subnormal", "float.special"],
-                      "exp2 of a 1024-element tile, %s (GPU: one range check a thread, "
+                      "exp2 of a 1024-element tile, %s (subnormal results: "
                       "docs/gpu-numerics.md)" % what)
             c["expect"]["outputs"]["Z"]["compare"] = {"ulp": ulp}
             cs.append(c)
