@@ -271,7 +271,7 @@ int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop *L) {
   auto regs = [&](const ir::Type &t) {
     return t.numElements() * static_cast<int64_t>(byteSize(t.dtype)) / 4 / T_;
   };
-  const ir::Block &body = L ? *L->body : *loop.region(loop.kind() == ir::OpKind::For ? 0 : 1);
+  const ir::Block &body = L ? *L->body : loopBody(loop);
   int64_t carried = 0, trip = 0, hoisted = 0, bFrags = 0, bLoads = 0;
   for (unsigned i = 0; i < loop.numResults(); ++i)
     if (mmaRes_.count(loop.result(i)))
@@ -314,7 +314,7 @@ std::vector<const ir::Op *> Lowerer::mmaDotsOverRegisters() {
   ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
     if ((op.kind() != ir::OpKind::For && op.kind() != ir::OpKind::While) || valuePipes_.count(&op))
       return;
-    const ir::Block &body = *op.region(op.kind() == ir::OpKind::For ? 0 : 1);
+    const ir::Block &body = loopBody(op);
     std::vector<const ir::Op *> dots;
     for (const auto &o : body.ops())
       if (o->kind() == ir::OpKind::Dot && mmaOps_.count(o.get()))

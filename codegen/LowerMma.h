@@ -159,6 +159,11 @@ struct Lowerer::MmaLoop {
     bool aShared = false;
     size_t aOff = 0;
     int64_t aSwizzle = 0;
+    /// Bytes of the user's a operand (its staged region when aShared).
+    size_t aBytes() const {
+      const ir::Type &a = user->operand(0)->type();
+      return static_cast<size_t>(a.numElements()) * byteSize(a.dtype);
+    }
   };
   std::array<Stream, 2> streams;
   size_t numStreams = 2; // the mma-values pipeline may stream one tile only

@@ -1273,10 +1273,8 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
       // stages: the wait is not deferred).
       size_t aBytes = 0;
       for (size_t w = 0; w < L->numStreams; ++w)
-        if (L->streams[w].aShared) {
-          const ir::Type &a = L->streams[w].user->operand(0)->type();
-          aBytes += static_cast<size_t>(a.numElements()) * byteSize(a.dtype);
-        }
+        if (L->streams[w].aShared)
+          aBytes += L->streams[w].aBytes();
       if (static_cast<size_t>(L->stages + 1) * L->stageBytes + aBytes <= kMaxValuePipeBytes / 2)
         ++L->stages;
       if (L->stages >= 3) {
@@ -1312,8 +1310,7 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
       MmaLoop::Stream &s = it->second->streams[w];
       if (!s.aShared)
         continue;
-      const ir::Type &a = s.user->operand(0)->type();
-      size_t end = top + static_cast<size_t>(a.numElements()) * byteSize(a.dtype);
+      size_t end = top + s.aBytes();
       if (end > kMaxValuePipeBytes) {
         // As the stages, leave room for other staging: a from registers
         // (ldmatrix before the loop).

@@ -56,6 +56,11 @@ constexpr size_t kMaxSharedBytes = 227 * 1024;
 constexpr int64_t kDotUnroll = 16;
 constexpr int64_t kMaxUnrolledProducts = 8192;
 
+/// The body of a `for` (region 0) or a `while` (region 1, after its condition).
+inline const ir::Block &loopBody(const ir::Op &loop) {
+  return *loop.region(loop.kind() == ir::OpKind::For ? 0 : 1);
+}
+
 inline int64_t product(const ir::Shape &s, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t d = from; d < to; ++d)
