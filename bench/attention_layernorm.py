@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """FlashAttention-2 forward and LayerNorm forward: ours (examples/attention.tc,
-examples/layernorm.tc through triton-run --bench) against Triton's tutorial kernels
+examples/layernorm.tc and layernorm_row.tc through triton-run --bench) against Triton's tutorial kernels
 (triton_attention.py and triton_layernorm.py, given by their folder) in one call on the
 GPU machine, with a table of TFLOP/s or GB/s and ratios.
 
@@ -21,7 +21,8 @@ a mismatch makes the exit status 1.
 Our configuration is fixed per shape: attention (BLOCK_M, BLOCK_N, num_warps) =
 (128, 64, 8) for D=64 and (128, 32, 8) for D=128 with 3 stages (Triton's "plain-fixed"
 rows use the same); LayerNorm BLOCK = next_pow2(N), num_warps = min(max(BLOCK / 256, 1), 8)
-as the tutorial launches it. --tune also auto-tunes ours over the tutorial's attention
+as the tutorial launches it; the one-pass layernorm_row.tc (the row kept in registers, X read
+once) with up to 16 warps, its columns "one pass" in the table. --tune also auto-tunes ours over the tutorial's attention
 space (BLOCK_M 64/128, BLOCK_N 32/64, warps 4/8, stages 2/3/4). --disable-opt LIST passes
 `--disable-opt LIST` to every triton-run of ours (an A/B of one optimisation: run once
 with --triton-dir, once with --disable-opt and without it).
@@ -92,6 +93,13 @@ def ln_args(M, N):
 def ln_defines(N):
     block = next_pow2(N)
     return ["-DBLOCK=%d" % block, "--num-warps", str(min(max(block // 256, 1), 8))]
+
+
+def ln_row_defines(N):
+    """examples/layernorm_row.tc (the row in registers): up to 16 warps, so that a thread
+    keeps at most 16 values (8192 columns on 8 warps took 123 registers, on 16: 63)."""
+    block = next_pow2(N)
+    return ["-DBLOCK=%d" % block, "--num-warps", str(min(max(block // 256, 1), 16))]
 
 
 def bench_ours(trun, src, defines, args, extra, log):
@@ -270,19 +278,24 @@ def main():
 
     if a.only in (None, "layernorm"):
         src = os.path.join(a.examples, "layernorm.tc")
-        print("== layernorm: ours")
+        row_src = os.path.join(a.examples, "layernorm_row.tc")
+        print("== layernorm: ours (layernorm.tc: the tutorial's three passes; layernorm_row.tc: one)")
         if not a.no_check:
             for N in Ns:
-                ok, last = check_ours(trun, src, ln_defines(N) + ours_opt, ln_args(64, N), log)
-                ok_all &= ok
-                print("  check ours N=%d (M=64) vs the interpreter: %s  %s"
-                      % (N, "OK" if ok else "FAIL", last))
-        ours, copy = {}, {}
+                for name, s, d in (("", src, ln_defines(N)), (" one pass", row_src, ln_row_defines(N))):
+                    ok, last = check_ours(trun, s, d + ours_opt, ln_args(64, N), log)
+                    ok_all &= ok
+                    print("  check ours%s N=%d (M=64) vs the interpreter: %s  %s"
+                          % (name, N, "OK" if ok else "FAIL", last))
+        ours, row, copy = {}, {}, {}
         copy_src = os.path.join(ROOT, "bench", "kernels", "copy.tc")
         for N in Ns:
             ours[N] = bench_ours(trun, src, ln_defines(N) + ours_opt, ln_args(a.M, N),
                                  ["--bytes", "2*%d*N*2" % a.M], log)
             print("  N=%-5d %s" % (N, ours[N]))
+            row[N] = bench_ours(trun, row_src, ln_row_defines(N) + ours_opt, ln_args(a.M, N),
+                                ["--bytes", "2*%d*N*2" % a.M], log)
+            print("  N=%-5d one pass %s" % (N, row[N]))
             # The copy ceiling: the same bytes through torch's copy_ and our copy kernel.
             copy[N] = {"torch": torch_copy_ms(a.M, N)}
             copy[N].update({"ours-" + k: v for k, v in bench_ours(
@@ -297,8 +310,9 @@ def main():
         table.append("")
         table.append("| LayerNorm fp16 M=%d | ours cold GB/s | ours hot | Triton (do_bench / hot) | "
                      "torch (do_bench / hot) | ours/Triton (cold, hot) | ours/torch (cold) | "
-                     "copy: torch copy_ / ours (cold GB/s) | ours/copy ceiling (cold) |" % a.M)
-        table.append("|---|---|---|---|---|---|---|---|---|")
+                     "copy: torch copy_ / ours (cold GB/s) | ours/copy ceiling (cold) | "
+                     "ours one pass cold GB/s | one pass/copy ceiling |" % a.M)
+        table.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for N in Ns:
             gb = lambda ms: None if not ms else 2.0 * a.M * N * 2 * 1e-6 / ms
             oc, oh = gb(ours[N]["cold"]), gb(ours[N]["hot"])
@@ -306,13 +320,16 @@ def main():
             to = theirs.get((N, "torch"), {})
             ct, co = gb(copy[N]["torch"]), gb(copy[N].get("ours-cold"))
             ceiling = max([c for c in (ct, co) if c] or [None]) if (ct or co) else None
-            table.append("| N=%d | %s | %s | %s / %s | %s / %s | %s, %s | %s | %s / %s | %s |" % (
+            rc_ = gb(row[N]["cold"])
+            table.append("| N=%d | %s | %s | %s / %s | %s / %s | %s, %s | %s | %s / %s | %s | %s | %s |" % (
                 N, fmt(oc), fmt(oh), fmt(tr.get("GBps")), fmt(tr.get("GBps_hot")),
                 fmt(to.get("GBps")), fmt(to.get("GBps_hot")), ratio(oc, tr.get("GBps")),
                 ratio(oh, tr.get("GBps_hot")), ratio(oc, to.get("GBps")), fmt(ct), fmt(co),
-                ratio(oc, ceiling)))
+                ratio(oc, ceiling), fmt(rc_), ratio(rc_, ceiling)))
             rows.append(dict(kernel="layernorm_fwd_fp16", provider="triton-c", M=a.M, N=N,
                              GBps=oc, GBps_hot=gb(ours[N]["hot"])))
+            rows.append(dict(kernel="layernorm_row_fwd_fp16", provider="triton-c", M=a.M, N=N,
+                             GBps=rc_, GBps_hot=gb(row[N]["hot"])))
         rows += trows
 
     print()

@@ -291,6 +291,13 @@ else
       --arg N=8192 --arg stride=8192 --arg eps=1e-5 --arg X=randn:f16[4096,8192] \
       --arg Y=zeros:f16[4096,8192] --arg W=rand:f16[N] --arg B=rand:f16[N] \
       --arg Mean=zeros:f32[4096] --arg Rstd=zeros:f32[4096] --bytes '2*4096*8192*2'
+    if [ -f "$EX/layernorm_row.tc" ]; then # one pass over X, the row in registers
+      bench "layernorm one-pass f16 4096x8192" "triton_layernorm_f16_4096x8192_GBps" \
+        "GB:$((2 * 4096 * 8192 * 2))" 0 "$EX/layernorm_row.tc" -DBLOCK=8192 --num-warps 16 \
+        --grid 4096 --arg N=8192 --arg stride=8192 --arg eps=1e-5 --arg X=randn:f16[4096,8192] \
+        --arg Y=zeros:f16[4096,8192] --arg W=rand:f16[N] --arg B=rand:f16[N] \
+        --arg Mean=zeros:f32[4096] --arg Rstd=zeros:f32[4096] --bytes '2*4096*8192*2'
+    fi
   fi
   if [ $TUNE = 1 ]; then
     # Tiles, warps and stages auto-tuned (the winner is printed in the log).

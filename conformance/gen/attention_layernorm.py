@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generates conformance/cases/attention-layernorm.json: examples/attention.tc
-(FlashAttention-2 forward) and examples/layernorm.tc (LayerNorm forward) at small sizes.
+(FlashAttention-2 forward) and examples/layernorm.tc and layernorm_row.tc (LayerNorm forward,
+chunked and in one pass) at small sizes.
 
 Expected values: float64 NumPy references computed here (softmax(sm_scale Q K^T) V and the
 row's log2-sum-exp2 of the scaled scores; (X - mean) * rstd * W + B with the row's mean and
@@ -57,7 +58,7 @@ def attention(name, Z, H, N, D, BM, BN, sm_scale, std, seed, source='attention.t
                          {'rtol': 0, 'atol': 1e-4}))))
 
 
-def layernorm(name, M, N, stride, BLOCK, seed, eps=1e-5):
+def layernorm(name, M, N, stride, BLOCK, seed, eps=1e-5, source='layernorm.tc'):
     rng = np.random.default_rng(seed)
     xs = (-2.3 + 0.5 * rng.standard_normal((M, stride))).astype(np.float16)
     w = rng.random(N).astype(np.float16)
@@ -69,7 +70,7 @@ def layernorm(name, M, N, stride, BLOCK, seed, eps=1e-5):
     y[:, :N] = (x64 - m64[:, None]) * r64[:, None] * w.astype(np.float64) + b.astype(np.float64)
     S.add(case(name, ['kernel', 'example', 'layernorm', 'reduce.add', 'memory.masked',
                       'dtype.float16'],
-               source_file='../../examples/layernorm.tc', defines={'BLOCK': BLOCK}, grid=[M],
+               source_file='../../examples/' + source, defines={'BLOCK': BLOCK}, grid=[M],
                args=[buf('X', 'float16', [M, stride], xs.ravel().tolist()),
                      buf('Y', 'float16', [M, stride]),
                      buf('W', 'float16', [N], w.tolist()), buf('B', 'float16', [N], b.tolist()),
@@ -99,6 +100,10 @@ def main():
               source='attention_recompute.tc')
     layernorm('layernorm_partial_chunk_padded_rows', 8, 300, 304, 128, 4)
     layernorm('layernorm_one_chunk', 4, 1024, 1024, 1024, 5)
+    # examples/layernorm_row.tc: the whole row in one tile, X read once (N <= BLOCK)
+    layernorm('layernorm_row_partial_tile_padded_rows', 8, 300, 304, 512, 4,
+              source='layernorm_row.tc')
+    layernorm('layernorm_row_full_tile', 4, 1024, 1024, 1024, 5, source='layernorm_row.tc')
     S.write(util.out_path('attention-layernorm.json'))
 
 

@@ -1,4 +1,4 @@
-"""examples/attention.tc (FlashAttention-2 forward) and examples/layernorm.tc (LayerNorm
+"""examples/attention.tc (FlashAttention-2 forward), examples/layernorm.tc and layernorm_row.tc (LayerNorm
 forward) on the interpreter, small sizes, against float64 NumPy references computed here."""
 
 import os
@@ -57,9 +57,12 @@ def test_attention_large_scores_stay_finite():
     assert np.abs(m.astype(np.float64) - lse).max() / np.abs(lse).max() < 1e-5
 
 
-@pytest.mark.parametrize("M,N,stride,BLOCK", [(8, 300, 304, 128), (4, 1024, 1024, 1024),
-                                              (3, 40, 48, 64)])
-def test_layernorm_matches_numpy(M, N, stride, BLOCK):
+@pytest.mark.parametrize("source,M,N,stride,BLOCK", [
+    ("layernorm.tc", 8, 300, 304, 128), ("layernorm.tc", 4, 1024, 1024, 1024),
+    ("layernorm.tc", 3, 40, 48, 64),
+    # one pass over X: the row in one tile (N <= BLOCK)
+    ("layernorm_row.tc", 8, 300, 304, 512), ("layernorm_row.tc", 3, 40, 48, 64)])
+def test_layernorm_matches_numpy(source, M, N, stride, BLOCK):
     rng = np.random.default_rng(N)
     xs = (-2.3 + 0.5 * rng.standard_normal((M, stride))).astype(np.float16)
     x = xs[:, :N]
@@ -68,7 +71,7 @@ def test_layernorm_matches_numpy(M, N, stride, BLOCK):
     y = np.zeros_like(xs)
     mean = np.zeros(M, np.float32)
     rstd = np.zeros(M, np.float32)
-    kern = triton_c.kernel(os.path.join(EXAMPLES, "layernorm.tc"), outputs=["Y", "Mean", "Rstd"])
+    kern = triton_c.kernel(os.path.join(EXAMPLES, source), outputs=["Y", "Mean", "Rstd"])
     if N == stride:
         kern(xs, y, w, b, mean, rstd, stride, N, 1e-5, (M,), BLOCK=BLOCK)
     else:  # the padding columns of Y are never written, and the launch says so
@@ -84,3 +87,14 @@ def test_layernorm_matches_numpy(M, N, stride, BLOCK):
     assert not y[:, N:].any()  # columns past N are never written
     assert np.abs(mean - m64).max() < 1e-5
     assert (np.abs(rstd - r64) / r64).max() < 1e-5
+
+
+def test_layernorm_row_refuses_a_row_longer_than_its_tile():
+    """layernorm_row.tc keeps the row in one tile: N > BLOCK traps through its assert."""
+    kern = triton_c.kernel(os.path.join(EXAMPLES, "layernorm_row.tc"),
+                           outputs=["Y", "Mean", "Rstd"])
+    x = np.zeros((2, 104), np.float16)
+    w = np.ones(104, np.float16)
+    with pytest.raises(triton_c.TrapError, match="N <= BLOCK"):
+        kern(x, np.zeros_like(x), w, w, np.zeros(2, np.float32), np.zeros(2, np.float32),
+             104, 100, 1e-5, (2,), BLOCK=64)
