@@ -90,16 +90,12 @@ def ln_args(M, N):
             "--arg", "Rstd=zeros:f32[%d]" % M]
 
 
-def ln_defines(N):
+def ln_defines(N, max_warps=8):
+    """BLOCK = next_pow2(N) and the tutorial's warps (BLOCK / 256, 1 to 8). The one-pass
+    layernorm_row.tc keeps the row in registers and takes up to 16 (8192 columns on 8 warps
+    took 123 registers, on 16: 63)."""
     block = next_pow2(N)
-    return ["-DBLOCK=%d" % block, "--num-warps", str(min(max(block // 256, 1), 8))]
-
-
-def ln_row_defines(N):
-    """examples/layernorm_row.tc (the row in registers): up to 16 warps, so that a thread
-    keeps at most 16 values (8192 columns on 8 warps took 123 registers, on 16: 63)."""
-    block = next_pow2(N)
-    return ["-DBLOCK=%d" % block, "--num-warps", str(min(max(block // 256, 1), 16))]
+    return ["-DBLOCK=%d" % block, "--num-warps", str(min(max(block // 256, 1), max_warps))]
 
 
 def bench_ours(trun, src, defines, args, extra, log):
@@ -282,7 +278,7 @@ def main():
         print("== layernorm: ours (layernorm.tc: the tutorial's three passes; layernorm_row.tc: one)")
         if not a.no_check:
             for N in Ns:
-                for name, s, d in (("", src, ln_defines(N)), (" one pass", row_src, ln_row_defines(N))):
+                for name, s, d in (("", src, ln_defines(N)), (" one pass", row_src, ln_defines(N, 16))):
                     ok, last = check_ours(trun, s, d + ours_opt, ln_args(64, N), log)
                     ok_all &= ok
                     print("  check ours%s N=%d (M=64) vs the interpreter: %s  %s"
@@ -293,7 +289,7 @@ def main():
             ours[N] = bench_ours(trun, src, ln_defines(N) + ours_opt, ln_args(a.M, N),
                                  ["--bytes", "2*%d*N*2" % a.M], log)
             print("  N=%-5d %s" % (N, ours[N]))
-            row[N] = bench_ours(trun, row_src, ln_row_defines(N) + ours_opt, ln_args(a.M, N),
+            row[N] = bench_ours(trun, row_src, ln_defines(N, 16) + ours_opt, ln_args(a.M, N),
                                 ["--bytes", "2*%d*N*2" % a.M], log)
             print("  N=%-5d one pass %s" % (N, row[N]))
             # The copy ceiling: the same bytes through torch's copy_ and our copy kernel.
