@@ -19,8 +19,10 @@
 //   ulp-sensitive       as in the GPU oracle
 //   triton-known-bug:NAME  Triton fails to compile the kernel with the
 //                       diagnostic of a known Triton bug that the Triton in
-//                       use still has (tritonKnownBug; not with
-//                       --report-known-triton-bugs)
+//                       use still has (tritonKnownBug), or Triton's interpreter
+//                       shows a known bug of its own on a kernel of that bug's
+//                       shape (tritonInterpKnownBug); not with
+//                       --report-known-triton-bugs
 // Failures:
 //   triton-error     Triton raises on the kernel (compile error, ...)
 //   triton-crash     the worker process died on it (a new one starts)
@@ -43,6 +45,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace tc::ir {
+class Function;
+}
 
 namespace tc::fuzz {
 
@@ -90,6 +96,28 @@ struct TritonKnownBug {
   std::string fixedIn, doc;
 };
 TritonKnownBug tritonKnownBug(const std::string &errorText, const std::string &version);
+
+/// What a kernel's IR has that a known bug of Triton's interpreter needs (the
+/// translation maps each IR op to one Triton call, so the IR shows the Triton
+/// module's shape).
+struct TritonKernelFacts {
+  /// An atomic whose value (or compare) operand is a `broadcast` that stretches
+  /// an axis: `tl.broadcast_to` of a tile, a stride-0 NumPy view in the
+  /// interpreter.
+  bool atomicBroadcastValue = false;
+  /// A comparison of two scalars whose result is splat or broadcast to a tile.
+  bool scalarCompareSplat = false;
+};
+TritonKernelFacts tritonKernelFacts(const ir::Function &fn);
+
+/// The known bug of Triton's interpreter (TRITON_INTERPRET=1; docs/upstream/)
+/// that explains what Triton `version` did with a kernel with `facts`: the
+/// error it raised (`errorText`), or, with `errorText` empty, a difference from
+/// the reference. Recognised by the diagnostic and the kernel's shape together
+/// (a difference, which has no diagnostic, by the shape and the version alone),
+/// only for a version that has the bug; "" when none.
+TritonKnownBug tritonInterpKnownBug(const std::string &errorText, const std::string &version,
+                                    const TritonKernelFacts &facts);
 
 /// A standalone Python script for kernel `k` (needs only torch and triton):
 /// the Triton module (tritonpy), the inputs baked in, the reference outputs

@@ -4,8 +4,10 @@
 // triton-coalesce-dead-while.py), compiled for sm_90 with Triton 3.6.0 and the
 // worker's capture of the compiler's stderr (python/triton_c/triton_worker.py);
 // each is a known bug on 3.6.0 and not on 3.9.0, and other compile errors stay
-// failures.
+// failures. Below them, the two bugs of Triton's interpreter, recognised by the
+// kernel's shape (tritonKernelFacts) and, for the error, its diagnostic.
 #include "fuzz/TritonOracle.h"
+#include "runtime/Launch.h"
 
 #include <gtest/gtest.h>
 
@@ -92,4 +94,122 @@ TEST(TritonKnownBug, OtherErrorsStayFailures) {
                            kDesc)
                 .name,
             "");
+}
+
+namespace {
+
+TritonKernelFacts factsOf(const std::string &src) {
+  tc::CompileRequest req;
+  req.sourceName = "k.tc";
+  req.sourceText = src;
+  tc::CompileOutcome c = tc::compileKernel(req);
+  EXPECT_TRUE(c.ok()) << c.diagnostics;
+  return c.ok() ? tritonKernelFacts(c.kernel->function()) : TritonKernelFacts{};
+}
+
+// Seed 20261205, kernel 347, reduced: the value of the atomic is a [1, 1]
+// column stretched over the tile.
+const char *kAtomicColumn = R"(
+__global__ void k(uint32 *Y, int32 M, int32 N) {
+  int rm[1] = 0;
+  int rn[8] = 0;
+  bool mask[1, 8] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  int16 r1[1] = 0;
+  uint32 *p[1, 8] = Y + rm[:, newaxis] % 4 * N + rn[newaxis, :] % 4;
+  atomic_add(p, (uint32)(r1[:, newaxis]), mask);
+}
+)";
+
+// Seed 20261205, kernel 4, reduced: a scalar float comparison splat into a mask.
+const char *kScalarCompareMask = R"(
+__global__ void k(half *Y, int32 N, half S) {
+  int rm[1] = 0;
+  bool mask[1] = rm < N;
+  half *pY[1] = Y + rm;
+  *?(mask && (S)) pY = 0;
+}
+)";
+
+const std::string kInterp36 = "Triton 3.6.0 interpreter (TRITON_INTERPRET=1), torch 1.13.0a0, "
+                              "Python 3.11.2";
+const std::string kInterp39 = "Triton 3.9.0 interpreter (TRITON_INTERPRET=1), torch 1.13.0a0, "
+                              "Python 3.11.2";
+const std::string kUfunc =
+    "Triton: triton.runtime.errors.InterpreterError: TypeError(\"ufunc 'bitwise_and' not "
+    "supported for the input types, and the inputs could not be safely coerced to any "
+    "supported types according to the casting rule ''safe''\")";
+
+} // namespace
+
+TEST(TritonInterpKnownBug, FactsOfTheKernelShapes) {
+  TritonKernelFacts a = factsOf(kAtomicColumn);
+  EXPECT_TRUE(a.atomicBroadcastValue);
+  EXPECT_FALSE(a.scalarCompareSplat);
+  TritonKernelFacts m = factsOf(kScalarCompareMask);
+  EXPECT_FALSE(m.atomicBroadcastValue);
+  EXPECT_TRUE(m.scalarCompareSplat);
+  // A full tile as the value (no broadcast) and a tile comparison: neither.
+  TritonKernelFacts n = factsOf(R"(
+__global__ void k(uint32 *Y, int32 N) {
+  int r[8] = 0 ... 8;
+  atomic_add(Y + r, (uint32)(r), r < N);
+}
+)");
+  EXPECT_FALSE(n.atomicBroadcastValue);
+  EXPECT_FALSE(n.scalarCompareSplat);
+  // In a loop body (facts are collected through regions).
+  TritonKernelFacts l = factsOf(R"(
+__global__ void k(uint32 *Y, int32 M, int32 N) {
+  int rm[1] = 0;
+  int rn[8] = 0 ... 8;
+  bool mask[1, 8] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  uint32 *p[1, 8] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  for (int i = 0; i < N; i++) {
+    int16 r1[1] = i;
+    atomic_xor(p, (uint32)(r1[:, newaxis]), mask);
+  }
+}
+)");
+  EXPECT_TRUE(l.atomicBroadcastValue);
+}
+
+TEST(TritonInterpKnownBug, AtomicBroadcastValueIsAMismatchOn36Only) {
+  TritonKernelFacts f;
+  f.atomicBroadcastValue = true;
+  TritonKnownBug b = tritonInterpKnownBug("", kInterp36, f);
+  EXPECT_EQ(b.name, "interp-atomic-broadcast-value");
+  EXPECT_EQ(b.fixedIn, "3.9.0");
+  EXPECT_EQ(b.doc, "docs/upstream/triton-interp-atomic-broadcast-value.md");
+  EXPECT_EQ(tritonInterpKnownBug("", kInterp39, f).name, ""); // fixed there
+  // An error on such a kernel is not this bug (it gives wrong values, no error).
+  EXPECT_EQ(tritonInterpKnownBug(kUfunc, kInterp36, f).name, "");
+  // Triton on the GPU, an unknown version: not recognised.
+  EXPECT_EQ(tritonInterpKnownBug("", "Triton 3.6.0 on NVIDIA H200, torch 2.11.0", f).name, "");
+  EXPECT_EQ(tritonInterpKnownBug("", "Triton ? interpreter (TRITON_INTERPRET=1)", f).name, "");
+  // A mismatch of a kernel without the shape stays a failure.
+  EXPECT_EQ(tritonInterpKnownBug("", kInterp36, TritonKernelFacts{}).name, "");
+}
+
+TEST(TritonInterpKnownBug, CompareResultDtypeNeedsTheErrorAndTheShape) {
+  TritonKernelFacts f;
+  f.scalarCompareSplat = true;
+  TritonKnownBug b = tritonInterpKnownBug(kUfunc, kInterp36, f);
+  EXPECT_EQ(b.name, "interp-compare-result-dtype");
+  EXPECT_EQ(b.fixedIn, ""); // still in 3.9.0
+  EXPECT_EQ(b.doc, "docs/upstream/triton-interp-compare-result-dtype.md");
+  EXPECT_EQ(tritonInterpKnownBug(kUfunc, kInterp39, f).name, "interp-compare-result-dtype");
+  EXPECT_EQ(tritonInterpKnownBug("Triton: triton.runtime.errors.InterpreterError: "
+                                 "ValueError('mask has unsupported dtype')",
+                                 kInterp39, f)
+                .name,
+            "interp-compare-result-dtype");
+  // The same error without a scalar comparison splat to a tile: a failure.
+  EXPECT_EQ(tritonInterpKnownBug(kUfunc, kInterp36, TritonKernelFacts{}).name, "");
+  // Another error, or a wrong value, of a kernel with the shape: a failure.
+  EXPECT_EQ(tritonInterpKnownBug("Triton: triton.runtime.errors.InterpreterError: "
+                                 "IndexError('index 8 is out of bounds')",
+                                 kInterp36, f)
+                .name,
+            "");
+  EXPECT_EQ(tritonInterpKnownBug("", kInterp36, f).name, "");
 }
