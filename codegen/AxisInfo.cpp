@@ -264,8 +264,8 @@ AxisInfo AxisAnalysis::compute(const ir::Op &op) {
   case ir::OpKind::CmpLe:
   case ir::OpKind::CmpGt:
   case ir::OpKind::CmpGe: return compare(op);
+  case ir::OpKind::Neg: return neg(op);
   case ir::OpKind::Bitcast:
-  case ir::OpKind::Neg:
   case ir::OpKind::Not:
   case ir::OpKind::Abs:
   case ir::OpKind::Exp:
@@ -379,6 +379,26 @@ AxisInfo AxisAnalysis::cast(const ir::Op &op) {
   if (isIndexType(from) && isIndexType(to) && bitWidth(to.dtype) >= bitWidth(from.dtype))
     return info(op.operand(0));
   return elementwiseDefault(op);
+}
+
+AxisInfo AxisAnalysis::neg(const ir::Op &op) {
+  // -v (two's complement, in the dtype's width) has v's power-of-two factor,
+  // so every divisibility that holds for each element survives; a contiguous
+  // run goes down, so it is a run no longer and only its elements' common
+  // divisibility (eltDiv) is left along that axis. Constancy survives.
+  const ir::Type &t = op.result()->type();
+  if (!isIndexType(t))
+    return elementwiseDefault(op);
+  AxisInfo x = info(op.operand(0));
+  if (x.contig.size() != t.rank())
+    return elementwiseDefault(op);
+  AxisInfo a = x;
+  for (size_t d = 0; d < t.rank(); ++d) {
+    if (x.contig[d] > 1)
+      a.div[d] = x.eltDiv;
+    a.contig[d] = 1;
+  }
+  return a;
 }
 
 AxisInfo AxisAnalysis::elementwiseDefault(const ir::Op &op) {

@@ -89,6 +89,7 @@ private:
   AxisInfo expandDims(const ir::Op &op);
   AxisInfo trans(const ir::Op &op);
   AxisInfo cast(const ir::Op &op);
+  AxisInfo neg(const ir::Op &op);
   /// Unknown, except that constancy survives every elementwise op.
   AxisInfo elementwiseDefault(const ir::Op &op);
 

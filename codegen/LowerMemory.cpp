@@ -309,6 +309,29 @@ Lowerer::coalescingPerm(const ir::Value *ptr, const ir::Value *mask, const ir::V
   return perm;
 }
 
+/// For ptr = q + c (`addptr`s whose offsets are integer constants, the same
+/// for every element): q, with `c` the sum of the offsets in elements; else
+/// null.
+const ir::Value *Lowerer::constantOffsetBase(const ir::Value *ptr, int64_t &c) {
+  const ir::Value *q = ptr;
+  c = 0;
+  for (const ir::Op *d = q->definingOp(); d && d->kind() == ir::OpKind::AddPtr;
+       d = q->definingOp()) {
+    const ir::Op *k = d->operand(1)->definingOp();
+    if (k && k->kind() == ir::OpKind::Splat)
+      k = k->operand(0)->definingOp();
+    const ir::AttrValue *val = k && k->kind() == ir::OpKind::Constant ? k->attr("value") : nullptr;
+    if (!val || !std::holds_alternative<int64_t>(*val))
+      break;
+    int64_t off = std::get<int64_t>(*val);
+    if (off > (int64_t(1) << 40) || off < -(int64_t(1) << 40))
+      break;
+    c += off;
+    q = d->operand(0);
+  }
+  return q == ptr ? nullptr : q;
+}
+
 /// Runs of the blocked layout of `layout` (whose last axis is the pointer
 /// tile's axis `axis`) that one vector access can do.
 Lowerer::AccessPlan Lowerer::planAccess(const ir::Value *ptr, const ir::Value *mask,
@@ -323,8 +346,26 @@ Lowerer::AccessPlan Lowerer::planAccess(const ir::Value *ptr, const ir::Value *m
   int64_t v = std::min({vec_, slotsOf(n), 16 / es, layout.back(), a.contig[axis]});
   if (v < 2 || v * es < 4) // vector accesses of whole 32-bit words
     return p;
-  p.run = v;
   p.aligned = AxisAnalysis::runDivisibility(a, axis, v, es) >= v * es;
+  if (!p.aligned) {
+    // q + c, c a constant offset (the stencil's p - 1, p + 1) with q's runs
+    // aligned: every run starts c elements past an aligned address, so a width
+    // that c breaks could never pass the run-time check. Take the widest one
+    // that c keeps, aligned at compile time (none: element accesses).
+    int64_t c = 0;
+    if (const ir::Value *q = constantOffsetBase(ptr, c)) {
+      AxisInfo qa = axes_->info(q);
+      if (qa.contig.size() == a.contig.size() && qa.contig[axis] >= v &&
+          AxisAnalysis::runDivisibility(qa, axis, v, es) >= v * es) {
+        while (v > 1 && (c * es) % (v * es) != 0)
+          v /= 2;
+        if (v < 2 || v * es < 4)
+          return p;
+        p.aligned = true;
+      }
+    }
+  }
+  p.run = v;
   if (mask && !mask->type().isScalar())
     p.maskUniform = axes_->info(mask).cnst[axis] >= v;
   else

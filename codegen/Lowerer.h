@@ -904,6 +904,7 @@ private:
   using RematMemo = std::map<std::pair<const ir::Value *, Slots>, llvm::Value *>;
 
   void analyseAccesses();
+  const ir::Value *constantOffsetBase(const ir::Value *ptr, int64_t &c);
   bool fusesIntoTrans(const ir::Op &load);
   bool lowerLoadFast(const ir::Op &op);
   bool lowerStoreFast(const ir::Op &op);

@@ -211,3 +211,40 @@ TEST(AxisInfo, ShorterBlocksRefineDivisibility) {
 }
 
 } // namespace
+
+// p - stride is addptr(p, neg(splat stride)) (the frontend's form): the
+// negated offset keeps stride's divisibility, so rows above stay 16-byte
+// aligned runs; a negated range is no run any more.
+TEST(AxisInfo, NegKeepsDivisibility) {
+  Parsed p = parse(R"(kernel @k(%X: !ptr<f32> <aligned = 16>, %s: i32 <multipleof = 16>) {
+  %0 = range <end = 64, start = 0> : tile<64xi32>
+  %1 = splat %X : tile<64x!ptr<f32>>
+  %2 = addptr %1, %0 : tile<64x!ptr<f32>>
+  %3 = splat %s : tile<64xi32>
+  %4 = neg %3 : tile<64xi32>
+  %5 = addptr %2, %4 : tile<64x!ptr<f32>>
+  %6 = neg %0 : tile<64xi32>
+  %7 = constant <value = 8> : tile<64xi32>
+  %8 = mul %0, %7 : tile<64xi32>
+  %9 = neg %8 : tile<64xi32>
+  return
+}
+)");
+  ASSERT_TRUE(p.fn);
+  AxisAnalysis an(*p.fn);
+  AxisInfo ns = an.info(resultOf(p, 4));
+  EXPECT_EQ(ns.eltDiv, 16);
+  EXPECT_EQ(ns.div, V{16});
+  EXPECT_EQ(ns.cnst, V{64});
+  AxisInfo ps = an.info(resultOf(p, 5));
+  EXPECT_EQ(ps.contig, V{64});
+  EXPECT_EQ(ps.div, V{16}); // min(16, 16 * 4 bytes)
+  EXPECT_EQ(AxisAnalysis::runDivisibility(ps, 0, 4, 4), 16);
+  AxisInfo nr = an.info(resultOf(p, 6)); // -(0 ... 64): goes down
+  EXPECT_EQ(nr.contig, V{1});
+  EXPECT_EQ(nr.div, V{1});
+  AxisInfo n8 = an.info(resultOf(p, 9)); // -(8 * (0 ... 64)): each element a multiple of 8
+  EXPECT_EQ(n8.contig, V{1});
+  EXPECT_EQ(n8.div, V{8});
+  EXPECT_EQ(n8.eltDiv, 8);
+}
