@@ -159,6 +159,9 @@ void collectFacts(const ir::Block &b, TritonKernelFacts &f) {
     case ir::OpKind::Broadcast:
       f.scalarCompareSplat |= scalarCompare(op->operand(0));
       break;
+    case ir::OpKind::Dot:
+      f.dot = true;
+      break;
     default:
       break;
     }
@@ -200,6 +203,21 @@ TritonKnownBug tritonInterpKnownBug(const std::string &errorText, const std::str
     return {"interp-compare-result-dtype", "",
             "docs/upstream/triton-interp-compare-result-dtype.md"};
   return {};
+}
+
+bool tritonDotNanDivergence(const TritonKernelFacts &facts, const std::string &description,
+                            const std::map<std::string, HostArray> &want,
+                            const ElementSet &differing) {
+  if (!facts.dot || differing.empty() || !contains(description, "interpreter") ||
+      !contains(description, kMatmulDropsNan))
+    return false;
+  for (const auto &[name, i] : differing) {
+    auto it = want.find(name);
+    if (it == want.end() || !isFloat(it->second.dtype) || i >= it->second.numElements() ||
+        std::isfinite(it->second.getDouble(i)))
+      return false;
+  }
+  return true;
 }
 
 class TritonChecker final : public Checker {
@@ -414,6 +432,15 @@ private:
     if (u.covers(differing)) {
       judged_ = {"ulp-sensitive", "Triton differs (" + diff + "), and so does the interpreter " +
                                       u.first};
+      return "-";
+    }
+    if (opts_.judgeDivergences && opts_.mode == "interpret" && backend_ &&
+        tritonDotNanDivergence(tritonKernelFacts(fn), backend_->description(), want, differing)) {
+      judged_ = {"triton-divergence",
+                 "a documented divergence (docs/triton.md): tl.dot is NumPy's matmul in Triton's "
+                 "interpreter, and this NumPy's BLAS skips zero multiplicands (NaN * 0 and inf * "
+                 "0 add nothing); every differing element is NaN or infinite in the reference: " +
+                     diff};
       return "-";
     }
     if (std::string why =

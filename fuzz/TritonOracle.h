@@ -107,6 +107,8 @@ struct TritonKernelFacts {
   bool atomicBroadcastValue = false;
   /// A comparison of two scalars whose result is splat or broadcast to a tile.
   bool scalarCompareSplat = false;
+  /// A matrix product (`@`: tl.dot).
+  bool dot = false;
 };
 TritonKernelFacts tritonKernelFacts(const ir::Function &fn);
 
@@ -118,6 +120,15 @@ TritonKernelFacts tritonKernelFacts(const ir::Function &fn);
 /// only for a version that has the bug; "" when none.
 TritonKnownBug tritonInterpKnownBug(const std::string &errorText, const std::string &version,
                                     const TritonKernelFacts &facts);
+
+/// In interpreter mode, on a worker whose NumPy loses NaN * 0 in matmul
+/// (TritonBackend's kMatmulDropsNan in `description`): a kernel with `@` whose
+/// differing elements (`differing`) all have a NaN or infinite reference value
+/// (`want`) shows the documented divergence of Triton's interpreter's tl.dot
+/// there (docs/triton.md), not a finding.
+bool tritonDotNanDivergence(const TritonKernelFacts &facts, const std::string &description,
+                            const std::map<std::string, HostArray> &want,
+                            const ElementSet &differing);
 
 /// A standalone Python script for kernel `k` (needs only torch and triton):
 /// the Triton module (tritonpy), the inputs baked in, the reference outputs

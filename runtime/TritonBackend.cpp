@@ -488,6 +488,8 @@ private:
                                   : std::string(" interpreter (TRITON_INTERPRET=1)")) +
                    ", torch " + ready.value("torch", std::string("?")) + ", Python " +
                    ready.value("python", std::string("?"));
+    if (ready.value("matmul_drops_nan", false))
+      description_ += std::string(", ") + kMatmulDropsNan;
     startError_.clear();
     return true;
   }

@@ -43,6 +43,11 @@ struct TritonOptions {
   std::string dotInputPrecision = "ieee"; // tl.dot of fp32 (tritonpy::Options)
 };
 
+/// Said at the end of description() when the worker's NumPy (Triton's
+/// interpreter's tl.dot is np.matmul) loses NaN * 0 and inf * 0 products: its
+/// BLAS skips zero multiplicands in some operand layouts.
+inline constexpr const char *kMatmulDropsNan = "NumPy's matmul drops NaN * 0 (its BLAS skips zeros)";
+
 class TritonBackend : public Backend {
 public:
   /// What runs the kernels once the worker started ("Triton 3.6.0 (interpreter,

@@ -8,7 +8,8 @@ tools (runtime/TritonBackend.cpp), which start it, send it many kernels, and
 start a new one after a crash or a hang. The protocol is one JSON object per
 line on stdin and stdout:
 
-  worker -> {"ready": true, "mode": "interpret", "triton": "3.6.0", "torch": ..., "device": ...}
+  worker -> {"ready": true, "mode": "interpret", "triton": "3.6.0", "torch": ..., "device": ...,
+             "matmul_drops_nan": false}  (interpret mode: see _matmul_drops_nan)
             or {"ready": false, "error": "the triton backend needs the 'triton' Python package: ..."}
   tool   -> {"source": MODULE_TEXT, "grid": [x, y, z], "num_warps": 4, "num_stages": 3,
              "options": {"enable_fp_fusion": false}  (optional: more launch options),
@@ -284,6 +285,31 @@ def _context_usable(torch):
         return False
 
 
+def _matmul_drops_nan():
+    """Whether NumPy's matmul here loses a NaN or an infinity multiplied by zero.
+
+    Triton's interpreter computes tl.dot as np.matmul, whose BLAS decides the
+    arithmetic: the reference BLAS (Debian's libblas3) skips a zero multiplicand
+    in some operand layouts, so NaN * 0 and inf * 0 add nothing instead of NaN.
+    Checked against np.einsum (NumPy's own loops) on the layouts the interpreter
+    passes (a permuted operand is a transposed view).
+
+    >>> isinstance(_matmul_drops_nan(), bool)
+    True
+    """
+    import numpy as np
+    a = np.zeros((4, 4), np.float32)
+    a[:, 1:] = np.nan
+    b = np.zeros((4, 4), np.float32)
+    b[1:, :] = np.inf
+    with np.errstate(invalid="ignore"):
+        for x, y in ((a.T, a), (a, a.T), (a.T, a.T), (a, a), (b, b.T), (b.T, b)):
+            want = np.isnan(np.einsum("ik,kj->ij", x, y))
+            if not np.array_equal(np.isnan(np.matmul(x, y)), want):
+                return True
+    return False
+
+
 def _error_text(e):
     text = "".join(traceback.format_exception_only(type(e), e)).strip()
     if len(text) > _MAX_ERROR:
@@ -348,7 +374,8 @@ def _serve(proto, worker, mode, torch, triton, cache):
     device = torch.cuda.get_device_name() if mode == "gpu" else "CPU (TRITON_INTERPRET=1)"
     _reply(proto, {"ready": True, "mode": mode, "triton": triton.__version__,
                    "torch": torch.__version__, "python": sys.version.split()[0],
-                   "device": device})
+                   "device": device,
+                   "matmul_drops_nan": mode != "gpu" and _matmul_drops_nan()})
     capture = _StderrCapture() if mode == "gpu" else None
     for line in sys.stdin:
         line = line.strip()

@@ -8,12 +8,18 @@
 // kernel's shape (tritonKernelFacts) and, for the error, its diagnostic.
 #include "fuzz/TritonOracle.h"
 #include "runtime/Launch.h"
+#include "runtime/TritonBackend.h"
+
+#include <cmath>
+#include <map>
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 using namespace tc::fuzz;
+using tc::HostArray;
+using tc::kMatmulDropsNan;
 
 namespace {
 
@@ -212,4 +218,31 @@ TEST(TritonInterpKnownBug, CompareResultDtypeNeedsTheErrorAndTheShape) {
                 .name,
             "");
   EXPECT_EQ(tritonInterpKnownBug("", kInterp36, f).name, "");
+}
+
+// Triton's interpreter's tl.dot on a NumPy whose BLAS skips zero multiplicands
+// (seed 20261205, kernel 7564: a column of NaN times zeros summed to 6.11e4).
+TEST(TritonDotNanDivergence, OnlyNonFiniteReferenceValuesOfDotKernelsOnSuchAWorker) {
+  const std::string dropping = kInterp36 + ", " + kMatmulDropsNan;
+  TritonKernelFacts dot;
+  dot.dot = true;
+  HostArray y = HostArray::zeros(tc::DType::F32, {4});
+  y.setDouble(0, std::nan(""));
+  y.setDouble(1, -INFINITY);
+  y.setDouble(2, 1.5);
+  std::map<std::string, HostArray> want{{"Y", y}};
+  ElementSet nonFinite{{"Y", 0}, {"Y", 1}};
+  EXPECT_TRUE(tritonDotNanDivergence(dot, dropping, want, nonFinite));
+  // A finite reference value among the differences: a finding.
+  EXPECT_FALSE(tritonDotNanDivergence(dot, dropping, want, {{"Y", 0}, {"Y", 2}}));
+  // No `@`, a worker whose NumPy keeps NaN, Triton on the GPU: findings.
+  EXPECT_FALSE(tritonDotNanDivergence(TritonKernelFacts{}, dropping, want, nonFinite));
+  EXPECT_FALSE(tritonDotNanDivergence(dot, kInterp36, want, nonFinite));
+  EXPECT_FALSE(tritonDotNanDivergence(
+      dot, std::string("Triton 3.6.0 on NVIDIA H200, torch 2.11.0, ") + kMatmulDropsNan, want,
+      nonFinite));
+  // Nothing differs, or an integer buffer: not this.
+  EXPECT_FALSE(tritonDotNanDivergence(dot, dropping, want, {}));
+  std::map<std::string, HostArray> ints{{"Y", HostArray::zeros(tc::DType::I32, {4})}};
+  EXPECT_FALSE(tritonDotNanDivergence(dot, dropping, ints, {{"Y", 0}}));
 }
