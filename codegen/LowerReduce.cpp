@@ -125,6 +125,17 @@ void Lowerer::reduceLanePairs(const ReduceSpec &r, Slots &val, Slots &idx, int l
   for (size_t k = 0; k < val.size(); ++k) {
     if (!val[k])
       continue;
+    if (!r.isArg) {
+      // add, max, min, and, or, xor are commutative as the GPU computes them
+      // (IEEE add with the canonical NaN; max and min as IEEE maxNum/minNum
+      // with -0 < +0, which PTX's max/min give in either operand order), so
+      // each lane combines its own value and the one it receives as they
+      // come: the tree's nodes are the reference's, bit for bit, without the
+      // two operand-ordering selects (which LLVM folds for add, not for the
+      // max.f32 / min.f32 the max and min are emitted as).
+      val[k] = combine(r.kind, r.acc, val[k], nullptr, shuffleXor(val[k], mask), nullptr).first;
+      continue;
+    }
     auto [a, c] = order(val[k], shuffleXor(val[k], mask));
     std::pair<llvm::Value *, llvm::Value *> ix{nullptr, nullptr};
     if (r.isArg)
