@@ -142,6 +142,8 @@ void collectFacts(const ir::Block &b, TritonKernelFacts &f) {
     case ir::OpKind::CmpGt:
     case ir::OpKind::CmpGe:
       return true;
+    case ir::OpKind::Cast: // to bool: `x != 0` in the translation
+      return v->type().dtype == DType::Bool;
     default:
       return false;
     }

@@ -105,7 +105,9 @@ struct TritonKernelFacts {
   /// an axis: `tl.broadcast_to` of a tile, a stride-0 NumPy view in the
   /// interpreter.
   bool atomicBroadcastValue = false;
-  /// A comparison of two scalars whose result is splat or broadcast to a tile.
+  /// A comparison of two scalars (or a scalar cast to bool, which the
+  /// translation writes as `x != 0`) whose result is splat or broadcast to a
+  /// tile.
   bool scalarCompareSplat = false;
   /// A matrix product (`@`: tl.dot).
   bool dot = false;

@@ -154,6 +154,16 @@ TEST(TritonInterpKnownBug, FactsOfTheKernelShapes) {
   TritonKernelFacts m = factsOf(kScalarCompareMask);
   EXPECT_FALSE(m.atomicBroadcastValue);
   EXPECT_TRUE(m.scalarCompareSplat);
+  // Seed 20261206, kernel 3586: (bool)(S), a half, or-ed with a tile comparison
+  // (`S.to(tl.float32) != 0` broadcast, then `|`: "ufunc 'bitwise_or'").
+  TritonKernelFacts c = factsOf(R"(
+__global__ void k(half *Y, half S) {
+  int r[4] = 0 ... 4;
+  half y[4] = *(Y + r);
+  *(Y + r) = (half)((bool)(S) | (y > 1));
+}
+)");
+  EXPECT_TRUE(c.scalarCompareSplat);
   // A full tile as the value (no broadcast) and a tile comparison: neither.
   TritonKernelFacts n = factsOf(R"(
 __global__ void k(uint32 *Y, int32 N) {
