@@ -686,6 +686,32 @@ def computed_operand_cases():
                         src, TM, TN, TK, K, problem=p, want=product(a, b, M, N, K))
 
 
+# ---------------------------------------------------------------- 12: masked k-tails, pipelined
+
+def masked_pipelined_cases():
+    """Masked k-tails in the argument class the GPU backend pipelines: K, lda, ldb and N
+    divisible by 16 (it specialises on that at launch), so each mask is the same over
+    every 16-byte chunk and a and b stream through the cp.async stages, a chunk masked
+    off zero-filled (codegen "masked-stream"). Trip counts 1 to 6 around the 3 stages,
+    the last trip partial (K not a multiple of TK). The elements past K are NaN: each row
+    of A has 16 more (lda = K + 16) and B has TK more rows, so a chunk copied instead of
+    zero-filled makes the product NaN."""
+    shapes = {'up_for': ((64, 64, 64, 16), (64, 64, 64, 80), (64, 64, 64, 336), (16, 16, 32, 48),
+                         (32, 32, 64, 144), (128, 64, 32, 112)),
+              'up_while': ((64, 64, 64, 208), (16, 16, 32, 48)),
+              'down_for': ((64, 64, 64, 208), (32, 32, 64, 144))}
+    for form, sizes in shapes.items():
+        src = kernel(loop=form, mask_rem='auto')
+        for (TM, TN, TK, K) in sizes:
+            # One program, except where the tile is small: 2 x 2 of them.
+            M, N = (2 * TM, 2 * TN) if TM < 64 else (TM, TN)
+            p = Problem(M, N, K, 'float16', 'float16', 'float32', 'int', lda=K + 16)
+            p.b_store = p.b_store + [NAN] * (TK * p.ldb)
+            simple_case('masked_ktail_pipelined_%s_%dx%dx%d_K%d' % (form, TM, TN, TK, K),
+                        ['mask', 'mask.ktail', 'mask.pipelined', 'loop.' + form],
+                        src, TM, TN, TK, K, problem=p)
+
+
 def main():
     util.self_test()
     tutorial_cases()
@@ -697,6 +723,7 @@ def main():
     two_loop_cases()
     busy_body_cases()
     computed_operand_cases()
+    masked_pipelined_cases()
     S.write(util.out_path('matmul-loops.json'))
 
 
