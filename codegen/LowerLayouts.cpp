@@ -295,7 +295,8 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
     const std::string &kind = op.strAttr("kind");
     bool isArg = kind == "argmax" || kind == "argmin";
     DType acc = kind == "add" ? addAccumulator(in.dtype) : in.dtype;
-    auto [slotLevels, laneLevels] = reduceLevelsInWarp(in.numElements(), inner, len);
+    auto [slotLevels, laneLevels] =
+        reduceLevelsInWarp(in.numElements(), inner, len, reduceAnyOrder(kind, acc));
     int64_t levels = slotLevels + laneLevels, len2 = len >> levels;
     Layout partial = Layout::slice(layoutOf(op.operand(0)), axis);
     std::string tree = std::to_string(slotLevels) + " tree levels in registers, " +

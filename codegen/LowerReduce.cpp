@@ -26,10 +26,16 @@
 // barrier per level). Either way every combine is the reference's, with the
 // same operands in the same order, so `+` is bit for bit the interpreter's;
 // argmax/argmin carry the index and keep the left operand on ties (the
-// scan's first strict improvement), max/min/and/or/xor follow the same tree.
+// scan's first strict improvement). max, min, and, or, xor and integer add
+// give the same result for any tree (reduceAnyOrder), so a thread folds all
+// of its values of an output element first (also the slot bits above the
+// warp bits), then one chain of shuffles, and only the warp bits' partial
+// results go through shared memory.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Lowerer.h"
+
+#include <bit>
 
 namespace tc::codegen::lower {
 
@@ -147,54 +153,109 @@ void Lowerer::reduceLanePairs(const ReduceSpec &r, Slots &val, Slots &idx, int l
   }
 }
 
+/// Whether a reduction's result does not depend on the shape of its tree: its
+/// combine is associative and commutative as the GPU computes it (max and min
+/// are maxNum/minNum over -0 < +0, NaN only when every operand is NaN; and,
+/// or, xor; integer add, which wraps). Not float add (the reference's pairwise
+/// tree is its rounding) nor argmax/argmin (ties go to the left operand).
+bool reduceAnyOrder(const std::string &kind, DType acc) {
+  return kind == "max" || kind == "min" || kind == "and" || kind == "or" || kind == "xor" ||
+         (kind == "add" && !isFloat(acc));
+}
+
 /// How many levels of the tree over an axis of len (inner elements apart in a
 /// tile of n) have their operands in one thread (slot bits) and then in one
 /// warp (lane bits), in order, before the first one across warps (planLayouts
-/// and reduceInWarp).
-std::pair<int, int> Lowerer::reduceLevelsInWarp(int64_t n, int64_t inner, int64_t len) const {
+/// and reduceInWarp). With anyOrder (reduceAnyOrder), every slot and lane
+/// level of the axis, wherever the levels across warps are.
+std::pair<int, int> Lowerer::reduceLevelsInWarp(int64_t n, int64_t inner, int64_t len,
+                                                bool anyOrder) const {
   if (!isPow2(n) || !isPow2(inner) || !isPow2(T_) || !isPow2(vec_))
     return {0, 0};
   int lb = log2Of(inner), levels = log2Of(len), slots = 0, lanes = 0;
   for (int done = 0; done < levels; ++done) {
     BitHome home = placeOfBit(n, T_, vec_, lb + done).first;
-    if (home == BitHome::Warp)
+    if (home == BitHome::Warp) {
+      if (anyOrder)
+        continue;
       break;
+    }
     ++(home == BitHome::Slot ? slots : lanes);
   }
   return {slots, lanes};
 }
 
 /// Runs the levels of the tree whose operands are in this thread or this
-/// warp, in order, up to the first one across warps; returns how many ran and
-/// sets laneMask to the lane bits they reduced. Dead slots become null.
-int64_t Lowerer::reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint32_t &laneMask) {
+/// warp, in order, up to the first one across warps; returns the mask of the
+/// levels that ran (bit l: level l) and sets laneMask to the lane bits they
+/// reduced. Dead slots become null. When the order does not matter
+/// (reduceAnyOrder), every slot level of the axis first, then every lane level:
+/// the thread folds all its values of a row before the one chain of shuffles
+/// (with two runs a thread, a row max took two chains and staged two partial
+/// results a warp).
+uint64_t Lowerer::reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint32_t &laneMask) {
   laneMask = 0;
-  auto [slots, lanes] = reduceLevelsInWarp(r.n, r.inner, r.len);
-  int lb = log2Of(r.inner), done = slots + lanes;
-  for (int l = 0; l < done; ++l) {
-    auto [home, at] = placeOfBit(r.n, T_, vec_, lb + l);
-    if (home == BitHome::Slot) {
-      reduceSlotPairs(r, val, idx, at);
-    } else {
-      reduceLanePairs(r, val, idx, at);
-      laneMask |= uint32_t(1) << at;
-    }
+  bool anyOrder = reduceAnyOrder(r.kind, r.acc);
+  auto [slots, lanes] = reduceLevelsInWarp(r.n, r.inner, r.len, anyOrder);
+  int lb = log2Of(r.inner), levels = log2Of(r.len);
+  uint64_t reduced = 0;
+  if (!anyOrder) {
+    for (int l = 0; l < slots + lanes; ++l)
+      reduced |= uint64_t(1) << l;
+  } else {
+    for (int l = 0; l < levels; ++l)
+      if (placeOfBit(r.n, T_, vec_, lb + l).first != BitHome::Warp)
+        reduced |= uint64_t(1) << l;
   }
-  return done;
+  for (BitHome pass : {BitHome::Slot, BitHome::Lane}) {
+    for (int l = 0; l < levels; ++l) {
+      if (!(reduced >> l & 1))
+        continue;
+      auto [home, at] = placeOfBit(r.n, T_, vec_, lb + l);
+      if (anyOrder && home != pass)
+        continue;
+      if (home == BitHome::Slot) {
+        reduceSlotPairs(r, val, idx, at);
+      } else {
+        reduceLanePairs(r, val, idx, at);
+        laneMask |= uint32_t(1) << at;
+      }
+    }
+    if (!anyOrder)
+      break; // one pass, in level order
+  }
+  return reduced;
 }
 
-/// Writes the partial results left after `levels` levels as a row-major tile
-/// outer x (len >> levels) x inner at byte offsets off / ioff (one writer
-/// per partial result), between two barriers.
+/// Writes the partial results left after the levels in `reduced` (bit l:
+/// level l ran) as a row-major tile outer x len2 x inner at byte offsets off /
+/// ioff (one writer per partial result), between two barriers; a partial's
+/// position is the bits of p of the levels that did not run, in order.
 void Lowerer::stagePartials(const ReduceSpec &r, const Slots &val, const Slots &idx,
-                            int64_t levels, uint32_t laneMask, size_t off, size_t ioff) {
-  int lb = log2Of(r.inner);
-  auto compact = [&](llvm::Value *e) -> llvm::Value * { // (o, p, j) -> (o, p >> levels, j)
+                            uint64_t reduced, uint32_t laneMask, size_t off, size_t ioff) {
+  int lb = log2Of(r.inner), m = log2Of(r.len);
+  int64_t levels = std::popcount(reduced);
+  bool low = (reduced & (reduced + 1)) == 0; // levels 0 .. levels - 1
+  auto compact = [&](llvm::Value *e) -> llvm::Value * { // (o, p, j) -> (o, p', j)
     if (levels == 0)
       return e;
     llvm::Value *j = b_.CreateAnd(e, b_.getInt32(static_cast<uint32_t>(r.inner - 1)));
-    llvm::Value *hi = b_.CreateLShr(e, b_.getInt32(static_cast<uint32_t>(lb + levels)));
-    return b_.CreateOr(b_.CreateShl(hi, b_.getInt32(static_cast<uint32_t>(lb))), j);
+    if (low) { // p' = p >> levels
+      llvm::Value *hi = b_.CreateLShr(e, b_.getInt32(static_cast<uint32_t>(lb + levels)));
+      return b_.CreateOr(b_.CreateShl(hi, b_.getInt32(static_cast<uint32_t>(lb))), j);
+    }
+    llvm::Value *o = b_.CreateLShr(e, b_.getInt32(static_cast<uint32_t>(lb + m)));
+    llvm::Value *p = b_.CreateLShr(e, b_.getInt32(static_cast<uint32_t>(lb)));
+    llvm::Value *row = b_.CreateShl(o, b_.getInt32(static_cast<uint32_t>(m - levels)));
+    int at = 0;
+    for (int l = 0; l < m; ++l) {
+      if (reduced >> l & 1)
+        continue;
+      llvm::Value *bit = b_.CreateAnd(b_.CreateLShr(p, b_.getInt32(static_cast<uint32_t>(l))),
+                                      b_.getInt32(1));
+      row = b_.CreateOr(row, b_.CreateShl(bit, b_.getInt32(static_cast<uint32_t>(at++))));
+    }
+    return b_.CreateOr(b_.CreateShl(row, b_.getInt32(static_cast<uint32_t>(lb))), j);
   };
   llvm::Value *writer = ownerOf(r.n);
   if (laneMask)
@@ -297,8 +358,8 @@ void Lowerer::lowerReduce(const ir::Op &op) {
                               {r.outer, r.len}, 1));
   }
   uint32_t laneMask = 0;
-  int64_t levels = reduceInWarp(r, val, idx, laneMask);
-  int64_t len2 = r.len >> levels;
+  uint64_t reduced = reduceInWarp(r, val, idx, laneMask);
+  int64_t len2 = r.len >> std::popcount(reduced);
   auto result = [&](const std::pair<llvm::Value *, llvm::Value *> &x) {
     return r.isArg ? x.second : se_.cast(x.first, r.acc, out.dtype);
   };
@@ -312,7 +373,7 @@ void Lowerer::lowerReduce(const ir::Op &op) {
   size_t idxBytes = r.isArg ? alignUp(static_cast<size_t>(r.outer * len2 * r.inner) * 4) : 0;
   size_t buf[2] = {0, bytes + idxBytes}, ibuf[2] = {bytes, 2 * bytes + idxBytes};
   sharedBytes_ = std::max(sharedBytes_, (fold ? 1 : 2) * (bytes + idxBytes));
-  stagePartials(r, val, idx, levels, laneMask, buf[0], ibuf[0]);
+  stagePartials(r, val, idx, reduced, laneMask, buf[0], ibuf[0]);
   int cur = fold ? 0 : reduceLevelsShared(r, len2, buf, ibuf);
   Slots s;
   for (int64_t k = 0; k < slotsOf(nOut); ++k) {

@@ -56,6 +56,10 @@ constexpr size_t kMaxSharedBytes = 227 * 1024;
 constexpr int64_t kDotUnroll = 16;
 constexpr int64_t kMaxUnrolledProducts = 8192;
 
+/// Whether a reduction of this kind and accumulator gives the same result for
+/// any tree (LowerReduce.cpp): max, min, and, or, xor, integer add.
+bool reduceAnyOrder(const std::string &kind, DType acc);
+
 /// The body of a `for` (region 0) or a `while` (region 1, after its condition).
 inline const ir::Block &loopBody(const ir::Op &loop) {
   return *loop.region(loop.kind() == ir::OpKind::For ? 0 : 1);
@@ -754,9 +758,10 @@ private:
   llvm::Value *shuffleXor(llvm::Value *v, uint32_t mask);
   void reduceSlotPairs(const ReduceSpec &r, Slots &val, Slots &idx, int s);
   void reduceLanePairs(const ReduceSpec &r, Slots &val, Slots &idx, int l);
-  int64_t reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint32_t &laneMask);
-  std::pair<int, int> reduceLevelsInWarp(int64_t n, int64_t inner, int64_t len) const;
-  void stagePartials(const ReduceSpec &r, const Slots &val, const Slots &idx, int64_t levels,
+  uint64_t reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint32_t &laneMask);
+  std::pair<int, int> reduceLevelsInWarp(int64_t n, int64_t inner, int64_t len,
+                                         bool anyOrder) const;
+  void stagePartials(const ReduceSpec &r, const Slots &val, const Slots &idx, uint64_t reduced,
                      uint32_t laneMask, size_t off, size_t ioff);
   int reduceLevelsShared(const ReduceSpec &r, int64_t len2, const size_t buf[2],
                          const size_t ibuf[2]);
