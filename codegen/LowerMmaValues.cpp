@@ -990,8 +990,16 @@ bool Lowerer::aheadable(MmaLoop &L, const ir::Value *v, std::unordered_set<const
         d->kind() == ir::OpKind::Rem || d->numRegions() || d->numResults() != 1 ||
         !ir::hasTrait(d->kind(), ir::Pure))
       return false;
-    if (x->type().isScalar() && !L.hoisted.count(d))
+    if (x->type().isScalar() && !L.hoisted.count(d)) {
+      // Lowered again for the later trip (withTripAhead), which reads its
+      // operands as they are then bound: only scalars (bound for that trip) or
+      // values from outside the loop. A tile of the body (a reduce's or an
+      // extract_slice's) would be this trip's, or not lowered yet.
+      for (const ir::Value *o : d->operands())
+        if (!o->type().isScalar() && definedInside(o, *L.loop))
+          return false;
       ops.insert(d);
+    }
     todo.insert(todo.end(), d->operands().begin(), d->operands().end());
   }
   return true;
