@@ -239,16 +239,16 @@ def next_warps():
     return 4 if _warps[0] % 2 else 8
 
 
-def add(name, feats, src, dfn, grid, args, outs, source_file=None):
+def add(name, feats, src, dfn, grid, args, outs, source_file=None, warps=None):
     """Adds a case running src (kept in the suite's "sources"), or the kernel `dot` of
-    source_file, with the GPU hint alternating between 4 and 8 warps."""
+    source_file, with the GPU hint alternating between 4 and 8 warps (or `warps`)."""
     if source_file is None:
         where = {'source_ref': S.source(src_key(src), src), 'kernel': 'mm' if 'void mm(' in src else 'dot'}
     else:
         where = {'source_file': source_file, 'kernel': 'dot'}
     c = case(name, ['dot', 'loop', 'matmul_loop'] + feats, defines=dfn, grid=grid, args=args,
              expect={'outputs': outs}, **where)
-    c['num_warps'] = next_warps()
+    c['num_warps'] = next_warps() if warps is None else warps
     S.add(c)
 
 
@@ -348,14 +348,15 @@ def tutorial_cases():
 
 def simple_case(name, feats, src, TM, TN, TK, K, ta='float16', tb=None, tc='float32', acc='float32',
                 kind='int', init=None, c_init=None, want=None, M=None, N=None, grid=GRID,
-                extra_args=(), extra_outs=None, problem=None):
+                extra_args=(), extra_outs=None, problem=None, warps=None):
     tb = tb or ta
     M = M or 2 * TM
     N = N or 2 * TN
     p = problem or Problem(M, N, K, ta, tb, tc, kind, init=init)
     outs = {'C': p.out_c(want)}
     outs.update(extra_outs or {})
-    add(name, feats, src, defines(ta, tb, tc, acc, TM, TN, TK), grid, p.args(c_init) + list(extra_args), outs)
+    add(name, feats, src, defines(ta, tb, tc, acc, TM, TN, TK), grid, p.args(c_init) + list(extra_args), outs,
+        warps=warps)
     return p
 
 
@@ -695,7 +696,10 @@ def masked_pipelined_cases():
     off zero-filled (codegen "masked-stream"). Trip counts 1 to 6 around the 3 stages,
     the last trip partial (K not a multiple of TK). The elements past K are NaN: each row
     of A has 16 more (lda = K + 16) and B has TK more rows, so a chunk copied instead of
-    zero-filled makes the product NaN."""
+    zero-filled makes the product NaN. 4 warps (1 for 16 x 16 tiles): with more, the
+    small tiles would not split among the warps and the loop would not be a matmul loop. The
+    edge cases also mask rows of A past M and columns of B past N (N divisible by 16, not
+    by TN), which the pipeline's masks can be as long as they are the same over a chunk."""
     shapes = {'up_for': ((64, 64, 64, 16), (64, 64, 64, 80), (64, 64, 64, 336), (16, 16, 32, 48),
                          (32, 32, 64, 144), (128, 64, 32, 112)),
               'up_while': ((64, 64, 64, 208), (16, 16, 32, 48)),
@@ -709,7 +713,15 @@ def masked_pipelined_cases():
             p.b_store = p.b_store + [NAN] * (TK * p.ldb)
             simple_case('masked_ktail_pipelined_%s_%dx%dx%d_K%d' % (form, TM, TN, TK, K),
                         ['mask', 'mask.ktail', 'mask.pipelined', 'loop.' + form],
-                        src, TM, TN, TK, K, problem=p)
+                        src, TM, TN, TK, K, problem=p, warps=1 if TM == 16 else 4)
+    src = kernel(loop='up_for', mask_rem='auto', edge=True,
+                 after='  *?((rm[:, newaxis] < M) && (rn[newaxis, :] < N)) pc = c;\n')
+    for (M, N, K, TM, TN, TK) in ((72, 48, 80, 32, 32, 32), (100, 80, 208, 64, 64, 64)):
+        p = Problem(M, N, K, 'float16', 'float16', 'float32', 'int', lda=K + 16)
+        p.b_store = p.b_store + [NAN] * (TK * p.ldb)
+        simple_case('masked_edges_pipelined_%dx%dx%d_tile_%dx%dx%d' % (M, N, K, TM, TN, TK),
+                    ['mask', 'mask.ktail', 'mask.edges', 'mask.pipelined'],
+                    src, TM, TN, TK, K, problem=p, grid=GRID_CDIV, warps=4)
 
 
 def main():
