@@ -1455,10 +1455,12 @@ void Lowerer::withTripAhead(const MmaLoop &L, const std::vector<Slots> &state, l
         values_[L.body->arg(static_cast<unsigned>(pos))] = later[pos];
       }
   }
+  llvm::DebugLoc loc = b_.getCurrentDebugLocation(); // lowerOp sets the ahead ops' lines
   for (const ir::Op *o : L.aheadOps) {
     save(o->result());
     lowerOp(*o, nullptr);
   }
+  b_.SetCurrentDebugLocation(loc);
   f();
   for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
     if (it->second)
