@@ -990,6 +990,10 @@ bool Lowerer::aheadable(MmaLoop &L, const ir::Value *v, std::unordered_set<const
         d->kind() == ir::OpKind::Rem || d->numRegions() || d->numResults() != 1 ||
         !ir::hasTrait(d->kind(), ir::Pure))
       return false;
+    // A scalar the same in every trip (a reduce of a tile from before the
+    // loop, say) is lowered once, before the loop, not again for each copy.
+    if (x->type().isScalar() && !L.hoisted.count(d) && invariantIn(x, L))
+      continue;
     if (x->type().isScalar() && !L.hoisted.count(d)) {
       // Lowered again for the later trip (withTripAhead), which reads its
       // operands as they are then bound: only scalars (bound for that trip) or
