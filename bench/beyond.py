@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Kernels beyond the four benchmarks: ours (bench/kernels/*.tc through triton-run --bench)
+against the same algorithms written in Triton (in this file), in one call on the GPU
+machine, with a table of times, GB/s or TFLOP/s and ratios.
+
+    python3 bench/beyond.py --bin dist/bin [--only stencil,cross_entropy,...]
+        [--disable-opt LIST] [--no-check] [--json OUT.json] [--log beyond.log]
+
+The kernels (same tile sizes, warps and loop structure on both sides):
+
+  stencil        5-point stencil, fp32 8192 x 8192, 32 x 64 tiles, 4 warps
+  cross_entropy  cross-entropy forward, fp32 logits 4096 x 32768, chunks of 1024, 4 warps
+  rmsnorm        RMSNorm forward, fp16 4096 x 4096, one row a program, 8 warps
+  matmul_masked  relu(A @ B + bias), fp16 4096^3, the tutorial's masked k-tail,
+                 128 x 128 x 64 tiles, 8 warps, 3 stages
+  colsum         column sums, fp32 8192 x 8192, 32 x 128 tiles, 4 warps
+
+Method: ours is `triton-run --bench` (median of 100 launches, L2 flushed before each, as
+Triton's do_bench does), checked first against the interpreter (`triton-run --compare`)
+at a small size of the same kernel and configuration (a mismatch makes the exit status 1;
+--no-check skips it). Triton's is `triton.testing.do_bench` (its median, L2 flushed) on
+torch CUDA tensors of the same sizes; without triton, torch or a GPU only ours is measured.
+The ratio is Triton's time over ours (above 1: ours is faster).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNELS = os.path.join(ROOT, "bench", "kernels")
+
+
+# Each kernel: our defines and warps, the launch at full size and at the check's size
+# (triton-run arguments), bytes moved or flops, and Triton's side.
+def spec_stencil(full=True):
+    H, W = (8192, 8192) if full else (100, 200)
+    return {
+        "src": "stencil.tc", "defines": ["-DBH=32", "-DBW=64", "--num-warps", "4"],
+        "args": ["--grid", "cdiv(H, BH), cdiv(W, BW)", "--arg", "H=%d" % H, "--arg", "W=%d" % W,
+                 "--arg", "stride=%d" % W, "--arg", "c0=-4.0",
+                 "--arg", "X=randn:f32[%d,%d]" % (H, W), "--arg", "O=zeros:f32[%d,%d]" % (H, W)],
+        "bytes": 2 * H * W * 4, "size": "%d x %d fp32" % (H, W), "H": H, "W": W,
+    }
+
+
+def spec_cross_entropy(full=True):
+    M, N = (4096, 32768) if full else (8, 3000)
+    return {
+        "src": "cross_entropy.tc", "defines": ["-DBLOCK=1024", "--num-warps", "4"],
+        "args": ["--grid", str(M), "--arg", "stride=%d" % N, "--arg", "N=%d" % N,
+                 "--arg", "X=randn:f32[%d,%d]" % (M, N),
+                 "--arg", "T=randint:0:%d:i32[%d]" % (N - 1, M), "--arg", "L=zeros:f32[%d]" % M],
+        "bytes": M * N * 4 + M * 8, "size": "%d x %d fp32" % (M, N), "M": M, "N": N,
+    }
+
+
+def spec_rmsnorm(full=True):
+    M, N = (4096, 4096) if full else (8, 4096)
+    return {
+        "src": "rmsnorm.tc", "defines": ["-DBLOCK=4096", "--num-warps", "8"],
+        "args": ["--grid", str(M), "--arg", "stride=%d" % N, "--arg", "N=%d" % N,
+                 "--arg", "eps=1e-6", "--arg", "X=randn:f16[%d,%d]" % (M, N),
+                 "--arg", "Y=zeros:f16[%d,%d]" % (M, N), "--arg", "W=rand:f16[%d]" % N],
+        "bytes": 2 * M * N * 2 + N * 2, "size": "%d x %d fp16" % (M, N), "M": M, "N": N,
+    }
+
+
+def spec_matmul_masked(full=True):
+    M = N = K = 4096 if full else 256
+    return {
+        "src": "matmul_masked.tc",
+        "defines": ["-DTM=128", "-DTN=128", "-DTK=64", "--num-warps", "8", "--num-stages", "3"],
+        "args": ["--grid", "M / TM, N / TN", "--arg", "M=%d" % M, "--arg", "N=%d" % N,
+                 "--arg", "K=%d" % K, "--arg", "lda=%d" % K, "--arg", "ldb=%d" % N,
+                 "--arg", "ldc=%d" % N, "--arg", "A=randn:f16[%d,%d]" % (M, K),
+                 "--arg", "B=randn:f16[%d,%d]" % (K, N), "--arg", "C=zeros:f16[%d,%d]" % (M, N),
+                 "--arg", "bias=randn:f32[%d]" % N],
+        "flops": 2 * M * N * K, "size": "%d^3 fp16" % M, "M": M, "N": N, "K": K,
+        # fp16 products of randn summed over K in fp32: the order differs
+        "tol": ["--rtol", "1e-2", "--atol", "5e-2"],
+    }
+
+
+def spec_colsum(full=True):
+    M, N = (8192, 8192) if full else (300, 256)
+    return {
+        "src": "colsum.tc", "defines": ["-DBM=32", "-DBN=128", "--num-warps", "4"],
+        "args": ["--grid", "cdiv(N, BN)", "--arg", "M=%d" % M, "--arg", "N=%d" % N,
+                 "--arg", "stride=%d" % N, "--arg", "X=randn:f32[%d,%d]" % (M, N),
+                 "--arg", "Y=zeros:f32[%d]" % N],
+        "bytes": M * N * 4 + N * 4, "size": "%d x %d fp32" % (M, N), "M": M, "N": N,
+    }
+
+
+SPECS = {"stencil": spec_stencil, "cross_entropy": spec_cross_entropy, "rmsnorm": spec_rmsnorm,
+         "matmul_masked": spec_matmul_masked, "colsum": spec_colsum}
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "timed out after %d s" % timeout
+    return p.returncode, p.stdout + p.stderr
+
+
+def ours(trun, name, extra, check, log):
+    """(ok, median ms) of our kernel: --compare at the small size, then --bench."""
+    ok = True
+    if check:
+        s = SPECS[name](False)
+        cmd = [trun, os.path.join(KERNELS, s["src"])] + s["defines"] + s["args"] + \
+            ["--compare"] + s.get("tol", []) + extra
+        rc, text = run(cmd, 900)
+        log.write("$ %s\n%s\n" % (" ".join(cmd), text))
+        ok = rc == 0
+        if not ok:
+            print("  %s: ours differs from the interpreter (or failed): %s"
+                  % (name, (text.strip().splitlines() or ["?"])[-1]))
+    s = SPECS[name](True)
+    cmd = [trun, os.path.join(KERNELS, s["src"])] + s["defines"] + s["args"] + ["--bench"] + extra
+    rc, text = run(cmd, 900)
+    log.write("$ %s\n%s\n" % (" ".join(cmd), text))
+    m = re.findall(r"^\s*median\s+([0-9.]+) ms", text, re.M)
+    if rc != 0 or not m:
+        print("  %s: ours FAILED: %s" % (name, (text.strip().splitlines() or ["?"])[-1]))
+        return False, None
+    return ok, float(m[-1])
+
+
+def triton_side():
+    """The Triton kernels and a runner per name, or None (no triton, torch or GPU)."""
+    try:
+        import torch
+        import triton
+        import triton.language as tl
+        if not torch.cuda.is_available():
+            return None
+    except ImportError:
+        return None
+
+    @triton.jit
+    def stencil(X, O, H, W, stride, c0, BH: tl.constexpr, BW: tl.constexpr):
+        ri = tl.program_id(0) * BH + tl.arange(0, BH)
+        rj = tl.program_id(1) * BW + tl.arange(0, BW)
+        p = X + ri[:, None] * stride + rj[None, :]
+        inb = (ri[:, None] < H) & (rj[None, :] < W)
+        xc = tl.load(p, mask=inb, other=0.0)
+        xn = tl.load(p - stride, mask=inb & (ri[:, None] >= 1), other=0.0)
+        xs = tl.load(p + stride, mask=(ri[:, None] + 1 < H) & (rj[None, :] < W), other=0.0)
+        xw = tl.load(p - 1, mask=inb & (rj[None, :] >= 1), other=0.0)
+        xe = tl.load(p + 1, mask=(ri[:, None] < H) & (rj[None, :] + 1 < W), other=0.0)
+        tl.store(O + ri[:, None] * stride + rj[None, :], c0 * xc + xn + xs + xw + xe, mask=inb)
+
+    @triton.jit
+    def cross_entropy(X, T, L, stride, N, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        xr = X + row * stride
+        mx = tl.full([], -float("inf"), tl.float32)
+        s = tl.full([], 0.0, tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            x = tl.load(xr + cols, mask=cols < N, other=-float("inf"))
+            mnew = tl.maximum(mx, tl.max(x, axis=0))
+            s = s * tl.exp(mx - mnew) + tl.sum(tl.exp(x - mnew), axis=0)
+            mx = mnew
+        tl.store(L + row, tl.log(s) + mx - tl.load(xr + tl.load(T + row)))
+
+    @triton.jit
+    def rmsnorm(X, Y, W, stride, N, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        m = cols < N
+        x = tl.load(X + row * stride + cols, mask=m, other=0.0).to(tl.float32)
+        rstd = tl.rsqrt(tl.sum(x * x, axis=0) / N + eps)
+        w = tl.load(W + cols, mask=m, other=0.0).to(tl.float32)
+        tl.store(Y + row * stride + cols, (x * rstd * w).to(tl.float16), mask=m)
+
+    @triton.jit
+    def matmul_masked(A, B, C, bias, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
+                      TK: tl.constexpr):
+        rm = tl.program_id(0) * TM + tl.arange(0, TM)
+        rn = tl.program_id(1) * TN + tl.arange(0, TN)
+        rk = tl.arange(0, TK)
+        c = tl.zeros((TM, TN), tl.float32)
+        pa = A + rm[:, None] * lda + rk[None, :]
+        pb = B + rk[:, None] * ldb + rn[None, :]
+        for k in range(0, K, TK):
+            a = tl.load(pa, mask=rk[None, :] < K - k, other=0.0)
+            b = tl.load(pb, mask=rk[:, None] < K - k, other=0.0)
+            c += tl.dot(a, b)
+            pa += TK
+            pb += TK * ldb
+        bv = tl.load(bias + rn, mask=rn < N, other=0.0)
+        c = tl.maximum(c + bv[None, :], 0.0)
+        tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(tl.float16))
+
+    @triton.jit
+    def colsum(X, Y, M, N, stride, BM: tl.constexpr, BN: tl.constexpr):
+        rn = tl.program_id(0) * BN + tl.arange(0, BN)
+        rm = tl.arange(0, BM)
+        acc = tl.zeros((BM, BN), tl.float32)
+        for m0 in range(0, M, BM):
+            rows = m0 + rm
+            msk = (rows[:, None] < M) & (rn[None, :] < N)
+            acc += tl.load(X + rows[:, None] * stride + rn[None, :], mask=msk, other=0.0)
+        tl.store(Y + rn, tl.sum(acc, axis=0), mask=rn < N)
+
+    dev = "cuda"
+    cdiv = triton.cdiv
+
+    def launch(name):
+        s = SPECS[name](True)
+        if name == "stencil":
+            H, W = s["H"], s["W"]
+            x = torch.randn(H, W, device=dev)
+            o = torch.zeros_like(x)
+            return lambda: stencil[(cdiv(H, 32), cdiv(W, 64))](x, o, H, W, W, -4.0, BH=32, BW=64,
+                                                                num_warps=4)
+        if name == "cross_entropy":
+            M, N = s["M"], s["N"]
+            x = torch.randn(M, N, device=dev)
+            t = torch.randint(0, N, (M,), device=dev, dtype=torch.int32)
+            loss = torch.zeros(M, device=dev)
+            return lambda: cross_entropy[(M,)](x, t, loss, N, N, BLOCK=1024, num_warps=4)
+        if name == "rmsnorm":
+            M, N = s["M"], s["N"]
+            x = torch.randn(M, N, device=dev, dtype=torch.float16)
+            y = torch.zeros_like(x)
+            w = torch.rand(N, device=dev, dtype=torch.float16)
+            return lambda: rmsnorm[(M,)](x, y, w, N, N, 1e-6, BLOCK=4096, num_warps=8)
+        if name == "matmul_masked":
+            M, N, K = s["M"], s["N"], s["K"]
+            a = torch.randn(M, K, device=dev, dtype=torch.float16)
+            b = torch.randn(K, N, device=dev, dtype=torch.float16)
+            c = torch.zeros(M, N, device=dev, dtype=torch.float16)
+            bias = torch.randn(N, device=dev)
+            return lambda: matmul_masked[(M // 128, N // 128)](a, b, c, bias, M, N, K, K, N, N,
+                                                               TM=128, TN=128, TK=64,
+                                                               num_warps=8, num_stages=3)
+        M, N = s["M"], s["N"]
+        x = torch.randn(M, N, device=dev)
+        y = torch.zeros(N, device=dev)
+        return lambda: colsum[(cdiv(N, 128),)](x, y, M, N, N, BM=32, BN=128, num_warps=4)
+
+    def measure(name):
+        fn = launch(name)
+        fn()  # compile
+        return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+    return measure, triton.__version__
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"),
+                    help="folder of triton-run (default: build/bin)")
+    ap.add_argument("--only", default=",".join(SPECS), help="comma-separated kernel names")
+    ap.add_argument("--disable-opt", default=None,
+                    help="pass --disable-opt LIST to every triton-run of ours (an A/B)")
+    ap.add_argument("--no-check", action="store_true", help="skip the --compare checks")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--log", default="beyond.log")
+    a = ap.parse_args()
+    names = [n for n in a.only.split(",") if n]
+    unknown = [n for n in names if n not in SPECS]
+    if unknown:
+        ap.error("--only: unknown kernel %s (known: %s)" % (", ".join(unknown), ", ".join(SPECS)))
+    trun = os.path.join(a.bin, "triton-run")
+    if not os.path.exists(trun):
+        ap.error("--bin: no triton-run in %s" % a.bin)
+    rc, text = run([trun, "--check-device"], 60)
+    if rc != 0:
+        print("beyond: no CUDA device (%s); nothing measured" % text.strip())
+        return 4
+    extra = ["--disable-opt", a.disable_opt] if a.disable_opt else []
+    tri = triton_side()
+    print("device: %s; Triton: %s" % (text.strip(), tri[1] if tri else "not available"))
+    rows, bad = [], False
+    with open(a.log, "w") as log:
+        for n in names:
+            s = SPECS[n](True)
+            ok, ms = ours(trun, n, extra, not a.no_check, log)
+            bad = bad or not ok
+            tms = None
+            if tri:
+                try:
+                    tms = tri[0](n)
+                except Exception as e:  # report and go on with the other kernels
+                    print("  %s: Triton FAILED: %s" % (n, str(e).splitlines()[0] if str(e) else e))
+            rows.append({"kernel": n, "size": s["size"], "ours_ms": ms, "triton_ms": tms,
+                         "bytes": s.get("bytes"), "flops": s.get("flops"), "checked": ok})
+    unit = lambda r: "TFLOP/s" if r["flops"] else "GB/s"
+    rate = lambda r, ms: None if ms is None else (
+        r["flops"] / ms / 1e9 if r["flops"] else r["bytes"] / ms / 1e6)
+    print("| kernel | size | ours ms | Triton ms | ours | Triton | Triton/ours time |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        o, t = rate(r, r["ours_ms"]), rate(r, r["triton_ms"])
+        f = lambda x: "-" if x is None else "%.1f %s" % (x, unit(r))
+        ms = lambda x: "-" if x is None else "%.4f" % x
+        ratio = "-" if not r["ours_ms"] or not r["triton_ms"] else "%.2fx" % (
+            r["triton_ms"] / r["ours_ms"])
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (r["kernel"], r["size"], ms(r["ours_ms"]),
+                                                      ms(r["triton_ms"]), f(o), f(t), ratio))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
