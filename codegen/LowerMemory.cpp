@@ -237,8 +237,39 @@ llvm::Value *Lowerer::rematAt(const ir::Value *v, const Slots &coords, RematMemo
 /// permuted shape (axis d of that shape is axis perm[d] of s).
 Slots Lowerer::coordsIn(const ir::Shape &s, const std::vector<int64_t> &perm, int64_t k) {
   ir::Shape sp = permuted(s, perm);
-  llvm::Value *e = elemIndex(product(s, 0, s.size()), k);
+  int64_t n = product(s, 0, s.size());
   Slots c(s.size());
+  auto isPow2 = [](int64_t x) { return x > 0 && (x & (x - 1)) == 0; };
+  bool pow2 = n >= T_ && isPow2(T_) && isPow2(vec_);
+  for (int64_t x : sp)
+    pow2 = pow2 && isPow2(x);
+  if (pow2) {
+    // Slot k's element is tid * v (bits [log v, log vT)) OR a constant (the
+    // other bits; elemIndex). With power-of-two axes each coordinate is the
+    // same shift and mask of the two parts, OR-ed: the thread's part is one
+    // value for all its slots and the constant folds. (LLVM kept
+    // `and (or disjoint tid * v, C), M` apart for each C, so each slot's
+    // coordinate, and each compare of it, was its own: a stencil's column
+    // masks were computed for every element instead of every column.)
+    int64_t v = std::min<int64_t>(vec_, slotsOf(n));
+    int64_t base = (k / v) * T_ * v + k % v;
+    llvm::Value *t = v == 1 ? tid_ : b_.CreateMul(tid_, b_.getInt32(static_cast<uint32_t>(v)));
+    for (size_t d = 0; d < sp.size(); ++d) {
+      int ls = 0;
+      while ((int64_t(1) << ls) < product(sp, d + 1, sp.size()))
+        ++ls;
+      llvm::Value *tv = ls ? b_.CreateLShr(t, b_.getInt32(static_cast<uint32_t>(ls))) : t;
+      int64_t bv = base >> ls;
+      if (d > 0) {
+        tv = b_.CreateAnd(tv, b_.getInt32(static_cast<uint32_t>(sp[d] - 1)));
+        bv &= sp[d] - 1;
+      }
+      c[static_cast<size_t>(perm[d])] =
+          bv ? b_.CreateOr(tv, b_.getInt32(static_cast<uint32_t>(bv))) : tv;
+    }
+    return c;
+  }
+  llvm::Value *e = elemIndex(n, k);
   for (size_t d = 0; d < sp.size(); ++d)
     c[static_cast<size_t>(perm[d])] = axisIndex(e, sp, d);
   return c;
