@@ -16,12 +16,6 @@ namespace tc::codegen::lower {
 
 namespace {
 
-int log2Ceil(int64_t x) {
-  int l = 0;
-  while ((int64_t(1) << l) < x)
-    ++l;
-  return l;
-}
 
 bool isLoop(const ir::Op &op) {
   return op.kind() == ir::OpKind::For || op.kind() == ir::OpKind::While;

@@ -239,7 +239,6 @@ Slots Lowerer::coordsIn(const ir::Shape &s, const std::vector<int64_t> &perm, in
   ir::Shape sp = permuted(s, perm);
   int64_t n = product(s, 0, s.size());
   Slots c(s.size());
-  auto isPow2 = [](int64_t x) { return x > 0 && (x & (x - 1)) == 0; };
   bool pow2 = n >= T_ && isPow2(T_) && isPow2(vec_);
   for (int64_t x : sp)
     pow2 = pow2 && isPow2(x);
@@ -255,9 +254,7 @@ Slots Lowerer::coordsIn(const ir::Shape &s, const std::vector<int64_t> &perm, in
     int64_t base = (k / v) * T_ * v + k % v;
     llvm::Value *t = v == 1 ? tid_ : b_.CreateMul(tid_, b_.getInt32(static_cast<uint32_t>(v)));
     for (size_t d = 0; d < sp.size(); ++d) {
-      int ls = 0;
-      while ((int64_t(1) << ls) < product(sp, d + 1, sp.size()))
-        ++ls;
+      int ls = log2Ceil(product(sp, d + 1, sp.size()));
       llvm::Value *tv = ls ? b_.CreateLShr(t, b_.getInt32(static_cast<uint32_t>(ls))) : t;
       int64_t bv = base >> ls;
       if (d > 0) {

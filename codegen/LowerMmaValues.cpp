@@ -42,8 +42,6 @@ namespace tc::codegen::lower {
 
 namespace {
 
-bool isPow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
-
 /// The stream (of the values pipelines `pipes`) whose `@` reads the hoisted
 /// a operand v from shared memory (wgmma), or null.
 template <typename Pipes> auto stagedAStream(const Pipes &pipes, const ir::Value *v) {

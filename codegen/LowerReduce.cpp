@@ -45,14 +45,6 @@ namespace {
 /// warps are folded in registers (more: level by level across the threads).
 constexpr int64_t kMaxFoldReads = 64;
 
-bool isPow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
-
-int log2Of(int64_t x) {
-  int l = 0;
-  while ((int64_t(1) << l) < x)
-    ++l;
-  return l;
-}
 
 enum class BitHome { Slot, Lane, Warp };
 
@@ -61,7 +53,7 @@ enum class BitHome { Slot, Lane, Warp };
 std::pair<BitHome, int> placeOfBit(int64_t n, int64_t T, int64_t vec, int bit) {
   if (n < T)
     return bit < 5 ? std::pair{BitHome::Lane, bit} : std::pair{BitHome::Warp, bit - 5};
-  int v = log2Of(std::min(vec, n / T)), tb = log2Of(T);
+  int v = log2Ceil(std::min(vec, n / T)), tb = log2Ceil(T);
   if (bit < v)
     return {BitHome::Slot, bit};
   if (bit < v + 5)
@@ -172,7 +164,7 @@ std::pair<int, int> Lowerer::reduceLevelsInWarp(int64_t n, int64_t inner, int64_
                                                 bool anyOrder) const {
   if (!isPow2(n) || !isPow2(inner) || !isPow2(T_) || !isPow2(vec_))
     return {0, 0};
-  int lb = log2Of(inner), levels = log2Of(len), slots = 0, lanes = 0;
+  int lb = log2Ceil(inner), levels = log2Ceil(len), slots = 0, lanes = 0;
   for (int done = 0; done < levels; ++done) {
     BitHome home = placeOfBit(n, T_, vec_, lb + done).first;
     if (home == BitHome::Warp) {
@@ -197,7 +189,7 @@ uint64_t Lowerer::reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint
   laneMask = 0;
   bool anyOrder = reduceAnyOrder(r.kind, r.acc);
   auto [slots, lanes] = reduceLevelsInWarp(r.n, r.inner, r.len, anyOrder);
-  int lb = log2Of(r.inner), levels = log2Of(r.len);
+  int lb = log2Ceil(r.inner), levels = log2Ceil(r.len);
   uint64_t reduced = 0;
   if (!anyOrder) {
     for (int l = 0; l < slots + lanes; ++l)
@@ -233,7 +225,7 @@ uint64_t Lowerer::reduceInWarp(const ReduceSpec &r, Slots &val, Slots &idx, uint
 /// position is the bits of p of the levels that did not run, in order.
 void Lowerer::stagePartials(const ReduceSpec &r, const Slots &val, const Slots &idx,
                             uint64_t reduced, uint32_t laneMask, size_t off, size_t ioff) {
-  int lb = log2Of(r.inner), m = log2Of(r.len);
+  int lb = log2Ceil(r.inner), m = log2Ceil(r.len);
   int64_t levels = std::popcount(reduced);
   bool low = (reduced & (reduced + 1)) == 0; // levels 0 .. levels - 1
   auto compact = [&](llvm::Value *e) -> llvm::Value * { // (o, p, j) -> (o, p', j)

@@ -65,6 +65,16 @@ inline const ir::Block &loopBody(const ir::Op &loop) {
   return *loop.region(loop.kind() == ir::OpKind::For ? 0 : 1);
 }
 
+inline bool isPow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+/// The smallest l with 2^l >= x (log2 of a power of two).
+inline int log2Ceil(int64_t x) {
+  int l = 0;
+  while ((int64_t(1) << l) < x)
+    ++l;
+  return l;
+}
+
 inline int64_t product(const ir::Shape &s, size_t from, size_t to) {
   int64_t p = 1;
   for (size_t d = from; d < to; ++d)
