@@ -197,6 +197,9 @@ private:
   std::unordered_set<const ir::Op *> mmaDeclined_; // `@` kept off #mma (mmaDotsOverRegisters)
   void finishOccupancy();
   int64_t valueLoopDemand_ = 0;
+  // Registers a thread keeps for the carried #mma values of the
+  // values-pipeline loop being lowered (0 outside one): exp2TileApplies.
+  int64_t valueLoopCarried_ = 0;
   bool sharedA_ = true, usedSharedA_ = false; // withoutSharedA, SharedOverflow
   void planValuePipeLoop(const ir::Op &op, const MmaLoop &L, int depth);
   // While a pipelined loop's body is lowered: its plan, chunks, induction
@@ -674,9 +677,30 @@ private:
                          : se_.binary(op.kind(), in.dtype, x[0], x[1]);
   }
 
+  /// Whether an elementwise op over n slots a thread holds is an exp2 that
+  /// ScalarEmitter::exp2Tile computes with one range check (option "exp2").
+  /// Its inputs stay live until the check, n registers more at the exponents.
+  /// A heuristic against spills: not in a values-pipeline loop whose carried
+  /// #mma values (accumulator, row statistics) outnumber the tile's inputs and
+  /// results (2n), where the occupancy request leaves no room: attention
+  /// 128x64x64 on 8 warps, carried 36 against 64, 128 registers without
+  /// spills; 128x32x128, carried 68 against 32, spilled 32 bytes.
+  bool exp2TileApplies(const ir::Op &op, size_t n) const {
+    const ir::Type &t = op.result()->type();
+    return opts_.exp2Tile && op.kind() == ir::OpKind::Exp2 && n >= 4 && !t.isPtr &&
+           (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16) &&
+           valueLoopCarried_ <= 2 * static_cast<int64_t>(n);
+  }
+
   /// Elementwise ops: one scalarOp per slot (a scalar operand serves every slot).
   void lowerElementwise(const ir::Op &op) {
     size_t n = static_cast<size_t>(slotsOf(op.result()->type()));
+    if (exp2TileApplies(op, n)) {
+      Slots x;
+      for (size_t k = 0; k < n; ++k)
+        x.push_back(slot(get(op.operand(0)), k));
+      return define(op, se_.exp2Tile(op.result()->type().dtype, x));
+    }
     Slots s;
     for (size_t k = 0; k < n; ++k) {
       Slots x;

@@ -51,6 +51,16 @@ public:
   /// Binary ops on operands of dtype `t`: Add .. CmpGe (compares give i1),
   /// UMulHi. (AddPtr is done by the lowering.)
   llvm::Value *binary(ir::OpKind k, DType t, llvm::Value *a, llvm::Value *b);
+  /// exp2 of the values a thread holds of one tile (dtype fp32, fp16 or bf16;
+  /// fp16/bf16 computed in fp32 like unary()), results bit for bit unary()'s,
+  /// with one range check for all of them: libdevice's exp2f is PTX's
+  /// `ex2.approx.f32`, which ptxas expands into a compare against -126 and two
+  /// predicated multiplies around each `MUFU.EX2` (for subnormal results). When
+  /// no value is below -126 (NaN aside) that expansion is `MUFU.EX2` alone, so
+  /// this emits the values' minimum, one branch, and `ex2.approx.ftz.f32` per
+  /// value on the fast side, libdevice's on the other (docs/gpu-numerics.md,
+  /// "exp2 of a tile"). Emits control flow: the builder ends in a new block.
+  std::vector<llvm::Value *> exp2Tile(DType t, const std::vector<llvm::Value *> &xs);
   /// fma(a, b, c) rounded once in `t` (fp16/bf16 included).
   llvm::Value *fma(DType t, llvm::Value *a, llvm::Value *b, llvm::Value *c);
 
