@@ -163,6 +163,22 @@ Slots Lowerer::wgmmaWait(int64_t pending, const Slots &acc) {
   return out;
 }
 
+/// The thread's warpgroup, tid / 128, broadcast from lane 0 of its warp
+/// (shfl.sync.idx): the same value, which ptxas then knows to be uniform in
+/// the warp, so the descriptors computed from it live in uniform registers
+/// (without it, 128x64x64 attention moved Q's descriptors with 8 R2UR a trip).
+/// Computed once, where tid is read (the kernel's entry, every thread).
+llvm::Value *Lowerer::warpgroupIndex() {
+  if (!warpgroup_) {
+    llvm::IRBuilder<> e(ctx_);
+    e.SetInsertPoint(llvm::cast<llvm::Instruction>(tid_)->getNextNode());
+    llvm::Value *g = e.CreateLShr(tid_, e.getInt32(7));
+    warpgroup_ = e.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
+                                   {e.getInt32(0xffffffffu), g, e.getInt32(0), e.getInt32(31)});
+  }
+  return warpgroup_;
+}
+
 /// A descriptor's address field (bits 0-13: the shared-memory address >> 4)
 /// of the stage at byte offset stageOff from pipeBase().
 llvm::Value *Lowerer::stageAddressField(llvm::Value *stageOff) {
@@ -244,7 +260,7 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
   llvm::InlineAsm *mma = llvm::InlineAsm::get(fty, text, constraints, true);
 
   asmStatement("wgmma.fence.sync.aligned;");
-  llvm::Value *warpgroup = b_.CreateLShr(tid_, b_.getInt32(7));
+  llvm::Value *warpgroup = warpgroupIndex();
   Slots out = acc;
   for (int64_t j = 0; j < L.tilesPerWarp; ++j) {
     // The warpgroup's 64 rows: block g + j G of the tile.
@@ -350,7 +366,7 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
     fragsM = p.fragsM();
     descA = b_.CreateOr(stageAddressField(b_.getInt32(static_cast<uint32_t>(s.aOff))),
                         b_.getInt64(descriptorBits(16, 8 * wa, wa)));
-    llvm::Value *warpgroup = b_.CreateLShr(tid_, b_.getInt32(7));
+    llvm::Value *warpgroup = warpgroupIndex();
     blockA = b_.CreateMul(
         b_.CreateZExt(b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(fragsM))),
                       b_.getInt64Ty()),

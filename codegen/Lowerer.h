@@ -861,6 +861,7 @@ private:
   Slots wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
   Slots wgmmaWait(int64_t pending, const Slots &acc);
   llvm::Value *stageAddressField(llvm::Value *stageOff);
+  llvm::Value *warpgroupIndex();
   Slots wgmmaFence(const Slots &regs);
   void wgmmaInto(llvm::InlineAsm *mma, const std::vector<llvm::Value *> &args, Slots &out,
                  int64_t at, int64_t per);
@@ -1385,6 +1386,7 @@ private:
   llvm::Function *kernel_ = nullptr;
   llvm::BasicBlock *exit_ = nullptr;
   llvm::Value *tid_ = nullptr;
+  llvm::Value *warpgroup_ = nullptr; // warpgroupIndex()
   llvm::GlobalVariable *smem_ = nullptr;
   size_t sharedBytes_ = 0;
   // Matmul loops' shared memory: placed after everything else once that is
