@@ -167,8 +167,11 @@ Slots Lowerer::wgmmaWait(int64_t pending, const Slots &acc) {
 /// (shfl.sync.idx): the same value, which ptxas then knows to be uniform in
 /// the warp, so the descriptors computed from it live in uniform registers
 /// (without it, 128x64x64 attention moved Q's descriptors with 8 R2UR a trip).
-/// Computed once, where tid is read (the kernel's entry, every thread).
+/// Computed once, where tid is read (the kernel's entry, every thread); 0
+/// with one warpgroup.
 llvm::Value *Lowerer::warpgroupIndex() {
+  if (opts_.numWarps <= 4)
+    return b_.getInt32(0);
   if (!warpgroup_) {
     llvm::IRBuilder<> e(ctx_);
     e.SetInsertPoint(llvm::cast<llvm::Instruction>(tid_)->getNextNode());
