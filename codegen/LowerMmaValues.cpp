@@ -1586,15 +1586,6 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   }
   pipeBytes_ = std::max(pipeBytes_, L.bytes);
   valueLoopDemand_ = std::max(valueLoopDemand_, valueLoopDemand(op, &L));
-  int64_t carried = 0;
-  for (unsigned i = 0; i < op.numResults(); ++i)
-    if (mmaRes_.count(op.result(i)))
-      carried += mmaSlots(op.result(i)->type());
-  struct Restore {
-    int64_t &v, old;
-    ~Restore() { v = old; }
-  } restore{valueLoopCarried_, valueLoopCarried_};
-  valueLoopCarried_ = carried;
   for (const auto &o : L.body->ops())
     if (L.hoisted.count(o.get()))
       lowerOp(*o, nullptr);
