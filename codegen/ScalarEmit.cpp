@@ -676,16 +676,25 @@ std::vector<llvm::Value *> ScalarEmitter::exp2Tile(DType t, const std::vector<ll
   // Every value through MUFU.EX2 alone first (ex2.approx.ftz.f32), where the
   // tile's other work is: ptxas interleaves the exponents with it.
   llvm::Function *ex2 = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ex2_approx_ftz_f);
-  std::vector<llvm::Value *> rf, below;
-  // Below -126 an exponent's result is subnormal, which MUFU.EX2 flushes (a
-  // NaN compares false: ex2 of NaN is NaN either way).
-  double limit = plantedBug("exp2-tile-range") ? -150.0 : -126.0;
-  llvm::Value *any = nullptr;
-  for (llvm::Value *x : x32) {
+  std::vector<llvm::Value *> rf;
+  for (llvm::Value *x : x32)
     rf.push_back(b_.CreateCall(ex2, {x}));
-    below.push_back(b_.CreateFCmpOLT(x, llvm::ConstantFP::get(f32, limit)));
-    any = any ? b_.CreateOr(any, below.back()) : below.back();
+  // Below -126 an exponent's result is subnormal, which MUFU.EX2 flushes. The
+  // inputs' minimum as a balanced tree of minnum (log2 n deep, not a chain of
+  // n: the check is ready early; a NaN drops out, all NaN gives NaN, which
+  // compares false: ex2 of NaN is NaN either way).
+  double limit = plantedBug("exp2-tile-range") ? -150.0 : -126.0;
+  llvm::Value *bound = llvm::ConstantFP::get(f32, limit);
+  std::vector<llvm::Value *> level = x32;
+  while (level.size() > 1) {
+    std::vector<llvm::Value *> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
   }
+  llvm::Value *any = b_.CreateFCmpOLT(level[0], bound);
   // Then one check for the warp (vote.any: every thread of a program runs the
   // tile's ops, so the branch is uniform and needs no convergence barrier)
   // and, in the rare case, libdevice's exp2f for the values below -126.
@@ -704,7 +713,8 @@ std::vector<llvm::Value *> ScalarEmitter::exp2Tile(DType t, const std::vector<ll
   std::vector<llvm::Value *> rs;
   for (size_t i = 0; i < x32.size(); ++i)
     rs.push_back(b_.CreateSelect(
-        below[i], b_.CreateCall(libdeviceFunction(m_, "__nv_exp2f", f32, 1), {x32[i]}), rf[i]));
+        b_.CreateFCmpOLT(x32[i], bound),
+        b_.CreateCall(libdeviceFunction(m_, "__nv_exp2f", f32, 1), {x32[i]}), rf[i]));
   b_.CreateBr(join);
   b_.SetInsertPoint(join);
   std::vector<llvm::Value *> out;
