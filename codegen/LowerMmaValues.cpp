@@ -666,7 +666,9 @@ void Lowerer::lowerMmaValueOp(const ir::Op &op) {
 }
 
 /// Along axis 1: the reference's pairwise tree over the column bits (bit 0
-/// and bits >= 3 in the thread, bits 1 and 2 across the quad's lanes).
+/// and bits >= 3 in the thread, bits 1 and 2 across the quad's lanes; for add
+/// with 4 or more n8 fragments the quad levels scatter the fragments over the
+/// lanes and the top two fragment bits go across the quad again).
 void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
   const ir::Type &in = op.operand(0)->type();
   const std::string &kind = op.strAttr("kind");

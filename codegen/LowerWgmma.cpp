@@ -174,7 +174,8 @@ llvm::Value *Lowerer::warpgroupIndex() {
     return b_.getInt32(0);
   if (!warpgroup_) {
     llvm::IRBuilder<> e(ctx_);
-    e.SetInsertPoint(llvm::cast<llvm::Instruction>(tid_)->getNextNode());
+    auto *tid = llvm::cast<llvm::Instruction>(tid_);
+    e.SetInsertPoint(tid->getParent(), std::next(tid->getIterator()));
     llvm::Value *g = e.CreateLShr(tid_, e.getInt32(7));
     warpgroup_ = e.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
                                    {e.getInt32(0xffffffffu), g, e.getInt32(0), e.getInt32(31)});

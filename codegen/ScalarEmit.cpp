@@ -706,7 +706,9 @@ std::vector<llvm::Value *> ScalarEmitter::exp2Tile(DType t, const std::vector<ll
   auto *slowBB = llvm::BasicBlock::Create(c, "exp2.subnormal", fn);
   auto *join = llvm::BasicBlock::Create(c, "exp2.join", fn);
   // Unlikely (scores minus their row's maximum stay above -126 unless a row
-  // spans 2^126): the fix-up goes out of line.
+  // spans 2^126), except where a value is -inf (a masked score; alpha of a
+  // first trip whose running maximum starts at -inf): the fix-up goes out of
+  // line, and those trips pay it (its results: exp2(-inf) = 0 either way).
   b_.CreateCondBr(any, slowBB, join, llvm::MDBuilder(c).createUnlikelyBranchWeights());
   b_.SetInsertPoint(slowBB);
   // The fast results are used here too, so nothing sinks them below the branch.

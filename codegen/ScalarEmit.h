@@ -55,11 +55,13 @@ public:
   /// fp16/bf16 computed in fp32 like unary()), results bit for bit unary()'s,
   /// with one range check for all of them: libdevice's exp2f is PTX's
   /// `ex2.approx.f32`, which ptxas expands into a compare against -126 and two
-  /// predicated multiplies around each `MUFU.EX2` (for subnormal results). When
-  /// no value is below -126 (NaN aside) that expansion is `MUFU.EX2` alone, so
-  /// this emits the values' minimum, one branch, and `ex2.approx.ftz.f32` per
-  /// value on the fast side, libdevice's on the other (docs/gpu-numerics.md,
-  /// "exp2 of a tile"). Emits control flow: the builder ends in a new block.
+  /// predicated multiplies around each `MUFU.EX2` (for subnormal results). For
+  /// a value at or above -126 (or NaN) that expansion is `MUFU.EX2` alone, so
+  /// this emits `ex2.approx.ftz.f32` for every value, the inputs' minimum, one
+  /// vote.any for the warp and a branch to an out-of-line block that replaces
+  /// the values below -126 (-inf included: a masked score) by libdevice's
+  /// (docs/gpu-numerics.md, "exp2 of a tile"). Emits control flow: the builder
+  /// ends in a new block. Every thread of the warp must run it (vote.sync).
   std::vector<llvm::Value *> exp2Tile(DType t, const std::vector<llvm::Value *> &xs);
   /// fma(a, b, c) rounded once in `t` (fp16/bf16 included).
   llvm::Value *fma(DType t, llvm::Value *a, llvm::Value *b, llvm::Value *c);
