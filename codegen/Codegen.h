@@ -51,6 +51,12 @@ struct Options {
   // stages run on wgmma.mma_async (sm_90a) from 128-byte-swizzled shared
   // memory (docs/gpu-perf.md, "wgmma"); off, or elsewhere, mma.sync.
   bool wgmma = true;
+  // "masked-stream": a matmul loop's operand loaded with a mask and `other`
+  // +0 (the tutorial's `rk < K - k ? *pa : 0`) streams through the cp.async
+  // stages like an unmasked one, each 16-byte chunk copied or zero-filled
+  // (src-size 0) by the mask evaluated for its trip; off, such loops stage
+  // their operands from registers every trip (no pipeline, no wgmma).
+  bool maskedStreams = true;
   // "occupancy": a kernel whose loop runs the values pipeline (attention) asks
   // ptxas (`.minnctapersm`) for as many programs per SM as its estimated
   // register demand, shared memory and the SM's threads allow (attention

@@ -153,19 +153,6 @@ std::pair<int64_t, int64_t> chooseWarpTile(int64_t m, int64_t n, int64_t warps) 
   return best;
 }
 
-/// Whether v is the constant +0 (the accumulator of a plain `a @ b`).
-bool isPositiveZero(const ir::Value *v) {
-  const ir::Op *def = v->definingOp();
-  if (!def || def->kind() != ir::OpKind::Constant)
-    return false;
-  const ir::AttrValue *a = def->attr("value");
-  if (const auto *i = a ? std::get_if<int64_t>(a) : nullptr)
-    return *i == 0;
-  if (const auto *f = a ? std::get_if<double>(a) : nullptr)
-    return *f == 0 && !std::signbit(*f);
-  return false;
-}
-
 /// The k of the mma.sync shape for operands of dtype `in` and an accumulator
 /// of dtype `acc` (0: no tensor-core form).
 int64_t mmaK(DType in, DType acc) {
@@ -177,6 +164,22 @@ int64_t mmaK(DType in, DType acc) {
 }
 
 } // namespace
+
+bool isPositiveZero(const ir::Value *c) {
+  const ir::Op *d = c->definingOp();
+  if (d && d->kind() == ir::OpKind::Splat)
+    d = d->operand(0)->definingOp();
+  if (!d || d->kind() != ir::OpKind::Constant)
+    return false;
+  const ir::AttrValue *a = d->attr("value");
+  if (!a)
+    return false;
+  if (const int64_t *i = std::get_if<int64_t>(a))
+    return *i == 0;
+  if (const double *f = std::get_if<double>(a))
+    return *f == 0.0 && !std::signbit(*f);
+  return false;
+}
 
 /// Fills p for acc + a @ b on mma.sync with one staging of a, b and acc
 /// from offset 0; false where the operands have no tensor-core form.

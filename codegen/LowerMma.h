@@ -13,6 +13,10 @@
 
 namespace tc::codegen::lower {
 
+/// Whether c is the constant +0 (or a splat of it): a plain `a @ b`'s
+/// accumulator, a masked load's `other` that a zero-filling copy gives.
+bool isPositiveZero(const ir::Value *c);
+
 // wgmma's canonical swizzled layouts (LowerWgmma.cpp's header): shared by the
 // matmul loops and the values pipeline (LowerMmaValues.cpp).
 

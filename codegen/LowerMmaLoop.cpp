@@ -9,10 +9,13 @@
 //   the loop (unless it starts as a constant) and once after it, instead of
 //   twice per trip. Needs: acc is a carried value used only by the `@`, whose
 //   result is only yielded back in its place.
-// * pipeline (num_stages = S >= 2): when a and b are loaded (without a mask)
-//   through carried pointer tiles stepped by a uniform loop-invariant offset,
-//   contiguous and 16-byte aligned along their rows, the loads become
-//   cp.async copies into S shared-memory stages, issued S - 1 trips ahead.
+// * pipeline (num_stages = S >= 2): when a and b are loaded through carried
+//   pointer tiles stepped by a uniform loop-invariant offset, contiguous and
+//   16-byte aligned along their rows, the loads become cp.async copies into S
+//   shared-memory stages, issued S - 1 trips ahead. A load's mask (with
+//   `other` +0, option "masked-stream") must be the same over each 16-byte
+//   chunk and computable for a later trip: each chunk is then copied or
+//   zero-filled (src-size 0) by the mask evaluated for the trip it is for.
 //   The pointer tiles are not carried: each thread keeps the start addresses
 //   of its 16-byte chunks (recomputed from the index arithmetic) and one
 //   offset per tile. A copy for trip i + S - 1 is issued only when that trip
@@ -138,8 +141,10 @@ bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
 void Lowerer::matchStreams(MmaLoop &L) {
   L.stages = 1;
   if (opts_.numStages < 2 || L.p.bTransposed || !opts_.remat || !matchStream(L, 0) ||
-      !matchStream(L, 1) || L.streams[0].pos == L.streams[1].pos || !predictable(L)) {
+      !matchStream(L, 1) || L.streams[0].pos == L.streams[1].pos || !predictable(L) ||
+      !streamMasksAhead(L)) {
     L.hoisted.clear();
+    L.aheadOps.clear();
     return;
   }
   L.stages = opts_.numStages;
@@ -148,6 +153,7 @@ void Lowerer::matchStreams(MmaLoop &L) {
   if (static_cast<size_t>(L.stages) * L.stageBytes > kMaxPipeBytes) {
     L.stages = 1;
     L.hoisted.clear();
+    L.aheadOps.clear();
     return;
   }
   L.pipelined = true;
@@ -158,15 +164,18 @@ void Lowerer::matchStreams(MmaLoop &L) {
   }
 }
 
-/// Operand `which` of the `@` is a mask-free load through a carried pointer
-/// tile whose only other use is `p + s` (s uniform and loop-invariant),
-/// yielded in its place; its rows are contiguous and 16-byte aligned.
+/// Operand `which` of the `@` is a load through a carried pointer tile whose
+/// only other use is `p + s` (s uniform and loop-invariant), yielded in its
+/// place; its rows are contiguous and 16-byte aligned. A mask needs `other`
+/// +0 (a chunk masked off is zero-filled); matchStreams checks the rest of it.
 bool Lowerer::matchStream(MmaLoop &L, size_t which) {
   MmaLoop::Stream &s = L.streams[which];
   const ir::Value *operand = L.dot->operand(static_cast<unsigned>(which));
   const ir::Op *load = operand->definingOp();
   if (!load || load->kind() != ir::OpKind::Load || load->parentBlock() != L.body ||
-      load->numOperands() != 1 || !usedOnlyBy(operand, L.dot))
+      !(load->numOperands() == 1 ||
+        (load->numOperands() == 3 && isPositiveZero(load->operand(2)) && opts_.maskedStreams)) ||
+      !usedOnlyBy(operand, L.dot))
     return false;
   const ir::Value *ptr = load->operand(0);
   std::optional<size_t> pos = carriedPos(ptr, L.body, L.argBase);
@@ -200,11 +209,40 @@ bool Lowerer::matchStream(MmaLoop &L, size_t which) {
   s.step = step;
   s.pos = *pos;
   s.inc = inc;
+  s.mask = load->numOperands() == 3 ? load->operand(1) : nullptr;
   s.tile = &t;
   s.rows = t.shape[0];
   s.cols = t.shape[1];
   s.pitch = which == 0 ? L.p.pitchA : L.p.pitchB;
   s.off = which == 0 ? L.p.offA : L.p.offB;
+  return true;
+}
+
+/// The streams' masks (the tutorial's `rk < K - k ? *pa : 0`) can be
+/// evaluated for a later trip (aheadable: recomputable from the induction
+/// variable, the carried scalars predictable() knows and values from outside
+/// the loop) and are the same over each 16-byte chunk of a row; their scalar
+/// ops go into L.aheadOps, in the body's order. After predictable().
+bool Lowerer::streamMasksAhead(MmaLoop &L) {
+  std::unordered_set<const ir::Op *> ahead;
+  for (const MmaLoop::Stream &s : L.streams) {
+    if (!s.mask)
+      continue;
+    int64_t chunk = 16 / static_cast<int64_t>(byteSize(s.tile->dtype));
+    if (!aheadable(L, s.mask, ahead))
+      return false;
+    if (!s.mask->type().isScalar()) {
+      AxisInfo m = axes_->info(s.mask);
+      if (m.cnst.size() != 2 || m.cnst[1] < chunk || m.cnst[1] % chunk)
+        return false;
+    }
+  }
+  std::unordered_map<const ir::Op *, size_t> order;
+  for (const auto &o : L.body->ops())
+    order[o.get()] = order.size();
+  L.aheadOps.assign(ahead.begin(), ahead.end());
+  std::sort(L.aheadOps.begin(), L.aheadOps.end(),
+            [&](const ir::Op *x, const ir::Op *y) { return order[x] < order[y]; });
   return true;
 }
 
@@ -430,29 +468,6 @@ llvm::Value *Lowerer::offsetAhead(const MmaLoop &L, size_t which, llvm::Value *o
   return b_.CreateAdd(off, b_.CreateMul(x, b_.getInt64(static_cast<uint64_t>(ahead))));
 }
 
-/// cp.async of this thread's chunks of both tiles at element offsets off
-/// into the stage at byte offset `stage`.
-void Lowerer::issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
-                          llvm::Value *stage) {
-  llvm::Value *base = b_.CreateAdd(pipeBase(), stage);
-  auto *global = llvm::PointerType::get(ctx_, 1);
-  for (size_t w = 0; w < L.numStreams; ++w) {
-    llvm::Type *et = se_.memType(L.streams[w].tile->dtype);
-    for (size_t j = 0; j < c.src[w].size(); ++j) {
-      int64_t left = c.total[w] - static_cast<int64_t>(j) * T_;
-      llvm::Value *valid =
-          left < T_ ? b_.CreateICmpULT(tid_, b_.getInt32(static_cast<uint32_t>(left))) : nullptr;
-      emitGuarded(valid, [&]() -> llvm::Value * {
-        llvm::Value *src = b_.CreateAddrSpaceCast(b_.CreateGEP(et, c.src[w][j], off[w]), global);
-        llvm::Value *dst =
-            b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, c.dst[w][j]));
-        b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {}, {dst, src});
-        return nullptr;
-      });
-    }
-  }
-}
-
 /// One pipelined trip. loopState: the two offsets, whether trip i + S - 2
 /// runs, this trip's stage; nextState gets their values for the next trip.
 Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
@@ -487,7 +502,7 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
     barrier();
   }
   emitGuarded(runs, [&]() -> llvm::Value * {
-    issueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes));
+    issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), state, iv, ahead);
     return nullptr;
   });
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
@@ -562,8 +577,10 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
       runs = runs ? b_.CreateAnd(runs, c) : c;
       Slots off = {offsetAhead(L, 0, b_.getInt64(0), j), offsetAhead(L, 1, b_.getInt64(0), j)};
       emitGuarded(runs, [&]() -> llvm::Value * {
-        issueCopies(L, chunks, off,
-                    b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))));
+        issueValueCopies(
+            L, chunks, off,
+            b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))),
+            carriedInit, lb, j);
         return nullptr;
       });
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});

@@ -969,22 +969,6 @@ namespace {
 /// Shared memory of the stages at most (leaves room for other staging).
 constexpr size_t kMaxValuePipeBytes = 160 * 1024;
 
-/// Whether c is a constant (or a splat of one) of value +0.
-bool isPositiveZero(const ir::Value *c) {
-  const ir::Op *d = c->definingOp();
-  if (d && d->kind() == ir::OpKind::Splat)
-    d = d->operand(0)->definingOp();
-  if (!d || d->kind() != ir::OpKind::Constant)
-    return false;
-  const ir::AttrValue *a = d->attr("value");
-  if (!a)
-    return false;
-  if (const int64_t *i = std::get_if<int64_t>(a))
-    return *i == 0;
-  if (const double *f = std::get_if<double>(a))
-    return *f == 0.0 && !std::signbit(*f);
-  return false;
-}
 
 } // namespace
 

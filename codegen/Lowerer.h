@@ -833,6 +833,7 @@ private:
   bool matchMmaLoop(const ir::Op &loop, MmaLoop &L);
   void matchStreams(MmaLoop &L);
   bool matchStream(MmaLoop &L, size_t which);
+  bool streamMasksAhead(MmaLoop &L);
   bool predictable(MmaLoop &L);
   bool invariantIn(const ir::Value *v, MmaLoop &L);
   bool usedOnlyBy(const ir::Value *v, const ir::Op *user) const;
@@ -847,7 +848,6 @@ private:
     stagingBase_ = nullptr;
   }
   StreamChunks streamSources(const MmaLoop &L);
-  void issueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off, llvm::Value *stage);
   llvm::Value *offsetAhead(const MmaLoop &L, size_t which, llvm::Value *off, int64_t ahead);
   Slots mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
   bool planWgmma(MmaLoop &L);

@@ -18,6 +18,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.mmaValues;
   if (name == "wgmma")
     return &opts.wgmma;
+  if (name == "masked-stream")
+    return &opts.maskedStreams;
   if (name == "specialize")
     return &opts.specialize;
   if (name == "occupancy")
@@ -31,7 +33,8 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
-                                                   "pipeline", "wgmma", "occupancy", "exp2",
+                                                   "pipeline", "wgmma", "masked-stream", "occupancy",
+                                                   "exp2",
                                                    "specialize"};
   return names;
 }
@@ -44,7 +47,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.wgmma =
-          opts.occupancy = opts.exp2Tile = opts.specialize = false;
+          opts.maskedStreams = opts.occupancy = opts.exp2Tile = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -78,6 +81,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-mma-values";
   if (opts.wgmma)
     s += " wgmma";
+  if (!opts.maskedStreams)
+    s += " no-masked-stream";
   if (!opts.occupancy)
     s += " no-occupancy";
   if (!opts.exp2Tile)
