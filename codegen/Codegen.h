@@ -63,13 +63,6 @@ struct Options {
   // 128x64x64 on 8 warps: 2, in 128 registers); off, every register to one
   // program (`.minnctapersm 1`).
   bool occupancy = true;
-  // "exp2": exp2 of a tile (fp32, fp16, bf16; 4 to 32 values a thread) runs
-  // MUFU.EX2 alone on each value, then checks the values' minimum against -126
-  // once for the warp and fixes up the values below it out of line; off, every
-  // value goes through libdevice's exp2f, whose PTX ptxas expands into a check
-  // and two predicated multiplies around each MUFU.EX2 (docs/gpu-numerics.md,
-  // "exp2 of a tile"). The results are the same bits.
-  bool exp2Tile = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
   // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
   // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2

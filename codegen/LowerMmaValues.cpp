@@ -649,12 +649,6 @@ void Lowerer::lowerMmaValueOp(const ir::Op &op) {
   std::vector<Slots> xs;
   for (const ir::Value *v : op.operands())
     xs.push_back(getMma(v));
-  if (exp2TileApplies(op, static_cast<size_t>(mmaSlots(out)))) {
-    Slots x;
-    for (int64_t r = 0; r < mmaSlots(out); ++r)
-      x.push_back(slot(xs[0], static_cast<size_t>(r)));
-    return bindValue(op.result(), se_.exp2Tile(out.dtype, x));
-  }
   Slots s;
   for (int64_t r = 0; r < mmaSlots(out); ++r) {
     Slots x;

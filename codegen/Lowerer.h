@@ -674,28 +674,9 @@ private:
                          : se_.binary(op.kind(), in.dtype, x[0], x[1]);
   }
 
-  /// Whether an elementwise op over n slots a thread holds is an exp2 that
-  /// ScalarEmitter::exp2Tile computes with one range check (option "exp2").
-  /// Its inputs stay live until the check, n registers more at the
-  /// exponents: at most 32 values a thread (attention 128x64x128 on 4 warps,
-  /// 64 values, spilled 632 bytes with it against 344 without; 128x128x128 on
-  /// 8 warps 4 against none); the benchmark's shapes (32 and 16 values) fit
-  /// 128 registers without spills (lit gpu/attention-occupancy.tc).
-  bool exp2TileApplies(const ir::Op &op, size_t n) const {
-    const ir::Type &t = op.result()->type();
-    return opts_.exp2Tile && op.kind() == ir::OpKind::Exp2 && n >= 4 && n <= 32 && !t.isPtr &&
-           (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16);
-  }
-
   /// Elementwise ops: one scalarOp per slot (a scalar operand serves every slot).
   void lowerElementwise(const ir::Op &op) {
     size_t n = static_cast<size_t>(slotsOf(op.result()->type()));
-    if (exp2TileApplies(op, n)) {
-      Slots x;
-      for (size_t k = 0; k < n; ++k)
-        x.push_back(slot(get(op.operand(0)), k));
-      return define(op, se_.exp2Tile(op.result()->type().dtype, x));
-    }
     Slots s;
     for (size_t k = 0; k < n; ++k) {
       Slots x;

@@ -24,8 +24,6 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.specialize;
   if (name == "occupancy")
     return &opts.occupancy;
-  if (name == "exp2")
-    return &opts.exp2Tile;
   return nullptr;
 }
 
@@ -34,7 +32,6 @@ bool *flagOf(Options &opts, const std::string &name) {
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
                                                    "pipeline", "wgmma", "masked-stream", "occupancy",
-                                                   "exp2",
                                                    "specialize"};
   return names;
 }
@@ -47,7 +44,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.wgmma =
-          opts.maskedStreams = opts.occupancy = opts.exp2Tile = opts.specialize = false;
+          opts.maskedStreams = opts.occupancy = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -85,8 +82,6 @@ std::string describeOptions(const Options &opts) {
     s += " no-masked-stream";
   if (!opts.occupancy)
     s += " no-occupancy";
-  if (!opts.exp2Tile)
-    s += " no-exp2-tile";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

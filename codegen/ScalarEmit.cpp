@@ -30,7 +30,6 @@
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
-#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <cassert>
@@ -664,72 +663,6 @@ llvm::Value *ScalarEmitter::binary(ir::OpKind k, DType t, llvm::Value *a, llvm::
   if (isFloat(t))
     return floatBinary(b_, m_, op, t, a, b);
   return intBinary(b_, op, t, a, b);
-}
-
-std::vector<llvm::Value *> ScalarEmitter::exp2Tile(DType t, const std::vector<llvm::Value *> &xs) {
-  StrictFp strict(b_);
-  assert((t == DType::F32 || isHalfLike(t)) && !xs.empty());
-  llvm::Type *f32 = b_.getFloatTy();
-  std::vector<llvm::Value *> x32;
-  for (llvm::Value *x : xs)
-    x32.push_back(t == DType::F32 ? x : b_.CreateFPExt(x, f32)); // exact
-  // Every value through MUFU.EX2 alone first (ex2.approx.ftz.f32), where the
-  // tile's other work is: ptxas interleaves the exponents with it.
-  llvm::Function *ex2 = llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_ex2_approx_ftz_f);
-  std::vector<llvm::Value *> rf;
-  for (llvm::Value *x : x32)
-    rf.push_back(b_.CreateCall(ex2, {x}));
-  // Below -126 an exponent's result is subnormal, which MUFU.EX2 flushes. The
-  // inputs' minimum as a balanced tree of minnum (log2 n deep, not a chain of
-  // n: the check is ready early; a NaN drops out, all NaN gives NaN, which
-  // compares false: ex2 of NaN is NaN either way).
-  double limit = plantedBug("exp2-tile-range") ? -150.0 : -126.0;
-  llvm::Value *bound = llvm::ConstantFP::get(f32, limit);
-  std::vector<llvm::Value *> level = x32;
-  while (level.size() > 1) {
-    std::vector<llvm::Value *> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  llvm::Value *any = b_.CreateFCmpOLT(level[0], bound);
-  // Then one check for the warp (vote.any: every thread of a program runs the
-  // tile's ops, so the branch is uniform and needs no convergence barrier)
-  // and, in the rare case, libdevice's exp2f for the values below -126.
-  any = b_.CreateCall(llvm::Intrinsic::getDeclaration(&m_, llvm::Intrinsic::nvvm_vote_any_sync),
-                      {b_.getInt32(0xffffffffu), any});
-  llvm::BasicBlock *fastBB = b_.GetInsertBlock();
-  llvm::Function *fn = fastBB->getParent();
-  llvm::LLVMContext &c = m_.getContext();
-  auto *slowBB = llvm::BasicBlock::Create(c, "exp2.subnormal", fn);
-  auto *join = llvm::BasicBlock::Create(c, "exp2.join", fn);
-  // Unlikely (scores minus their row's maximum stay above -126 unless a row
-  // spans 2^126), except where a value is -inf (a masked score; alpha of a
-  // first trip whose running maximum starts at -inf): the fix-up goes out of
-  // line, and those trips pay it (its results: exp2(-inf) = 0 either way).
-  b_.CreateCondBr(any, slowBB, join, llvm::MDBuilder(c).createUnlikelyBranchWeights());
-  b_.SetInsertPoint(slowBB);
-  // The fast results are used here too, so nothing sinks them below the branch.
-  std::vector<llvm::Value *> rs;
-  for (size_t i = 0; i < x32.size(); ++i)
-    rs.push_back(b_.CreateSelect(
-        b_.CreateFCmpOLT(x32[i], bound),
-        b_.CreateCall(libdeviceFunction(m_, "__nv_exp2f", f32, 1), {x32[i]}), rf[i]));
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
-  std::vector<llvm::Value *> out;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    llvm::PHINode *phi = b_.CreatePHI(f32, 2);
-    phi->addIncoming(rf[i], fastBB);
-    phi->addIncoming(rs[i], slowBB);
-    out.push_back(phi);
-  }
-  if (t != DType::F32) // after the block's phis: one rounding each
-    for (size_t i = 0; i < xs.size(); ++i)
-      out[i] = b_.CreateFPTrunc(out[i], xs[i]->getType());
-  return out;
 }
 
 llvm::Value *ScalarEmitter::fma(DType t, llvm::Value *a, llvm::Value *b, llvm::Value *c) {

@@ -51,18 +51,6 @@ public:
   /// Binary ops on operands of dtype `t`: Add .. CmpGe (compares give i1),
   /// UMulHi. (AddPtr is done by the lowering.)
   llvm::Value *binary(ir::OpKind k, DType t, llvm::Value *a, llvm::Value *b);
-  /// exp2 of the values a thread holds of one tile (dtype fp32, fp16 or bf16;
-  /// fp16/bf16 computed in fp32 like unary()), results bit for bit unary()'s,
-  /// with one range check for all of them: libdevice's exp2f is PTX's
-  /// `ex2.approx.f32`, which ptxas expands into a compare against -126 and two
-  /// predicated multiplies around each `MUFU.EX2` (for subnormal results). For
-  /// a value at or above -126 (or NaN) that expansion is `MUFU.EX2` alone, so
-  /// this emits `ex2.approx.ftz.f32` for every value, the inputs' minimum, one
-  /// vote.any for the warp and a branch to an out-of-line block that replaces
-  /// the values below -126 (-inf included: a masked score) by libdevice's
-  /// (docs/gpu-numerics.md, "exp2 of a tile"). Emits control flow: the builder
-  /// ends in a new block. Every thread of the warp must run it (vote.sync).
-  std::vector<llvm::Value *> exp2Tile(DType t, const std::vector<llvm::Value *> &xs);
   /// fma(a, b, c) rounded once in `t` (fp16/bf16 included).
   llvm::Value *fma(DType t, llvm::Value *a, llvm::Value *b, llvm::Value *c);
 

@@ -61,10 +61,6 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "an attention-style loop on wgmma whose P @ V wait is deferred to the next trip issues "
        "its cp.async copies one trip further ahead, into the stage trip i - 1 read: another "
        "warpgroup's P @ V of trip i - 1 (not waited for yet) may still read V there"},
-      // codegen/ScalarEmit.cpp
-      {"exp2-tile-range", "gpu",
-       "exp2 of a tile fixes up the values below -150 instead of -126 after its "
-       "flush-to-zero MUFU.EX2: results in 2^-150..2^-126 (subnormal) come out 0"},
       {"mma-values-operand", "gpu",
        "an `@` on #mma whose fp16 a operand comes from registers (P of attention) packs its "
        "two n8 accumulator fragments in the wrong order: the a fragment's k 0-7 and 8-15 "

@@ -264,7 +264,6 @@ std::string kernelFor(const std::string &name) {
       {"mma-values-operand", kAttentionKernel},
       {"values-wgmma-wait", kAttentionKernel},
       {"values-wgmma-refill", kAttentionKernel},
-      {"exp2-tile-range", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
       {"vector-width", kVectorKernel},
       {"remat-axis", kGpuTileKernel},
