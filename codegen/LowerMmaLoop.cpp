@@ -550,6 +550,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   setMinCtasPerSm(mmaLoopCtas(L));
   notePath(L.wgmma ? "wgmma" : "mma.sync");
   notePath("mma.loop");
+  if (L.pipelined && (L.streams[0].mask || L.streams[1].mask))
+    notePath("mma.loop.masked_stream"); // option masked-stream
   notePath(L.pipelined ? "pipeline.stages=" + std::to_string(L.stages) : "pipeline.off");
   pipeBytes_ = std::max(pipeBytes_, L.bytes);
   size_t first = L.isFor ? 3 : 0;

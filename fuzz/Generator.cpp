@@ -1254,8 +1254,14 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   // Which form: a warpgroup's tile (wgmma), or rows for mma.sync; for
   // mma.loop, half of them with masked loads of sizes that are not multiples
   // of the tiles (the loop's operands staged from registers every trip).
-  bool wg = aim == "wgmma" || (aim == "pipeline" && coin(0.5));
+  // Half of those masked loops keep N and K multiples of 16 (rows 16-byte
+  // aligned, the tails of N and K within the tiles' last 16-element steps):
+  // their masked loads stream through cp.async like unmasked ones, each
+  // 16-byte chunk zero-filled by its mask (option masked-stream), on wgmma
+  // for a warpgroup's tile.
   bool masked = aim == "mma.loop" && coin(0.5);
+  bool alignedTails = masked && coin(0.5);
+  bool wg = aim == "wgmma" || (aim == "pipeline" && coin(0.5)) || (alignedTails && coin(0.5));
   features_.insert(masked ? "load.masked" : "load.plain");
   if (!masked)
     features_.insert("matmul.unmasked");
@@ -1301,7 +1307,13 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   }
   size_ = {tm * gm, tn * gn};
   int64_t depth = tk * trips;
-  if (masked) { // tails on every axis (the grid stays cdiv(size, tile))
+  if (alignedTails) { // tails on M, and on N and K by 16s
+    features_.insert("matmul.aligned_tails");
+    size_[0] -= range(0, static_cast<int>(tm) - 1);
+    size_[1] -= 16 * range(0, static_cast<int>(tn / 16) - 1);
+    depth -= 16 * range(0, static_cast<int>(tk / 16) - 1);
+    features_.insert("boundary.tail");
+  } else if (masked) { // tails on every axis (the grid stays cdiv(size, tile))
     size_[0] -= range(0, static_cast<int>(tm) - 1);
     size_[1] -= range(0, static_cast<int>(tn) - 1);
     depth -= range(0, static_cast<int>(tk) - 1);

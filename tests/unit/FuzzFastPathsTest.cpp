@@ -63,6 +63,40 @@ TEST(FuzzFastPaths, AimedKernelsTakeTheirPath) {
   }
 }
 
+// Masked matmul loops whose N and K are multiples of 16 (aim mma.loop,
+// matmul.aligned_tails) stream their masked operands through cp.async (option
+// masked-stream): the lowering says mma.loop.masked_stream for most of them,
+// and never for a kernel with unmasked loads.
+TEST(FuzzFastPaths, AlignedTailsTakeTheMaskedStream) {
+  codegen::Options o;
+  o.sm = 90;
+  o.alignedPointers = true;
+  GenPolicy p;
+  p.aim = "mma.loop";
+  int aligned = 0, streamed = 0, wg = 0;
+  for (uint64_t i = 0; i < 64 && aligned < 12; ++i) {
+    FuzzKernel k = generateKernel(p, 4200 + i);
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
+    std::vector<std::string> paths;
+    std::string error;
+    ASSERT_TRUE(codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error))
+        << error;
+    bool took = std::find(paths.begin(), paths.end(), "mma.loop.masked_stream") != paths.end();
+    if (hasFeature(k, "matmul.unmasked")) {
+      EXPECT_FALSE(took) << describeKernel(k);
+    }
+    if (!hasFeature(k, "matmul.aligned_tails"))
+      continue;
+    ++aligned;
+    streamed += took ? 1 : 0;
+    wg += took && std::find(paths.begin(), paths.end(), "wgmma") != paths.end() ? 1 : 0;
+  }
+  ASSERT_GE(aligned, 8);
+  EXPECT_GE(streamed, aligned * 5 / 8);
+  EXPECT_GE(wg, 1);
+}
+
 // The paths a kernel's lowering takes for sm_90 with aligned pointers (as
 // --compile-only and the GPU backend compile the fuzzer's kernels).
 std::vector<std::string> pathsOf(const FuzzKernel &k) {
