@@ -16,7 +16,6 @@ namespace tc::codegen::lower {
 
 namespace {
 
-
 bool isLoop(const ir::Op &op) {
   return op.kind() == ir::OpKind::For || op.kind() == ir::OpKind::While;
 }

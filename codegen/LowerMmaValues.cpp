@@ -963,7 +963,6 @@ namespace {
 /// Shared memory of the stages at most (leaves room for other staging).
 constexpr size_t kMaxValuePipeBytes = 160 * 1024;
 
-
 } // namespace
 
 /// Whether v can be evaluated for a later trip: recomputable index

@@ -45,7 +45,6 @@ namespace {
 /// warps are folded in registers (more: level by level across the threads).
 constexpr int64_t kMaxFoldReads = 64;
 
-
 enum class BitHome { Slot, Lane, Warp };
 
 /// Where bit `bit` of the flat index of a tile of n elements lives (n, T and

@@ -1253,12 +1253,12 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
     features_.insert(f);
   // Which form: a warpgroup's tile (wgmma), or rows for mma.sync; for
   // mma.loop, half of them with masked loads of sizes that are not multiples
-  // of the tiles (the loop's operands staged from registers every trip).
-  // Half of those masked loops keep N and K multiples of 16 (rows 16-byte
-  // aligned, the tails of N and K within the tiles' last 16-element steps):
-  // their masked loads stream through cp.async like unmasked ones, each
-  // 16-byte chunk zero-filled by its mask (option masked-stream), on wgmma
-  // for a warpgroup's tile.
+  // of the tiles. Of those, half have tails on every axis (the loop's
+  // operands staged from registers every trip) and half keep N and K
+  // multiples of 16 (rows 16-byte aligned, the tails of N and K within the
+  // tiles' last 16-element steps): their masked loads stream through cp.async
+  // like unmasked ones, each 16-byte chunk zero-filled by its mask (option
+  // masked-stream), half of them on a warpgroup's tile (wgmma).
   bool masked = aim == "mma.loop" && coin(0.5);
   bool alignedTails = masked && coin(0.5);
   bool wg = aim == "wgmma" || (aim == "pipeline" && coin(0.5)) || (alignedTails && coin(0.5));
