@@ -91,6 +91,8 @@ struct Options {
 
 /// The optimisation names `--disable-opt` accepts, in a fixed order.
 const std::vector<std::string> &optimizationNames();
+/// Those names and "all", comma-separated (for the tools' --help).
+std::string optimizationList();
 
 /// Switches off each optimisation named in `list` ("vectorize,mma"; "all"
 /// names every one). Returns false with `error` for an unknown name.

@@ -36,6 +36,13 @@ const std::vector<std::string> &optimizationNames() {
   return names;
 }
 
+std::string optimizationList() {
+  std::string s;
+  for (const std::string &name : optimizationNames())
+    s += name + ",";
+  return s + "all";
+}
+
 bool disableOptimizations(Options &opts, const std::string &list, std::string &error) {
   std::stringstream in(list);
   std::string name;

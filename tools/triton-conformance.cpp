@@ -592,7 +592,8 @@ static int toolMain(int argc, char **argv) {
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   addNumStages(*run, rf.numStages, "gpu backend: ");
   run->add_option("--disable-opt", rf.disableOpt,
-                  "gpu backend: switch off optimisations (vectorize,remat,mma,mma-values,pipeline,wgmma,masked-stream,occupancy,specialize,all)");
+                  "gpu backend: switch off optimisations (" +
+                      tc::codegen::optimizationList() + ")");
   CLI::Validator tolerance(
       [](std::string &s) {
         double v = 0;
@@ -618,7 +619,8 @@ static int toolMain(int argc, char **argv) {
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   addNumStages(*checkPtx, pf.numStages, "");
   checkPtx->add_option("--disable-opt", pf.disableOpt,
-                       "switch off optimisations (vectorize,remat,mma,mma-values,pipeline,wgmma,masked-stream,occupancy,specialize,all)");
+                       "switch off optimisations (" + tc::codegen::optimizationList() +
+                           ")");
   checkPtx->add_option("--timeout", pf.timeout, "seconds per kernel, then it is rejected (0: none)")
       ->capture_default_str()
       ->check(timeLimit);

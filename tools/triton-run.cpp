@@ -684,7 +684,8 @@ static int toolMain(int argc, char **argv) {
                      g.numStages + "); a list such as 2,3,4 is auto-tuned (not with "
                      "--disable-opt pipeline, which means 1)");
   app.add_option("--disable-opt", g.disableOpt,
-                 "switch off GPU optimisations to bisect a mismatch: vectorize,remat,mma,mma-values,pipeline,wgmma,masked-stream,occupancy,specialize,all");
+                 "switch off GPU optimisations to bisect a mismatch: " +
+                     tc::codegen::optimizationList());
   app.add_flag("--compare", g.compare,
                "also run on the interpreter and compare every buffer (default tolerances, or "
                "--rtol/--atol)");

@@ -410,7 +410,9 @@ static int toolMain(int argc, char **argv) {
   app.add_option("--sm", opt.sm, "with --emit=llvm|ptx: target compute capability (default 90)")
       ->check(CLI::Range(80u, 120u));
   app.add_option("--disable-opt", opt.disableOpt,
-                 "with --emit=llvm|ptx: switch off optimisations (vectorize,remat,mma,mma-values,pipeline,wgmma,masked-stream,occupancy,specialize,all; specialize: ignored here, see --specialize)");
+                 "with --emit=llvm|ptx: switch off optimisations (" +
+                     tc::codegen::optimizationList() +
+                     "; specialize: ignored here, see --specialize)");
   app.add_option("--specialize", opt.specialize,
                  "with --emit=llvm|ptx: compile the kernel for a launch's argument classes, as the "
                  "GPU backend does: NAME=16 (an integer divisible by 16, a 16-byte aligned "
