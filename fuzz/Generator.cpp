@@ -835,6 +835,10 @@ void Builder::chooseShape(FuzzKernel &k) {
   int maxTile = rank_ == 1 ? p_.max1DTile : rank_ == 2 ? p_.max2DTile : p_.max3DTile;
   for (int a = 0; a < rank_; ++a)
     tile_.push_back(int64_t{1} << range(0, log2Of(maxTile)));
+  if (rank_ == 1 && coin(p_.wideTile)) {
+    features_.insert("tile.wide");
+    tile_[0] = int64_t{1} << range(9, 11);
+  }
   for (int a = 0; a < rank_; ++a)
     size_.push_back(extent(tile_[static_cast<size_t>(a)]));
   int64_t programCount = 1;
@@ -1685,7 +1689,7 @@ FuzzKernel Builder::build() {
         reduction();
       if (i == 0 && hasDot)
         dot();
-      if (i == 0 && coin(0.1))
+      if (i == 0 && coin(features_.count("tile.wide") ? 0.5 : 0.1))
         sliceBuffer();
     }
     if (hasLoop)

@@ -118,6 +118,8 @@ struct GenPolicy {
   int max1DTile = 64;        // largest 1-D tile (power of two)
   int max2DTile = 16;        // largest 2-D tile axis (power of two)
   int max3DTile = 4;         // largest 3-D tile axis (power of two)
+  double wideTile = 0.04;    // of 1-D kernels: a tile of 512 to 2048 elements (several slots a
+                             // thread on the GPU: slices and conversions in registers)
   int matmulMinTile = 16;    // matmul kernels: TM, TN, TK powers of two in [min, max]
   int matmulMaxTile = 32;
   // A kernel aimed at one of the GPU's fast paths (one of aimablePaths():

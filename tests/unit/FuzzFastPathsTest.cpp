@@ -142,6 +142,36 @@ TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
   EXPECT_GE(neither, n / 4);
 }
 
+// Wide 1-D tiles (GenPolicy::wideTile): 512 to 2048 elements, several slots a
+// GPU thread, so that a sliced buffer is read and written in registers
+// (slice.registers), a path no smaller generated tile reaches.
+TEST(FuzzFastPaths, WideTilesSliceInRegisters) {
+  GenPolicy p;
+  p.wideTile = 1.0;
+  p.threeD = 0;
+  int sliced = 0, inRegisters = 0, n = 40;
+  for (int i = 0; i < n; ++i) {
+    FuzzKernel k = generateKernel(p, 7300 + static_cast<uint64_t>(i));
+    if (!hasFeature(k, "tile.1d") || hasFeature(k, "matmul.kloop") || hasFeature(k, "attention"))
+      continue;
+    ASSERT_TRUE(hasFeature(k, "tile.wide")) << describeKernel(k);
+    auto ts = std::find_if(k.defines.begin(), k.defines.end(),
+                           [](const auto &d) { return d.first == "TS"; });
+    ASSERT_NE(ts, k.defines.end()) << describeKernel(k);
+    int64_t tile = std::stoll(ts->second);
+    EXPECT_TRUE(tile == 512 || tile == 1024 || tile == 2048) << tile;
+    if (!hasFeature(k, "slices"))
+      continue;
+    ++sliced;
+    std::vector<std::string> paths = pathsOf(k);
+    inRegisters += std::count(paths.begin(), paths.end(), "slice.registers") > 0 ? 1 : 0;
+  }
+  // Half of the wide kernels slice (about 20 of 40 less the 2-D ones); of
+  // those, every one whose element type's vector width fits its slots.
+  EXPECT_GE(sliced, 4);
+  EXPECT_GE(inRegisters, sliced / 2) << sliced;
+}
+
 // pipeline.stages=2 with the campaign's default num_stages (3): the kernels
 // aimed at the pipeline whose wgmma tile's 3 stages do not fit.
 TEST(FuzzFastPaths, TwoStageTilesTakeTwoStages) {
