@@ -14,6 +14,9 @@
 //    f64 -> bf16 on sm_80 with round-to-odd to f32). fp16 <-> bf16 goes
 //    through f32 exactly. bf16 widens through its bits (widenBF16: LLVM's
 //    InstCombine would narrow f64/f32 arithmetic on it to half).
+//  - 32/64-bit integer -> fp16/f32/f64: one cvt.rn, hidden from the optimiser
+//    (opaqueIntToFloat: InstCombine forgets fp16's range when it folds such
+//    casts) and restored after it.
 //  - Integer -> bf16: LLVM's sm_80 lowering of a 32/64-bit integer to bf16
 //    rounds to f32 first (two roundings), so the integer is first rounded to
 //    odd at 24 significant bits, which makes the f32 step exact.
@@ -246,13 +249,42 @@ Value *wideIntToBF16(llvm::IRBuilder<> &b, Value *v, bool isSigned) {
   return b.CreateFPTrunc(f, b.getBFloatTy());
 }
 
+/// A 32- or 64-bit integer to fp16, f32 or f64, as a call of a pure function
+/// that restoreIntToFloat (Target.cpp) turns back into the plain cast after
+/// the optimiser. LLVM 19's InstCombine takes an integer cast as exact when
+/// the integer has no more significant bits than the float's mantissa,
+/// forgetting fp16's range (65504): `fpext (sitofp (x << 24) to half) to
+/// float` became `sitofp to float` (finite where fp16 overflows to inf) and
+/// `fptosi` of it `x << 24`; it also forms such casts to half from `fptrunc
+/// (sitofp ... to float)`. So no cast of a wide integer is there for it to
+/// fold (docs/upstream/llvm-instcombine-int-half-range.md).
+Value *opaqueIntToFloat(llvm::IRBuilder<> &b, Value *v, bool isSigned, llvm::Type *to) {
+  llvm::Module *m = b.GetInsertBlock()->getModule();
+  std::string name = intToFloatCallName(isSigned, v->getType(), to);
+  llvm::Function *f = m->getFunction(name);
+  if (!f) {
+    f = llvm::Function::Create(llvm::FunctionType::get(to, {v->getType()}, false),
+                               llvm::Function::ExternalLinkage, name, m);
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    f->addFnAttr(llvm::Attribute::Speculatable);
+    f->addFnAttr(llvm::Attribute::NoSync);
+    f->addFnAttr(llvm::Attribute::NoFree);
+  }
+  return b.CreateCall(f, {v});
+}
+
 /// Integer (or bool) to float, rounded once to nearest even.
 Value *intToFloat(llvm::IRBuilder<> &b, Value *v, DType from, DType to) {
   bool isSigned = isSignedInt(from);
   if (to == DType::BF16 && bitWidth(from) > 24)
     return wideIntToBF16(b, v, isSigned);
   // Every other pair is one cvt.rn, or an exact cvt to f32 then one rounding
-  // (to fp16 from >= 2^24 overflows to inf either way).
+  // (to fp16 from >= 2^24 overflows to inf either way). Narrower integers fit
+  // fp16's range, and constants fold here to the same value.
+  if (bitWidth(from) >= 32 && to != DType::BF16 && !llvm::isa<llvm::Constant>(v))
+    return opaqueIntToFloat(b, v, isSigned, scalarType(b.getContext(), to));
   llvm::Type *ty = scalarType(b.getContext(), to);
   return isSigned ? b.CreateSIToFP(v, ty) : b.CreateUIToFP(v, ty);
 }
@@ -584,6 +616,41 @@ llvm::Constant *floatConstant(llvm::LLVMContext &c, DType t, double v) {
 }
 
 } // namespace
+
+std::string intToFloatCallName(bool isSigned, llvm::Type *from, llvm::Type *to) {
+  const char *f = to->isHalfTy() ? "f16" : to->isFloatTy() ? "f32" : "f64";
+  return std::string("tc.cvt.rn.") + f + "." + (isSigned ? "s" : "u") +
+         std::to_string(from->getIntegerBitWidth());
+}
+
+void restoreIntToFloat(llvm::Module &m) {
+  std::vector<llvm::Function *> stand;
+  for (llvm::Function &f : m)
+    if (f.isDeclaration() && f.getName().starts_with("tc.cvt.rn."))
+      stand.push_back(&f);
+  for (llvm::Function *f : stand) {
+    llvm::FunctionType *ty = f->getFunctionType();
+    bool isSigned = intToFloatCallName(true, ty->getParamType(0), ty->getReturnType()) ==
+                    f->getName();
+    std::vector<llvm::CallInst *> calls;
+    for (llvm::User *u : f->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(u); call && call->getCalledFunction() == f)
+        calls.push_back(call);
+    for (llvm::CallInst *call : calls) {
+      llvm::IRBuilder<> b(call);
+      b.SetCurrentDebugLocation(call->getDebugLoc());
+      llvm::Value *v = call->getArgOperand(0);
+      llvm::Value *cast = isSigned ? b.CreateSIToFP(v, ty->getReturnType())
+                                   : b.CreateUIToFP(v, ty->getReturnType());
+      cast->takeName(call);
+      call->replaceAllUsesWith(cast);
+      call->eraseFromParent();
+    }
+    if (f->use_empty())
+      f->eraseFromParent();
+  }
+}
+
 
 //===----------------------------------------------------------------------===//
 // ScalarEmitter

@@ -64,4 +64,12 @@ private:
   llvm::Module &m_;
 };
 
+/// A 32/64-bit integer -> fp16/f32/f64 cast is emitted as a call of the pure
+/// function named here ("tc.cvt.rn.f16.s32", ...) so that LLVM's optimiser
+/// cannot fold it (InstCombine forgets fp16's range, ScalarEmit.cpp);
+/// restoreIntToFloat turns every such call back into the plain `sitofp` /
+/// `uitofp` after the optimiser (constant operands fold there).
+std::string intToFloatCallName(bool isSigned, llvm::Type *from, llvm::Type *to);
+void restoreIntToFloat(llvm::Module &m);
+
 } // namespace tc::codegen

@@ -4,6 +4,7 @@
 #include "codegen/Libdevice.h"
 #include "codegen/Lower.h"
 #include "codegen/PtxLint.h"
+#include "codegen/ScalarEmit.h"
 #include "support/PlantedBugs.h"
 
 #include <llvm/Analysis/LoopInfo.h>
@@ -1025,6 +1026,7 @@ bool ptxasWorkaroundsOn() {
 }
 
 bool emitPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, std::string &error) {
+  restoreIntToFloat(m); // done after the optimiser already; no stand-in may reach the PTX
   llvm::SmallString<0> buf;
   llvm::raw_svector_ostream os(buf);
   llvm::legacy::PassManager pm;
@@ -1161,6 +1163,7 @@ Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::
   if (ptxasWorkaroundsOn())
     keepRuntimeLoopsRolled(*lk.module);
   optimize(*lk.module, *tm, opts.optLevel, gate.get());
+  restoreIntToFloat(*lk.module);
   legalizeBoolToFloat(*lk.module);
   if (ptxasWorkaroundsOn()) {
     hideNegatedMinMaxOperands(*lk.module);

@@ -44,6 +44,10 @@ interpreter.
 - Seed 20261821 (2026-11-28, one H100): kernel 180, `max(max(~x, -(x << 1)), ~~x)` (InstCombine's
   `x * -2` under two maxes: ptxas's VIMNMX3 drops the neg, docs/upstream/ptxas-vimnmx3-neg.md),
   with the pattern for negated shifts and products.
+- Seed 2026120506 (2026-12-05, one H200): kernel 64714, a bf16 to int64 to uint64 to half stored
+  to f64 (LLVM's InstCombine widens an integer cast to half it takes as exact, past half's range,
+  docs/upstream/llvm-instcombine-int-half-range.md), with the pattern for every 32/64-bit
+  integer type.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -57,7 +61,8 @@ from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
                '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401, '
-               '20261601) and 2026-11-28 (seeds 20261801, 20261811, 20261821), '
+               '20261601) and 2026-11-28 (seeds 20261801, 20261811, 20261821) and 2026-12-05 (seed '
+               '2026120506), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -1373,5 +1378,69 @@ for i32, i64, name in [(0x3F800000, 0x3FF0000000000000, 'one'), (1, 1, 'subnorma
                      buf('L', 'int64', 1, [util.wrap(i64, 'int64')]),
                      buf('Y', 'int32', 1, fill=3)],
                expect=util.expect_outputs(Y=out([y], 'int32', 'exact'))))
+
+# Seed 2026120506 (2026-12-05, one H200), kernel 64714: a bf16 converted to int64, its bits as
+# uint64, converted to half and stored to f64. -100 gives 2^64 - 100, inf in half; the GPU
+# stored 2^64 - 100: LLVM 19's InstCombine folds `fpext (uitofp x to half)` into `uitofp x to
+# double` when x has at most 11 significant bits (here: an fptosi of a bf16), forgetting half's
+# range (docs/upstream/llvm-instcombine-int-half-range.md); codegen converts 32/64-bit integers
+# with an inline cvt.rn.
+SIG64714 = 'gpu-mismatch|f64|addptr,and,bitcast,cast,cmp_lt,constant,load,mul,return,splat,store'
+K64714 = """__global__ void fuzz(bf16 *X0, double *Y, int32 M, int32 N) {
+  int rm[TM] = 0;
+  int rn[TN] = 0;
+  bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);
+  bf16 *pX0[TM, TN] = X0 + rm[:, newaxis] * N + rn[newaxis, :];
+  bf16 x0[TM, TN] = *pX0;
+  double *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];
+  half v0[TM, TN] = bitcast<uint64>((int64)(x0));
+  *?(mask) pY = v0;
+}
+"""
+finding_source('k64714', K64714, SIG64714)
+for x, name in [(-100.0, ''), (98304.0, '_beyond_half'), (200.0, '_fits'), (-0.5, '_zero')]:
+    u = util.wrap(int(x), 'uint64')                 # truncation toward zero, then the bits
+    c = case('seed2026120506_kernel64714_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'cast', 'op.bitcast', 'dtype.bfloat16',
+              'dtype.int64', 'dtype.uint64', 'dtype.float16', 'dtype.float64'],
+             source_ref='k64714', defines={'TM': 1, 'TN': 1}, grid=[1, 1, 1],
+             args=[buf('X0', 'bfloat16', [1, 1], [x]), buf('Y', 'float64', [1, 1], fill=3.0),
+                   scalar('M', 'int32', 1), scalar('N', 'int32', 1)],
+             expect=util.expect_outputs(Y=out([util.f16(u)], 'float64', 'exact')))
+    add_finding(2026120506, 64714, SIG64714, name, c)
+
+# The pattern on every 32/64-bit integer type: `x << SH` keeps at most 8 significant bits (SH =
+# width - 8), which InstCombine takes as exact in half, so it widened the conversion (stored as
+# f32 and f64) and formed it from `(half)(float)v`. Beyond 65504 the half is inf; SH = 4 fits.
+KINTHALF = """__global__ void range(TYPE *X, float *Y, double *Z, int32 N) {
+  int rm[TS] = get_program_id(0) * TS + 0 ... TS;
+  bool mask[TS] = rm < N;
+  TYPE x[TS] = *?(mask) (X + rm);
+  half h[TS] = x << SH;
+  *?(mask) (Y + rm) = h;
+  *?(mask) (Y + N + rm) = (half)(float)(x << SH);
+  *?(mask) (Z + rm) = (half)(double)(x << SH);
+}
+"""
+S.source('kinthalf', KINTHALF)
+rng6 = random.Random(2026120506)
+for ty, bits in [('int32', 32), ('uint32', 32), ('int64', 64), ('uint64', 64)]:
+    for sh in (bits - 8, 4):
+        n, ts = 37, 16
+        lo = -128 if ty.startswith('int') else 0
+        xs = [0, 1, 255 if lo == 0 else -1, 127] + [rng6.randint(lo, lo + 255) for _ in range(n - 4)]
+        vs = [util.wrap(x << sh, ty) for x in xs]
+        y = [util.f16(v) for v in vs] + [util.f16(util.f32(v)) for v in vs]
+        z = [util.f16(v) for v in vs]
+        assert sh == 4 or any(math.isinf(v) for v in z)
+        S.add(case('int_to_half_range_%s_sh%d' % (ty, sh),
+                   ['fuzz', 'cast', 'op.shift', 'dtype.' + ty, 'dtype.float16', 'dtype.float32',
+                    'dtype.float64'],
+                   source_ref='kinthalf', defines={'TS': ts, 'TYPE': ty, 'SH': sh},
+                   grid=[-(-n // ts)],
+                   args=[buf('X', ty, n, xs), buf('Y', 'float32', 2 * n, fill=3.0),
+                         buf('Z', 'float64', n, fill=3.0), scalar('N', 'int32', n)],
+                   expect=util.expect_outputs(Y=out(y, 'float32', 'exact'),
+                                              Z=out(z, 'float64', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))

@@ -299,6 +299,7 @@ bool compileToPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, st
   if (llvm::verifyModule(m, &errs))
     return false;
   optimize(m, tm);
+  tc::codegen::restoreIntToFloat(m); // as codegen/Target.cpp does after its optimiser
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;
