@@ -51,6 +51,11 @@ struct Options {
   // stages run on wgmma.mma_async (sm_90a) from 128-byte-swizzled shared
   // memory (docs/gpu-perf.md, "wgmma"); off, or elsewhere, mma.sync.
   bool wgmma = true;
+  // "int8-wgmma": int8 matmul loops on wgmma too (sm_90a): a streams as fp16's
+  // does; b, whose rows are n-contiguous, is copied as it is and transposed
+  // into K-major rows in shared memory every trip (wgmma reads 8-bit operands
+  // K-major only). Off, int8 loops run on mma.sync without the pipeline.
+  bool int8Wgmma = true;
   // "masked-stream": a matmul loop's operand loaded with a mask and `other`
   // +0 (the tutorial's `rk < K - k ? *pa : 0`) streams through the cp.async
   // stages like an unmasked one, each 16-byte chunk copied or zero-filled

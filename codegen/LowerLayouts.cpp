@@ -489,7 +489,14 @@ void Lowerer::planLoopDot(const MmaLoop &L, int depth) {
                     "cp.async 16-byte chunks from global memory, " + std::to_string(L.ahead) +
                         " trips ahead (no registers)",
                     bytes, w == 0 ? (L.wgmma && L.wgmmaPending ? 2 : 1) : 0, depth);
-      if (L.wgmma)
+      if (L.wgmma && L.transposeB && w == 1)
+        addConversion(dot, "operand 1", sh,
+                      Layout::shared({1, 0}, 0, 1, L.btSwizzle, L.stages, true), M::Shared,
+                      "transposed every trip into n rows of k bytes (wgmma reads 8-bit operands "
+                      "K-major only): 4 x 4-byte blocks, ld.shared.b32, prmt, st.shared.b32, "
+                      "fence.proxy.async and a barrier; wgmma reads it through descriptors",
+                      bytes, 1, depth);
+      else if (L.wgmma)
         addConversion(dot, "operand " + std::to_string(w), sh, sh, M::Free,
                       "wgmma reads shared memory through descriptors", 0, 0, depth);
       else

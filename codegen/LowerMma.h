@@ -141,6 +141,12 @@ struct Lowerer::MmaLoop {
     // column blocks of that width, one after the other), 16-byte chunks
     // XOR-swizzled as the hardware reads them; 0: rows `pitch` elements apart.
     int64_t swizzle = 0;
+    // int8 b of a wgmma loop (transposeB): copied as it is in memory, rows of
+    // `pitch` bytes, the 16-byte chunk c of row r at chunk c ^ ((r >> 2) mod
+    // X) (X the largest power of two <= 8 dividing the chunks of a row), so
+    // that the transposition's reads of 8 rows 4 apart hit 8 different bank
+    // groups (rawChunk).
+    bool xorRows = false;
     // mma-values pipeline (LowerMmaValues.cpp): the tile is contiguous along
     // axis 0 (K^T from K's rows) and staged as cols rows of `rows` elements,
     // as it is in memory; `user` is the `@` that reads it as its b operand.
@@ -173,6 +179,13 @@ struct Lowerer::MmaLoop {
   size_t numStreams = 2; // the mma-values pipeline may stream one tile only
   bool pipelined = false;
   bool wgmma = false;       // the k steps on wgmma.mma_async (a warpgroup per 64 rows)
+  // int8 on wgmma: both operands must be K-major in shared memory, and b (k x
+  // n, n contiguous) is copied as it is (streams[1].xorRows); every trip
+  // transposes its stage's b into n rows of k bytes at btOff in the stage,
+  // swizzled for wgmma with rows of btSwizzle bytes (transposeStageB).
+  bool transposeB = false;
+  size_t btOff = 0;
+  int64_t btSwizzle = 0;
   // wgmma values pipeline (LowerMmaValues.cpp, planValuePipes): the trip's
   // last `@` (P @ V), whose result is the carried value at deferPos and read
   // by nothing else in the trip, commits its group without waiting; the next

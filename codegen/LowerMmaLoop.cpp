@@ -130,30 +130,30 @@ bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
   L.p.offC = 0;            // acc is staged alone (before and after the loop)
   L.p.zeroAcc = false;
   matchStreams(L);
-  if (L.pipelined)
-    planWgmma(L);
+  if (L.pipelined && !planWgmma(L) && L.p.bTransposed)
+    unpipeline(L); // int8 streams only to wgmma (its b transposed in the stage)
   size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
   L.bytes = std::max(accBytes, static_cast<size_t>(L.stages) * L.stageBytes);
   return L.bytes <= kMaxPipeBytes;
 }
 
 /// Pipelines a and b when both qualify (else L.stages = 1: staged per trip).
+/// int8 (b staged transposed) only where wgmma may take the loop: mma.sync
+/// has no form for b's stages as cp.async copies them.
 void Lowerer::matchStreams(MmaLoop &L) {
   L.stages = 1;
-  if (opts_.numStages < 2 || L.p.bTransposed || !opts_.remat || !matchStream(L, 0) ||
+  bool int8Ok = opts_.wgmma && opts_.int8Wgmma && opts_.sm == 90;
+  if (opts_.numStages < 2 || (L.p.bTransposed && !int8Ok) || !opts_.remat || !matchStream(L, 0) ||
       !matchStream(L, 1) || L.streams[0].pos == L.streams[1].pos || !predictable(L) ||
       !streamMasksAhead(L)) {
-    L.hoisted.clear();
-    L.aheadOps.clear();
+    unpipeline(L);
     return;
   }
   L.stages = opts_.numStages;
   while (L.stages > 2 && static_cast<size_t>(L.stages) * L.stageBytes > kMaxPipeBytes)
     --L.stages;
   if (static_cast<size_t>(L.stages) * L.stageBytes > kMaxPipeBytes) {
-    L.stages = 1;
-    L.hoisted.clear();
-    L.aheadOps.clear();
+    unpipeline(L);
     return;
   }
   L.pipelined = true;
@@ -162,6 +162,17 @@ void Lowerer::matchStreams(MmaLoop &L) {
     L.skipped.insert(s.load);
     L.skipped.insert(s.step);
   }
+}
+
+/// Back to operands staged from registers every trip.
+void Lowerer::unpipeline(MmaLoop &L) {
+  L.stages = 1;
+  L.ahead = 1;
+  L.pipelined = false;
+  L.hoisted.clear();
+  L.aheadOps.clear();
+  L.skipped.clear();
+  L.affine.clear();
 }
 
 /// Operand `which` of the `@` is a load through a carried pointer tile whose
@@ -445,9 +456,10 @@ Lowerer::StreamChunks Lowerer::streamSources(const MmaLoop &L) {
       Slots at = s.transposed ? Slots{col, row} : Slots{row, col};
       c.coords[w].push_back(at);
       c.src[w].push_back(s.recomputed ? nullptr : rematAt(init, at, memo));
-      if (s.swizzle) {
-        c.dst[w].push_back(
-            swizzledChunk(L, w, row, b_.CreateMul(col, b_.getInt32(static_cast<uint32_t>(in)))));
+      if (s.swizzle || s.xorRows) {
+        llvm::Value *colBytes = b_.CreateMul(col, b_.getInt32(static_cast<uint32_t>(in)));
+        c.dst[w].push_back(s.swizzle ? swizzledChunk(L, w, row, colBytes)
+                                     : rawChunk(L, w, row, colBytes));
         continue;
       }
       llvm::Value *elem =

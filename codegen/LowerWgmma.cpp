@@ -59,30 +59,47 @@ constexpr size_t kMaxWgmmaPipeBytes = 160 * 1024;
 } // namespace
 
 /// Switches a pipelined loop to wgmma where the target, types and shapes
-/// allow it (else it stays on mma.sync).
+/// allow it (else it stays on mma.sync, and L is left as it was).
 bool Lowerer::planWgmma(MmaLoop &L) {
   MmaPlan &p = L.p;
   int64_t warpgroups = opts_.numWarps / 4;
-  if (!opts_.wgmma || opts_.sm != 90 || !L.pipelined || opts_.numWarps % 4 ||
-      !(p.a->dtype == DType::F16 || p.a->dtype == DType::BF16) || p.c->dtype != DType::F32 ||
+  bool halves = (p.a->dtype == DType::F16 || p.a->dtype == DType::BF16) && p.c->dtype == DType::F32;
+  bool int8 = p.a->dtype == DType::I8 && p.c->dtype == DType::I32 && opts_.int8Wgmma;
+  if (!opts_.wgmma || opts_.sm != 90 || !L.pipelined || opts_.numWarps % 4 || !(halves || int8) ||
       p.m % 64 || (p.m / 64) % warpgroups || p.n % 8 || p.n > 256)
     return false;
   int64_t in = static_cast<int64_t>(byteSize(p.a->dtype));
-  int64_t wa = swizzleWidth(p.k * in), wb = swizzleWidth(p.n * in);
+  // int8: b is transposed into rows of k bytes, K-major like a.
+  int64_t wa = swizzleWidth(p.k * in), wb = swizzleWidth(int8 ? p.k : p.n * in);
   int64_t perWarp = (p.m / 16) / opts_.numWarps;
   if (!wa || !wb || perWarp * p.n / 2 > kMaxWgmmaAcc)
     return false;
-  MmaLoop::Stream &a = L.streams[0], &b = L.streams[1];
-  a.swizzle = wa;
-  b.swizzle = wb;
-  a.off = 0;
-  b.off = alignTo(static_cast<size_t>(p.m * p.k * in), kSwizzleAlign);
-  size_t stageBytes = alignTo(b.off + static_cast<size_t>(p.k * p.n * in), kSwizzleAlign);
+  size_t aBytes = static_cast<size_t>(p.m * p.k * in), bBytes = static_cast<size_t>(p.k * p.n * in);
+  size_t bOff = alignTo(aBytes, kSwizzleAlign), btOff = 0;
+  size_t stageBytes = alignTo(bOff + bBytes, kSwizzleAlign);
+  if (int8) {
+    btOff = stageBytes;
+    stageBytes = alignTo(btOff + bBytes, kSwizzleAlign);
+  }
   int64_t stages = L.stages;
   while (stages > 2 && static_cast<size_t>(stages) * stageBytes > kMaxWgmmaPipeBytes)
     --stages;
   if (static_cast<size_t>(stages) * stageBytes > kMaxWgmmaPipeBytes)
     return false;
+  MmaLoop::Stream &a = L.streams[0], &b = L.streams[1];
+  a.swizzle = wa;
+  a.off = 0;
+  b.off = bOff;
+  if (int8) { // copied as it is, rows of n bytes
+    b.swizzle = 0;
+    b.xorRows = true;
+    b.pitch = p.n;
+    L.transposeB = true;
+    L.btOff = btOff;
+    L.btSwizzle = wb;
+  } else {
+    b.swizzle = wb;
+  }
   L.stages = stages;
   L.stageBytes = stageBytes;
   L.wgmma = true;
@@ -135,6 +152,87 @@ llvm::Value *Lowerer::swizzledChunk(const MmaLoop &L, size_t which, llvm::Value 
                       b_.getInt32(static_cast<uint32_t>(s.off)));
 }
 
+/// The byte offset in a stage of the 16-byte chunk at (row, byte col) of a
+/// stream copied as it is with its chunks XOR-permuted per row (xorRows).
+llvm::Value *Lowerer::rawChunk(const MmaLoop &L, size_t which, llvm::Value *row,
+                               llvm::Value *colBytes) {
+  const MmaLoop::Stream &s = L.streams[which];
+  auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+  int64_t rowBytes = s.pitch * static_cast<int64_t>(byteSize(s.tile->dtype));
+  int64_t chunks = rowBytes / 16, x = 1;
+  while (x < 8 && chunks % (2 * x) == 0)
+    x *= 2;
+  llvm::Value *chunk = b_.CreateLShr(colBytes, i32(4));
+  chunk = b_.CreateXor(chunk, b_.CreateAnd(b_.CreateLShr(row, i32(2)), i32(x - 1)));
+  return b_.CreateAdd(
+      b_.CreateAdd(b_.CreateMul(row, i32(rowBytes)), b_.CreateShl(chunk, i32(4))),
+      b_.CreateAdd(b_.CreateAnd(colBytes, i32(15)), i32(static_cast<int64_t>(s.off))));
+}
+
+/// An int8 loop's b on wgmma (L.transposeB): the stage's b, k rows of n bytes
+/// as cp.async copied them, rewritten as n rows of k bytes (K-major) at
+/// L.btOff in wgmma's swizzled layout, which is how wgmma reads 8-bit b. The
+/// threads take 4 x 4-byte blocks: 4 words from 4 rows (ld.shared.b32), 4
+/// words of 4 bytes of one column each out (byte permutes, st.shared.b32).
+/// The 8 lowest bits of a block's index pick its k words (the reads: 8 rows
+/// 4 apart, whose chunks rawChunk puts in 8 bank groups), the rest its n
+/// words. Then fence.proxy.async (generic-proxy writes the tensor cores read)
+/// and a barrier. After the trip's barrier that ends the copies' wait.
+void Lowerer::transposeStageB(const MmaLoop &L, llvm::Value *stageOff) {
+  const MmaPlan &p = L.p;
+  auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+  int64_t kWords = p.k / 4, nWords = p.n / 4, total = kWords * nWords; // kWords: 8 | kWords
+  llvm::Value *base = b_.CreateAdd(pipeBase(), stageOff);
+  llvm::Type *word = b_.getInt32Ty();
+  auto at = [&](llvm::Value *off) {
+    return b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, off));
+  };
+  for (int64_t j = 0; j * T_ < total; ++j) {
+    int64_t left = total - j * T_;
+    llvm::Value *valid = left < T_ ? b_.CreateICmpULT(tid_, i32(left)) : nullptr;
+    emitGuarded(valid, [&]() -> llvm::Value * {
+      llvm::Value *q = b_.CreateAdd(tid_, i32(j * T_));
+      llvm::Value *hi = b_.CreateLShr(q, i32(3));
+      llvm::Value *kw = b_.CreateOr(b_.CreateShl(b_.CreateUDiv(hi, i32(nWords)), i32(3)),
+                                    b_.CreateAnd(q, i32(7)));
+      llvm::Value *nw = b_.CreateURem(hi, i32(nWords));
+      llvm::Value *kb = b_.CreateShl(kw, i32(2)), *nb = b_.CreateShl(nw, i32(2));
+      std::array<llvm::Value *, 4> in{};
+      // Rows kb .. kb + 3 share their chunk permutation (row >> 2): the same
+      // column, a row apart.
+      llvm::Value *first = at(rawChunk(L, 1, kb, nb));
+      for (int64_t r = 0; r < 4; ++r) {
+        llvm::Value *ptr = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), first,
+                                                         static_cast<uint64_t>(r * p.n));
+        in[static_cast<size_t>(r)] = b_.CreateAlignedLoad(word, ptr, llvm::Align(4));
+      }
+      // Out word c = byte c of in[0], in[1], in[2], in[3]: 8 byte permutes
+      // (prmt: selector nibble i picks byte i of the result from a's bytes
+      // 0-3 and b's 4-7). Pairs first: [in0.b0, in1.b0, in0.b1, in1.b1] (0x5140)
+      // and [in0.b2, in1.b2, in0.b3, in1.b3] (0x7362), then the low halves
+      // (0x5410) and the high halves (0x7632) of two pairs.
+      auto prmt = [&](llvm::Value *a, llvm::Value *b, uint32_t sel) {
+        return b_.CreateIntrinsic(llvm::Intrinsic::nvvm_prmt, {}, {a, b, b_.getInt32(sel)});
+      };
+      llvm::Value *lo01 = prmt(in[0], in[1], 0x5140), *hi01 = prmt(in[0], in[1], 0x7362);
+      llvm::Value *lo23 = prmt(in[2], in[3], 0x5140), *hi23 = prmt(in[2], in[3], 0x7362);
+      if (plantedBug("int8-transpose")) // rows k + 2 and k + 3 in place of k and k + 1
+        std::swap(lo01, lo23);
+      std::array<llvm::Value *, 4> out = {prmt(lo01, lo23, 0x5410), prmt(lo01, lo23, 0x7632),
+                                          prmt(hi01, hi23, 0x5410), prmt(hi01, hi23, 0x7632)};
+      for (int64_t c = 0; c < 4; ++c) {
+        llvm::Value *off =
+            b_.CreateAdd(swizzledOffset(b_, L.btSwizzle, p.n, b_.CreateAdd(nb, i32(c)), kb),
+                         i32(static_cast<int64_t>(L.btOff)));
+        b_.CreateAlignedStore(out[static_cast<size_t>(c)], at(off), llvm::Align(4));
+      }
+      return nullptr;
+    });
+  }
+  asmStatement("fence.proxy.async.shared::cta;");
+  barrier();
+}
+
 /// An inline PTX statement without operands that orders memory.
 void Lowerer::asmStatement(const std::string &text) {
   auto *fty = llvm::FunctionType::get(b_.getVoidTy(), false);
@@ -144,11 +242,13 @@ void Lowerer::asmStatement(const std::string &text) {
 /// wgmma.wait_group `pending`: the accumulators pass through the statement,
 /// so nothing reads them before the products that write them are done.
 Slots Lowerer::wgmmaWait(int64_t pending, const Slots &acc) {
-  std::vector<llvm::Type *> types(acc.size(), b_.getFloatTy());
-  auto *sty = llvm::StructType::get(ctx_, types);
+  std::vector<llvm::Type *> types;
   std::string constraints;
-  for (size_t i = 0; i < acc.size(); ++i)
-    constraints += "=f,";
+  for (llvm::Value *a : acc) { // f32, or s32 (int8)
+    types.push_back(a->getType());
+    constraints += a->getType()->isFloatTy() ? "=f," : "=r,";
+  }
+  auto *sty = llvm::StructType::get(ctx_, types);
   for (size_t i = 0; i < acc.size(); ++i)
     constraints += std::to_string(i) + ",";
   constraints += "~{memory}";
@@ -224,14 +324,18 @@ void Lowerer::wgmmaInto(llvm::InlineAsm *mma, const std::vector<llvm::Value *> &
     out[static_cast<size_t>(at + r)] = b_.CreateExtractValue(d, static_cast<unsigned>(r));
 }
 
-/// (64 rows for the warpgroup) and k step of 16, one wgmma.m64nNk16.
+/// (64 rows for the warpgroup) and k step of 16 (int8: 32), one
+/// wgmma.m64nNk16 (m64nNk32.s32.s8.s8). int8's b is transposed first
+/// (transposeStageB).
 Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc) {
   const MmaPlan &p = L.p;
   const MmaLoop::Stream &sa = L.streams[0], &sb = L.streams[1];
   auto i64 = [&](int64_t x) { return b_.getInt64(static_cast<uint64_t>(x)); };
   int64_t in = static_cast<int64_t>(byteSize(p.a->dtype));
   int64_t n = p.n, per = n / 2, warpgroups = opts_.numWarps / 4;
-  const char *ty = p.a->dtype == DType::F16 ? "f16" : "bf16";
+  bool int8 = L.transposeB;
+  if (int8)
+    transposeStageB(L, stageOff);
   // The stage's shared-memory address, then each operand's descriptor at
   // its start (fields other than the address are constants).
   llvm::Value *field = stageAddressField(stageOff);
@@ -239,23 +343,33 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
     return b_.CreateOr(field, b_.getInt64(descriptorBits(leading, stride, w)));
   };
   llvm::Value *descA = desc(16, 8 * sa.swizzle, sa.swizzle);
-  llvm::Value *descB = desc(p.k * sb.swizzle, 8 * sb.swizzle, sb.swizzle);
+  // b: N-major (imm-trans-b 1: the leading offset one column block of k
+  // rows, a k step 16 rows), or int8's transposed b, K-major like a (n rows;
+  // a k step of 32 moves 32 bytes along the row).
+  llvm::Value *descB = int8 ? desc(16, 8 * L.btSwizzle, L.btSwizzle)
+                            : desc(p.k * sb.swizzle, 8 * sb.swizzle, sb.swizzle);
   // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, a-desc, b-desc, scale-d, 1, 1, 0, 1
+  // (int8: m64nNk32.s32.s8.s8 {d}, a-desc, b-desc, scale-d; both K-major).
   // Operands: the outputs, the tied inputs, then the descriptors and scale-d.
+  std::string shape = "m64n" + std::to_string(n) + (int8 ? "k32.s32.s8.s8" : "k16.f32.");
+  if (!int8) {
+    const char *ty = p.a->dtype == DType::F16 ? "f16" : "bf16";
+    shape += std::string(ty) + "." + ty;
+  }
   std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * per + 2) +
-                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k16.f32." +
-                     ty + "." + ty + " {";
+                     ", 0;\nwgmma.mma_async.sync.aligned." + shape + " {";
   for (int64_t i = 0; i < per; ++i)
     text += (i ? ", $" : "$") + std::to_string(i);
   text += "}, $" + std::to_string(2 * per) + ", $" + std::to_string(2 * per + 1) +
-          ", p, 1, 1, 0, 1;\n}";
+          (int8 ? ", p;\n}" : ", p, 1, 1, 0, 1;\n}");
+  llvm::Type *accType = int8 ? b_.getInt32Ty() : b_.getFloatTy();
   std::string constraints;
   for (int64_t i = 0; i < per; ++i)
-    constraints += "=f,";
+    constraints += int8 ? "=r," : "=f,";
   for (int64_t i = 0; i < per; ++i)
     constraints += std::to_string(i) + ",";
   constraints += "l,l,r";
-  std::vector<llvm::Type *> accTypes(static_cast<size_t>(per), b_.getFloatTy());
+  std::vector<llvm::Type *> accTypes(static_cast<size_t>(per), accType);
   std::vector<llvm::Type *> argTypes = accTypes;
   argTypes.push_back(b_.getInt64Ty());
   argTypes.push_back(b_.getInt64Ty());
@@ -272,10 +386,11 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
         b_.CreateZExt(b_.CreateAdd(warpgroup, b_.getInt32(static_cast<uint32_t>(j * warpgroups))),
                       b_.getInt64Ty());
     llvm::Value *rowsA = b_.CreateMul(block, i64((64 * sa.swizzle) >> 4));
-    for (int64_t k0 = 0; k0 < p.k; k0 += 16) {
-      int64_t kb = k0 * in; // byte column of a
+    for (int64_t k0 = 0; k0 < p.k; k0 += p.kStep) {
+      int64_t kb = k0 * in; // byte column of a (and of int8's transposed b)
       int64_t offA = static_cast<int64_t>(sa.off) + kMajorOffset(kb, p.m, sa.swizzle);
-      int64_t offB = static_cast<int64_t>(sb.off) + k0 * sb.swizzle;
+      int64_t offB = int8 ? static_cast<int64_t>(L.btOff) + kMajorOffset(kb, n, L.btSwizzle)
+                          : static_cast<int64_t>(sb.off) + k0 * sb.swizzle;
       std::vector<llvm::Value *> args(out.begin() + j * per, out.begin() + (j + 1) * per);
       args.push_back(b_.CreateAdd(descA, b_.CreateAdd(rowsA, i64(offA >> 4))));
       args.push_back(b_.CreateAdd(descB, i64(offB >> 4)));

@@ -832,8 +832,11 @@ private:
   llvm::Value *offsetAhead(const MmaLoop &L, size_t which, llvm::Value *off, int64_t ahead);
   Slots mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
   bool planWgmma(MmaLoop &L);
+  void unpipeline(MmaLoop &L);
   llvm::Value *swizzledChunk(const MmaLoop &L, size_t which, llvm::Value *row,
                              llvm::Value *colBytes);
+  llvm::Value *rawChunk(const MmaLoop &L, size_t which, llvm::Value *row, llvm::Value *colBytes);
+  void transposeStageB(const MmaLoop &L, llvm::Value *stageOff);
   Slots wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
   Slots wgmmaWait(int64_t pending, const Slots &acc);
   llvm::Value *stageAddressField(llvm::Value *stageOff);

@@ -18,6 +18,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.mmaValues;
   if (name == "wgmma")
     return &opts.wgmma;
+  if (name == "int8-wgmma")
+    return &opts.int8Wgmma;
   if (name == "masked-stream")
     return &opts.maskedStreams;
   if (name == "specialize")
@@ -31,8 +33,8 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
-                                                   "pipeline", "wgmma", "masked-stream", "occupancy",
-                                                   "specialize"};
+                                                   "pipeline", "wgmma", "int8-wgmma",
+                                                   "masked-stream", "occupancy", "specialize"};
   return names;
 }
 
@@ -51,7 +53,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.wgmma =
-          opts.maskedStreams = opts.occupancy = opts.specialize = false;
+          opts.int8Wgmma = opts.maskedStreams = opts.occupancy = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -85,6 +87,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-mma-values";
   if (opts.wgmma)
     s += " wgmma";
+  if (opts.wgmma && !opts.int8Wgmma)
+    s += " no-int8-wgmma";
   if (!opts.maskedStreams)
     s += " no-masked-stream";
   if (!opts.occupancy)

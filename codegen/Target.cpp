@@ -1085,7 +1085,8 @@ Result compile(const ir::Module &module, const ir::Function &fn, const Options &
 
 const std::vector<std::string> &loweringPathNames() {
   static const std::vector<std::string> names = {
-      "wgmma",           "mma.sync",         "mma.loop",          "pipeline.stages=2",
+      "wgmma",           "wgmma.int8",       "mma.sync",          "mma.loop",
+      "pipeline.stages=2",
       "pipeline.stages=3", "pipeline.off",   "dot.fma",           "vector.load.16B",
       "vector.load.8B",  "vector.load.4B",   "vector.store.16B",  "vector.store.8B",
       "vector.store.4B", "remat",            "slice.registers",   "slice.shared",

@@ -42,6 +42,9 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "the cp.async copies of a wgmma loop swizzle 16-byte chunks by the wrong row bits"},
       {"wgmma-wait", "gpu",
        "no wgmma.wait_group after a wgmma loop: the last trip's products are read in flight"},
+      {"int8-transpose", "gpu",
+       "an int8 matmul loop on wgmma transposes its b stage with rows k + 2 and k + 3 in "
+       "place of k and k + 1: half of every product reads the wrong b"},
       {"wgmma-stage", "gpu",
        "a wgmma loop issues its copies one trip further ahead, into a stage still being read"},
       {"pipeline-wait-group", "gpu",

@@ -197,6 +197,26 @@ __global__ void mm(half *A __aligned(16), half *B __aligned(16), float *C __alig
 }
 )";
 
+/// The same loop on int8 (int8-transpose): a streams as above, b is
+/// transposed in shared memory every trip for wgmma's K-major 8-bit form.
+const char *kInt8WgmmaKernel = R"(
+__global__ void mm(char *A __aligned(16), char *B __aligned(16), int *C __aligned(16),
+                   int K __multipleof(64)) {
+  int rm[64] = 0 ... 64;
+  int rn[64] = 0 ... 64;
+  int rk[64] = 0 ... 64;
+  int c[64, 64] = 0;
+  char *pa[64, 64] = A + rm[:, newaxis] * K + rk[newaxis, :];
+  char *pb[64, 64] = B + rk[:, newaxis] * 64 + rn[newaxis, :];
+  for (int k = 0; k < K; k += 64) {
+    c += *pa @ *pb;
+    pa += 64;
+    pb += 64 * 64;
+  }
+  *(C + rm[:, newaxis] * 64 + rn[newaxis, :]) = c;
+}
+)";
+
 /// An attention loop on #mma (mma-values) whose K^T and V loads take the
 /// values pipeline (aligned pointers; values-pipeline-wait), and whose P @ V
 /// takes P from registers (mma-values-operand); on sm_90 (the default) its
@@ -259,6 +279,7 @@ std::string kernelFor(const std::string &name) {
       {"wgmma-swizzle", kWgmmaKernel},
       {"wgmma-wait", kWgmmaKernel},
       {"wgmma-stage", kWgmmaKernel},
+      {"int8-transpose", kInt8WgmmaKernel},
       {"pipeline-wait-group", kWgmmaKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
