@@ -134,7 +134,8 @@ struct Compiled {
   std::vector<std::string> gatedPasses;
   // The lowering paths each kernel took, one sorted list per kernel compiled
   // (in order), noted by the lowering where it commits to the code it emits:
-  // "wgmma", "mma.sync" (a `@` on mma.sync, in a loop or alone), "mma.loop",
+  // "wgmma", "wgmma.int8" (an int8 loop on wgmma, b transposed every trip),
+  // "mma.sync" (a `@` on mma.sync, in a loop or alone), "mma.loop",
   // "pipeline.stages=S" / "pipeline.off" (a matmul loop's operands through S
   // cp.async stages or staged per trip), "dot.fma" (the CUDA-core `@`),
   // "vector.load.NB" / "vector.store.NB" (an N-byte vector access emitted),

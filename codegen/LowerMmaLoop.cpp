@@ -561,6 +561,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   }
   setMinCtasPerSm(mmaLoopCtas(L));
   notePath(L.wgmma ? "wgmma" : "mma.sync");
+  if (L.transposeB)
+    notePath("wgmma.int8"); // option int8-wgmma
   notePath("mma.loop");
   if (L.pipelined && (L.streams[0].mask || L.streams[1].mask))
     notePath("mma.loop.masked_stream"); // option masked-stream

@@ -1329,11 +1329,16 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   k.gridAxes = {{"M", "TM"}, {"N", "TN"}};
   if (gm * gn > 1)
     features_.insert("grid.2d");
-  // The fast paths' operand types: fp16 and bf16 (int8: mma.sync without the pipeline).
+  // The fast paths' operand types: fp16 and bf16; int8 on mma.sync without the
+  // pipeline, or on a warpgroup's tile with TK a multiple of 32 (wgmma, b
+  // transposed in shared memory every trip: option int8-wgmma; not for the
+  // two-stage tiles, whose three int8 stages fit).
   std::vector<DType> types = {DType::F16, DType::BF16};
-  if (!wg && aim != "pipeline")
+  if ((!wg && aim != "pipeline") || (wg && tk % 32 == 0 && !twoStages))
     types.push_back(DType::I8);
   DType t = *rc::gen::elementOf(types);
+  if (wg && t == DType::I8)
+    features_.insert("matmul.int8_wgmma");
   DType acc = dotResult(t);
   features_.insert("dot." + conf(t));
   useType(t);

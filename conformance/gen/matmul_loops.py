@@ -724,6 +724,53 @@ def masked_pipelined_cases():
                     src, TM, TN, TK, K, problem=p, grid=GRID_CDIV, warps=4)
 
 
+# ---------------------------------------------------------------- 13: int8 on wgmma
+
+def int8_wgmma_cases():
+    """int8 loops in the class the GPU backend runs on wgmma for sm_90 (codegen "int8-wgmma"):
+    tiles of 64 or 128 rows per warpgroup, TK a multiple of 32, lda, ldb and N divisible by
+    16. a streams through the cp.async stages; b is copied as it is in memory and transposed
+    in shared memory every trip (wgmma reads 8-bit operands K-major only). Full-range int8
+    (-128 * -128 * K stays within int32), trips 1 to 10 around the 3 stages, n from 16 to
+    256, one and two warpgroups. Past K, A's rows and B's extra rows hold 77: a k-tail chunk
+    copied instead of zero-filled, or a stage read for the wrong trip, changes the sums.
+    The masked cases have K-tails by 16 (each mask the same over a 16-byte chunk), the edge
+    one rows and columns past M and N too."""
+    for (TM, TN, TK, K, warps) in ((64, 64, 64, 64, 4), (64, 64, 64, 192, 4), (64, 64, 32, 320, 4),
+                                   (128, 128, 64, 448, 8), (128, 64, 64, 256, 4),
+                                   (64, 16, 32, 96, 4), (64, 256, 64, 128, 4), (64, 32, 128, 384, 4),
+                                   (256, 64, 32, 160, 8)):
+        src = kernel(loop='up_for')
+        p = Problem(TM, TN, K, 'int8', 'int8', 'int32', lda=K + 16)
+        p.b_store = p.b_store + [77] * (TK * p.ldb)
+        simple_case('i8_wgmma_%dx%dx%d_K%d_w%d' % (TM, TN, TK, K, warps),
+                    ['dtype.int8', 'wgmma', 'trips.%d' % min(K // TK, 4)], src, TM, TN, TK, K,
+                    ta='int8', tc='int32', acc='int32', problem=p, M=TM, N=TN, warps=warps)
+    src = kernel(loop='up_for', mask_rem='auto')
+    for (TM, TN, TK, K, warps) in ((64, 64, 64, 208, 4), (128, 128, 64, 80, 8), (64, 32, 32, 16, 4)):
+        p = Problem(TM, TN, K, 'int8', 'int8', 'int32', lda=K + 16)
+        p.b_store = p.b_store + [77] * (TK * p.ldb)
+        simple_case('i8_wgmma_masked_ktail_%dx%dx%d_K%d' % (TM, TN, TK, K),
+                    ['dtype.int8', 'wgmma', 'mask', 'mask.ktail', 'mask.pipelined'], src, TM, TN, TK, K,
+                    ta='int8', tc='int32', acc='int32', problem=p, M=TM, N=TN, warps=warps)
+    src = kernel(loop='up_for', mask_rem='auto', edge=True,
+                 after='  *?((rm[:, newaxis] < M) && (rn[newaxis, :] < N)) pc = c;\n')
+    M, N, K, TM, TN, TK = 100, 80, 176, 64, 64, 64
+    p = Problem(M, N, K, 'int8', 'int8', 'int32', lda=K + 16)
+    p.b_store = p.b_store + [77] * (TK * p.ldb)
+    simple_case('i8_wgmma_masked_edges_%dx%dx%d_tile_%dx%dx%d' % (M, N, K, TM, TN, TK),
+                ['dtype.int8', 'wgmma', 'mask', 'mask.ktail', 'mask.edges', 'mask.pipelined'],
+                src, TM, TN, TK, K, ta='int8', tc='int32', acc='int32', problem=p, grid=GRID_CDIV,
+                warps=4)
+    # An accumulator loaded before the loop (through shared memory into the fragments).
+    init = [rng.randint(-1000, 1000) for _ in range(128 * 64)]
+    p = Problem(128, 64, 192, 'int8', 'int8', 'int32', init=init)
+    load_src = kernel(loop='up_for', init='*pc')
+    simple_case('i8_wgmma_init_load_128x64x64_K192', ['dtype.int8', 'wgmma', 'init.load'], load_src,
+                128, 64, 64, 192, ta='int8', tc='int32', acc='int32', problem=p, c_init=init, M=128,
+                N=64, warps=4)
+
+
 def main():
     util.self_test()
     tutorial_cases()
@@ -736,6 +783,7 @@ def main():
     busy_body_cases()
     computed_operand_cases()
     masked_pipelined_cases()
+    int8_wgmma_cases()
     S.write(util.out_path('matmul-loops.json'))
 
 

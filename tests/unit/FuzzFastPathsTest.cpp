@@ -97,6 +97,36 @@ TEST(FuzzFastPaths, AlignedTailsTakeTheMaskedStream) {
   EXPECT_GE(wg, 1);
 }
 
+// int8 loops aimed at wgmma (TK a multiple of 32): on wgmma too, b
+// transposed in shared memory every trip (option int8-wgmma), as the lowering
+// reports; fp16 and bf16 ones never say wgmma.int8.
+TEST(FuzzFastPaths, Int8LoopsTakeWgmma) {
+  codegen::Options o;
+  o.sm = 90;
+  o.alignedPointers = true;
+  GenPolicy p;
+  p.aim = "wgmma";
+  int int8 = 0, took = 0;
+  for (uint64_t i = 0; i < 96 && int8 < 8; ++i) {
+    FuzzKernel k = generateKernel(p, 5200 + i);
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
+    std::vector<std::string> paths;
+    std::string error;
+    ASSERT_TRUE(codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error))
+        << error;
+    bool isInt8 = std::find(paths.begin(), paths.end(), "wgmma.int8") != paths.end();
+    if (!hasFeature(k, "matmul.int8_wgmma")) {
+      EXPECT_FALSE(isInt8) << describeKernel(k);
+      continue;
+    }
+    ++int8;
+    took += isInt8 && tookPath(paths, "wgmma") ? 1 : 0;
+  }
+  ASSERT_GE(int8, 4);
+  EXPECT_GE(took, int8 * 5 / 8);
+}
+
 // The paths a kernel's lowering takes for sm_90 with aligned pointers (as
 // --compile-only and the GPU backend compile the fuzzer's kernels).
 std::vector<std::string> pathsOf(const FuzzKernel &k) {
