@@ -14,6 +14,8 @@ The kernels (same tile sizes, warps and loop structure on both sides):
   matmul_masked  relu(A @ B + bias), fp16 4096^3, the tutorial's masked k-tail,
                  128 x 128 x 64 tiles, 8 warps, 3 stages
   colsum         column sums, fp32 8192 x 8192, 32 x 128 tiles, 4 warps
+  matmul_int8    A @ B, int8 operands, int32 accumulator, 4096^3, 128 x 128 x 64 tiles,
+                 8 warps, 3 stages
 
 Method: ours is `triton-run --bench` (median of 100 launches, L2 flushed before each, as
 Triton's do_bench does), checked first against the interpreter (`triton-run --compare`)
@@ -95,8 +97,23 @@ def spec_colsum(full=True):
     }
 
 
+def spec_matmul_int8(full=True):
+    M = N = K = 4096 if full else 256
+    return {
+        "src": "matmul_int8.tc",
+        "defines": ["-DTM=128", "-DTN=128", "-DTK=64", "--num-warps", "8", "--num-stages", "3"],
+        "args": ["--grid", "M / TM, N / TN", "--arg", "M=%d" % M, "--arg", "N=%d" % N,
+                 "--arg", "K=%d" % K, "--arg", "lda=%d" % K, "--arg", "ldb=%d" % N,
+                 "--arg", "ldc=%d" % N, "--arg", "A=randint:-128:127:i8[%d,%d]" % (M, K),
+                 "--arg", "B=randint:-128:127:i8[%d,%d]" % (K, N),
+                 "--arg", "C=zeros:i32[%d,%d]" % (M, N)],
+        "flops": 2 * M * N * K, "size": "%d^3 int8" % M, "M": M, "N": N, "K": K,
+    }
+
+
 SPECS = {"stencil": spec_stencil, "cross_entropy": spec_cross_entropy, "rmsnorm": spec_rmsnorm,
-         "matmul_masked": spec_matmul_masked, "colsum": spec_colsum}
+         "matmul_masked": spec_matmul_masked, "colsum": spec_colsum,
+         "matmul_int8": spec_matmul_int8}
 
 
 def run(cmd, timeout):
@@ -209,6 +226,21 @@ def triton_side():
             acc += tl.load(X + rows[:, None] * stride + rn[None, :], mask=msk, other=0.0)
         tl.store(Y + rn, tl.sum(acc, axis=0), mask=rn < N)
 
+    @triton.jit
+    def matmul_int8(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
+                    TK: tl.constexpr):
+        rm = tl.program_id(0) * TM + tl.arange(0, TM)
+        rn = tl.program_id(1) * TN + tl.arange(0, TN)
+        rk = tl.arange(0, TK)
+        c = tl.zeros((TM, TN), tl.int32)
+        pa = A + rm[:, None] * lda + rk[None, :]
+        pb = B + rk[:, None] * ldb + rn[None, :]
+        for k in range(0, K, TK):
+            c += tl.dot(tl.load(pa), tl.load(pb))
+            pa += TK
+            pb += TK * ldb
+        tl.store(C + rm[:, None] * ldc + rn[None, :], c)
+
     dev = "cuda"
     cdiv = triton.cdiv
 
@@ -241,6 +273,14 @@ def triton_side():
             return lambda: matmul_masked[(M // 128, N // 128)](a, b, c, bias, M, N, K, K, N, N,
                                                                TM=128, TN=128, TK=64,
                                                                num_warps=8, num_stages=3)
+        if name == "matmul_int8":
+            M, N, K = s["M"], s["N"], s["K"]
+            a = torch.randint(-128, 128, (M, K), device=dev, dtype=torch.int8)
+            b = torch.randint(-128, 128, (K, N), device=dev, dtype=torch.int8)
+            c = torch.zeros(M, N, device=dev, dtype=torch.int32)
+            return lambda: matmul_int8[(M // 128, N // 128)](a, b, c, M, N, K, K, N, N, TM=128,
+                                                             TN=128, TK=64, num_warps=8,
+                                                             num_stages=3)
         M, N = s["M"], s["N"]
         x = torch.randn(M, N, device=dev)
         y = torch.zeros(N, device=dev)
