@@ -47,6 +47,13 @@ struct Options {
   // computed from it (codegen/LowerMmaValues.cpp); off, such values go
   // through shared memory to the blocked layout.
   bool mmaValues = true;
+  // "key-perm": an `@` on #mma whose result a row sum reads (attention's S =
+  // Q K^T), with b streamed as rows of n (K^T from K's rows), gets its n
+  // columns permuted so that each thread holds consecutive ones: the rows of
+  // K (and of V, for P @ V) are staged in that order. The reference's
+  // pairwise row sum is then the thread's own adds and two shuffles; masks
+  // and conversions use the columns' true indices (codegen/LowerMmaValues.cpp).
+  bool keyPerm = true;
   // "wgmma": on sm_90, matmul loops whose operands stream through cp.async
   // stages run on wgmma.mma_async (sm_90a) from 128-byte-swizzled shared
   // memory (docs/gpu-perf.md, "wgmma"); off, or elsewhere, mma.sync.
@@ -139,7 +146,8 @@ struct Compiled {
   // "pipeline.stages=S" / "pipeline.off" (a matmul loop's operands through S
   // cp.async stages or staged per trip), "dot.fma" (the CUDA-core `@`),
   // "vector.load.NB" / "vector.store.NB" (an N-byte vector access emitted),
-  // "remat", "slice.registers" / "slice.shared", "atomic.KIND" / "atomic.cas".
+  // "remat", "slice.registers" / "slice.shared", "atomic.KIND" / "atomic.cas",
+  // "mma.values.key_perm" (an `@` on #mma whose key columns are permuted).
   std::vector<std::vector<std::string>> paths;
 };
 

@@ -152,6 +152,10 @@ struct Lowerer::MmaLoop {
     // as it is in memory; `user` is the `@` that reads it as its b operand.
     bool transposed = false;
     const ir::Op *user = nullptr;
+    // mma-values pipeline, option key-perm (planKeyPermutation): the staged
+    // rows (keys: K^T's columns, V's rows) in the permuted order of the #mma
+    // columns, key 2 (keyPerm / 8) t + 2j + e at row 8j + 2t + e; 0: in order.
+    int64_t keyPerm = 0;
     // The pointer tile recomputed each trip from the carried scalars (not
     // stepped: `ptr`, the load's operand), and the load's mask (null: none;
     // its `other` is +0, which cp.async's zero fill gives), both evaluated at

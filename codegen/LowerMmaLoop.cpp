@@ -456,6 +456,14 @@ Lowerer::StreamChunks Lowerer::streamSources(const MmaLoop &L) {
       Slots at = s.transposed ? Slots{col, row} : Slots{row, col};
       c.coords[w].push_back(at);
       c.src[w].push_back(s.recomputed ? nullptr : rematAt(init, at, memo));
+      if (s.keyPerm) { // key 2 fn t + 2j + e at row 8j + 2t + e (planKeyPermutation)
+        auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+        int64_t run = 2 * (s.keyPerm / 8);
+        llvm::Value *t = b_.CreateUDiv(row, i32(run)), *r = b_.CreateURem(row, i32(run));
+        row = b_.CreateAdd(b_.CreateAdd(b_.CreateShl(b_.CreateLShr(r, i32(1)), i32(3)),
+                                        b_.CreateShl(t, i32(1))),
+                           b_.CreateAnd(r, i32(1)));
+      }
       if (s.swizzle || s.xorRows) {
         llvm::Value *colBytes = b_.CreateMul(col, b_.getInt32(static_cast<uint32_t>(in)));
         c.dst[w].push_back(s.swizzle ? swizzledChunk(L, w, row, colBytes)

@@ -333,6 +333,99 @@ void Lowerer::planMmaValues() {
     }
   }
   planValuePipes(ops);
+  planKeyPermutation();
+}
+
+/// Option key-perm. The reference sums a row pairwise over its column index;
+/// in #mma lane 4g + t holds columns 8j + 2t + e, so the levels of column
+/// bits 1 and 2 cross lanes between the thread's own levels (8 shuffles and
+/// 16 selects a row at n = 64). Where the columns of an `@`'s result are
+/// keys it is free to permute them: its b (K^T) streams as rows of n, and
+/// staging K's row 2 (n / 8) t + 2j + e as row 8j + 2t + e puts the key in
+/// column 8j + 2t + e of the result. Each thread then holds consecutive keys,
+/// and a row sum is its own adds and two shuffles, in the reference's order.
+/// The permutation spreads to every #mma value computed from that result (a
+/// class of values joined by elementwise ops, accumulators and loop-carried
+/// values); P @ V with P from registers reads V's rows (keys again) staged in
+/// the same order. A class is permuted where it has a row sum, every `@` that
+/// produces a value in it has its b streamed as rows of n, and every `@` that
+/// takes one from registers as its a has its b streamed as rows of k. Masks
+/// recomputed at a slot's coordinates and conversions to and from the blocked
+/// layout use the column's true index (mmaColOf).
+void Lowerer::planKeyPermutation() {
+  mmaPermuted_.clear();
+  if (!opts_.keyPerm)
+    return;
+  auto full = [&](const ir::Value *v) {
+    return mmaRes_.count(v) && v->type().rank() == 2 && v->type().shape[1] > 1;
+  };
+  std::unordered_map<const ir::Value *, const ir::Value *> parent;
+  std::function<const ir::Value *(const ir::Value *)> find = [&](const ir::Value *v) {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v)
+      return v;
+    const ir::Value *r = find(it->second);
+    parent[v] = r;
+    return r;
+  };
+  auto join = [&](const ir::Value *a, const ir::Value *b) {
+    if (full(a) && full(b))
+      parent[find(a)] = find(b);
+  };
+  for (const ir::Op *op : mmaOps_) {
+    if (op->kind() == ir::OpKind::Dot)
+      join(op->operand(2), op->result());
+    else if (isElementwise(op->kind()))
+      for (const ir::Value *v : op->operands())
+        join(v, op->result());
+  }
+  for (const auto &[term, loop] : mmaLoopOf_) {
+    bool cond = term->kind() == ir::OpKind::Condition;
+    bool isFor = loop->kind() == ir::OpKind::For;
+    for (size_t i = cond ? 1 : 0; i < term->numOperands(); ++i) {
+      if (!mmaCarriedAt(*term, i))
+        continue;
+      auto pos = static_cast<unsigned>(i - (cond ? 1 : 0));
+      const ir::Value *result = loop->result(pos);
+      join(term->operand(static_cast<unsigned>(i)), result);
+      if (isFor) {
+        join(loop->region(0)->arg(pos + 1), result);
+      } else {
+        join(loop->region(0)->arg(pos), result);
+        join(loop->region(1)->arg(pos), result);
+      }
+    }
+  }
+  std::unordered_set<const ir::Value *> useful, broken;
+  for (const ir::Op *op : mmaOps_) {
+    if (op->kind() == ir::OpKind::Reduce && op->strAttr("kind") == "add" && full(op->operand(0)))
+      useful.insert(find(op->operand(0)));
+    if (op->kind() != ir::OpKind::Dot)
+      continue;
+    const MmaLoop *pipe = nullptr;
+    int sw = valueStreamOf(*op, &pipe);
+    const MmaLoop::Stream *s = sw >= 0 ? &pipe->streams[static_cast<size_t>(sw)] : nullptr;
+    if (full(op->result()) && !(s && s->transposed))
+      broken.insert(find(op->result()));
+    const ir::Value *a = op->operand(0);
+    if (full(a) && a->type().dtype == DType::F16 && !(s && !s->transposed))
+      broken.insert(find(a));
+  }
+  for (const ir::Value *v : mmaRes_)
+    if (full(v) && useful.count(find(v)) && !broken.count(find(v)))
+      mmaPermuted_.insert(v);
+  if (mmaPermuted_.empty())
+    return;
+  // The streams staged in the permuted order.
+  for (auto &[loop, L] : valuePipes_)
+    for (size_t w = 0; w < L->numStreams; ++w) {
+      MmaLoop::Stream &s = L->streams[w];
+      const ir::Value *a = s.user->operand(0);
+      if (keysPermuted(s.user->result()))
+        s.keyPerm = s.user->result()->type().shape[1];
+      else if (keysPermuted(a) && a->type().dtype == DType::F16)
+        s.keyPerm = a->type().shape[1];
+    }
 }
 
 /// Whether the yield/condition u passes v only at positions carried in #mma.
@@ -356,6 +449,16 @@ bool Lowerer::mmaCarriedAt(const ir::Op &u, size_t i) const {
   if (cond && i == 0)
     return false;
   return mmaRes_.count(it->second->result(static_cast<unsigned>(i - (cond ? 1 : 0)))) > 0;
+}
+
+/// Whether operand i of the yield/condition u is carried with its keys
+/// permuted (as its loop's result is).
+bool Lowerer::mmaCarriedPermuted(const ir::Op &u, size_t i) const {
+  auto it = mmaLoopOf_.find(&u);
+  if (it == mmaLoopOf_.end() || !mmaCarriedAt(u, i))
+    return false;
+  bool cond = u.kind() == ir::OpKind::Condition;
+  return keysPermuted(it->second->result(static_cast<unsigned>(i - (cond ? 1 : 0))));
 }
 
 /// The layout of a value in #mma: the accumulator's, or its row slice.
@@ -450,12 +553,23 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
                     (staged ? "shared memory" : "registers") + ", sm_90a), " + wait +
                     ": the result kept in registers"
               : "`@` on mma.sync (m16n8k16), the result kept in registers");
+    if (keysPermuted(op.result()))
+      layouts_.notes[&op].push_back(
+          "its columns permuted (key-perm): lane 4g + t holds columns 2 (n / 8) t + 2j + e, "
+          "b's rows staged in that order");
+    else if (keysPermuted(op.operand(0)) && a.dtype == DType::F16)
+      layouts_.notes[&op].push_back(
+          "its k permuted as a's columns are (key-perm): b's rows staged in that order");
   } else {
     for (size_t i = 0; i < op.numOperands(); ++i)
       fromBlocked(op.operand(static_cast<unsigned>(i)), "operand " + std::to_string(i));
     if (op.kind() == ir::OpKind::Reduce)
       layouts_.notes[&op].push_back(
-          "along the rows of #mma: in registers and across the 4 lanes of a quad (shfl.sync)");
+          keysPermuted(op.operand(0)) && op.strAttr("kind") == "add"
+              ? "along the rows of #mma, keys permuted: the pairwise tree in registers, then "
+                "across the 4 lanes of a quad (2 shfl.sync a row)"
+              : "along the rows of #mma: in registers and across the 4 lanes of a quad "
+                "(shfl.sync)");
   }
   setLayout(op.result(), to);
   planMmaValueBlocked(op, op.result(), depth);
@@ -524,24 +638,31 @@ llvm::Value *Lowerer::mmaRowOf(const ir::Type &t, int64_t s) {
       i32(base));
 }
 
-llvm::Value *Lowerer::mmaColOf(const ir::Type &t, int64_t s) {
+/// This thread's column of slot s: 8j + 2t + e for fragment j, lane 4g + t,
+/// element e; with the keys permuted (mmaPermuted_), 2 (n / 8) t + 2j + e.
+llvm::Value *Lowerer::mmaColOf(const ir::Type &t, int64_t s, bool permuted) {
   auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
-  llvm::Value *lane = b_.CreateAnd(tid_, i32(31));
-  return b_.CreateAdd(b_.CreateShl(b_.CreateAnd(lane, i32(3)), i32(1)),
-                      i32(mma::valueElem(shapeOf(t, opts_.numWarps), 0, s).col));
+  llvm::Value *quad = b_.CreateAnd(tid_, i32(3));
+  int64_t c0 = mma::valueElem(shapeOf(t, opts_.numWarps), 0, s).col; // 8j + e
+  if (plantedBug("key-perm-cols")) // masks and conversions take the column as if in order
+    permuted = false;
+  if (!permuted)
+    return b_.CreateAdd(b_.CreateShl(quad, i32(1)), i32(c0));
+  int64_t fn = t.shape[1] / 8;
+  return b_.CreateAdd(b_.CreateMul(quad, i32(2 * fn)), i32(2 * (c0 / 8) + c0 % 2));
 }
 
 /// Flat row-major index of slot s's element.
-llvm::Value *Lowerer::mmaIndexOf(const ir::Type &t, int64_t s) {
+llvm::Value *Lowerer::mmaIndexOf(const ir::Type &t, int64_t s, bool permuted) {
   llvm::Value *row = mmaRowOf(t, s);
   if (t.rank() == 1 || t.shape[1] == 1)
     return row;
   return b_.CreateAdd(b_.CreateMul(row, b_.getInt32(static_cast<uint32_t>(t.shape[1]))),
-                      mmaColOf(t, s));
+                      mmaColOf(t, s, permuted));
 }
 
 /// #mma (or its slice) -> blocked, through shared memory.
-Slots Lowerer::mmaToBlocked(const ir::Type &t, const Slots &s) {
+Slots Lowerer::mmaToBlocked(const ir::Type &t, const Slots &s, bool permuted) {
   int64_t n = t.numElements();
   sharedBytes_ = std::max(sharedBytes_, static_cast<size_t>(n) * elemBytes(t));
   bool rows = t.rank() == 1 || t.shape[1] == 1;
@@ -552,7 +673,7 @@ Slots Lowerer::mmaToBlocked(const ir::Type &t, const Slots &s) {
   emitGuarded(own, [&]() -> llvm::Value * {
     for (int64_t k = 0; k < mmaSlots(t); ++k)
       b_.CreateStore(se_.toMemory(slot(s, static_cast<size_t>(k)), t.dtype),
-                     stagedAddr(t, 0, mmaIndexOf(t, k)));
+                     stagedAddr(t, 0, mmaIndexOf(t, k, permuted)));
     return nullptr;
   });
   barrier();
@@ -563,18 +684,20 @@ Slots Lowerer::mmaToBlocked(const ir::Type &t, const Slots &s) {
 }
 
 /// blocked -> #mma (or its slice), through shared memory.
-Slots Lowerer::mmaFromBlocked(const ir::Type &t, const Slots &s) {
+Slots Lowerer::mmaFromBlocked(const ir::Type &t, const Slots &s, bool permuted) {
   barrier();
   stage(s, t, 0);
   barrier();
   Slots out;
   for (int64_t k = 0; k < mmaSlots(t); ++k)
-    out.push_back(readStaged(t, 0, mmaIndexOf(t, k)));
+    out.push_back(readStaged(t, 0, mmaIndexOf(t, k, permuted)));
   return out;
 }
 
-/// v's slots in #mma: its own, a uniform value's one slot, or converted.
-Slots Lowerer::getMma(const ir::Value *v) {
+/// v's slots in #mma: its own, a uniform value's one slot, or converted (for
+/// a user whose columns are `permuted` or not: a value in #mma has its
+/// user's permutation, planKeyPermutation).
+Slots Lowerer::getMma(const ir::Value *v, bool permuted) {
   if (auto it = mmaValues_.find(v); it != mmaValues_.end())
     return it->second;
   if (mmaUniform(v))
@@ -584,8 +707,8 @@ Slots Lowerer::getMma(const ir::Value *v) {
     RematMemo memo;
     Slots s;
     for (int64_t k = 0; k < mmaSlots(t); ++k)
-      s.push_back(rematAt(v, {mmaRowOf(t, k), t.shape[1] == 1 ? b_.getInt32(0) : mmaColOf(t, k)},
-                          memo));
+      s.push_back(rematAt(
+          v, {mmaRowOf(t, k), t.shape[1] == 1 ? b_.getInt32(0) : mmaColOf(t, k, permuted)}, memo));
     return s;
   }
   if (mmaRemat(v) && t.rank() == 1) {
@@ -595,7 +718,7 @@ Slots Lowerer::getMma(const ir::Value *v) {
       s.push_back(rematAt(v, {mmaRowOf(t, k)}, memo));
     return s;
   }
-  return mmaFromBlocked(t, get(v));
+  return mmaFromBlocked(t, get(v), permuted);
 }
 
 /// Binds v (in #mma when planned so, else blocked).
@@ -608,14 +731,14 @@ void Lowerer::bindValue(const ir::Value *v, Slots s) {
   if (s.size() == 1 && n > 1)
     s.assign(n, s[0]);
   if (mmaBlocked_.count(v))
-    values_[v] = mmaToBlocked(v->type(), s);
+    values_[v] = mmaToBlocked(v->type(), s, keysPermuted(v));
   mmaValues_[v] = std::move(s);
 }
 
 /// A value's slots as a loop carries it (its layout's count).
-Slots Lowerer::carriedSlots(const ir::Value *v, bool inMma) {
+Slots Lowerer::carriedSlots(const ir::Value *v, bool inMma, bool permuted) {
   if (inMma) {
-    Slots s = getMma(v);
+    Slots s = getMma(v, permuted);
     size_t n = static_cast<size_t>(mmaSlots(v->type()));
     if (s.size() == 1 && n > 1)
       s.assign(n, s[0]);
@@ -648,7 +771,7 @@ void Lowerer::lowerMmaValueOp(const ir::Op &op) {
   // Elementwise: slot by slot.
   std::vector<Slots> xs;
   for (const ir::Value *v : op.operands())
-    xs.push_back(getMma(v));
+    xs.push_back(getMma(v, keysPermuted(op.result())));
   Slots s;
   for (int64_t r = 0; r < mmaSlots(out); ++r) {
     Slots x;
@@ -695,6 +818,18 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
       // combines its own value with the one it receives in either order: the
       // tree's nodes are the reference's, bit for bit (LLVM folded away the
       // operand-ordering selects add once had).
+      if (kind == "add" && keysPermuted(op.operand(0))) {
+        // Keys permuted (planKeyPermutation): the thread holds columns
+        // 2 fn t + 2j + e, so the column bits below the top two are its own
+        // (bit 0 above, then the fragment bits), the top two across the quad.
+        for (size_t step = 1; step < part.size(); step *= 2)
+          for (size_t j = 0; j + step < part.size(); j += 2 * step)
+            part[j] = comb(part[j], part[j + step]);
+        for (uint32_t mask : {1u, 2u})
+          part[0] = comb(part[0], shuffleXor(part[0], mask));
+        outS.push_back(part[0]);
+        continue;
+      }
       if (kind == "add" && fn >= 4 && isPow2(fn)) {
         // The same tree, scattered over the quad: at the lane levels (column
         // bits 1, 2) each lane keeps the half of the fragments whose top
@@ -827,6 +962,8 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   const MmaLoop::Stream *stream =
       sw >= 0 && pipe == pipeTrip_.L ? &pipe->streams[static_cast<size_t>(sw)] : nullptr;
   notePath(stream && pipe->wgmma ? "wgmma" : "mma.sync");
+  if (keysPermuted(op.result()))
+    notePath("mma.values.key_perm"); // option key-perm
   llvm::Value *stageOff = stream ? valuePipeStage() : nullptr;
   p.pitchA = p.k + 16 / in;
   p.pitchB = p.n + 16 / in;
@@ -844,10 +981,10 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   if (p.zeroAcc && !mmaRes_.count(op.operand(2)))
     acc.assign(static_cast<size_t>(mmaSlots(*p.c)), llvm::Constant::getNullValue(b_.getFloatTy()));
   else
-    acc = carriedSlots(op.operand(2), true);
+    acc = carriedSlots(op.operand(2), true, keysPermuted(op.result()));
   Slots aFr;
   if (aRegs)
-    aFr = carriedSlots(op.operand(0), true);
+    aFr = carriedSlots(op.operand(0), true, keysPermuted(op.operand(0)));
   if (!stream) {
     barrier();
     if (!aRegs && !aHoisted)

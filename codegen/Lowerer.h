@@ -174,6 +174,7 @@ private:
   bool mmaValueDot(const ir::Op &op) const;
   bool mmaCarried(const ir::Op &u, const ir::Value *v) const;
   bool mmaCarriedAt(const ir::Op &u, size_t i) const;
+  bool mmaCarriedPermuted(const ir::Op &u, size_t i) const;
   std::unordered_map<const ir::Op *, const ir::Op *> mmaLoopOf_; // yield/condition -> its loop
   // a operands of `@` on #mma defined outside the loop of their `@`: their a
   // fragments are loaded once, where they are defined (value -> its loop depth).
@@ -227,19 +228,25 @@ private:
   void planMmaValueLoop(const ir::Op &op, int depth);
   void planMmaValueBlocked(const ir::Op &op, const ir::Value *v, int depth);
   llvm::Value *mmaRowOf(const ir::Type &t, int64_t s);
-  llvm::Value *mmaColOf(const ir::Type &t, int64_t s);
-  llvm::Value *mmaIndexOf(const ir::Type &t, int64_t s);
-  Slots mmaToBlocked(const ir::Type &t, const Slots &s);
-  Slots mmaFromBlocked(const ir::Type &t, const Slots &s);
-  Slots getMma(const ir::Value *v);
+  llvm::Value *mmaColOf(const ir::Type &t, int64_t s, bool permuted);
+  llvm::Value *mmaIndexOf(const ir::Type &t, int64_t s, bool permuted);
+  Slots mmaToBlocked(const ir::Type &t, const Slots &s, bool permuted);
+  Slots mmaFromBlocked(const ir::Type &t, const Slots &s, bool permuted);
+  Slots getMma(const ir::Value *v, bool permuted = false);
+  void planKeyPermutation();
+  bool keysPermuted(const ir::Value *v) const { return mmaPermuted_.count(v) > 0; }
   void bindValue(const ir::Value *v, Slots s);
-  Slots carriedSlots(const ir::Value *v, bool inMma);
+  Slots carriedSlots(const ir::Value *v, bool inMma, bool permuted);
   void lowerMmaValueOp(const ir::Op &op);
   void lowerMmaValueReduce(const ir::Op &op);
   void lowerMmaValueDot(const ir::Op &op);
   std::unordered_set<const ir::Value *> mmaRes_;     // values that live in #mma / its row slice
   std::unordered_set<const ir::Op *> mmaOps_;        // ops lowered on them
   std::unordered_set<const ir::Value *> mmaBlocked_; // of those, also needed blocked
+  // Of the #mma values, those whose columns are permuted (option key-perm,
+  // planKeyPermutation): slot column 8j + 2t + e of lane 4g + t holds column
+  // 2 (n / 8) t + 2j + e, so that a thread's columns are consecutive.
+  std::unordered_set<const ir::Value *> mmaPermuted_;
   std::unordered_map<const ir::Value *, Slots> mmaValues_;
 
   // ---- Module and function set-up -------------------------------------
@@ -1198,7 +1205,8 @@ private:
     yielded->clear();
     for (size_t i = 0; i < op.numOperands(); ++i) {
       const ir::Value *v = op.operand(static_cast<unsigned>(i));
-      yielded->push_back(mmaCarriedAt(op, i) ? carriedSlots(v, true) : get(v));
+      yielded->push_back(mmaCarriedAt(op, i) ? carriedSlots(v, true, mmaCarriedPermuted(op, i))
+                                            : get(v));
     }
   }
 
@@ -1232,7 +1240,8 @@ private:
     std::vector<Slots> out;
     for (size_t i = from; i < op.numOperands(); ++i)
       out.push_back(carriedSlots(op.operand(static_cast<unsigned>(i)),
-                                 mmaRes_.count(op.result(static_cast<unsigned>(i - from))) > 0));
+                                 mmaRes_.count(op.result(static_cast<unsigned>(i - from))) > 0,
+                                 keysPermuted(op.result(static_cast<unsigned>(i - from)))));
     return out;
   }
 

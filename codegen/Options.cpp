@@ -16,6 +16,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.tensorCores;
   if (name == "mma-values")
     return &opts.mmaValues;
+  if (name == "key-perm")
+    return &opts.keyPerm;
   if (name == "wgmma")
     return &opts.wgmma;
   if (name == "int8-wgmma")
@@ -33,7 +35,7 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
-                                                   "pipeline", "wgmma", "int8-wgmma",
+                                                   "key-perm", "pipeline", "wgmma", "int8-wgmma",
                                                    "masked-stream", "occupancy", "specialize"};
   return names;
 }
@@ -52,7 +54,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     if (name.empty())
       continue;
     if (name == "all") {
-      opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.wgmma =
+      opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.maskedStreams = opts.occupancy = opts.specialize = false;
       opts.numStages = 1;
       continue;
@@ -85,6 +87,8 @@ std::string describeOptions(const Options &opts) {
     s += " mma";
   if (opts.tensorCores && !opts.mmaValues)
     s += " no-mma-values";
+  if (opts.tensorCores && opts.mmaValues && !opts.keyPerm)
+    s += " no-key-perm";
   if (opts.wgmma)
     s += " wgmma";
   if (opts.wgmma && !opts.int8Wgmma)

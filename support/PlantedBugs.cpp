@@ -64,6 +64,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "an attention-style loop on wgmma whose P @ V wait is deferred to the next trip issues "
        "its cp.async copies one trip further ahead, into the stage trip i - 1 read: another "
        "warpgroup's P @ V of trip i - 1 (not waited for yet) may still read V there"},
+      {"key-perm-cols", "gpu",
+       "with an attention loop's keys permuted (key-perm), masks recomputed at a slot's "
+       "coordinates and conversions to the blocked layout take the slot's column as if the keys "
+       "were in order"},
       {"mma-values-operand", "gpu",
        "an `@` on #mma whose fp16 a operand comes from registers (P of attention) packs its "
        "two n8 accumulator fragments in the wrong order: the a fragment's k 0-7 and 8-15 "

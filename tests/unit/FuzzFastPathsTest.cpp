@@ -152,7 +152,7 @@ std::vector<std::string> pathsOf(const FuzzKernel &k) {
 TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
   GenPolicy p;
   p.aim = "attention";
-  int values = 0, pipeline = 0, neither = 0, n = 24;
+  int values = 0, pipeline = 0, neither = 0, keyPerm = 0, n = 24;
   for (int i = 0; i < n; ++i) {
     FuzzKernel k = generateKernel(p, 4100 + static_cast<uint64_t>(i));
     ASSERT_TRUE(hasFeature(k, "attention"));
@@ -160,6 +160,13 @@ TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
     values += tookPath(paths, "mma.values") ? 1 : 0;
     pipeline += tookPath(paths, "mma.values.pipeline") ? 1 : 0;
     neither += tookPath(paths, "mma.values") ? 0 : 1;
+    // Keys permuted (option key-perm) only where K^T streams (its `@` on the
+    // values pipeline), and for all such kernels: their S has a row sum.
+    bool perm = std::count(paths.begin(), paths.end(), "mma.values.key_perm") > 0;
+    keyPerm += perm ? 1 : 0;
+    if (perm) {
+      EXPECT_TRUE(tookPath(paths, "mma.values.pipeline")) << describeKernel(k);
+    }
     // The values form is what the path needs (BM = 64 on 4 warps).
     if (!hasFeature(k, "attention.values_form")) {
       EXPECT_FALSE(tookPath(paths, "mma.values.pipeline")) << describeKernel(k);
@@ -170,6 +177,7 @@ TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
   EXPECT_GE(values, n / 4);
   EXPECT_GE(pipeline, n / 6);
   EXPECT_GE(neither, n / 4);
+  EXPECT_GE(keyPerm, pipeline / 2);
 }
 
 // Wide 1-D tiles (GenPolicy::wideTile): 512 to 2048 elements, several slots a

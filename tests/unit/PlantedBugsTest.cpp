@@ -217,6 +217,37 @@ __global__ void mm(char *A __aligned(16), char *B __aligned(16), int *C __aligne
 }
 )";
 
+/// The attention loop below with its keys masked at the tail (key-perm-cols:
+/// the mask is recomputed at each slot's column, which key-perm permutes).
+const char *kAttentionMaskedKernel = R"(
+__global__ void att(half *Q __aligned(16), half *K __aligned(16), half *V __aligned(16),
+                    float *O __aligned(16), int N __multipleof(32), int valid) {
+  int rm[64] = 0 ... 64;
+  int rn[32] = 0 ... 32;
+  int rd[64] = 0 ... 64;
+  half q[64, 64] = *(Q + rm[:, newaxis] * 64 + rd[newaxis, :]);
+  half *kp[64, 32] = K + rd[:, newaxis] + rn[newaxis, :] * 64;
+  half *vp[32, 64] = V + rn[:, newaxis] * 64 + rd[newaxis, :];
+  float m_i[64] = -F32_INFINITY;
+  float l_i[64] = 1.0f;
+  float acc[64, 64] = 0;
+  for (int s = 0; s < N; s += 32) {
+    float qk[64, 32] = q @ *kp;
+    qk = (s + rn)[newaxis, :] < valid ? qk : -F32_INFINITY;
+    float m_ij[64] = max(m_i, qk[:, max]);
+    float p[64, 32] = exp2(qk - m_ij[:, newaxis]);
+    float alpha[64] = exp2(m_i - m_ij);
+    l_i = l_i * alpha + p[:, +];
+    acc = acc * alpha[:, newaxis];
+    acc += (half)p @ *vp;
+    m_i = m_ij;
+    kp += 32 * 64;
+    vp += 32 * 64;
+  }
+  *(O + rm[:, newaxis] * 64 + rd[newaxis, :]) = acc / l_i[:, newaxis];
+}
+)";
+
 /// An attention loop on #mma (mma-values) whose K^T and V loads take the
 /// values pipeline (aligned pointers; values-pipeline-wait), and whose P @ V
 /// takes P from registers (mma-values-operand); on sm_90 (the default) its
@@ -283,6 +314,7 @@ std::string kernelFor(const std::string &name) {
       {"pipeline-wait-group", kWgmmaKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
+      {"key-perm-cols", kAttentionMaskedKernel},
       {"values-wgmma-wait", kAttentionKernel},
       {"values-wgmma-refill", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
