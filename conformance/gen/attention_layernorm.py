@@ -58,6 +58,47 @@ def attention(name, Z, H, N, D, BM, BN, sm_scale, std, seed, source='attention.t
                          {'rtol': 0, 'atol': 1e-4}))))
 
 
+def attention_causal(name, Z, H, N, D, BM, BN, sm_scale, std, seed):
+    """examples/attention_masked.tc with a causal mask (key j of row i is masked off for j > i):
+    the mask reads the column (key) index of every score, which the GPU's key-perm permutes
+    (docs/gpu-perf.md, "mma-values")."""
+    with open(util.os.path.join(util.os.path.dirname(__file__), '..', '..', 'examples',
+                                'attention_masked.tc')) as f:
+        text = f.read()
+    old = '(offs_m[:, newaxis] >= 0) && (start_n + offs_n[newaxis, :] < N_CTX)'
+    assert text.count(old) == 1
+    text = text.replace(old, '(offs_m[:, newaxis] >= start_n + offs_n[newaxis, :]) && '
+                             '(start_n + offs_n[newaxis, :] < N_CTX)')
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(0.0, std, (Z, H, N, D)).astype(np.float16) for _ in range(3))
+    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
+    s = np.where(np.tril(np.ones((N, N), dtype=bool)), s, -np.inf)
+    mx = s.max(axis=-1, keepdims=True)
+    e = np.exp(s - mx)
+    den = e.sum(axis=-1, keepdims=True)
+    o = (e / den) @ v.astype(np.float64)
+    lse = (mx[..., 0] + np.log(den[..., 0])) / np.log(2.0)
+    shape = [Z, H, N, D]
+    S.add(case(name, ['kernel', 'attention', 'attention.causal', 'op.dot', 'reduce.max',
+                      'reduce.add', 'loop.carried_pointer', 'dtype.float16', 'memory.masked'],
+               source_ref=S.source('attention_causal', text), kernel='attn_fwd',
+               defines={'BLOCK_M': BM, 'BLOCK_N': BN, 'HEAD_DIM': D}, grid=[-(-N // BM), Z * H],
+               args=[buf('Q', 'float16', shape, q.ravel().tolist()),
+                     buf('K', 'float16', shape, k.ravel().tolist()),
+                     buf('V', 'float16', shape, v.ravel().tolist()),
+                     scalar('sm_scale', 'float32', util.f32(sm_scale)),
+                     buf('M', 'float32', [Z, H, N]),
+                     buf('Out', 'float16', shape),
+                     scalar('stride_z', 'int32', H * N * D), scalar('stride_h', 'int32', N * D),
+                     scalar('stride_n', 'int32', D), scalar('Z', 'int32', Z),
+                     scalar('H', 'int32', H), scalar('N_CTX', 'int32', N)],
+               expect=util.expect_outputs(
+                   Out=out([util.f16(x) for x in o.ravel().tolist()], 'float16',
+                           {'rtol': 0, 'atol': 2e-3}),
+                   M=out([util.f32(x) for x in lse.ravel().tolist()], 'float32',
+                         {'rtol': 0, 'atol': 1e-4}))))
+
+
 def layernorm(name, M, N, stride, BLOCK, seed, eps=1e-5, source='layernorm.tc'):
     rng = np.random.default_rng(seed)
     xs = (-2.3 + 0.5 * rng.standard_normal((M, stride))).astype(np.float16)
@@ -98,6 +139,9 @@ def main():
               source='attention_masked.tc')
     attention('attention_recompute_n192', 1, 1, 192, 32, 64, 16, 0.4, 0.5, 7,
               source='attention_recompute.tc')
+    # Causal: every score's mask reads its key index (permuted on the GPU by key-perm).
+    attention_causal('attention_causal_n100', 1, 2, 100, 32, 64, 32, 0.4, 0.5, 8)
+    attention_causal('attention_causal_n192_d64', 1, 1, 192, 64, 64, 64, 0.3, 0.5, 9)
     layernorm('layernorm_partial_chunk_padded_rows', 8, 300, 304, 128, 4)
     layernorm('layernorm_one_chunk', 4, 1024, 1024, 1024, 5)
     # examples/layernorm_row.tc: the whole row in one tile, X read once (N <= BLOCK)
