@@ -190,6 +190,27 @@ std::optional<Mismatch> compareArrays(const HostArray &got, const HostArray &wan
                        [&](uint64_t g, uint64_t w) { return elementsMatch(t, g, w, spec); });
 }
 
+std::optional<double> atolThatAgrees(const HostArray &got, const HostArray &want,
+                                     const CompareSpec &spec) {
+  if (spec.kind != CompareSpec::Kind::Tolerance || !isFloat(want.dtype) ||
+      got.dtype != want.dtype || got.numElements() != want.numElements())
+    return std::nullopt;
+  double need = spec.atol;
+  for (int64_t i = 0; i < want.numElements(); ++i) {
+    double g = got.getDouble(i), w = want.getDouble(i);
+    if (std::isfinite(g) && std::isfinite(w))
+      need = std::max(need, std::fabs(g - w) - spec.rtol * std::fabs(w));
+  }
+  if (!(need > 0))
+    return std::nullopt;
+  double unit = std::pow(10.0, std::floor(std::log10(need)) - 1);
+  double atol = std::ceil(need / unit) * unit;
+  for (int step = 0; step < 2; ++step, atol += unit) // the second: the sum's rounding
+    if (!compareArrays(got, want, CompareSpec::tolerance(spec.rtol, atol)))
+      return atol;
+  return std::nullopt;
+}
+
 std::optional<Mismatch> compareBits(const HostArray &got, const HostArray &want) {
   return firstMismatch(got, want, [](uint64_t g, uint64_t w) { return g == w; });
 }

@@ -73,6 +73,14 @@ struct Mismatch {
 /// (integer dtypes: always bit-exact, whatever `spec` says).
 bool elementsMatch(DType t, uint64_t got, uint64_t want, const CompareSpec &spec);
 
+/// For float buffers that differ under a tolerance spec: the smallest atol,
+/// rounded up to two significant digits, with which every element agrees at
+/// the spec's rtol (checked by comparing again); nullopt for other specs and
+/// dtypes, and when no atol does (a NaN or an infinity differs). What
+/// `triton-run --compare` suggests.
+std::optional<double> atolThatAgrees(const HostArray &got, const HostArray &want,
+                                     const CompareSpec &spec);
+
 /// Compares `got` with `want` element by element; nullopt when they match.
 std::optional<Mismatch> compareArrays(const HostArray &got, const HostArray &want,
                                       const CompareSpec &spec);

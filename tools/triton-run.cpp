@@ -31,10 +31,12 @@
 #include "tools/RunDriver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -406,6 +408,15 @@ int compareBuffers(const tc::BoundArgs &gpu, const tc::BoundArgs &ref,
               << ": " << who << " " << tc::formatElement(a, m->index) << " interp "
               << tc::formatElement(b, m->index) << " (" << m->count << " of " << a.numElements()
               << " elements differ; " << how << ")\n";
+    if (std::optional<double> atol = tc::conf::atolThatAgrees(a, b, spec)) {
+      std::ostringstream v;
+      v << *atol;
+      std::cout << "  every element of " << name << " agrees with --atol " << v.str()
+                << " (at rtol=" << spec.rtol << ")\n";
+    } else if (spec.kind == tc::conf::CompareSpec::Kind::Tolerance) {
+      std::cout << "  no --atol makes " << name
+                << " agree: a NaN or an infinity differs\n";
+    }
   }
   if (bad == 0) {
     std::cout << "compare: " << (who == "gpu" ? "the GPU" : "Triton")

@@ -204,6 +204,31 @@ TEST(ConformanceCompare, IntegersAreAlwaysExact) {
   EXPECT_FALSE(elementsMatch(DType::Bool, 0, 1, CompareSpec::ulps(5)));
 }
 
+TEST(ConformanceCompare, AtolThatAgrees) {
+  // |0.0105f - 0.01f| = 5.0000008e-4 against rtol 1e-3 of 0.01 (1e-5): an
+  // atol of 4.9000008e-4 is needed; 5.0e-4 (two digits, rounded up) is
+  // suggested and makes the buffers agree, 4.9e-4 does not.
+  HostArray want = arrayOf(DType::F32, {f32(1.0f), f32(0.01f), f32(-3.0f)});
+  HostArray got = arrayOf(DType::F32, {f32(1.0f), f32(0.0105f), f32(-3.001f)});
+  CompareSpec spec = CompareSpec::tolerance(1e-3, 1e-5);
+  ASSERT_TRUE(compareArrays(got, want, spec));
+  std::optional<double> atol = atolThatAgrees(got, want, spec);
+  ASSERT_TRUE(atol);
+  EXPECT_NEAR(*atol, 5.0e-4, 1e-12);
+  EXPECT_FALSE(compareArrays(got, want, CompareSpec::tolerance(1e-3, *atol)));
+  EXPECT_TRUE(compareArrays(got, want, CompareSpec::tolerance(1e-3, 4.9e-4)));
+  // A NaN or an infinity that differs: no atol helps.
+  HostArray nan = arrayOf(DType::F32, {f32(1.0f), 0x7fc00000, f32(-3.0f)});
+  EXPECT_FALSE(atolThatAgrees(nan, want, spec));
+  HostArray inf = arrayOf(DType::F32, {f32(1.0f), f32(0.0105f), 0xff800000});
+  EXPECT_FALSE(atolThatAgrees(inf, want, spec));
+  // Exact and ULP specs, and integers, are not about an atol.
+  EXPECT_FALSE(atolThatAgrees(got, want, CompareSpec::exact()));
+  EXPECT_FALSE(atolThatAgrees(got, want, CompareSpec::ulps(2)));
+  HostArray i1 = arrayOf(DType::I32, {1}), i2 = arrayOf(DType::I32, {2});
+  EXPECT_FALSE(atolThatAgrees(i1, i2, spec));
+}
+
 TEST(ConformanceCompare, FirstMismatchIndexCountAndText) {
   HostArray want = arrayOf(DType::F32, {f32(1.0f), f32(2.0f), f32(3.0f), f32(4.0f)});
   HostArray got = arrayOf(DType::F32, {f32(1.0f), f32(2.5f), f32(3.0f), f32(-0.0f)});
