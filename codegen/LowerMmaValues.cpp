@@ -44,6 +44,24 @@ namespace tc::codegen::lower {
 
 namespace {
 
+/// Classes of connected values (union-find with path compression); `join`
+/// merges two values' classes, `find` gives a class's representative.
+class ValueClasses {
+public:
+  const ir::Value *find(const ir::Value *v) {
+    auto it = parent_.find(v);
+    if (it == parent_.end() || it->second == v)
+      return v;
+    const ir::Value *r = find(it->second);
+    parent_[v] = r;
+    return r;
+  }
+  void join(const ir::Value *a, const ir::Value *b) { parent_[find(a)] = find(b); }
+
+private:
+  std::unordered_map<const ir::Value *, const ir::Value *> parent_;
+};
+
 /// The stream (of the values pipelines `pipes`) whose `@` reads the hoisted
 /// a operand v from shared memory (wgmma), or null.
 template <typename Pipes> auto stagedAStream(const Pipes &pipes, const ir::Value *v) {
@@ -266,18 +284,11 @@ void Lowerer::planMmaValues() {
     }
   }
   // Groups of connected values; keep those with a row reduction.
-  std::unordered_map<const ir::Value *, const ir::Value *> parent;
-  std::function<const ir::Value *(const ir::Value *)> find = [&](const ir::Value *v) {
-    auto it = parent.find(v);
-    if (it == parent.end() || it->second == v)
-      return v;
-    const ir::Value *r = find(it->second);
-    parent[v] = r;
-    return r;
-  };
+  ValueClasses classes;
+  auto find = [&](const ir::Value *v) { return classes.find(v); };
   auto join = [&](const ir::Value *a, const ir::Value *b) {
     if (in(a) && in(b))
-      parent[find(a)] = find(b);
+      classes.join(a, b);
   };
   for (const ir::Op *opp : ops)
     if (opp->numResults() == 1 && in(opp->result()))
@@ -359,18 +370,11 @@ void Lowerer::planKeyPermutation() {
   auto full = [&](const ir::Value *v) {
     return mmaRes_.count(v) && v->type().rank() == 2 && v->type().shape[1] > 1;
   };
-  std::unordered_map<const ir::Value *, const ir::Value *> parent;
-  std::function<const ir::Value *(const ir::Value *)> find = [&](const ir::Value *v) {
-    auto it = parent.find(v);
-    if (it == parent.end() || it->second == v)
-      return v;
-    const ir::Value *r = find(it->second);
-    parent[v] = r;
-    return r;
-  };
+  ValueClasses classes;
+  auto find = [&](const ir::Value *v) { return classes.find(v); };
   auto join = [&](const ir::Value *a, const ir::Value *b) {
     if (full(a) && full(b))
-      parent[find(a)] = find(b);
+      classes.join(a, b);
   };
   for (const ir::Op *op : mmaOps_) {
     if (op->kind() == ir::OpKind::Dot)
