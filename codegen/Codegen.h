@@ -75,6 +75,13 @@ struct Options {
   // 128x64x64 on 8 warps: 2, in 128 registers); off, every register to one
   // program (`.minnctapersm 1`).
   bool occupancy = true;
+  // "shared-divisor": the fp32 divisions of a basic block that share a
+  // divisor (`acc / l[:, newaxis]`) take the divisor's correctly rounded
+  // reciprocal once and a product with two fused corrections each, with a
+  // range check that sends the whole group to `div.rn.f32` when an operand
+  // is zero, subnormal, huge or not finite (codegen/SharedDivisor.cpp): the
+  // same bits; off, one `div.rn.f32` a quotient.
+  bool sharedDivisor = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
   // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
   // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2

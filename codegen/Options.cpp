@@ -28,6 +28,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.specialize;
   if (name == "occupancy")
     return &opts.occupancy;
+  if (name == "shared-divisor")
+    return &opts.sharedDivisor;
   return nullptr;
 }
 
@@ -36,7 +38,8 @@ bool *flagOf(Options &opts, const std::string &name) {
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
                                                    "key-perm", "pipeline", "wgmma", "int8-wgmma",
-                                                   "masked-stream", "occupancy", "specialize"};
+                                                   "masked-stream", "occupancy", "shared-divisor",
+                                                   "specialize"};
   return names;
 }
 
@@ -55,7 +58,8 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
-          opts.int8Wgmma = opts.maskedStreams = opts.occupancy = opts.specialize = false;
+          opts.int8Wgmma = opts.maskedStreams = opts.occupancy = opts.sharedDivisor =
+              opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -97,6 +101,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-masked-stream";
   if (!opts.occupancy)
     s += " no-occupancy";
+  if (!opts.sharedDivisor)
+    s += " no-shared-divisor";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

@@ -5,6 +5,7 @@
 #include "codegen/Lower.h"
 #include "codegen/PtxLint.h"
 #include "codegen/ScalarEmit.h"
+#include "codegen/SharedDivisor.h"
 #include "support/PlantedBugs.h"
 
 #include <llvm/Analysis/LoopInfo.h>
@@ -1166,6 +1167,8 @@ Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::
   optimize(*lk.module, *tm, opts.optLevel, gate.get());
   restoreIntToFloat(*lk.module);
   legalizeBoolToFloat(*lk.module);
+  if (opts.sharedDivisor)
+    shareDivisors(*lk.module);
   if (ptxasWorkaroundsOn()) {
     hideNegatedMinMaxOperands(*lk.module);
     hideAbsOfFloatBits(*lk.module);

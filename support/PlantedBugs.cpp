@@ -87,6 +87,11 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"float-to-int-round", "gpu",
        "float -> integer conversions round to nearest instead of truncating toward zero"},
       {"fdiv-approx", "gpu", "fp32 division is x * (1 / y) (two roundings)"},
+      // codegen/SharedDivisor.cpp
+      {"shared-divisor-range", "gpu",
+       "fp32 divisions that share a divisor take the reciprocal's fast path also for zero and "
+       "subnormal operands (-0 / b gives +0, a / 0 gives NaN, a subnormal a / b may round "
+       "wrong)"},
       {"umulhi-sign", "gpu", "umulhi takes signed operands as unsigned and vice versa"},
       {"shift-logical", "gpu", ">> on signed integers is a logical shift"},
       {"int-div-unsigned", "gpu", "signed integer division is emitted as udiv"},

@@ -391,6 +391,92 @@ def exp2_tile_cases():
     return cs
 
 
+SRC_ROWDIV = """__global__ void k(float *X, float *D, float *Z) {{
+  int r[{M}] = 0 ... {M};
+  int c[{N}] = 0 ... {N};
+  float x[{M}, {N}] = *(X + r[:, newaxis] * {N} + c[newaxis, :]);
+  float d[{M}] = *(D + r);
+  *(Z + r[:, newaxis] * {N} + c[newaxis, :]) = x / d[:, newaxis];
+}}
+"""
+
+
+def shared_divisor_cases():
+    """x / d[:, newaxis] on fp32: each thread divides several elements by one row's d, which
+    the GPU backend computes with d's reciprocal and two fused corrections while every
+    operand of the thread's group is in [2^-63, 2^63) in magnitude, and with div.rn
+    otherwise (docs/gpu-numerics.md). Both must give the correctly rounded quotient."""
+    import random
+    rng = random.Random(20261205)
+    M, N = 32, 64
+    t = "float32"
+
+    def sig(hard):
+        if hard == 0:
+            return 1 + rng.getrandbits(23) / 2.0 ** 23
+        if hard == 1:  # significands near 2
+            return 2 - (1 + rng.getrandbits(8)) / 2.0 ** 23
+        if hard == 2:  # near 1
+            return 1 + rng.getrandbits(8) / 2.0 ** 23
+        return 1.5 + (rng.getrandbits(8) - 128) / 2.0 ** 23
+
+    def normal(lo=-63, hi=62):
+        v = math.ldexp(sig(rng.randrange(4)), rng.randint(lo, hi))
+        return -v if rng.random() < 0.5 else v
+
+    top = math.ldexp(2 - 2.0 ** -23, 62)  # the largest float below 2^63
+    corners = [2.0 ** -63, -2.0 ** -63, top, -top, 1.0, -1.0]
+    cs = []
+    # Every operand in the fast path's range, the corners included.
+    d = [corners[i % len(corners)] if i < 12 else normal() for i in range(M)]
+    x = []
+    for i in range(M):
+        for j in range(N):
+            if j < 6 and i % 3 == 0:
+                x.append(corners[j])
+            elif j < 8:
+                x.append(normal(-63, -60) if j == 6 else normal(59, 62))
+            else:
+                x.append(normal())
+    cs.append(("f32_div_row_shared_divisor_in_range", x, d,
+               "x / d[:, newaxis] with every operand in [2^-63, 2^63): significands near 1, "
+               "1.5 and 2, quotients down to 2^-126 and up to 2^126"))
+    # Specials in some rows and some divisors: those groups take div.rn.
+    sub = 2.0 ** -140
+    specials = [0.0, -0.0, INF, -INF, NAN, sub, -sub, 2.0 ** -64, 2.0 ** 63, -2.0 ** 100,
+                2.0 ** -100, C.max_finite(t), C.min_normal(t)]
+    d2 = []
+    for i in range(M):
+        d2.append(specials[i % len(specials)] if i % 4 == 1 else normal())
+    x2 = []
+    for i in range(M):
+        for j in range(N):
+            if i % 4 == 2 and j % 5 == 0:
+                x2.append(specials[(i + j) % len(specials)])
+            else:
+                x2.append(normal() if i % 8 != 3 else normal(-80, 80))
+    cs.append(("f32_div_row_shared_divisor_specials", x2, d2,
+               "x / d[:, newaxis] with zeros, subnormals, infinities, NaN and values outside "
+               "[2^-63, 2^63) in some rows of x and some d: their threads' quotients go "
+               "through div.rn, the others through the reciprocal"))
+    out = []
+    for name, xs, ds, note in cs:
+        xs = [C.fround(v, t) for v in xs]
+        ds = [C.fround(v, t) for v in ds]
+        want = [C.f_div(xs[k], ds[k // N], t) for k in range(M * N)]
+        out.append({
+            "name": name,
+            "description": note,
+            "features": ["floats", "op.div", "float.special", "float.subnormal"] +
+                        C.dtype_features(t),
+            "source": SRC_ROWDIV.format(M=M, N=N),
+            "grid": [1],
+            "args": [C.buf("X", t, xs), C.buf("D", t, ds), C.zeros("Z", t, M * N)],
+            "expect": {"outputs": {"Z": C.out(want, t)}},
+        })
+    return out
+
+
 def copy_cases():
     """Loads and stores move bits unchanged: subnormals, -0.0, infinities."""
     cs = []
@@ -406,7 +492,8 @@ def copy_cases():
 
 def main():
     cases = special_cases() + minmax_cases() + compare_cases() + negation_cases() + \
-        subnormal_cases() + copy_cases() + fma_cases() + fmod_cases() + rounding_cases() + misc_math_cases() + exp2_tile_cases()
+        subnormal_cases() + copy_cases() + fma_cases() + fmod_cases() + rounding_cases() + misc_math_cases() + exp2_tile_cases() + \
+        shared_divisor_cases()
     C.write_suite("floats.json", "floats",
                   "docs/semantics.md rule 6: IEEE specials, maxNum, NaN comparisons, sign of "
                   "zero, subnormals, fma, correct rounding for half, bf16, float and double. "

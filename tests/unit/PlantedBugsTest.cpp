@@ -317,6 +317,7 @@ std::string kernelFor(const std::string &name) {
       {"key-perm-cols", kAttentionMaskedKernel},
       {"values-wgmma-wait", kAttentionKernel},
       {"values-wgmma-refill", kAttentionKernel},
+      {"shared-divisor-range", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
       {"vector-width", kVectorKernel},
       {"remat-axis", kGpuTileKernel},
