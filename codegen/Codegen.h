@@ -154,7 +154,9 @@ struct Compiled {
   // cp.async stages or staged per trip), "dot.fma" (the CUDA-core `@`),
   // "vector.load.NB" / "vector.store.NB" (an N-byte vector access emitted),
   // "remat", "slice.registers" / "slice.shared", "atomic.KIND" / "atomic.cas",
-  // "mma.values.key_perm" (an `@` on #mma whose key columns are permuted).
+  // "mma.values.key_perm" (an `@` on #mma whose key columns are permuted),
+  // "div.shared" (fp32 divisions that share a divisor, codegen/SharedDivisor.cpp;
+  // noted after the optimiser, so only by a compile, not by loweringPaths).
   std::vector<std::vector<std::string>> paths;
 };
 

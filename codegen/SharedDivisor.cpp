@@ -171,8 +171,8 @@ llvm::BasicBlock *rewriteGroup(const std::vector<llvm::Instruction *> &group,
 
 } // namespace
 
-unsigned shareDivisors(llvm::Module &m) {
-  unsigned rewritten = 0;
+std::set<std::string> shareDivisors(llvm::Module &m) {
+  std::set<std::string> rewritten;
   for (llvm::Function &fn : m) {
     if (fn.isDeclaration())
       continue;
@@ -197,7 +197,7 @@ unsigned shareDivisors(llvm::Module &m) {
           from = std::next(end->getIterator()); // the next group starts after that use
           continue;
         }
-        rewritten += static_cast<unsigned>(group.size());
+        rewritten.insert(fn.getName().str());
         llvm::BasicBlock *slowBlock = nullptr;
         llvm::BasicBlock *cont = rewriteGroup(group, end, known, slowBlock);
         slow.insert(slowBlock);

@@ -1,6 +1,9 @@
 //===- SharedDivisor.h - fp32 divisions by one divisor --------------------===//
 #pragma once
 
+#include <set>
+#include <string>
+
 namespace llvm {
 class Module;
 } // namespace llvm
@@ -20,8 +23,8 @@ namespace tc::codegen {
 /// group. The results are the bits `div.rn.f32` gives, in 3 instructions a
 /// quotient instead of about 10, with no serial reciprocal per quotient.
 /// Runs after the optimiser (which would not know the intrinsics' exactness).
-/// Returns the number of divisions rewritten.
-unsigned shareDivisors(llvm::Module &m);
+/// Returns the names of the functions it rewrote.
+std::set<std::string> shareDivisors(llvm::Module &m);
 
 /// The fast path's arithmetic on the host (the bits the GPU computes there:
 /// rcp.rn, mul.rn and fma.rn are IEEE operations), for tests: q for a / b,

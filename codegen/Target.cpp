@@ -33,6 +33,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Local.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1051,7 +1053,7 @@ namespace {
 bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function *> &fns,
                   const Options &opts, llvm::LLVMContext &ctx, LoweredKernel &lk,
                   std::string &error, std::vector<std::vector<std::string>> &paths,
-                  std::vector<BatchEntry> *entries) {
+                  std::vector<BatchEntry> *entries, std::vector<std::string> &names) {
   // The linker keeps the first declaration's alignment of `tc_smem`: the
   // largest any kernel needs (wgmma's swizzled stages: 1024) is set after;
   // and the module targets sm_90a when any kernel needs it (before, only when
@@ -1066,6 +1068,7 @@ bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function
       smemAlign = std::max(smemAlign, g->getAlign().valueOrOne());
     lk.archSpecific = lk.archSpecific || k.archSpecific; // one wgmma kernel: sm_90a for all
     paths.push_back(k.paths);
+    names.push_back(k.entry);
     if (entries)
       entries->push_back({k.entry, k.numThreads, k.sharedBytes, k.params});
     if (i > 0 && llvm::Linker::linkModules(*lk.module, std::move(one.module))) {
@@ -1094,7 +1097,7 @@ const std::vector<std::string> &loweringPathNames() {
       "atomic.xchg",     "atomic.and",        "atomic.or",         "atomic.xor",
       "atomic.cas",      "mma.values",        "mma.values.pipeline.stages=2",
       "mma.values.pipeline.stages=3",         "mma.values.pipeline.stages=4",
-      "mma.values.wgmma", "mma.values.key_perm"};
+      "mma.values.wgmma", "mma.values.key_perm", "div.shared"};
   return names;
 }
 
@@ -1144,7 +1147,8 @@ Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::
   llvm::LLVMContext ctx;
   auto t0 = Clock::now();
   LoweredKernel lk;
-  if (!lowerKernels(module, fns, opts, ctx, lk, r.error, c.paths, entries))
+  std::vector<std::string> names; // each kernel's LLVM function
+  if (!lowerKernels(module, fns, opts, ctx, lk, r.error, c.paths, entries, names))
     return r;
   c.times.push_back({"lower", msSince(t0)});
   t0 = Clock::now();
@@ -1167,8 +1171,14 @@ Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::
   optimize(*lk.module, *tm, opts.optLevel, gate.get());
   restoreIntToFloat(*lk.module);
   legalizeBoolToFloat(*lk.module);
-  if (opts.sharedDivisor)
-    shareDivisors(*lk.module);
+  if (opts.sharedDivisor) {
+    std::set<std::string> rewritten = shareDivisors(*lk.module);
+    for (size_t i = 0; i < names.size(); ++i)
+      if (rewritten.count(names[i])) {
+        c.paths[i].push_back("div.shared");
+        std::sort(c.paths[i].begin(), c.paths[i].end());
+      }
+  }
   if (ptxasWorkaroundsOn()) {
     hideNegatedMinMaxOperands(*lk.module);
     hideAbsOfFloatBits(*lk.module);
