@@ -138,6 +138,12 @@ struct Fixture {
         ++n;
     return n;
   }
+  int slowBlocks(llvm::Function *f) {
+    int n = 0;
+    for (llvm::BasicBlock &bb : *f)
+      n += bb.getName().ends_with(".div.slow");
+    return n;
+  }
   /// fdivs per block name suffix: in a slow block, elsewhere.
   std::pair<int, int> fdivs(llvm::Function *f) {
     int slow = 0, other = 0;
@@ -186,10 +192,7 @@ TEST(SharedDivisor, AUseEndsAGroup) {
   EXPECT_EQ(tc::codegen::shareDivisors(*t.m), std::set<std::string>{f->getName().str()});
   t.expectValid();
   EXPECT_EQ(t.count(f, llvm::Intrinsic::nvvm_rcp_rn_f), 1); // the second group reuses it
-  int slowBlocks = 0;
-  for (llvm::BasicBlock &bb : *f)
-    slowBlocks += bb.getName().ends_with(".div.slow");
-  EXPECT_EQ(slowBlocks, 2);
+  EXPECT_EQ(t.slowBlocks(f), 2);
   EXPECT_EQ(t.fdivs(f), std::make_pair(8, 0));
 }
 
@@ -205,10 +208,7 @@ TEST(SharedDivisor, LongGroupsAreCutAndShareTheReciprocal) {
   t.expectValid();
   EXPECT_EQ(t.count(f, llvm::Intrinsic::nvvm_rcp_rn_f), 1);
   EXPECT_EQ(t.count(f, llvm::Intrinsic::nvvm_fma_rn_f), 80);
-  int slowBlocks = 0;
-  for (llvm::BasicBlock &bb : *f)
-    slowBlocks += bb.getName().ends_with(".div.slow");
-  EXPECT_EQ(slowBlocks, 3);
+  EXPECT_EQ(t.slowBlocks(f), 3);
   EXPECT_EQ(t.fdivs(f), std::make_pair(40, 0));
 }
 
