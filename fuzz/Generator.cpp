@@ -123,6 +123,7 @@ private:
   const GenPolicy &p_;
   int rank_ = 1;
   bool poison_ = false, unmasked_ = false, smallInts_ = false, edges_ = false;
+  uint64_t dataSeed_ = 0; // addBuffers' seed of the input data (also the scalar S's edge draw)
   AtomicKind atomic_ = AtomicKind::None;
   bool storeOld_ = false; // atomics: the old values go to the output Z
   std::vector<std::string> tileNames_, sizeNames_, rangeNames_; // per axis
@@ -887,6 +888,7 @@ void Builder::addBuffers(FuzzKernel &k, DType outType) {
   for (int i = 0; i < inputs; ++i)
     inTypes.push_back(pickType());
   int64_t dataSeed = *rc::gen::inRange<int64_t>(0, 1 << 30);
+  dataSeed_ = static_cast<uint64_t>(dataSeed);
   std::mt19937_64 rng(static_cast<uint64_t>(dataSeed));
   int64_t elements = 1;
   for (int64_t s : size_)
@@ -923,6 +925,20 @@ void Builder::addScalars(FuzzKernel &k, bool hasLoop, bool hasIf, bool hasScalar
                : isFloat(t)       ? range(-16, 16) / 4.0
                : isUnsignedInt(t) ? range(0, 4)
                                   : range(-4, 4);
+    // With edge values on, a float S is a signed zero or a subnormal a quarter of
+    // the time: S is the one value every thread's elements share (`x / S`, the
+    // shared divisor's range check; S * x, S + x for signed zeros). Drawn from
+    // the data seed, not from the kernel's choices, so the kernels stay the same.
+    if (edges_ && isFloat(t)) {
+      std::mt19937_64 srng(dataSeed_ ^ 0x53u);
+      if (srng() % 4 == 0) {
+        static const char *const names[] = {"zero", "neg_zero", "subnormal", "subnormal"};
+        int which = static_cast<int>(srng() % 4);
+        v = which == 0 ? 0.0 : which == 1 ? -0.0 : edgeValue(t, which + 2);
+        features_.insert("scalar.edge");
+        features_.insert(std::string("scalar.") + names[which]);
+      }
+    }
     k.scalars.push_back({"S", t, exactValues(t, {v})[0]});
     leaves_.push_back({"S", t});
   }

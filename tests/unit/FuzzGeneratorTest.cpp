@@ -298,6 +298,46 @@ TEST(FuzzGenerator, NewConstructsAppearWithTheDefaultPolicy) {
     EXPECT_GT(counts[f], 0) << "no kernel among 600 has feature " << f;
 }
 
+// With edge values on, the float scalar S (the one value every thread's elements
+// share: `x / S`, the GPU's shared-divisor range check) is sometimes a signed zero
+// or a subnormal, and the feature names which; the kernels stay UB-free.
+TEST(FuzzGenerator, TheSharedScalarTakesEdgeValues) {
+  GenPolicy p = boosted();
+  p.scalarParam = 1;
+  std::map<std::string, int> seen;
+  for (int i = 0; i < 400; ++i) {
+    FuzzKernel k = generateKernel(p, seedOf(i));
+    auto has = [&](const char *f) {
+      return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
+    };
+    if (!has("scalar.edge"))
+      continue;
+    const ScalarDesc *s = nullptr;
+    for (const ScalarDesc &d : k.scalars)
+      s = d.name == "S" ? &d : s;
+    ASSERT_NE(s, nullptr) << describeKernel(k);
+    ASSERT_TRUE(tc::isFloat(s->dtype)) << describeKernel(k);
+    double v = s->value;
+    if (has("scalar.zero"))
+      EXPECT_TRUE(v == 0 && !std::signbit(v));
+    else if (has("scalar.neg_zero"))
+      EXPECT_TRUE(v == 0 && std::signbit(v));
+    else
+      EXPECT_TRUE(has("scalar.subnormal") && v != 0 &&
+                  std::fabs(v) < (s->dtype == tc::DType::F16 ? 0x1p-14
+                                  : s->dtype == tc::DType::F64 ? 0x1p-1022 : 0x1p-126))
+          << v;
+    for (const std::string &f : k.features)
+      ++seen[f];
+    if (seen["scalar.edge"] <= 12) {
+      OracleResult r = checkKernel(k);
+      EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+    }
+  }
+  for (const char *f : {"scalar.edge", "scalar.zero", "scalar.neg_zero", "scalar.subnormal"})
+    EXPECT_GT(seen[f], 0) << f;
+}
+
 // No kernel of the boosted policy traps on the interpreter (UB-free by
 // construction, edge values and colliding atomics included), and every
 // property holds (threads: the colliding atomics' order does not matter).
