@@ -799,6 +799,13 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
   if (x.size() == 1)
     x.assign(static_cast<size_t>(mmaSlots(in)), x[0]);
   auto comb = [&](llvm::Value *a, llvm::Value *c) { return combine(kind, dt, a, nullptr, c, nullptr).first; };
+  // The reference's pairwise tree over values in the thread (fragments j and
+  // j + 2^l at level l), into part[0].
+  auto pairwiseInThread = [&](std::vector<llvm::Value *> &part) {
+    for (size_t step = 1; step < part.size(); step *= 2)
+      for (size_t j = 0; j + step < part.size(); j += 2 * step)
+        part[j] = comb(part[j], part[j + step]);
+  };
   Slots outS;
   for (int64_t i = 0; i < fm; ++i)
     for (int64_t h = 0; h < 2; ++h) {
@@ -812,9 +819,7 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
       // commutative) fold the fragments first: two shuffles per row. add keeps
       // the reference's order (bit for bit the interpreter's sum).
       if (kind != "add")
-        for (size_t step = 1; step < part.size(); step *= 2)
-          for (size_t j = 0; j + step < part.size(); j += 2 * step)
-            part[j] = comb(part[j], part[j + step]);
+        pairwiseInThread(part);
       if (kind != "add")
         part.resize(1);
       // The combines are commutative (integer add, IEEE add with the GPU's
@@ -826,9 +831,7 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
         // Keys permuted (planKeyPermutation): the thread holds columns
         // 2 fn t + 2j + e, so the column bits below the top two are its own
         // (bit 0 above, then the fragment bits), the top two across the quad.
-        for (size_t step = 1; step < part.size(); step *= 2)
-          for (size_t j = 0; j + step < part.size(); j += 2 * step)
-            part[j] = comb(part[j], part[j + step]);
+        pairwiseInThread(part);
         for (uint32_t mask : {1u, 2u})
           part[0] = comb(part[0], shuffleXor(part[0], mask));
         outS.push_back(part[0]);
@@ -854,9 +857,7 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
           }
           part = std::move(next);
         }
-        for (size_t step = 1; step < part.size(); step *= 2)
-          for (size_t j = 0; j + step < part.size(); j += 2 * step)
-            part[j] = comb(part[j], part[j + step]);
+        pairwiseInThread(part);
         for (uint32_t mask : {2u, 1u})
           part[0] = comb(part[0], shuffleXor(part[0], mask));
         outS.push_back(part[0]);
@@ -866,9 +867,7 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
         for (auto &p : part)
           p = comb(p, shuffleXor(p, mask));
       // Bits 3 and up: fragments j and j + 2^l.
-      for (size_t step = 1; step < part.size(); step *= 2)
-        for (size_t j = 0; j + step < part.size(); j += 2 * step)
-          part[j] = comb(part[j], part[j + step]);
+      pairwiseInThread(part);
       outS.push_back(part[0]);
     }
   bindValue(op.result(), outS);

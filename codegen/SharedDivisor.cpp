@@ -12,8 +12,8 @@
 // (Markstein's theorem; `div.rn.f32`'s own fast path is the same sequence
 // with a refined approximate reciprocal). The range kept is |a| and |b| in
 // [2^-63, 2^63): then y, q0 and q are normal, no product overflows, and r,
-// a multiple of 2^-110 or coarser, is exact. The test
-// SharedDivisor.FastPathIsCorrectlyRounded compares the sequence against
+// a multiple of 2^-110 or coarser, is exact. The tests
+// SharedDivisor.FastPathIsCorrectlyRounded* compare the sequence against
 // IEEE division on the host over every significand of a at several
 // exponents (the range's corners) and random b.
 //

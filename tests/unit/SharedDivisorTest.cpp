@@ -24,25 +24,16 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <bit>
 #include <random>
 
 namespace {
 
 using tc::codegen::sharedDivisorQuotient;
 
-float fromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+uint32_t bitsOf(float f) { return std::bit_cast<uint32_t>(f); }
 float make(bool neg, int exp, uint32_t mant) {
-  return fromBits((neg ? 0x80000000u : 0u) | uint32_t(exp + 127) << 23 | (mant & 0x7fffff));
+  return std::bit_cast<float>((neg ? 0x80000000u : 0u) | uint32_t(exp + 127) << 23 | (mant & 0x7fffff));
 }
 
 /// How many quotients of the fast path differ from IEEE division.
