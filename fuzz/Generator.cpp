@@ -124,6 +124,7 @@ private:
   int rank_ = 1;
   bool poison_ = false, unmasked_ = false, smallInts_ = false, edges_ = false;
   uint64_t dataSeed_ = 0; // addBuffers' seed of the input data (also the scalar S's edge draw)
+  bool divByS_ = false;    // a float `/` has the scalar S as its divisor
   AtomicKind atomic_ = AtomicKind::None;
   bool storeOld_ = false; // atomics: the old values go to the output Z
   std::vector<std::string> tileNames_, sizeNames_, rangeNames_; // per axis
@@ -178,6 +179,8 @@ private:
   void fillInput(BufferDesc &b, std::mt19937_64 &rng);
   void addBuffers(FuzzKernel &k, DType outType);
   void addScalars(FuzzKernel &k, bool hasLoop, bool hasIf, bool hasScalar);
+  void sharedQuotient();
+  void divisorEdge(FuzzKernel &k);
   void prologue(const FuzzKernel &k);
   void planAtomic(DType outType);
   void epilogue(DType outType);
@@ -398,8 +401,11 @@ Val Builder::binary(int depth) {
     return plain("*", "mul");
   if (op == "/" || op == "%") {
     std::string name = op == "/" ? "div" : "mod";
-    if (isFloat(rt))
+    if (isFloat(rt)) {
+      if (op == "/" && b.text == "S")
+        divByS_ = true;
       return plain(op, name + ".float");
+    }
     if (isBool(rt))
       return plain("+", "add");
     features_.insert("op." + name + ".int");
@@ -944,6 +950,44 @@ void Builder::addScalars(FuzzKernel &k, bool hasLoop, bool hasIf, bool hasScalar
   }
   for (const ScalarDesc &s : k.scalars)
     params_.push_back(lang(s.dtype) + " " + s.name);
+}
+
+// A wide tile divided by the scalar S: every thread's elements share one
+// divisor (the GPU backend's shared-divisor path, codegen/SharedDivisor.cpp).
+// The numerator is cast to float, so the division is a float one whatever S's
+// type (a bool S is left alone).
+void Builder::sharedQuotient() {
+  auto s = std::find_if(leaves_.begin(), leaves_.end(), [](const Val &v) { return v.text == "S"; });
+  if (s == leaves_.end() || isBool(s->type))
+    return;
+  const Val &x = *rc::gen::elementOf(tiles_);
+  features_.insert("op.div.float");
+  features_.insert("div.by_scalar");
+  divByS_ = true;
+  declare(fresh("v"), {"((float)(" + x.text + ") / S)", promote(DType::F32, s->type), x.inexact});
+}
+
+// When a float `/` divides by S, S is 0 or -0 half the time, or in general
+// mode also a subnormal: the divisors on which a shared reciprocal goes wrong
+// (1 / 0 and 1 / subnormal overflow; x / 0 is +-inf, not NaN). Small-ints
+// kernels get the zeros only: +-inf and NaN come out of any order of additions
+// the same, where a sum of quotients near the overflow threshold would not.
+// Drawn from the data seed after the kernel's text: only S moves.
+void Builder::divisorEdge(FuzzKernel &k) {
+  auto s = std::find_if(k.scalars.begin(), k.scalars.end(),
+                        [](const ScalarDesc &d) { return d.name == "S"; });
+  if (s == k.scalars.end() || isBool(s->dtype) || features_.count("scalar.edge"))
+    return;
+  std::mt19937_64 rng(dataSeed_ ^ 0x5344u);
+  if (rng() % 2 != 0)
+    return;
+  static const char *const names[] = {"zero", "neg_zero", "subnormal"};
+  int kinds = !isFloat(s->dtype) ? 1 : smallInts_ ? 2 : 3;
+  int which = static_cast<int>(rng() % static_cast<uint64_t>(kinds));
+  double v = which == 0 ? 0.0 : which == 1 ? -0.0 : edgeValue(s->dtype, 4 + static_cast<int>(rng() % 2));
+  s->value = exactValues(s->dtype, {v})[0];
+  features_.insert("scalar.divisor_edge");
+  features_.insert(std::string("scalar.divisor_") + names[which]);
 }
 
 // Program ids, ranges, the bounds mask, pointers and the inputs' loads.
@@ -1699,7 +1743,8 @@ FuzzKernel Builder::build() {
     bool hasLoop = coin(p_.loop), hasIf = coin(p_.ifStmt);
     bool hasReduce = !poison_ && coin(p_.reduction);
     bool hasDot = rank_ > 1 && !poison_ && coin(p_.dot);
-    addScalars(k, hasLoop, hasIf, coin(p_.scalarParam));
+    bool hasScalar = coin(p_.scalarParam);
+    addScalars(k, hasLoop, hasIf, hasScalar);
     prologue(k);
 
     // The body: elementwise statements with the optional constructs between them.
@@ -1717,7 +1762,11 @@ FuzzKernel Builder::build() {
       loop();
     if (hasIf)
       ifStatement();
+    if (hasScalar && features_.count("tile.wide") && coin(0.8))
+      sharedQuotient();
     epilogue(outType);
+    if (divByS_)
+      divisorEdge(k);
   }
   planClassLaunches(k);
   k.source = source();

@@ -3,6 +3,7 @@
 // the features cover the language, the oracle classifies compile errors and
 // traps, and a finding written as a conformance case loads and passes.
 #include "conformance/Case.h"
+#include "codegen/Codegen.h"
 #include "conformance/Runner.h"
 #include "fuzz/Case.h"
 #include "fuzz/Generator.h"
@@ -336,6 +337,69 @@ TEST(FuzzGenerator, TheSharedScalarTakesEdgeValues) {
   }
   for (const char *f : {"scalar.edge", "scalar.zero", "scalar.neg_zero", "scalar.subnormal"})
     EXPECT_GT(seen[f], 0) << f;
+}
+
+// A wide 1-D tile divided by the scalar S (every thread's elements share the
+// divisor: the GPU's shared-divisor path), with S a zero or a subnormal half
+// the time: the operands on which a shared reciprocal goes wrong (the planted
+// bug shared-divisor-range). The kernels pass on the interpreter, and some of
+// them take div.shared when compiled for the GPU.
+TEST(FuzzGenerator, AWideTileIsDividedByTheScalarWithZeroDivisors) {
+  GenPolicy p;
+  p.scalarParam = 1;
+  p.wideTile = 1;
+  p.twoD = 0;
+  p.threeD = 0;
+  p.matmul = 0;
+  p.attention = 0;
+  std::map<std::string, int> seen;
+  int shared = 0;
+  for (int i = 0; i < 300; ++i) {
+    FuzzKernel k = generateKernel(p, seedOf(i) + 5);
+    auto has = [&](const char *f) {
+      return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
+    };
+    for (const std::string &f : k.features)
+      ++seen[f];
+    if (has("div.by_scalar")) {
+      EXPECT_NE(k.source.find(") / S)"), std::string::npos) << describeKernel(k);
+    }
+    if (!has("scalar.divisor_edge"))
+      continue;
+    const ScalarDesc *s = nullptr;
+    for (const ScalarDesc &d : k.scalars)
+      s = d.name == "S" ? &d : s;
+    ASSERT_NE(s, nullptr) << describeKernel(k);
+    double v = s->value;
+    if (has("scalar.divisor_subnormal")) {
+      EXPECT_FALSE(k.smallInts) << describeKernel(k);
+      EXPECT_TRUE(v != 0 && std::fabs(v) < (s->dtype == tc::DType::F16   ? 0x1p-14
+                                            : s->dtype == tc::DType::F64 ? 0x1p-1022
+                                                                         : 0x1p-126))
+          << v;
+    } else {
+      EXPECT_EQ(v, 0) << describeKernel(k);
+      EXPECT_EQ(std::signbit(v), has("scalar.divisor_neg_zero")) << describeKernel(k);
+    }
+    if (seen["scalar.divisor_edge"] <= 10) {
+      OracleResult r = checkKernel(k);
+      EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+    }
+    if (has("div.by_scalar") && shared < 2) {
+      CompileOutcome c = compileFuzzKernel(k);
+      ASSERT_TRUE(c.ok()) << c.diagnostics;
+      codegen::Options o;
+      o.alignedPointers = true;
+      codegen::Result r = codegen::compile(c.kernel->module(), c.kernel->function(), o);
+      ASSERT_TRUE(r.ok()) << r.error;
+      const std::vector<std::string> &paths = r.compiled->paths.front();
+      shared += std::find(paths.begin(), paths.end(), "div.shared") != paths.end();
+    }
+  }
+  for (const char *f : {"div.by_scalar", "scalar.divisor_edge", "scalar.divisor_zero",
+                        "scalar.divisor_neg_zero", "scalar.divisor_subnormal"})
+    EXPECT_GT(seen[f], 0) << f;
+  EXPECT_EQ(shared, 2) << "no generated kernel's x / S took the shared-divisor path";
 }
 
 // No kernel of the boosted policy traps on the interpreter (UB-free by
