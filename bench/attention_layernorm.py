@@ -27,6 +27,12 @@ space (BLOCK_M 64/128, BLOCK_N 32/64, warps 4/8, stages 2/3/4). --disable-opt LI
 `--disable-opt LIST` to every triton-run of ours (an A/B of one optimisation: run once
 with --triton-dir, once with --disable-opt and without it).
 
+--ln-warps LIST (e.g. 1,2,4,8) also sweeps LayerNorm's num_warps, the one launch parameter
+the tutorial fixes by a rule (BLOCK / 256): ours (both kernels, cold) and, with
+--triton-dir, Triton's tutorial kernel at the same warps (imported from
+triton_layernorm.py, do_bench in this process, checked against torch's layer_norm), in a
+table of its own: each side's best warps against the other's.
+
 LayerNorm's ceiling: the device's copy bandwidth, measured in the same call on the same
 bytes (read M x N fp16, write M x N fp16) with torch's `copy_` (a device-to-device copy;
 cold: L2 flushed before each of 100 copies, median) when torch with CUDA is importable,
@@ -168,6 +174,95 @@ def triton_side(script, extra, log):
     return rows
 
 
+def triton_layernorm_warps(script, M, N, warps, eps=1e-5):
+    """GB/s of Triton's tutorial kernel (imported from `script`) at each of `warps`,
+    do_bench (L2 flushed), the tutorial's inputs; checked against torch's layer_norm.
+    {} when Triton or CUDA is missing."""
+    try:
+        import importlib.util
+        import torch
+        import triton
+        if not torch.cuda.is_available():
+            return {}
+    except ImportError:
+        return {}
+    spec = importlib.util.spec_from_file_location("triton_layernorm", script)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    torch.manual_seed(0)
+    dt = torch.float16
+    w_ = torch.rand((N, ), dtype=dt, device="cuda")
+    b_ = torch.rand((N, ), dtype=dt, device="cuda")
+    x = -2.3 + 0.5 * torch.randn((M, N), dtype=dt, device="cuda")
+    y = torch.empty_like(x)
+    mean = torch.empty((M, ), dtype=torch.float32, device="cuda")
+    rstd = torch.empty((M, ), dtype=torch.float32, device="cuda")
+    block, _ = mod.launch_config(x)
+    ref = torch.nn.functional.layer_norm(x, (N, ), w_, b_, eps)
+    out = {}
+    for w in warps:
+        fn = lambda: mod.layer_norm_fwd(x, w_, b_, eps, y, mean, rstd, block, w)
+        fn()
+        if not torch.allclose(y, ref, atol=1e-2, rtol=0):
+            out[w] = None
+            continue
+        ms = triton.testing.do_bench(fn)
+        out[w] = 2.0 * M * N * 2 * 1e-6 / ms
+    return out
+
+
+def layernorm_warps(a, trun, src, row_src, ours_opt, tscript, Ns, warps, table, rows, log):
+    """The --ln-warps sweep: ours (both kernels, cold) and Triton's at each num_warps."""
+    print("== layernorm: num_warps sweep %s" % warps)
+    ok_all = True
+    table.append("")
+    table.append("| LayerNorm fp16 M=%d, num_warps | %s | ours best (kernel, warps) | "
+                 "Triton best (warps) | ours best / Triton best | ours best / Triton at the "
+                 "tutorial's warps |" % (a.M, " | ".join("w=%d ours / one pass / Triton" % w
+                                                          for w in warps)))
+    table.append("|---|%s---|---|---|---|" % ("---|" * len(warps)))
+    for N in Ns:
+        block = next_pow2(N)
+        gb = lambda ms: None if not ms else 2.0 * a.M * N * 2 * 1e-6 / ms
+        cells, best = [], (None, None, None)
+        theirs = triton_layernorm_warps(tscript, a.M, N, warps) if tscript else {}
+        for w in warps:
+            got = []
+            for name, s in (("three passes", src), ("one pass", row_src)):
+                if name == "three passes" and w > 8:
+                    got.append(None)
+                    continue
+                d = ["-DBLOCK=%d" % block, "--num-warps", str(w)] + ours_opt
+                ms = bench_ours(trun, s, d, ln_args(a.M, N), ["--bytes", "2*%d*N*2" % a.M], log)
+                g = gb(ms["cold"])
+                got.append(g)
+                if g and (best[0] is None or g > best[0]):
+                    best = (g, name, w)
+            cells.append("%s / %s / %s" % (fmt(got[0]), fmt(got[1]), fmt(theirs.get(w))))
+            print("  N=%-5d warps=%-2d ours %s, one pass %s, Triton %s"
+                  % (N, w, fmt(got[0]), fmt(got[1]), fmt(theirs.get(w))))
+        if best[0] is not None and not a.no_check:
+            s = src if best[1] == "three passes" else row_src
+            ok, last = check_ours(trun, s, ["-DBLOCK=%d" % block, "--num-warps", str(best[2])]
+                                  + ours_opt, ln_args(64, N), log)
+            ok_all &= ok
+            print("  check ours' best (%s, %d warps) N=%d (M=64) vs the interpreter: %s  %s"
+                  % (best[1], best[2], N, "OK" if ok else "FAIL", last))
+        tb = max(((g, w) for w, g in theirs.items() if g), default=(None, None))
+        tut = theirs.get(min(max(block // 256, 1), 8))
+        table.append("| N=%d | %s | %s | %s | %s | %s |" % (
+            N, " | ".join(cells),
+            "-" if best[0] is None else "%s (%s, %d)" % (fmt(best[0]), best[1], best[2]),
+            "-" if tb[0] is None else "%s (%d)" % (fmt(tb[0]), tb[1]),
+            ratio(best[0], tb[0]), ratio(best[0], tut)))
+        rows.append(dict(kernel="layernorm_fwd_fp16_best_warps", provider="triton-c", M=a.M, N=N,
+                         GBps=best[0], variant=best[1], num_warps=best[2]))
+        if tb[0] is not None:
+            rows.append(dict(kernel="layernorm_fwd_fp16_best_warps", provider="triton", M=a.M,
+                             N=N, GBps=tb[0], num_warps=tb[1]))
+    return ok_all
+
+
 def fmt(x, nd=1):
     return "-" if x is None else ("%.*f" % (nd, x))
 
@@ -194,9 +289,18 @@ def main():
     ap.add_argument("--no-check", action="store_true", help="skip the --compare checks")
     ap.add_argument("--disable-opt", default=None,
                     help="pass --disable-opt LIST to every triton-run of ours (an A/B)")
+    ap.add_argument("--ln-warps", default=None,
+                    help="also sweep LayerNorm's num_warps over LIST (e.g. 1,2,4,8), ours and Triton's")
     ap.add_argument("--json", default=None)
     ap.add_argument("--log", default="attention_layernorm.log")
     a = ap.parse_args()
+    try:
+        ln_warps = [int(w) for w in a.ln_warps.split(",")] if a.ln_warps else []
+    except ValueError:
+        sys.exit("attention_layernorm.py: --ln-warps: a comma-separated list of integers, not %r"
+                 % a.ln_warps)
+    if any(w not in (1, 2, 4, 8, 16) for w in ln_warps):
+        sys.exit("attention_layernorm.py: --ln-warps: each of 1, 2, 4, 8, 16 (got %s)" % a.ln_warps)
     trun = os.path.join(a.bin, "triton-run")
     ours_opt = ["--disable-opt", a.disable_opt] if a.disable_opt else []
     if not os.access(trun, os.X_OK):
@@ -327,6 +431,9 @@ def main():
             rows.append(dict(kernel="layernorm_row_fwd_fp16", provider="triton-c", M=a.M, N=N,
                              GBps=rc_, GBps_hot=gb(row[N]["hot"])))
         rows += trows
+        if ln_warps:
+            ok_all &= layernorm_warps(a, trun, src, row_src, ours_opt, scripts["layernorm"],
+                                      Ns, ln_warps, table, rows, log)
 
     print()
     print("\n".join(table))
