@@ -22,6 +22,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/LowerAtomic.h>
 
 #include <functional>
 #include <map>
@@ -993,14 +994,72 @@ private:
     throw Unsupported("atomic '" + kind + "' on " + std::string(irName(t)));
   }
 
+  /// Whether an 8- or 16-bit atomicrmw `op` is written here as a loop of 32-bit
+  /// compare-and-swaps instead of being left to LLVM. LLVM 19's AtomicExpand
+  /// builds its partword loop with an IR folder that simplifies the loop's
+  /// value phi before the phi is complete: when the element's offset in its
+  /// 32-bit word is provably 0 (a 4-byte-aligned address: the buffer's first
+  /// element, any even int16 index), the old element is read from the loop's
+  /// first load in every trip, so a retry after another thread's update writes
+  /// a stale min/max over it (an update lost; fuzz seed 2026120509, kernel
+  /// 3311, int16 atomic_min). And/or/xor are single 32-bit atomics (no loop);
+  /// fadd is native for f16 (sm_70) and bf16 (sm_90).
+  bool ownPartwordLoop(llvm::AtomicRMWInst::BinOp op, DType t) const {
+    using B = llvm::AtomicRMWInst;
+    if ((isBool(t) ? 8 : bitWidth(t)) >= 32 || op == B::And || op == B::Or || op == B::Xor)
+      return false;
+    if (op == B::FAdd)
+      return t == DType::BF16 && opts_.sm < 90;
+    return !plantedBug("atomic-partword-stale");
+  }
+
+  /// An 8- or 16-bit atomicrmw as a compare-and-swap loop on its 32-bit word
+  /// (`ownPartwordLoop`); returns the old element (memory type). The new value
+  /// is LLVM's own for the operation (buildAtomicRMWValue: maxnum/minnum for
+  /// fmax/fmin), so only the loop differs from what AtomicExpand means to build.
+  llvm::Value *partwordAtomic(llvm::AtomicRMWInst::BinOp op, llvm::Value *ptr, llvm::Value *val) {
+    auto order = llvm::AtomicOrdering::Monotonic;
+    llvm::Type *vt = val->getType(), *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
+    unsigned bits = vt->getPrimitiveSizeInBits().getFixedValue();
+    llvm::Type *it = b_.getIntNTy(bits);
+    llvm::Value *addr = b_.CreatePtrToInt(ptr, i64);
+    llvm::Value *word = b_.CreateIntrinsic(llvm::Intrinsic::ptrmask, {ptr->getType(), i64},
+                                           {ptr, b_.getInt64(~uint64_t{3})});
+    llvm::Value *shift = b_.CreateShl(b_.CreateTrunc(b_.CreateAnd(addr, 3), i32), 3);
+    llvm::Value *keep = b_.CreateNot(b_.CreateShl(b_.getInt32((1u << bits) - 1), shift));
+    llvm::LoadInst *first = b_.CreateAlignedLoad(i32, word, llvm::Align(4));
+    first->setAtomic(order); // a strong load: it races with the other lanes' swaps
+    llvm::BasicBlock *entry = b_.GetInsertBlock();
+    auto *loop = llvm::BasicBlock::Create(ctx_, "partword.loop", kernel_);
+    auto *done = llvm::BasicBlock::Create(ctx_, "partword.done", kernel_);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode *word0 = b_.CreatePHI(i32, 2);
+    word0->addIncoming(first, entry);
+    llvm::Value *old = b_.CreateBitCast(b_.CreateTrunc(b_.CreateLShr(word0, shift), it), vt);
+    llvm::Value *nv = llvm::buildAtomicRMWValue(op, b_, old, val);
+    llvm::Value *nvBits = b_.CreateZExt(b_.CreateBitCast(nv, it), i32);
+    llvm::Value *word1 = b_.CreateOr(b_.CreateAnd(word0, keep), b_.CreateShl(nvBits, shift));
+    llvm::Value *pair = b_.CreateAtomicCmpXchg(word, word0, word1, llvm::Align(4), order, order);
+    word0->addIncoming(b_.CreateExtractValue(pair, 0), b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateExtractValue(pair, 1), done, loop);
+    b_.SetInsertPoint(done);
+    return old;
+  }
+
   /// One lane of an atomic; returns the old value (register type).
   llvm::Value *atomicLane(const ir::Op &op, DType t, llvm::Value *ptr, llvm::Value *cmp,
                           llvm::Value *val) {
     auto align = llvm::Align(byteSize(t));
     auto order = llvm::AtomicOrdering::Monotonic;
     if (op.kind() == ir::OpKind::AtomicRMW) {
-      llvm::Value *old = b_.CreateAtomicRMW(rmwOp(op.strAttr("kind"), t), ptr,
-                                            se_.toMemory(val, t), align, order);
+      llvm::AtomicRMWInst::BinOp rmw = rmwOp(op.strAttr("kind"), t);
+      llvm::Value *mv = se_.toMemory(val, t);
+      bool own = ownPartwordLoop(rmw, t);
+      if (own)
+        notePath("atomic.partword");
+      llvm::Value *old = own ? partwordAtomic(rmw, ptr, mv)
+                             : b_.CreateAtomicRMW(rmw, ptr, mv, align, order);
       if (plantedBug("atomic-old-value")) return val;
       return se_.fromMemory(old, t);
     }

@@ -1097,7 +1097,7 @@ const std::vector<std::string> &loweringPathNames() {
       "atomic.xchg",     "atomic.and",        "atomic.or",         "atomic.xor",
       "atomic.cas",      "mma.values",        "mma.values.pipeline.stages=2",
       "mma.values.pipeline.stages=3",         "mma.values.pipeline.stages=4",
-      "mma.values.wgmma", "mma.values.key_perm", "div.shared"};
+      "mma.values.wgmma", "mma.values.key_perm", "div.shared", "atomic.partword"};
   return names;
 }
 
