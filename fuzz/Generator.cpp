@@ -124,7 +124,7 @@ private:
   int rank_ = 1;
   bool poison_ = false, unmasked_ = false, smallInts_ = false, edges_ = false;
   uint64_t dataSeed_ = 0; // addBuffers' seed of the input data (also the scalar S's edge draw)
-  bool divByS_ = false;    // a float `/` has the scalar S as its divisor
+  bool divByS_ = false;   // a float `/` has the scalar S as its divisor
   AtomicKind atomic_ = AtomicKind::None;
   bool storeOld_ = false; // atomics: the old values go to the output Z
   std::vector<std::string> tileNames_, sizeNames_, rangeNames_; // per axis
@@ -984,7 +984,9 @@ void Builder::divisorEdge(FuzzKernel &k) {
   static const char *const names[] = {"zero", "neg_zero", "subnormal"};
   int kinds = !isFloat(s->dtype) ? 1 : smallInts_ ? 2 : 3;
   int which = static_cast<int>(rng() % static_cast<uint64_t>(kinds));
-  double v = which == 0 ? 0.0 : which == 1 ? -0.0 : edgeValue(s->dtype, 4 + static_cast<int>(rng() % 2));
+  double v = which == 0   ? 0.0
+             : which == 1 ? -0.0
+                          : edgeValue(s->dtype, 4 + static_cast<int>(rng() % 2));
   s->value = exactValues(s->dtype, {v})[0];
   features_.insert("scalar.divisor_edge");
   features_.insert(std::string("scalar.divisor_") + names[which]);

@@ -529,7 +529,8 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
     // The timing-sensitive paths: the same kernel again, and with another
     // stage count, so that a race that shows once in ten runs is caught and
     // its frequency reported.
-    Repeats rep = repeatRuns(k, p, gpu, clock, ulps, dotScale, mathTol, !diff.empty());
+    Repeats rep =
+        repeatRuns(k, p, gpu, stagedPath(*out.paths), clock, ulps, dotScale, mathTol, !diff.empty());
     if (rep.error)
       return std::move(*rep.error);
     if (rep.bad > 0) {
@@ -556,12 +557,17 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   return out;
 }
 
-bool timingSensitive(const std::vector<std::string> &paths) {
+bool stagedPath(const std::vector<std::string> &paths) {
   for (const std::string &p : paths)
     if (p == "wgmma" || p == "mma.loop" || p.rfind("pipeline.stages=", 0) == 0 ||
         p.rfind("mma.values.pipeline.stages=", 0) == 0)
       return true;
   return false;
+}
+
+bool timingSensitive(const std::vector<std::string> &paths) {
+  return stagedPath(paths) ||
+         std::find(paths.begin(), paths.end(), "atomic.partword") != paths.end();
 }
 
 std::optional<unsigned> stageVariant(const FuzzKernel &k, const GpuOracleOptions &o) {
@@ -579,8 +585,8 @@ std::optional<unsigned> stageVariant(const FuzzKernel &k, const GpuOracleOptions
 }
 
 GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
-                                         StageClock &clock, uint64_t ulps, double dotScale,
-                                         double mathTol, bool firstBad) {
+                                         bool staged, StageClock &clock, uint64_t ulps,
+                                         double dotScale, double mathTol, bool firstBad) {
   Repeats rep;
   rep.runs = 1;
   rep.bad = firstBad ? 1 : 0;
@@ -619,7 +625,7 @@ GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::G
   bool ok = runs(opts_.repeats, runsAtDefault, badAtDefault);
   rep.detail = "num_stages " + std::to_string(stages) + ": " + std::to_string(badAtDefault) +
                " of " + std::to_string(runsAtDefault);
-  if (std::optional<unsigned> s = stageVariant(k, opts_); ok && s) {
+  if (std::optional<unsigned> s = stageVariant(k, opts_); ok && staged && s) {
     int count = 0, bad = 0;
     gpu.setNumStages(*s);
     ok = runs(opts_.repeats + 1, count, bad);

@@ -88,13 +88,19 @@ struct GpuOracleOptions {
   double stageVariantRate = 0.25;
 };
 
-/// Whether a kernel whose code took `paths` is checked with repeated runs:
-/// its code waits on asynchronous copies or tensor-core products (wgmma,
-/// a pipelined or mma loop, the values pipeline of attention loops), where a missing or misplaced wait shows only
-/// when the timing is unlucky.
+/// Whether a kernel whose code took `paths` waits on asynchronous copies or
+/// tensor-core products (wgmma, a pipelined or mma loop, the values pipeline of
+/// attention loops): a missing or misplaced wait shows only when the timing is
+/// unlucky, and the stage count changes the timing (stageVariant).
+bool stagedPath(const std::vector<std::string> &paths);
+
+/// Whether a kernel whose code took `paths` is checked with repeated runs: a
+/// staged path, or 8/16-bit atomics done as compare-and-swap loops
+/// (`atomic.partword`), where a loop that retries with a stale word loses an
+/// update only when another thread's swap lands in between.
 bool timingSensitive(const std::vector<std::string> &paths);
 
-/// The other num_stages a timing-sensitive kernel also runs with (2, 3 or 4,
+/// The other num_stages a staged kernel also runs with (2, 3 or 4,
 /// not opts.codegen.numStages), for a share opts.stageVariantRate of the
 /// kernels chosen by their hash; nullopt for the others.
 std::optional<unsigned> stageVariant(const FuzzKernel &k, const GpuOracleOptions &opts);
@@ -156,8 +162,9 @@ private:
     std::map<std::string, HostArray> got;  // that run's buffers
     std::optional<OracleResult> error;     // a fault or hang
   };
-  Repeats repeatRuns(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu, StageClock &clock,
-                     uint64_t ulps, double dotScale, double mathTol, bool firstBad);
+  Repeats repeatRuns(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu, bool staged,
+                     StageClock &clock, uint64_t ulps, double dotScale, double mathTol,
+                     bool firstBad);
   codegen::Options compileOnlyOptions() const;
 
   GpuOracleOptions opts_;

@@ -345,6 +345,12 @@ TEST(FuzzFastPaths, RepeatChoices) {
   EXPECT_FALSE(timingSensitive({"mma.sync", "mma.values"}));
   EXPECT_FALSE(timingSensitive({"mma.sync", "remat", "vector.load.16B"}));
   EXPECT_FALSE(timingSensitive({}));
+  // 8/16-bit atomic loops repeat too (a lost update needs another thread's swap in
+  // between), without the other stage count (no stages to vary).
+  EXPECT_TRUE(timingSensitive({"atomic.min", "atomic.partword"}));
+  EXPECT_FALSE(stagedPath({"atomic.min", "atomic.partword"}));
+  EXPECT_FALSE(timingSensitive({"atomic.min", "atomic.or"}));
+  EXPECT_TRUE(stagedPath({"mma.loop", "pipeline.stages=3", "wgmma"}));
   GpuOracleOptions o;
   o.codegen.numStages = 3;
   o.stageVariantRate = 0;
