@@ -970,8 +970,9 @@ void Builder::sharedQuotient() {
 // When a float `/` divides by S, S is 0 or -0 half the time, or in general
 // mode also a subnormal: the divisors on which a shared reciprocal goes wrong
 // (1 / 0 and 1 / subnormal overflow; x / 0 is +-inf, not NaN). Small-ints
-// kernels get the zeros only: +-inf and NaN come out of any order of additions
-// the same, where a sum of quotients near the overflow threshold would not.
+// kernels and kernels with an `@` get the zeros only: +-inf and NaN come out of
+// any order of additions the same (a product's order is the tensor cores'),
+// where a sum of quotients near the overflow threshold would not.
 // Drawn from the data seed after the kernel's text: only S moves.
 void Builder::divisorEdge(FuzzKernel &k) {
   auto s = std::find_if(k.scalars.begin(), k.scalars.end(),
@@ -982,7 +983,7 @@ void Builder::divisorEdge(FuzzKernel &k) {
   if (rng() % 2 != 0)
     return;
   static const char *const names[] = {"zero", "neg_zero", "subnormal"};
-  int kinds = !isFloat(s->dtype) ? 1 : smallInts_ ? 2 : 3;
+  int kinds = !isFloat(s->dtype) ? 1 : smallInts_ || features_.count("dot") ? 2 : 3;
   int which = static_cast<int>(rng() % static_cast<uint64_t>(kinds));
   double v = which == 0   ? 0.0
              : which == 1 ? -0.0

@@ -373,6 +373,7 @@ TEST(FuzzGenerator, AWideTileIsDividedByTheScalarWithZeroDivisors) {
     double v = s->value;
     if (has("scalar.divisor_subnormal")) {
       EXPECT_FALSE(k.smallInts) << describeKernel(k);
+      EXPECT_FALSE(has("dot")) << describeKernel(k);
       EXPECT_TRUE(v != 0 && std::fabs(v) < (s->dtype == tc::DType::F16   ? 0x1p-14
                                             : s->dtype == tc::DType::F64 ? 0x1p-1022
                                                                          : 0x1p-126))
@@ -400,6 +401,28 @@ TEST(FuzzGenerator, AWideTileIsDividedByTheScalarWithZeroDivisors) {
                         "scalar.divisor_neg_zero", "scalar.divisor_subnormal"})
     EXPECT_GT(seen[f], 0) << f;
   EXPECT_EQ(shared, 2) << "no generated kernel's x / S took the shared-divisor path";
+
+  // With an `@` in the kernel, the zeros only (the tensor cores add in their own order).
+  GenPolicy q;
+  q.scalarParam = 1;
+  q.twoD = 1;
+  q.threeD = 0;
+  q.dot = 1;
+  q.matmul = 0;
+  q.attention = 0;
+  q.smallInts = 0;
+  int withDot = 0;
+  for (int i = 0; i < 3000 && withDot < 5; ++i) {
+    FuzzKernel k = generateKernel(q, seedOf(i) + 9);
+    auto has = [&](const char *f) {
+      return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
+    };
+    if (!has("dot") || !has("scalar.divisor_edge"))
+      continue;
+    ++withDot;
+    EXPECT_FALSE(has("scalar.divisor_subnormal")) << describeKernel(k);
+  }
+  EXPECT_EQ(withDot, 5);
 }
 
 // No kernel of the boosted policy traps on the interpreter (UB-free by
