@@ -289,6 +289,14 @@ __global__ void v(float *X __aligned(16), float *Y __aligned(16)) {
 }
 )";
 
+// An int16 atomic_min at a 4-byte-aligned address (the compare-and-swap loop on its word).
+const char *kPartwordAtomicKernel = R"(
+__global__ void k(short *R, short *V) {
+  short v = *V;
+  atomic_min(R, v);
+}
+)";
+
 /// The kernel that shows each bug.
 std::string kernelFor(const std::string &name) {
   static const std::map<std::string, std::string> kernels = {
@@ -297,6 +305,7 @@ std::string kernelFor(const std::string &name) {
       {"dropped-fallback", kGpuScalarKernel},
       {"atomic-max-unsigned", kGpuScalarKernel},
       {"atomic-old-value", kGpuScalarKernel},
+      {"atomic-partword-stale", kPartwordAtomicKernel},
       {"bf16-truncate", kGpuScalarKernel},
       {"float-to-int-round", kGpuScalarKernel},
       {"fdiv-approx", kGpuScalarKernel},
