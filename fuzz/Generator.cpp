@@ -382,6 +382,11 @@ Val Builder::binary(int depth) {
   bool inexact = a.inexact || b.inexact;
   if (inexact && (op == "%" || op == "cmp" || op == "bit" || op == "shift" || op == "select"))
     op = "+"; // continuous instead (see Val::inexact)
+  // Dividing by an inexact value amplifies its error without bound where it
+  // nears 0 (`x / (log2(a) - log2(b))`, seed 80 kernel 19269 under
+  // --ulp-sensitivity: a one-ULP-off log2 turned inf into 4.8e7): a product.
+  if (op == "/" && b.inexact)
+    op = "*";
   SetOnExit mark{lastInexact_, inexact};
   DType rt = constant ? b.type : promote(a.type, b.type);
   auto plain = [&](const std::string &o, const std::string &name) {

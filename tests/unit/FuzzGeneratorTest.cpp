@@ -705,6 +705,40 @@ TEST(FuzzGenerator, PeriodicAndExponentialFunctionsTakeNoUlpBoundedValues) {
   EXPECT_GT(inexactVariables, 300); // the reading finds the flows it checks
 }
 
+// No divisor is computed from a ULP-bounded call: near 0 a quotient amplifies
+// the divisor's error without bound (seed 80 kernel 19269 under
+// --ulp-sensitivity: x / (log2(a) - log2(a)), inf against 4.8e7 with one log2
+// a ULP off). The generator makes such a `/` a `*`.
+TEST(FuzzGenerator, NoDivisorTakesUlpBoundedValues) {
+  int divisions = 0, checked = 0;
+  for (int i = 0; i < 12000; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    // Attention's `acc / li[:, newaxis]`: li sums exp2(0) = 1 and more, so the
+    // quotient's relative error stays the divisor's.
+    if (!flowsReadable(k) || std::count(k.features.begin(), k.features.end(), "attention"))
+      continue;
+    std::set<std::string> tainted = ulpBoundedNames(k.source);
+    for (size_t at = k.source.find(" / "); at != std::string::npos;
+         at = k.source.find(" / ", at + 1)) {
+      // `(a / b)`: the divisor runs to the `)` that closes the division.
+      size_t end = at + 3;
+      for (int depth = 0; end < k.source.size(); ++end) {
+        char ch = k.source[end];
+        if ((ch == ')' || ch == ']' || ch == ',' || ch == ';') && depth == 0)
+          break;
+        depth += ch == '(' || ch == '[' ? 1 : ch == ')' || ch == ']' ? -1 : 0;
+      }
+      std::string divisor = k.source.substr(at + 3, end - at - 3);
+      ++divisions;
+      checked += !tainted.empty();
+      EXPECT_FALSE(usesUlpBounded(divisor, tainted))
+          << "seed " << seedOf(i) << ": / " << divisor << "\n" << k.source;
+    }
+  }
+  EXPECT_GT(divisions, 1000);
+  EXPECT_GT(checked, 100); // divisions in kernels that have ULP-bounded values
+}
+
 // Every conversion of a float to an integer (clamped first: `(T)min(max(e, lo),
 // hi)`) truncates: discontinuous, so `e` is computed from no ULP-bounded call.
 // That includes a float atomic_add's addend, clamped to [-2, 2] so that the
