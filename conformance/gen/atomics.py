@@ -388,6 +388,19 @@ def contention_cases():
 
 # ---------------------------------------------------------------- 8- and 16-bit contention
 
+def partword_source(T, L, ops):
+    """A kernel whose L lanes per program each apply atomic ops[j] to R + j with their own
+    value of V: every lane of every program on the same addresses."""
+    lines = ''.join('  atomic_%s(R + %si * 0, v);\n' % (op, '%d + ' % j if j else '')
+                    for j, op in enumerate(ops))
+    return '''__global__ void k(%s *V, %s *R) {
+  int pid = get_program_id(0);
+  int i[%d] = 0 ... %d;
+  %s v[%d] = *(V + pid * %d + i);
+%s}
+''' % (T, T, L, L, T, L, L, lines)
+
+
 def partword_cases():
     """8- and 16-bit atomics on one address from 64 programs x 128 lanes. The GPU does them
     as compare-and-swap loops on the 32-bit word; a loop that retries with a stale element
@@ -404,16 +417,7 @@ def partword_cases():
         S.add(case('contention_partword_max_min_%s' % SHORT[dt],
                    ['atomic', 'atomic.max', 'atomic.min', 'contention', 'tile', 'grid', 'partword',
                     'dtype.' + dt],
-                   source='''__global__ void k(%s *V, %s *R) {
-  int pid = get_program_id(0);
-  int i[%d] = 0 ... %d;
-  %s v[%d] = *(V + pid * %d + i);
-  atomic_max(R + i * 0, v);
-  atomic_min(R + 1 + i * 0, v);
-  atomic_max(R + 2 + i * 0, v);
-  atomic_min(R + 3 + i * 0, v);
-}
-''' % (T, T, L, L, T, L, L), grid=[P],
+                   source=partword_source(T, L, ['max', 'min', 'max', 'min']), grid=[P],
                    args=[buf('V', dt, P * L, vals), buf('R', dt, 4, [low, high, low, high])],
                    expect={'outputs': {'R': out([max(vals), min(vals), max(vals), min(vals)], dt,
                                                 'exact')}}))
@@ -424,14 +428,7 @@ def partword_cases():
         S.add(case('contention_partword_add_%s' % SHORT[dt],
                    ['atomic', 'atomic.add', 'contention', 'tile', 'grid', 'partword', 'overflow',
                     'dtype.' + dt],
-                   source='''__global__ void k(%s *V, %s *R) {
-  int pid = get_program_id(0);
-  int i[%d] = 0 ... %d;
-  %s v[%d] = *(V + pid * %d + i);
-  atomic_add(R + i * 0, v);
-  atomic_add(R + 1 + i * 0, v);
-}
-''' % (T, T, L, L, T, L, L), grid=[P],
+                   source=partword_source(T, L, ['add', 'add']), grid=[P],
                    args=[buf('V', dt, P * L, vals), buf('R', dt, 2, [3, 5])],
                    expect={'outputs': {'R': out([util.wrap(3 + sum(vals), dt),
                                                  util.wrap(5 + sum(vals), dt)], dt, 'exact')}}))

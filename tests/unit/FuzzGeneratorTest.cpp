@@ -249,6 +249,18 @@ TEST(FuzzOracle, PassesChangeMostKernels) {
 
 namespace {
 
+bool hasFeature(const FuzzKernel &k, const char *f) {
+  return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
+}
+
+// The scalar parameter `name` of `k`, or null.
+const ScalarDesc *scalarNamed(const FuzzKernel &k, const char *name) {
+  for (const ScalarDesc &d : k.scalars)
+    if (d.name == name)
+      return &d;
+  return nullptr;
+}
+
 // A policy that turns the new constructs on more often (still UB-free).
 GenPolicy boosted() {
   GenPolicy p;
@@ -308,14 +320,10 @@ TEST(FuzzGenerator, TheSharedScalarTakesEdgeValues) {
   std::map<std::string, int> seen;
   for (int i = 0; i < 400; ++i) {
     FuzzKernel k = generateKernel(p, seedOf(i));
-    auto has = [&](const char *f) {
-      return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
-    };
+    auto has = [&](const char *f) { return hasFeature(k, f); };
     if (!has("scalar.edge"))
       continue;
-    const ScalarDesc *s = nullptr;
-    for (const ScalarDesc &d : k.scalars)
-      s = d.name == "S" ? &d : s;
+    const ScalarDesc *s = scalarNamed(k, "S");
     ASSERT_NE(s, nullptr) << describeKernel(k);
     ASSERT_TRUE(tc::isFloat(s->dtype)) << describeKernel(k);
     double v = s->value;
@@ -356,9 +364,7 @@ TEST(FuzzGenerator, AWideTileIsDividedByTheScalarWithZeroDivisors) {
   int shared = 0;
   for (int i = 0; i < 300; ++i) {
     FuzzKernel k = generateKernel(p, seedOf(i) + 5);
-    auto has = [&](const char *f) {
-      return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
-    };
+    auto has = [&](const char *f) { return hasFeature(k, f); };
     for (const std::string &f : k.features)
       ++seen[f];
     if (has("div.by_scalar")) {
@@ -366,9 +372,7 @@ TEST(FuzzGenerator, AWideTileIsDividedByTheScalarWithZeroDivisors) {
     }
     if (!has("scalar.divisor_edge"))
       continue;
-    const ScalarDesc *s = nullptr;
-    for (const ScalarDesc &d : k.scalars)
-      s = d.name == "S" ? &d : s;
+    const ScalarDesc *s = scalarNamed(k, "S");
     ASSERT_NE(s, nullptr) << describeKernel(k);
     double v = s->value;
     if (has("scalar.divisor_subnormal")) {
@@ -414,9 +418,7 @@ TEST(FuzzGenerator, AWideTileIsDividedByTheScalarWithZeroDivisors) {
   int withDot = 0;
   for (int i = 0; i < 3000 && withDot < 5; ++i) {
     FuzzKernel k = generateKernel(q, seedOf(i) + 9);
-    auto has = [&](const char *f) {
-      return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
-    };
+    auto has = [&](const char *f) { return hasFeature(k, f); };
     if (!has("dot") || !has("scalar.divisor_edge"))
       continue;
     ++withDot;
@@ -660,8 +662,7 @@ std::set<std::string> ulpBoundedNames(const std::string &source) {
 // Whether ulpBoundedNames reads `k`'s flows: not through helpers' parameters
 // nor the run-time choice of the slice a double buffer reads.
 bool flowsReadable(const FuzzKernel &k) {
-  return !std::count(k.features.begin(), k.features.end(), "helper") &&
-         !std::count(k.features.begin(), k.features.end(), "slices");
+  return !hasFeature(k, "helper") && !hasFeature(k, "slices");
 }
 
 // The argument text of the call whose name ends at `open` (the '('), up to the
@@ -715,7 +716,7 @@ TEST(FuzzGenerator, NoDivisorTakesUlpBoundedValues) {
     FuzzKernel k = generateKernel({}, seedOf(i));
     // Attention's `acc / li[:, newaxis]`: li sums exp2(0) = 1 and more, so the
     // quotient's relative error stays the divisor's.
-    if (!flowsReadable(k) || std::count(k.features.begin(), k.features.end(), "attention"))
+    if (!flowsReadable(k) || hasFeature(k, "attention"))
       continue;
     std::set<std::string> tainted = ulpBoundedNames(k.source);
     for (size_t at = k.source.find(" / "); at != std::string::npos;
