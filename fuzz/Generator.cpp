@@ -126,6 +126,7 @@ private:
   uint64_t dataSeed_ = 0; // addBuffers' seed of the input data (also the scalar S's edge draw)
   bool divByS_ = false;   // a float `/` has the scalar S as its divisor
   AtomicKind atomic_ = AtomicKind::None;
+  bool hotAtomic_ = false; // a colliding atomic with every lane on element 0 (atomic.collide.hot)
   bool storeOld_ = false; // atomics: the old values go to the output Z
   std::vector<std::string> tileNames_, sizeNames_, rangeNames_; // per axis
   std::vector<int64_t> tile_, size_;                            // per axis
@@ -847,7 +848,7 @@ void Builder::chooseShape(FuzzKernel &k) {
   int maxTile = rank_ == 1 ? p_.max1DTile : rank_ == 2 ? p_.max2DTile : p_.max3DTile;
   for (int a = 0; a < rank_; ++a)
     tile_.push_back(int64_t{1} << range(0, log2Of(maxTile)));
-  if (rank_ == 1 && coin(p_.wideTile)) {
+  if (rank_ == 1 && (coin(p_.wideTile) || (hotAtomic_ && coin(0.5)))) {
     features_.insert("tile.wide");
     tile_[0] = int64_t{1} << range(9, 11);
   }
@@ -1039,7 +1040,13 @@ void Builder::prologue(const FuzzKernel &k) {
 // Whether the result goes out by an atomic, and which kind (drawn before the
 // buffers, since storing the old values needs the output Z).
 void Builder::planAtomic(DType outType) {
-  if (isBool(outType) || poison_ || !coin(p_.atomic))
+  if (isBool(outType) || poison_)
+    return;
+  if (hotAtomic_) {
+    atomic_ = AtomicKind::Collide;
+    return;
+  }
+  if (!coin(p_.atomic))
     return;
   if (coin(p_.atomicCollide)) {
     atomic_ = AtomicKind::Collide;
@@ -1119,18 +1126,29 @@ void Builder::atomicStore(const Val &result, DType outType, const std::string &s
 }
 
 // An atomic whose lanes collide: lane index i goes to element i % 4 on every
-// axis (in bounds, since i % 4 <= i). Only operations whose final value does
-// not depend on the order: integer add/and/or/xor/max/min, float max/min, and
-// float add of integers in [-2, 2] while every partial sum stays exact. The
-// old values are not used.
+// axis (in bounds, since i % 4 <= i), or (`atomic.collide.hot`, known before
+// the shape) every lane of every program to element 0: the most contention
+// one address gets, at offset 0 of its 32-bit word, where an 8/16-bit atomic
+// is a compare-and-swap loop on the word whose retries must re-read the
+// element (the lost update LLVM 19's expansion made:
+// docs/upstream/llvm-atomicexpand-partword-stale.md). Only operations whose
+// final value does not depend on the order: integer add/and/or/xor/max/min,
+// float max/min, and float add of integers in [-2, 2] while every partial sum
+// stays exact. The old values are not used.
 void Builder::collidingAtomic(const Val &result, DType outType, const std::string &maskArg) {
   features_.insert("atomic.collide");
+  int64_t fold = 4; // lanes i and i + fold meet on every axis
+  if (hotAtomic_) {
+    features_.insert("atomic.collide.hot");
+    fold = 1;
+  }
   std::string pc = fresh("pc");
-  line(lang(outType) + " *" + pc + shape() + " = Y + " + offsets(indices(" % 4")) + ";");
+  line(lang(outType) + " *" + pc + shape() + " = Y + " +
+       offsets(indices(" % " + std::to_string(fold))) + ";");
   std::vector<std::string> ops = {"max", "min"};
   double lanes = 1; // the most lanes that update one element
   for (int64_t s : size_)
-    lanes *= static_cast<double>((s + 3) / 4);
+    lanes *= static_cast<double>((s + fold - 1) / fold);
   if (isIntegral(outType))
     ops.insert(ops.end(), {"add", "and", "or", "xor"});
   else if (3 + 2 * lanes < exactIntLimit(outType))
@@ -1741,6 +1759,10 @@ FuzzKernel Builder::build() {
     poison_ = !unmasked_ && coin(p_.poisonLoads);
     static const char *const tiles[] = {"tile.1d", "tile.2d", "tile.3d"};
     features_.insert(tiles[rank_ - 1]);
+    // A hot atomic is known before the shape (its 1-D tile is often wide):
+    // the lowest band of the shape draw (so adding it changed only the
+    // kernels drawn there).
+    hotAtomic_ = shape < static_cast<int>(p_.atomic * p_.atomicCollide * p_.atomicHot * 1000);
     chooseShape(k);
     tileMultiples_ = unmasked_;
     for (size_t a = 0; a < static_cast<size_t>(rank_); ++a)

@@ -106,6 +106,9 @@ struct GenPolicy {
   double argClasses = 0.1;    // launched again with other argument classes (ClassLaunch)
   double dotAcc = 0.5;        // `@` into a non-zero accumulator (`c += a @ b`, `c + a @ b`)
   double atomicCollide = 0.4; // of atomic kernels: lanes collide (order-independent ops only)
+  double atomicHot = 0.4;     // per kernel, times atomic x atomicCollide: a colliding atomic with
+                              // every lane on element 0, known before the shape (half of the
+                              // 1-D ones get a wide tile: hundreds of threads contend)
   double atomicCas = 0.3;     // of the other atomic kernels: atomic_cas
   double atomicOld = 0.4;     // of the other atomic kernels: the old values are stored to Z
   double loopPointer = 0.4;   // of loops: a pointer that walks through an input, masks following

@@ -307,7 +307,7 @@ TEST(FuzzGenerator, NewConstructsAppearWithTheDefaultPolicy) {
                         "input.inf",         "input.neg_zero",
                         "input.subnormal",   "loop.pointer",
                         "helper.statements", "broadcast.newaxis3d",
-                        "matmul.unmasked"})
+                        "matmul.unmasked",   "atomic.collide.hot"})
     EXPECT_GT(counts[f], 0) << "no kernel among 600 has feature " << f;
 }
 
@@ -443,6 +443,46 @@ TEST(FuzzGenerator, NewConstructsAreDefined) {
   }
   for (const char *f : {"matmul.kloop", "atomic.collide", "atomic.cas", "input.nan", "tile.3d"})
     EXPECT_GT(seen[f], 0) << f;
+}
+
+// A hot colliding atomic sends every lane of every program to element 0 of Y
+// (Y starts filled with 3; 1-D tiles are often wide): every other element
+// keeps its 3, element 0 is at least 3 after a max and at most 3 after a min,
+// and the kernels pass the oracle (threads: the order of the lanes does not
+// matter).
+TEST(FuzzGenerator, HotCollidingAtomicsMeetOnElementZero) {
+  GenPolicy p = boosted();
+  p.atomic = 1;
+  p.atomicCollide = 1;
+  p.atomicHot = 1;
+  p.matmul = 0;
+  p.attention = 0;
+  int checked = 0, narrow = 0, wide = 0;
+  for (int i = 0; i < 80; ++i) {
+    FuzzKernel k = generateKernel(p, seedOf(i));
+    if (!hasFeature(k, "atomic.collide.hot"))
+      continue;
+    EXPECT_NE(k.source.find(" % 1"), std::string::npos) << describeKernel(k);
+    OracleResult r = checkKernel(k);
+    ASSERT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message << "\n"
+                                                    << describeKernel(k);
+    const tc::HostArray &y = r.reference.at("Y");
+    for (int64_t e = 1; e < y.numElements(); ++e)
+      ASSERT_EQ(y.getDouble(e), 3) << "element " << e << "\n" << describeKernel(k);
+    double y0 = y.getDouble(0);
+    if (hasFeature(k, "atomic.max")) {
+      EXPECT_TRUE(y0 >= 3 || std::isnan(y0)) << describeKernel(k);
+    }
+    if (hasFeature(k, "atomic.min")) {
+      EXPECT_TRUE(y0 <= 3 || std::isnan(y0)) << describeKernel(k);
+    }
+    narrow += tc::byteSize(y.dtype) <= 2;
+    wide += hasFeature(k, "tile.wide");
+    ++checked;
+  }
+  EXPECT_GE(checked, 20);
+  EXPECT_GT(wide, 0);   // hundreds of threads of a program on one element
+  EXPECT_GT(narrow, 0); // 8/16-bit outputs: the compare-and-swap loops' case
 }
 
 // Generated matmul kernels compute C = A x B: checked against a product
