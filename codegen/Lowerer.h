@@ -1010,7 +1010,7 @@ private:
       return false;
     if (op == B::FAdd)
       return t == DType::BF16 && opts_.sm < 90;
-    return !plantedBug("atomic-partword-stale");
+    return true;
   }
 
   /// An 8- or 16-bit atomicrmw as a compare-and-swap loop on its 32-bit word
@@ -1036,7 +1036,11 @@ private:
     b_.SetInsertPoint(loop);
     llvm::PHINode *word0 = b_.CreatePHI(i32, 2);
     word0->addIncoming(first, entry);
-    llvm::Value *old = b_.CreateBitCast(b_.CreateTrunc(b_.CreateLShr(word0, shift), it), vt);
+    // (The planted bug is LLVM 19's: the element taken from the first load in
+    // every trip, here at any offset and in any context.)
+    llvm::Value *source =
+        plantedBug("atomic-partword-stale") ? static_cast<llvm::Value *>(first) : word0;
+    llvm::Value *old = b_.CreateBitCast(b_.CreateTrunc(b_.CreateLShr(source, shift), it), vt);
     llvm::Value *nv = llvm::buildAtomicRMWValue(op, b_, old, val);
     llvm::Value *nvBits = b_.CreateZExt(b_.CreateBitCast(nv, it), i32);
     llvm::Value *word1 = b_.CreateOr(b_.CreateAnd(word0, keep), b_.CreateShl(nvBits, shift));

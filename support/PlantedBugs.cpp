@@ -34,9 +34,9 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"atomic-old-value", "gpu",
        "an atomic returns the operand it was given instead of the old memory value"},
       {"atomic-partword-stale", "gpu",
-       "8- and 16-bit atomic add/min/max/xchg are left to LLVM 19's partword expansion, which "
-       "reads the old element from the loop's first load at word offset 0: a retry after "
-       "another thread's update overwrites it (a lost update)"},
+       "the compare-and-swap loop of an 8- or 16-bit atomic add/min/max/xchg reads the old "
+       "element from its first load in every trip (LLVM 19's partword expansion did so at "
+       "word offset 0): a retry after another thread's update overwrites it (a lost update)"},
       // codegen/LowerDot.cpp
       {"dot-acc-type", "gpu",
        "`@` multiplies in the input type (e.g. fp16, int8) and only adds in the accumulator "
