@@ -16,13 +16,17 @@ The kernels (same tile sizes, warps and loop structure on both sides):
   colsum         column sums, fp32 8192 x 8192, 32 x 128 tiles, 4 warps
   matmul_int8    A @ B, int8 operands, int32 accumulator, 4096^3, 128 x 128 x 64 tiles,
                  8 warps, 3 stages
+  matmul_wide    A @ B, fp16 -> fp32 accumulator -> fp16, 4096^3, the tutorial kernel
+                 (examples/matmul.tc) at 128 x 256 x 64 tiles, 8 warps, 3 stages (the
+                 tutorial's first autotune config); also cuBLAS (torch's A @ B)
 
 Method: ours is `triton-run --bench` (median of 100 launches, L2 flushed before each, as
 Triton's do_bench does), checked first against the interpreter (`triton-run --compare`)
 at a small size of the same kernel and configuration (a mismatch makes the exit status 1;
 --no-check skips it). Triton's is `triton.testing.do_bench` (its median, L2 flushed) on
 torch CUDA tensors of the same sizes; without triton, torch or a GPU only ours is measured.
-The ratio is Triton's time over ours (above 1: ours is faster).
+The ratio is Triton's time over ours (above 1: ours is faster); the cuBLAS column (torch's own
+op, where there is one) is its time over ours.
 """
 import argparse
 import json
@@ -111,9 +115,29 @@ def spec_matmul_int8(full=True):
     }
 
 
+def spec_matmul_wide(full=True):
+    M = N = K = 4096 if full else 512
+    # small integers: every product and sum exact, so the check is exact
+    return {
+        "src": os.path.join(ROOT, "examples", "matmul.tc"),
+        "defines": ["-DTM=128", "-DTN=256", "-DTK=64", "-DTYPE=half", "--num-warps", "8",
+                    "--num-stages", "3"],
+        "args": ["--grid", "M / TM, N / TN", "--arg", "M=%d" % M, "--arg", "N=%d" % N,
+                 "--arg", "K=%d" % K, "--arg", "lda=%d" % K, "--arg", "ldb=%d" % N,
+                 "--arg", "ldc=%d" % N, "--arg", "A=randint:-2:2:f16[%d,%d]" % (M, K),
+                 "--arg", "B=randint:-2:2:f16[%d,%d]" % (K, N),
+                 "--arg", "C=zeros:f16[%d,%d]" % (M, N)],
+        "flops": 2 * M * N * K, "size": "%d^3 fp16" % M, "M": M, "N": N, "K": K,
+    }
+
+
 SPECS = {"stencil": spec_stencil, "cross_entropy": spec_cross_entropy, "rmsnorm": spec_rmsnorm,
          "matmul_masked": spec_matmul_masked, "colsum": spec_colsum,
-         "matmul_int8": spec_matmul_int8}
+         "matmul_int8": spec_matmul_int8, "matmul_wide": spec_matmul_wide}
+
+
+# Kernels with a torch op that computes the same thing (cuBLAS for a plain matmul).
+TORCH_OPS = {"matmul_wide"}
 
 
 def run(cmd, timeout):
@@ -241,11 +265,29 @@ def triton_side():
             pb += TK * ldb
         tl.store(C + rm[:, None] * ldc + rn[None, :], c)
 
+    @triton.jit
+    def matmul_wide(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
+                    TK: tl.constexpr):
+        rm = tl.program_id(0) * TM + tl.arange(0, TM)
+        rn = tl.program_id(1) * TN + tl.arange(0, TN)
+        rk = tl.arange(0, TK)
+        c = tl.zeros((TM, TN), tl.float32)
+        pa = A + rm[:, None] * lda + rk[None, :]
+        pb = B + rk[:, None] * ldb + rn[None, :]
+        for k in range(0, K, TK):
+            c += tl.dot(tl.load(pa), tl.load(pb))
+            pa += TK
+            pb += TK * ldb
+        tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(tl.float16))
+
     dev = "cuda"
     cdiv = triton.cdiv
 
-    def launch(name):
+    def launch(name, torch_op=False):
+        """Triton's launch of kernel `name`, or with torch_op torch's own op (None: none)."""
         s = SPECS[name](True)
+        if torch_op and name not in TORCH_OPS:
+            return None
         if name == "stencil":
             H, W = s["H"], s["W"]
             x = torch.randn(H, W, device=dev)
@@ -281,13 +323,25 @@ def triton_side():
             return lambda: matmul_int8[(M // 128, N // 128)](a, b, c, M, N, K, K, N, N, TM=128,
                                                              TN=128, TK=64, num_warps=8,
                                                              num_stages=3)
+        if name == "matmul_wide":
+            M, N, K = s["M"], s["N"], s["K"]
+            a = torch.randn(M, K, device=dev, dtype=torch.float16)
+            b = torch.randn(K, N, device=dev, dtype=torch.float16)
+            c = torch.zeros(M, N, device=dev, dtype=torch.float16)
+            if torch_op:
+                return lambda: torch.matmul(a, b, out=c)
+            return lambda: matmul_wide[(M // 128, N // 256)](a, b, c, M, N, K, K, N, N, TM=128,
+                                                             TN=256, TK=64, num_warps=8,
+                                                             num_stages=3)
         M, N = s["M"], s["N"]
         x = torch.randn(M, N, device=dev)
         y = torch.zeros(N, device=dev)
         return lambda: colsum[(cdiv(N, 128),)](x, y, M, N, N, BM=32, BN=128, num_warps=4)
 
-    def measure(name):
-        fn = launch(name)
+    def measure(name, torch_op=False):
+        fn = launch(name, torch_op)
+        if fn is None:
+            return None
         fn()  # compile
         return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
 
@@ -325,27 +379,31 @@ def main():
             s = SPECS[n](True)
             ok, ms = ours(trun, n, extra, not a.no_check, log)
             bad = bad or not ok
-            tms = None
+            tms = cms = None
             if tri:
                 try:
                     tms = tri[0](n)
+                    cms = tri[0](n, torch_op=True)
                 except Exception as e:  # report and go on with the other kernels
                     print("  %s: Triton FAILED: %s" % (n, str(e).splitlines()[0] if str(e) else e))
             rows.append({"kernel": n, "size": s["size"], "ours_ms": ms, "triton_ms": tms,
-                         "bytes": s.get("bytes"), "flops": s.get("flops"), "checked": ok})
+                         "torch_ms": cms, "bytes": s.get("bytes"), "flops": s.get("flops"),
+                         "checked": ok})
     unit = lambda r: "TFLOP/s" if r["flops"] else "GB/s"
     rate = lambda r, ms: None if ms is None else (
         r["flops"] / ms / 1e9 if r["flops"] else r["bytes"] / ms / 1e6)
-    print("| kernel | size | ours ms | Triton ms | ours | Triton | Triton/ours time |")
-    print("|---|---|---|---|---|---|---|")
+    print("| kernel | size | ours ms | Triton ms | ours | Triton | Triton/ours time | torch op"
+          " (cuBLAS) | torch/ours time |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         o, t = rate(r, r["ours_ms"]), rate(r, r["triton_ms"])
         f = lambda x: "-" if x is None else "%.1f %s" % (x, unit(r))
         ms = lambda x: "-" if x is None else "%.4f" % x
-        ratio = "-" if not r["ours_ms"] or not r["triton_ms"] else "%.2fx" % (
-            r["triton_ms"] / r["ours_ms"])
-        print("| %s | %s | %s | %s | %s | %s | %s |" % (r["kernel"], r["size"], ms(r["ours_ms"]),
-                                                      ms(r["triton_ms"]), f(o), f(t), ratio))
+        over = lambda other: "-" if not r["ours_ms"] or not other else "%.2fx" % (
+            other / r["ours_ms"])
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["kernel"], r["size"], ms(r["ours_ms"]), ms(r["triton_ms"]), f(o), f(t),
+            over(r["triton_ms"]), f(rate(r, r["torch_ms"])), over(r["torch_ms"])))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -303,7 +303,7 @@ else
     # Tiles, warps and stages auto-tuned (the winner is printed in the log).
     for S in 1024 4096; do
       bench "matmul f16 ${S}^3 tuned" "triton_matmul_f16_${S}^3_TFLOPs" "TF:$((2 * S * S * S))" 0 \
-        "$EX/matmul.tc" -DTM=[64,128] -DTN=[64,128] -DTK=[32,64] -DTYPE=half \
+        "$EX/matmul.tc" -DTM=[64,128] -DTN=[64,128,256] -DTK=[32,64] -DTYPE=half \
         --num-warps 4,8 --num-stages 2,3,4 --autotune-report --grid 'M/TM, N/TN' --arg M=$S \
         --arg N=$S --arg K=$S --arg lda=$S --arg ldb=$S --arg ldc=$S \
         --arg A=randint:-2:2:f16[M,K] --arg B=randint:-2:2:f16[K,N] --arg C=zeros:f16[M,N] \
