@@ -248,7 +248,7 @@ uint32_t readLE(std::string_view b, size_t at, unsigned n) {
 
 /// Checks the three keys and extracts descr, shape.
 bool readHeaderDict(std::string_view header, const NpyReadOptions &opts, Descr &descr,
-                    std::vector<int64_t> &shape, std::string &error) {
+                    std::vector<int64_t> &shape, bool &fortran, std::string &error) {
   std::map<std::string, HeaderParser::Value> dict;
   HeaderParser p(header);
   if (!p.parseDict(dict, error)) {
@@ -271,10 +271,7 @@ bool readHeaderDict(std::string_view header, const NpyReadOptions &opts, Descr &
     error = "bad header: 'descr' must be a string, 'fortran_order' a bool, 'shape' a tuple";
     return false;
   }
-  if (f.boolean) {
-    error = "not supported yet: Fortran-order arrays (save with np.ascontiguousarray)";
-    return false;
-  }
+  fortran = f.boolean;
   auto parsed = parseDescr(d.str, opts, error);
   if (!parsed)
     return false;
@@ -293,6 +290,39 @@ void copyData(std::string_view src, const Descr &descr, unsigned size, std::vect
   if (descr.dtype == DType::Bool)
     for (uint8_t &b : dst)
       b = b != 0;
+}
+
+/// Reorders the elements of a Fortran-order (column-major) array into row-major
+/// order: row-major element (i0, ..., i{r-1}) is column-major element
+/// i0 + shape[0] * (i1 + shape[1] * (...)). One pass over the row-major
+/// indices with the column-major offset kept incrementally.
+void fortranToRowMajor(std::vector<uint8_t> &data, const std::vector<int64_t> &shape,
+                       unsigned size) {
+  size_t rank = shape.size();
+  // One axis (or none): both orders are the same bytes.
+  if (rank < 2 || data.empty())
+    return;
+  std::vector<uint64_t> stride(rank); // column-major stride of each axis, in elements
+  uint64_t s = 1;
+  for (size_t a = 0; a < rank; ++a) {
+    stride[a] = s;
+    s *= static_cast<uint64_t>(shape[a]);
+  }
+  std::vector<uint8_t> out(data.size());
+  std::vector<int64_t> idx(rank, 0);
+  uint64_t from = 0; // column-major offset of idx
+  for (size_t to = 0; to < out.size(); to += size) {
+    std::memcpy(out.data() + to, data.data() + from * size, size);
+    for (size_t a = rank; a-- > 0;) { // next row-major index: the last axis fastest
+      if (++idx[a] < shape[a]) {
+        from += stride[a];
+        break;
+      }
+      from -= stride[a] * static_cast<uint64_t>(shape[a] - 1);
+      idx[a] = 0;
+    }
+  }
+  data = std::move(out);
 }
 
 std::string shapeRepr(const std::vector<int64_t> &shape) {
@@ -332,7 +362,8 @@ std::optional<NpyArray> parseNpy(std::string_view bytes, const std::string &name
   Descr descr;
   NpyArray out;
   std::string why;
-  if (!readHeaderDict(header, opts, descr, out.shape, why))
+  bool fortran = false;
+  if (!readHeaderDict(header, opts, descr, out.shape, fortran, why))
     return fail(why);
   out.dtype = descr.dtype;
   unsigned size = byteSize(descr.dtype);
@@ -352,6 +383,8 @@ std::optional<NpyArray> parseNpy(std::string_view bytes, const std::string &name
     return fail(std::to_string(data.size() - need) + " unexpected bytes after the data of shape " +
                 shapeRepr(out.shape));
   copyData(data, descr, size, out.data);
+  if (fortran)
+    fortranToRowMajor(out.data, out.shape, size);
   return out;
 }
 

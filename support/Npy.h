@@ -6,9 +6,11 @@
 // padded with spaces to a multiple of 64 bytes, then the raw row-major data.
 //
 // Read: versions 1.0, 2.0 and 3.0; little-, big- and native-endian
-// descriptors ('<', '>', '=', '|'); '|b1' (bool), i1..i8, u1..u8, f2, f4, f8.
-// Only C order: fortran_order True is "not supported yet". Structured,
-// object, complex and string dtypes are rejected with a message naming them.
+// descriptors ('<', '>', '=', '|'); '|b1' (bool), i1..i8, u1..u8, f2, f4, f8;
+// C order and Fortran order (fortran_order True: what np.save writes for a
+// column-major array such as `a.T`), which is reordered into row-major data
+// on reading (the same logical array). Structured, object, complex and string
+// dtypes are rejected with a message naming them.
 // Written: version 1.0 (2.0 when the header does not fit 65535 bytes), little
 // endian, C order.
 //
@@ -41,8 +43,9 @@
 
 namespace tc {
 
-/// An array as stored: dtype, shape (empty: a 0-d array of one element) and
-/// row-major little-endian bytes (bool: one byte 0/1; f16/bf16: bit patterns).
+/// An array: dtype, shape (empty: a 0-d array of one element) and row-major
+/// little-endian bytes (bool: one byte 0/1; f16/bf16: bit patterns), whatever
+/// the byte order and element order of the file it was read from.
 struct NpyArray {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;

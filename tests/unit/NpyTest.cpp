@@ -169,6 +169,57 @@ TEST(Npy, BigEndianIsSwapped) {
   EXPECT_EQ(u1->data[0], 200);
 }
 
+// Fortran order (np.save of a column-major array, e.g. `a.T`): the data
+// lists the first axis fastest; the array read is the same logical array in
+// row-major order. Expected values: element (i, j, k) = 100 i + 10 j + k,
+// placed by hand at column-major offset i + 2 (j + 3 k).
+TEST(Npy, FortranOrderIsReorderedToRowMajor) {
+  std::string error;
+  // 2 x 3 int16, big-endian: [[1, 2, 3], [4, 5, 6]] stored 1 4 2 5 3 6.
+  auto m = parse(makeFile(1, "{'descr': '>i2', 'fortran_order': True, 'shape': (2, 3), }",
+                          bytes({0, 1, 0, 4, 0, 2, 0, 5, 0, 3, 0, 6})),
+                 error);
+  ASSERT_TRUE(m) << error;
+  EXPECT_EQ(m->shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(m->data, (std::vector<uint8_t>{1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0}));
+  // 2 x 3 x 4 int32.
+  std::vector<int32_t> col(24);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k)
+        col[static_cast<size_t>(i + 2 * (j + 3 * k))] = 100 * i + 10 * j + k;
+  std::string raw(reinterpret_cast<const char *>(col.data()), col.size() * 4);
+  auto t = parse(makeFile(1, "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3, 4), }", raw),
+                 error);
+  ASSERT_TRUE(t) << error;
+  ASSERT_EQ(t->data.size(), 96u);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) {
+        int32_t v;
+        std::memcpy(&v, t->data.data() + 4 * ((i * 3 + j) * 4 + k), 4);
+        EXPECT_EQ(v, 100 * i + 10 * j + k) << i << "," << j << "," << k;
+      }
+  // One axis, a 0-d array and an empty one: the same bytes in both orders.
+  auto v = parse(
+      makeFile(1, "{'descr': '|u1', 'fortran_order': True, 'shape': (3,), }", bytes({7, 8, 9})),
+      error);
+  ASSERT_TRUE(v) << error;
+  EXPECT_EQ(v->data, (std::vector<uint8_t>{7, 8, 9}));
+  auto z = parse(
+      makeFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (), }", std::string(4, '\0')),
+      error);
+  ASSERT_TRUE(z) << error;
+  auto e =
+      parse(makeFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (0, 5), }", ""), error);
+  ASSERT_TRUE(e) << error;
+  EXPECT_TRUE(e->data.empty());
+  // A truncated Fortran-order file is still an error.
+  expectError(
+      makeFile(1, "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }", raw.substr(0, 20)),
+      "truncated data");
+}
+
 TEST(Npy, VersionsTwoAndThreeAndLenientHeaders) {
   std::string error;
   std::string h = "{'descr': '<i2', 'fortran_order': False, 'shape': (1,), }";
@@ -231,8 +282,6 @@ TEST(Npy, ErrorPaths) {
               "bad header");
   expectError(makeFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} junk", data),
               "unexpected text after the header dict");
-  expectError(makeFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", data),
-              "not supported yet: Fortran-order arrays");
   expectError(makeFile(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", data),
               "unsupported dtype '<c8' (complex)");
   expectError(makeFile(1, "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", data),
