@@ -417,7 +417,7 @@ OracleResult GpuOracle::finishAlone(const FuzzKernel &k, Pending &p, StageClock 
     return gpuError("gpu-compile", std::string("the GPU backend does not compile the kernel: ") +
                                        kPlantedCompileFailure);
   if (opts_.compileOnly) {
-    OracleResult r = compileOnly(*p.c.kernel, clock, p.out);
+    OracleResult r = compileOnly(k, *p.c.kernel, clock, p.out);
     if (r.status == OracleResult::Status::Pass && !k.classLaunches.empty())
       checkClasses(k, p, clock, r);
     return r;
@@ -548,6 +548,13 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
     out.property = "gpu-mismatch";
     out.message = diff;
   }
+  if (out.status == OracleResult::Status::Pass && r.status == RunResult::Status::Ok)
+    if (std::optional<unsigned> w = warpsVariant(k, opts_))
+      if (std::optional<OracleResult> bad =
+              warpsVariantRun(k, p, gpu, *w, clock, ulps, dotScale, mathTol)) {
+        bad->paths = out.paths;
+        return std::move(*bad);
+      }
   if (out.status == OracleResult::Status::Pass && !k.classLaunches.empty())
     checkClasses(k, p, clock, out);
   if (out.status == OracleResult::Status::Pass && emiSelected(k, opts_.emiRate)) {
@@ -582,6 +589,16 @@ std::optional<unsigned> stageVariant(const FuzzKernel &k, const GpuOracleOptions
     if (s != o.codegen.numStages)
       others.push_back(s);
   return others[(h >> 3) % others.size()];
+}
+
+std::optional<unsigned> warpsVariant(const FuzzKernel &k, const GpuOracleOptions &o) {
+  if (o.warpsVariantRate <= 0)
+    return std::nullopt;
+  uint64_t h = (kernelHash(k) ^ 0x5bd1e995u) * 0xd1b54a32d192ed03ull; // not stageVariant's draw
+  double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+  if (u >= o.warpsVariantRate)
+    return std::nullopt;
+  return o.codegen.numWarps == 8 ? 4u : 8u;
 }
 
 GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
@@ -635,6 +652,46 @@ GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::G
   }
   clock.mark("repeat");
   return rep;
+}
+
+std::optional<OracleResult> GpuOracle::warpsVariantRun(const FuzzKernel &k, Pending &p,
+                                                       gpu::GpuBackend &gpu, unsigned warps,
+                                                       StageClock &clock, uint64_t ulps,
+                                                       double dotScale, double mathTol) {
+  const CompiledKernel &kernel = *p.c.kernel;
+  unsigned base = gpu.numWarps();
+  gpu.setNumWarps(warps);
+  std::map<std::string, HostArray> got = makeBuffers(k);
+  RunResult r = runOn(gpu, kernel, k, got, opts_.maxSeconds);
+  gpu.setNumWarps(base);
+  clock.mark("warps");
+  std::string with = "with num_warps " + std::to_string(warps) + " (num_warps " +
+                     std::to_string(base) + " agrees): ";
+  if (r.status == RunResult::Status::Error) {
+    // A shape the backend refuses at that count is a limit, not a finding.
+    if (contains(r.error, "not supported by the GPU backend"))
+      return std::nullopt;
+    return gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault",
+                    with + r.error);
+  }
+  std::string diff = r.status == RunResult::Status::Trapped
+                         ? "the GPU trapped where the interpreter did not: " +
+                               (r.trap ? r.trap->render() : std::string("?"))
+                         : compareWithReference(k, p.want, got, ulps, dotScale, mathTol);
+  if (diff.empty())
+    return std::nullopt;
+  OracleResult out;
+  if (r.status == RunResult::Status::Ok) { // as for the first run: property (f)
+    ElementSet differing = differingElements(k, p.want, got, ulps, dotScale, mathTol);
+    UlpSensitivity u = ulpSensitivity(kernel, k, p.want, opts_.maxSeconds, &differing);
+    if (u.covers(differing))
+      return std::nullopt; // not judged, and the first run passed
+  }
+  out.status = OracleResult::Status::Fail;
+  out.property = "gpu-mismatch";
+  out.message = with + diff;
+  out.other = std::move(got);
+  return out;
 }
 
 void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &done) {
@@ -828,14 +885,18 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
           return;
         }
         OracleResult r = it.p.out;
-        if (!ks[it.i].classLaunches.empty()) {
-          auto t1 = std::chrono::steady_clock::now();
-          {
-            StageClock clock(it.stages);
+        auto t1 = std::chrono::steady_clock::now();
+        {
+          StageClock clock(it.stages);
+          if (std::optional<OracleResult> bad =
+                  compileWarpsVariant(ks[it.i], *it.p.c.kernel, clock)) {
+            bad->paths = r.paths;
+            r = std::move(*bad);
+          } else if (!ks[it.i].classLaunches.empty()) {
             checkClasses(ks[it.i], it.p, clock, r);
           }
-          it.ms += msSince(t1);
         }
+        it.ms += msSince(t1);
         deliver(it, std::move(r));
       }
       return;
@@ -888,8 +949,8 @@ codegen::Options GpuOracle::compileOnlyOptions() const {
   return o;
 }
 
-OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &clock,
-                                    OracleResult out) {
+OracleResult GpuOracle::compileOnly(const FuzzKernel &k, const CompiledKernel &kernel,
+                                    StageClock &clock, OracleResult out) {
   codegen::Options o = compileOnlyOptions();
   codegen::Result r = codegen::compile(kernel.module(), kernel.function(), o);
   if (r.compiled)
@@ -911,7 +972,41 @@ OracleResult GpuOracle::compileOnly(const CompiledKernel &kernel, StageClock &cl
   }
   if (!r.compiled->paths.empty())
     out.paths = r.compiled->paths[0];
+  if (std::optional<OracleResult> bad = compileWarpsVariant(k, kernel, clock)) {
+    bad->paths = out.paths;
+    return std::move(*bad);
+  }
   return out;
+}
+
+std::optional<OracleResult> GpuOracle::compileWarpsVariant(const FuzzKernel &k,
+                                                           const CompiledKernel &kernel,
+                                                           StageClock &clock) {
+  std::optional<unsigned> w = warpsVariant(k, opts_);
+  if (!w)
+    return std::nullopt;
+  codegen::Options o = compileOnlyOptions();
+  o.numWarps = *w;
+  codegen::Result v = codegen::compile(kernel.module(), kernel.function(), o);
+  std::string with = "with num_warps " + std::to_string(*w) + " (num_warps " +
+                     std::to_string(opts_.codegen.numWarps) + " compiles): ";
+  std::optional<OracleResult> bad;
+  if (!v.ok()) {
+    // A shape the backend refuses at that count is a limit, not a finding.
+    if (!contains(v.error, "not supported by the GPU backend"))
+      bad =
+          gpuError("gpu-compile", with + "the GPU backend does not compile the kernel: " + v.error);
+  } else {
+    if (!ptxas_.has_value())
+      ptxas_ = codegen::findPtxas();
+    std::string log;
+    if (!ptxas_->empty() && !codegen::runPtxas(v.compiled->ptx, o.sm, log))
+      bad = gpuError("gpu-compile", with + "ptxas rejects the kernel's PTX: " + log);
+    else if (std::string repair = ptxasRepair(log); !repair.empty())
+      bad = gpuError("ptxas-repair", with + kRepairMessage + repair);
+  }
+  clock.mark("warps");
+  return bad;
 }
 
 void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,

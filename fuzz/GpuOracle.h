@@ -86,6 +86,14 @@ struct GpuOracleOptions {
   /// its frequency ("mismatch in 3 of 10 runs (num_stages 3: 1 of 5, ...)").
   int repeats = 4;
   double stageVariantRate = 0.25;
+  /// A share of the kernels (chosen by a hash of the kernel: warpsVariant())
+  /// also run once with num_warps 8 (4 when the campaign's is 8), compared
+  /// with the same reference: a kernel's results do not depend on num_warps,
+  /// its code does (two warpgroups on wgmma, 8-warp layouts, reductions
+  /// across more warps). --compile-only compiles them at 8 too. An 8-warp
+  /// compile costs about 1.4x a 4-warp one (LLVM and ptxas), so the default
+  /// share costs a campaign about 8% of its kernels per second. 0: never.
+  double warpsVariantRate = 0.08;
 };
 
 /// Whether a kernel whose code took `paths` waits on asynchronous copies or
@@ -104,6 +112,11 @@ bool timingSensitive(const std::vector<std::string> &paths);
 /// not opts.codegen.numStages), for a share opts.stageVariantRate of the
 /// kernels chosen by their hash; nullopt for the others.
 std::optional<unsigned> stageVariant(const FuzzKernel &k, const GpuOracleOptions &opts);
+
+/// The other num_warps a kernel also runs with (8, or 4 when the campaign's
+/// num_warps is 8), for a share opts.warpsVariantRate of the kernels chosen
+/// by their hash (independently of stageVariant); nullopt for the others.
+std::optional<unsigned> warpsVariant(const FuzzKernel &k, const GpuOracleOptions &opts);
 
 class GpuOracle {
 public:
@@ -141,7 +154,18 @@ private:
   /// in a GPU batch the variant prepared in the batch's module (Pending::emiKernel).
   void checkEmi(const FuzzKernel &k, Pending &p, OracleResult &out);
   OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
-  OracleResult compileOnly(const CompiledKernel &kernel, StageClock &clock, OracleResult out);
+  OracleResult compileOnly(const FuzzKernel &k, const CompiledKernel &kernel, StageClock &clock,
+                           OracleResult out);
+  /// --compile-only: the kernel compiled (and through ptxas) at its
+  /// warpsVariant() too; the failure, if any.
+  std::optional<OracleResult> compileWarpsVariant(const FuzzKernel &k, const CompiledKernel &kernel,
+                                                  StageClock &clock);
+  /// A GPU run of the kernel at its warpsVariant() `warps`, compared with the
+  /// reference; the failure, if any (nothing when the backend refuses the
+  /// shape at that count, or the interpreter one ULP off explains it).
+  std::optional<OracleResult> warpsVariantRun(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
+                                              unsigned warps, StageClock &clock, uint64_t ulps,
+                                              double dotScale, double mathTol);
   /// The class launches of a kernel that passed (docs/fuzz.md "Argument
   /// classes"): property (g) on the interpreter, then each launch on the GPU
   /// compiled for its arguments' classes (GpuBackend::prepare with the

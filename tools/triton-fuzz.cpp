@@ -74,6 +74,7 @@ struct Flags {
   double pathFloor = 0.06;  // --path-floor: the share each fast path is steered to
   int repeats = GpuOracleOptions{}.repeats;                   // --repeats
   double stageVariantRate = GpuOracleOptions{}.stageVariantRate; // --stage-variant-rate
+  double warpsVariantRate = GpuOracleOptions{}.warpsVariantRate; // --warps-variant-rate
   bool ulpSensitivity = false; // cpu-only: property (f)
   std::string target = "gpu";     // --target gpu|triton
   std::string tritonMode = "gpu"; // --triton-mode gpu|interp (interpret)
@@ -161,10 +162,15 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
     error = "bad --stage-variant-rate (a share from 0 to 1)";
     return std::nullopt;
   }
+  if (!(f.warpsVariantRate >= 0 && f.warpsVariantRate <= 1)) {
+    error = "bad --warps-variant-rate (a share from 0 to 1)";
+    return std::nullopt;
+  }
   c.gpu.repeats = f.repeats;
   // The reducer checks every candidate with its stage variant, so that a
   // failure that shows only there reduces (as EMI findings do with their variant).
   c.gpu.stageVariantRate = f.reducer ? 1 : f.stageVariantRate;
+  c.gpu.warpsVariantRate = f.reducer ? 1 : f.warpsVariantRate; // (likewise)
   if (f.ulpSensitivity && !f.cpuOnly) {
     error = "--ulp-sensitivity needs --cpu-only (a GPU campaign discards every ULP-sensitive "
             "kernel the GPU differs on)";
@@ -256,6 +262,11 @@ std::vector<std::string> workerArgs(const Flags &f) {
     rate << f.stageVariantRate;
     a.insert(a.end(), {"--stage-variant-rate", rate.str()});
   }
+  if (f.warpsVariantRate != Flags{}.warpsVariantRate) {
+    std::ostringstream rate;
+    rate << f.warpsVariantRate;
+    a.insert(a.end(), {"--warps-variant-rate", rate.str()});
+  }
   return a;
 }
 
@@ -293,6 +304,11 @@ std::string reproduceFlags(const Flags &f) {
     std::ostringstream rate;
     rate << f.stageVariantRate;
     s += " --stage-variant-rate " + rate.str();
+  }
+  if (!f.cpuOnly && f.warpsVariantRate != Flags{}.warpsVariantRate) {
+    std::ostringstream rate;
+    rate << f.warpsVariantRate;
+    s += " --warps-variant-rate " + rate.str();
   }
   return s;
 }
@@ -609,6 +625,9 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_option("--stage-variant-rate", f.stageVariantRate,
                  "GPU: share of those kernels also run with another --num-stages (2, 3 or 4), "
                  "0 to 1 (default 0.25)");
+  app.add_option("--warps-variant-rate", f.warpsVariantRate,
+                 "GPU and --compile-only: share of the kernels also run (compiled) with "
+                 "--num-warps 8 (4 when --num-warps is 8), 0 to 1 (default 0.08)");
   app.add_option("--shard", f.shard, "Check only indices I with I % N == K (K/N)");
   app.add_flag("--stop-on-failure", f.stopOnFailure, "Stop after the first failing kernel");
   app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");

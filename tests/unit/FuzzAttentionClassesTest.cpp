@@ -353,6 +353,7 @@ FuzzKernel stridedKernel() {
 TEST(FuzzClasses, CompileOnlyCompilesEachClass) {
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   GpuOracle oracle(o);
   OracleResult r = oracle.check(stridedKernel());
@@ -369,6 +370,7 @@ TEST(FuzzClasses, CompileOnlyCompilesTheClassesInOneModule) {
   FakePtxas fake(0, false);
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   GpuOracle oracle(o);
   FuzzKernel k = stridedKernel();
@@ -385,6 +387,7 @@ TEST(FuzzClasses, OneCopyPerClassInTheModule) {
   FakePtxas fake(0, false);
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   GpuOracle oracle(o);
   FuzzKernel k = stridedKernel();
@@ -402,6 +405,7 @@ TEST(FuzzClasses, ARefusedClassModuleIsCompiledClassByClass) {
   FakePtxas fake(0, true);
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   GpuOracle oracle(o);
   FuzzKernel k = stridedKernel();
@@ -418,6 +422,7 @@ TEST(FuzzClasses, ARefusedClassIsNamedAfterTheModuleFails) {
   FakePtxas fake(4, true);
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   GpuOracle oracle(o);
   FuzzKernel k = stridedKernel();

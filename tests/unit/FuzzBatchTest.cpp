@@ -120,6 +120,7 @@ TEST(FuzzBatch, APlantedCompileFailureIsAttributedToItsKernelAlone) {
   ASSERT_EQ(ks.size(), 8u);
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   // Each kernel alone, today's path: the verdicts a batch must reproduce.
   std::vector<OracleResult> alone;
@@ -153,6 +154,7 @@ TEST(FuzzBatch, ModuleStagesAreSplitOverTheBatch) {
   ASSERT_EQ(ks.size(), 5u);
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   GpuOracle oracle(o);
   std::vector<OracleResult> got(ks.size());
@@ -213,6 +215,7 @@ AimedBatch checkAimedBatch(uint64_t seed) {
     k.classLaunches.clear();
   GpuOracleOptions o;
   o.compileOnly = true;
+  o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
   o.emiRate = 0;
   GpuOracle oracle(o);
   b.got.resize(b.ks.size());
@@ -236,6 +239,7 @@ TEST(FuzzBatch, KernelsAimedAtOnePathShareAModuleOfTheirOwn) {
     ASSERT_EQ(probe.ks.size(), 5u);
     GpuOracleOptions o;
     o.compileOnly = true;
+    o.warpsVariantRate = 0; // (counted ptxas runs; the variant: FuzzFastPaths)
     o.emiRate = 0;
     for (const FuzzKernel &k : probe.ks)
       alone.push_back(GpuOracle(o).check(k));

@@ -14,6 +14,7 @@
 //    stage variant (another stage count, for the share asked, by kernel hash).
 //
 //===----------------------------------------------------------------------===//
+#include "FakePtxas.h"
 #include "codegen/Codegen.h"
 #include "fuzz/Generator.h"
 #include "fuzz/GpuOracle.h"
@@ -377,6 +378,67 @@ TEST(FuzzFastPaths, RepeatChoices) {
   o.codegen.numStages = 1; // --disable-opt pipeline: nothing to vary
   o.stageVariantRate = 1;
   EXPECT_FALSE(stageVariant(k, o));
+}
+
+// The num_warps variant: 8 against the campaign's 4 (4 against 8), for a share
+// of the kernels chosen by their hash, always the same ones, and not the
+// kernels that stageVariant chose.
+TEST(FuzzFastPaths, WarpsVariantChoices) {
+  GpuOracleOptions o;
+  o.warpsVariantRate = 0;
+  EXPECT_FALSE(warpsVariant(generateKernel(GenPolicy{}, 5), o));
+  int chosen = 0, both = 0, staged = 0;
+  for (uint64_t s = 0; s < 600; ++s) {
+    FuzzKernel k = generateKernel(GenPolicy{}, s);
+    o.warpsVariantRate = 1;
+    o.codegen.numWarps = 4;
+    EXPECT_EQ(warpsVariant(k, o), std::optional<unsigned>(8));
+    o.codegen.numWarps = 8;
+    EXPECT_EQ(warpsVariant(k, o), std::optional<unsigned>(4));
+    o.codegen.numWarps = 4;
+    o.warpsVariantRate = 0.25;
+    o.stageVariantRate = 0.25;
+    bool w = warpsVariant(k, o).has_value(), st = stageVariant(k, o).has_value();
+    EXPECT_EQ(warpsVariant(k, o).has_value(), w); // a kernel always gets the same
+    chosen += w;
+    staged += st;
+    both += w && st;
+  }
+  EXPECT_GT(chosen, 100); // about 150
+  EXPECT_LT(chosen, 200);
+  EXPECT_LT(both, chosen / 2); // independent draws: about a quarter of them
+  EXPECT_GT(both, 0);
+  (void)staged;
+}
+
+// --compile-only compiles a chosen kernel at num_warps 8 as well (a second
+// ptxas run); a refusal there fails the kernel, naming the count.
+TEST(FuzzFastPaths, CompileOnlyCompilesTheWarpsVariant) {
+  FuzzKernel k = generateKernel(GenPolicy{}, 11);
+  k.classLaunches.clear();
+  GpuOracleOptions o;
+  o.compileOnly = true;
+  o.emiRate = 0;
+  for (double rate : {0.0, 1.0}) {
+    fake::FakePtxas fake(0, false);
+    o.warpsVariantRate = rate;
+    GpuOracle oracle(o);
+    OracleResult r = oracle.check(k);
+    if (r.status == OracleResult::Status::Fail && r.message.find("libdevice") != std::string::npos)
+      GTEST_SKIP() << r.message;
+    EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.property << ": " << r.message;
+    EXPECT_EQ(fake.runs().size(), rate > 0 ? 2u : 1u);
+    EXPECT_EQ(r.stageMs.count("warps"), rate > 0 ? 1u : 0u);
+  }
+  fake::FakePtxas refusing(2, false); // the second run: the variant's
+  o.warpsVariantRate = 1;
+  GpuOracle oracle(o);
+  OracleResult r = oracle.check(k);
+  EXPECT_EQ(r.status, OracleResult::Status::Fail);
+  EXPECT_EQ(r.property, "gpu-compile");
+  EXPECT_NE(r.message.find("with num_warps 8 (num_warps 4 compiles): ptxas rejects"),
+            std::string::npos)
+      << r.message;
 }
 
 } // namespace
