@@ -888,8 +888,10 @@ void GpuOracle::checkBatch(const std::vector<FuzzKernel> &ks, const BatchDone &d
         auto t1 = std::chrono::steady_clock::now();
         {
           StageClock clock(it.stages);
-          if (std::optional<OracleResult> bad =
-                  compileWarpsVariant(ks[it.i], *it.p.c.kernel, clock)) {
+          std::optional<OracleResult> bad;
+          if (r.status == OracleResult::Status::Pass)
+            bad = compileWarpsVariant(ks[it.i], *it.p.c.kernel, clock);
+          if (bad) {
             bad->paths = r.paths;
             r = std::move(*bad);
           } else if (!ks[it.i].classLaunches.empty()) {
