@@ -251,34 +251,20 @@ def triton_side():
         tl.store(Y + rn, tl.sum(acc, axis=0), mask=rn < N)
 
     @triton.jit
-    def matmul_int8(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
-                    TK: tl.constexpr):
+    def matmul(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
+               TK: tl.constexpr, ACC: tl.constexpr):
+        # The tutorial's loop (matmul_int8, matmul_wide): ACC accumulates, C's type is stored.
         rm = tl.program_id(0) * TM + tl.arange(0, TM)
         rn = tl.program_id(1) * TN + tl.arange(0, TN)
         rk = tl.arange(0, TK)
-        c = tl.zeros((TM, TN), tl.int32)
+        c = tl.zeros((TM, TN), ACC)
         pa = A + rm[:, None] * lda + rk[None, :]
         pb = B + rk[:, None] * ldb + rn[None, :]
         for k in range(0, K, TK):
             c += tl.dot(tl.load(pa), tl.load(pb))
             pa += TK
             pb += TK * ldb
-        tl.store(C + rm[:, None] * ldc + rn[None, :], c)
-
-    @triton.jit
-    def matmul_wide(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
-                    TK: tl.constexpr):
-        rm = tl.program_id(0) * TM + tl.arange(0, TM)
-        rn = tl.program_id(1) * TN + tl.arange(0, TN)
-        rk = tl.arange(0, TK)
-        c = tl.zeros((TM, TN), tl.float32)
-        pa = A + rm[:, None] * lda + rk[None, :]
-        pb = B + rk[:, None] * ldb + rn[None, :]
-        for k in range(0, K, TK):
-            c += tl.dot(tl.load(pa), tl.load(pb))
-            pa += TK
-            pb += TK * ldb
-        tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(tl.float16))
+        tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(C.dtype.element_ty))
 
     dev = "cuda"
     cdiv = triton.cdiv
@@ -315,24 +301,22 @@ def triton_side():
             return lambda: matmul_masked[(M // 128, N // 128)](a, b, c, bias, M, N, K, K, N, N,
                                                                TM=128, TN=128, TK=64,
                                                                num_warps=8, num_stages=3)
-        if name == "matmul_int8":
+        if name in ("matmul_int8", "matmul_wide"):
             M, N, K = s["M"], s["N"], s["K"]
-            a = torch.randint(-128, 128, (M, K), device=dev, dtype=torch.int8)
-            b = torch.randint(-128, 128, (K, N), device=dev, dtype=torch.int8)
-            c = torch.zeros(M, N, device=dev, dtype=torch.int32)
-            return lambda: matmul_int8[(M // 128, N // 128)](a, b, c, M, N, K, K, N, N, TM=128,
-                                                             TN=128, TK=64, num_warps=8,
-                                                             num_stages=3)
-        if name == "matmul_wide":
-            M, N, K = s["M"], s["N"], s["K"]
-            a = torch.randn(M, K, device=dev, dtype=torch.float16)
-            b = torch.randn(K, N, device=dev, dtype=torch.float16)
-            c = torch.zeros(M, N, device=dev, dtype=torch.float16)
+            if name == "matmul_int8":
+                a = torch.randint(-128, 128, (M, K), device=dev, dtype=torch.int8)
+                b = torch.randint(-128, 128, (K, N), device=dev, dtype=torch.int8)
+                c = torch.zeros(M, N, device=dev, dtype=torch.int32)
+                tn, acc = 128, tl.int32
+            else:
+                a = torch.randn(M, K, device=dev, dtype=torch.float16)
+                b = torch.randn(K, N, device=dev, dtype=torch.float16)
+                c = torch.zeros(M, N, device=dev, dtype=torch.float16)
+                tn, acc = 256, tl.float32
             if torch_op:
                 return lambda: torch.matmul(a, b, out=c)
-            return lambda: matmul_wide[(M // 128, N // 256)](a, b, c, M, N, K, K, N, N, TM=128,
-                                                             TN=256, TK=64, num_warps=8,
-                                                             num_stages=3)
+            return lambda: matmul[(M // 128, N // tn)](a, b, c, M, N, K, K, N, N, TM=128, TN=tn,
+                                                       TK=64, ACC=acc, num_warps=8, num_stages=3)
         M, N = s["M"], s["N"]
         x = torch.randn(M, N, device=dev)
         y = torch.zeros(N, device=dev)
