@@ -181,6 +181,19 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
   return diff;
 }
 
+/// How a GPU run that finished (Ok or Trapped) differs from the reference
+/// `want`: a trap the interpreter did not have, or the first mismatching
+/// output (compareWithReference); empty when it agrees.
+static std::string runDifference(const RunResult &r, const FuzzKernel &k,
+                                 const std::map<std::string, HostArray> &want,
+                                 const std::map<std::string, HostArray> &got, uint64_t extraUlps,
+                                 double dotScale, double mathRelTol) {
+  if (r.status == RunResult::Status::Trapped)
+    return "the GPU trapped where the interpreter did not: " +
+           (r.trap ? r.trap->render() : std::string("?"));
+  return compareWithReference(k, want, got, extraUlps, dotScale, mathRelTol);
+}
+
 ElementSet differingElements(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                              const std::map<std::string, HostArray> &got, uint64_t extraUlps,
                              double dotScale, double mathRelTol) {
@@ -508,10 +521,7 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   const ir::Function &fn = kernel.function();
   uint64_t ulps = conf::gpuExtraUlps(fn);
   double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
-  std::string diff = r.status == RunResult::Status::Trapped
-                         ? "the GPU trapped where the interpreter did not: " +
-                               (r.trap ? r.trap->render() : std::string("?"))
-                         : compareWithReference(k, p.want, got, ulps, dotScale, mathTol);
+  std::string diff = runDifference(r, k, p.want, got, ulps, dotScale, mathTol);
   clock.mark("compare");
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
     // Not judged: every element the GPU differs in, the interpreter one ULP
@@ -622,10 +632,7 @@ GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::G
                                  "): " + r.error);
         return false;
       }
-      std::string d = r.status == RunResult::Status::Trapped
-                          ? "the GPU trapped where the interpreter did not: " +
-                                (r.trap ? r.trap->render() : std::string("?"))
-                          : compareWithReference(k, p.want, got, ulps, dotScale, mathTol);
+      std::string d = runDifference(r, k, p.want, got, ulps, dotScale, mathTol);
       ++count;
       ++rep.runs;
       if (d.empty())
@@ -674,10 +681,7 @@ std::optional<OracleResult> GpuOracle::warpsVariantRun(const FuzzKernel &k, Pend
     return gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault",
                     with + r.error);
   }
-  std::string diff = r.status == RunResult::Status::Trapped
-                         ? "the GPU trapped where the interpreter did not: " +
-                               (r.trap ? r.trap->render() : std::string("?"))
-                         : compareWithReference(k, p.want, got, ulps, dotScale, mathTol);
+  std::string diff = runDifference(r, k, p.want, got, ulps, dotScale, mathTol);
   if (diff.empty())
     return std::nullopt;
   OracleResult out;
@@ -1102,11 +1106,7 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
                            what + ": " + r.error));
     uint64_t ulps = conf::gpuExtraUlps(fn);
     double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
-    std::string diff =
-        r.status == RunResult::Status::Trapped
-            ? "the GPU trapped where the interpreter did not: " +
-                  (r.trap ? r.trap->render() : std::string("?"))
-            : compareWithReference(run.kernel, run.want, got, ulps, dotScale, mathTol);
+    std::string diff = runDifference(r, run.kernel, run.want, got, ulps, dotScale, mathTol);
     if (diff.empty())
       continue;
     if (r.status == RunResult::Status::Ok) { // not judged when ULPs explain it
