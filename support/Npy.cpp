@@ -280,39 +280,24 @@ bool readHeaderDict(std::string_view header, const NpyReadOptions &opts, Descr &
   return true;
 }
 
-/// Copies `count` elements of `size` bytes, swapping bytes when big-endian.
-void copyData(std::string_view src, const Descr &descr, unsigned size, std::vector<uint8_t> &dst) {
-  dst.assign(src.begin(), src.end());
-  if (descr.bigEndian && size > 1)
-    for (size_t i = 0; i + size <= dst.size(); i += size)
-      std::reverse(dst.begin() + static_cast<std::ptrdiff_t>(i),
-                   dst.begin() + static_cast<std::ptrdiff_t>(i + size));
-  if (descr.dtype == DType::Bool)
-    for (uint8_t &b : dst)
-      b = b != 0;
-}
-
-/// Reorders the elements of a Fortran-order (column-major) array into row-major
+/// Copies Fortran-order (column-major) elements of `size` bytes into row-major
 /// order: row-major element (i0, ..., i{r-1}) is column-major element
 /// i0 + shape[0] * (i1 + shape[1] * (...)). One pass over the row-major
 /// indices with the column-major offset kept incrementally.
-void fortranToRowMajor(std::vector<uint8_t> &data, const std::vector<int64_t> &shape,
-                       unsigned size) {
+void copyFortranToRowMajor(std::string_view src, const std::vector<int64_t> &shape, unsigned size,
+                           std::vector<uint8_t> &dst) {
   size_t rank = shape.size();
-  // One axis (or none): both orders are the same bytes.
-  if (rank < 2 || data.empty())
-    return;
   std::vector<uint64_t> stride(rank); // column-major stride of each axis, in elements
   uint64_t s = 1;
   for (size_t a = 0; a < rank; ++a) {
     stride[a] = s;
     s *= static_cast<uint64_t>(shape[a]);
   }
-  std::vector<uint8_t> out(data.size());
+  dst.resize(src.size());
   std::vector<int64_t> idx(rank, 0);
   uint64_t from = 0; // column-major offset of idx
-  for (size_t to = 0; to < out.size(); to += size) {
-    std::memcpy(out.data() + to, data.data() + from * size, size);
+  for (size_t to = 0; to < dst.size(); to += size) {
+    std::memcpy(dst.data() + to, src.data() + from * size, size);
     for (size_t a = rank; a-- > 0;) { // next row-major index: the last axis fastest
       if (++idx[a] < shape[a]) {
         from += stride[a];
@@ -322,7 +307,24 @@ void fortranToRowMajor(std::vector<uint8_t> &data, const std::vector<int64_t> &s
       idx[a] = 0;
     }
   }
-  data = std::move(out);
+}
+
+/// Copies the data (elements of `size` bytes) into row-major order, swapping
+/// bytes when big-endian.
+void copyData(std::string_view src, const Descr &descr, unsigned size, bool fortran,
+              const std::vector<int64_t> &shape, std::vector<uint8_t> &dst) {
+  // One axis (or none, or no element): both orders are the same bytes.
+  if (fortran && shape.size() >= 2 && !src.empty())
+    copyFortranToRowMajor(src, shape, size, dst);
+  else
+    dst.assign(src.begin(), src.end());
+  if (descr.bigEndian && size > 1)
+    for (size_t i = 0; i + size <= dst.size(); i += size)
+      std::reverse(dst.begin() + static_cast<std::ptrdiff_t>(i),
+                   dst.begin() + static_cast<std::ptrdiff_t>(i + size));
+  if (descr.dtype == DType::Bool)
+    for (uint8_t &b : dst)
+      b = b != 0;
 }
 
 std::string shapeRepr(const std::vector<int64_t> &shape) {
@@ -382,9 +384,7 @@ std::optional<NpyArray> parseNpy(std::string_view bytes, const std::string &name
   if (data.size() > need)
     return fail(std::to_string(data.size() - need) + " unexpected bytes after the data of shape " +
                 shapeRepr(out.shape));
-  copyData(data, descr, size, out.data);
-  if (fortran)
-    fortranToRowMajor(out.data, out.shape, size);
+  copyData(data, descr, size, fortran, out.shape, out.data);
   return out;
 }
 
