@@ -965,17 +965,11 @@ OracleResult GpuOracle::compileOnly(const FuzzKernel &k, const CompiledKernel &k
   clock.mark("llvm-ir");
   if (!r.ok())
     return gpuError("gpu-compile", "the GPU backend does not compile the kernel: " + r.error);
-  if (!ptxas_.has_value())
-    ptxas_ = codegen::findPtxas();
-  if (!ptxas_->empty()) {
-    std::string log;
-    bool accepted = codegen::runPtxas(r.compiled->ptx, o.sm, log);
+  std::optional<OracleResult> refused = ptxasVerdict(r.compiled->ptx, o.sm, "");
+  if (!ptxas_->empty())
     clock.mark("jit");
-    if (!accepted)
-      return gpuError("gpu-compile", "ptxas rejects the kernel's PTX: " + log);
-    if (std::string repair = ptxasRepair(log); !repair.empty())
-      return gpuError("ptxas-repair", kRepairMessage + repair);
-  }
+  if (refused)
+    return std::move(*refused);
   if (!r.compiled->paths.empty())
     out.paths = r.compiled->paths[0];
   if (std::optional<OracleResult> bad = compileWarpsVariant(k, kernel, clock)) {
@@ -983,6 +977,20 @@ OracleResult GpuOracle::compileOnly(const FuzzKernel &k, const CompiledKernel &k
     return std::move(*bad);
   }
   return out;
+}
+
+std::optional<OracleResult> GpuOracle::ptxasVerdict(const std::string &ptx, unsigned sm,
+                                                    const std::string &prefix) {
+  if (!ptxas_.has_value())
+    ptxas_ = codegen::findPtxas();
+  if (ptxas_->empty())
+    return std::nullopt;
+  std::string log;
+  if (!codegen::runPtxas(ptx, sm, log))
+    return gpuError("gpu-compile", prefix + "ptxas rejects the kernel's PTX: " + log);
+  if (std::string repair = ptxasRepair(log); !repair.empty())
+    return gpuError("ptxas-repair", prefix + kRepairMessage + repair);
+  return std::nullopt;
 }
 
 std::optional<OracleResult> GpuOracle::compileWarpsVariant(const FuzzKernel &k,
@@ -1003,13 +1011,7 @@ std::optional<OracleResult> GpuOracle::compileWarpsVariant(const FuzzKernel &k,
       bad =
           gpuError("gpu-compile", with + "the GPU backend does not compile the kernel: " + v.error);
   } else {
-    if (!ptxas_.has_value())
-      ptxas_ = codegen::findPtxas();
-    std::string log;
-    if (!ptxas_->empty() && !codegen::runPtxas(v.compiled->ptx, o.sm, log))
-      bad = gpuError("gpu-compile", with + "ptxas rejects the kernel's PTX: " + log);
-    else if (std::string repair = ptxasRepair(log); !repair.empty())
-      bad = gpuError("ptxas-repair", with + kRepairMessage + repair);
+    bad = ptxasVerdict(v.compiled->ptx, o.sm, with);
   }
   clock.mark("warps");
   return bad;

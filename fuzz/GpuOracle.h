@@ -156,6 +156,10 @@ private:
   OracleResult checkTimed(const FuzzKernel &k, StageClock &clock);
   OracleResult compileOnly(const FuzzKernel &k, const CompiledKernel &kernel, StageClock &clock,
                            OracleResult out);
+  /// --compile-only: `ptx` through ptxas when there is one: a refusal
+  /// (gpu-compile) or a repair note (ptxas-repair), its message after `prefix`.
+  std::optional<OracleResult> ptxasVerdict(const std::string &ptx, unsigned sm,
+                                           const std::string &prefix);
   /// --compile-only: the kernel compiled (and through ptxas) at its
   /// warpsVariant() too; the failure, if any.
   std::optional<OracleResult> compileWarpsVariant(const FuzzKernel &k, const CompiledKernel &kernel,
