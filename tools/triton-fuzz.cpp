@@ -226,6 +226,13 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
   return c;
 }
 
+// A rate as a flag's value, as `<<` writes it (0.25, not 0.250000).
+std::string shortest(double rate) {
+  std::ostringstream os;
+  os << rate;
+  return os.str();
+}
+
 // The flags a worker is started with (the campaign adds --device D).
 std::vector<std::string> workerArgs(const Flags &f) {
   std::vector<std::string> a = {"--worker",
@@ -257,16 +264,10 @@ std::vector<std::string> workerArgs(const Flags &f) {
     a.push_back("--report-known-triton-bugs");
   if (f.repeats != Flags{}.repeats)
     a.insert(a.end(), {"--repeats", std::to_string(f.repeats)});
-  if (f.stageVariantRate != Flags{}.stageVariantRate) {
-    std::ostringstream rate;
-    rate << f.stageVariantRate;
-    a.insert(a.end(), {"--stage-variant-rate", rate.str()});
-  }
-  if (f.warpsVariantRate != Flags{}.warpsVariantRate) {
-    std::ostringstream rate;
-    rate << f.warpsVariantRate;
-    a.insert(a.end(), {"--warps-variant-rate", rate.str()});
-  }
+  if (f.stageVariantRate != Flags{}.stageVariantRate)
+    a.insert(a.end(), {"--stage-variant-rate", shortest(f.stageVariantRate)});
+  if (f.warpsVariantRate != Flags{}.warpsVariantRate)
+    a.insert(a.end(), {"--warps-variant-rate", shortest(f.warpsVariantRate)});
   return a;
 }
 
@@ -291,25 +292,16 @@ std::string reproduceFlags(const Flags &f) {
     s += " --disable-opt " + f.disableOpt;
   if (!f.plantFeature.empty())
     s += " --fail-on-feature " + f.plantFeature;
-  if (f.emiRate != Flags{}.emiRate) {
-    std::ostringstream rate;
-    rate << f.emiRate;
-    s += " --emi-rate " + rate.str();
-  }
+  if (f.emiRate != Flags{}.emiRate)
+    s += " --emi-rate " + shortest(f.emiRate);
   if (f.ulpSensitivity)
     s += " --ulp-sensitivity";
   if (!f.cpuOnly && f.repeats != Flags{}.repeats)
     s += " --repeats " + std::to_string(f.repeats);
-  if (!f.cpuOnly && f.stageVariantRate != Flags{}.stageVariantRate) {
-    std::ostringstream rate;
-    rate << f.stageVariantRate;
-    s += " --stage-variant-rate " + rate.str();
-  }
-  if (!f.cpuOnly && f.warpsVariantRate != Flags{}.warpsVariantRate) {
-    std::ostringstream rate;
-    rate << f.warpsVariantRate;
-    s += " --warps-variant-rate " + rate.str();
-  }
+  if (!f.cpuOnly && f.stageVariantRate != Flags{}.stageVariantRate)
+    s += " --stage-variant-rate " + shortest(f.stageVariantRate);
+  if (!f.cpuOnly && f.warpsVariantRate != Flags{}.warpsVariantRate)
+    s += " --warps-variant-rate " + shortest(f.warpsVariantRate);
   return s;
 }
 
