@@ -100,6 +100,44 @@ Def classify(const Inst &in) {
 
 } // namespace
 
+int rewriteNarrowNegations(std::string &ptx) {
+  // An optional guard, the opcode, the destination and the operand, as LLVM
+  // writes them ("\tneg.s16 \t%rs4, %rs3;").
+  static const std::regex inst(
+      R"(^([ \t]*)(@!?%p[0-9]+[ \t]+)?(neg|abs)\.s16[ \t]+(%rs[0-9]+),[ \t]*([^;]+);)");
+  if (ptx.find("neg.s16") == std::string::npos && ptx.find("abs.s16") == std::string::npos)
+    return 0;
+  std::string out;
+  out.reserve(ptx.size() + 256);
+  int count = 0;
+  size_t pos = 0;
+  while (pos < ptx.size()) {
+    size_t end = ptx.find('\n', pos);
+    std::string line = ptx.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    pos = end == std::string::npos ? ptx.size() : end + 1;
+    std::smatch m;
+    if (std::regex_search(line, m, inst)) {
+      ++count;
+      std::string indent = m[1], guard = m[2], d = m[4], a = trim(m[5].str());
+      if (m[3] == "neg") {
+        line = indent + guard + "sub.u16 \t" + d + ", 0, " + a +
+               "; // a 16-bit neg (ptxas-neg16-sext)";
+      } else {
+        line = indent + "{ // a 16-bit abs (ptxas-neg16-sext)\n" + indent +
+               ".reg .pred \t%abs_p;\n" + indent + ".reg .b16 \t%abs_n;\n" + indent +
+               "setp.lt.s16 \t%abs_p, " + a + ", 0;\n" + indent + "sub.u16 \t%abs_n, 0, " + a +
+               ";\n" + indent + guard + "selp.b16 \t" + d + ", %abs_n, " + a + ", %abs_p;\n" +
+               indent + "}";
+      }
+    }
+    out += line;
+    if (end != std::string::npos)
+      out += '\n';
+  }
+  ptx = std::move(out);
+  return count;
+}
+
 std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
   std::vector<Inst> insts = parse(ptx);
   // Every definition of each register (the destination: the first operand,
@@ -163,6 +201,13 @@ std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
   static const std::regex narrowCvt(R"(cvt\.rzi\.[su](8|16)\.(f16|bf16|f32|f64))");
   std::vector<PtxHazard> out;
   for (const Inst &in : insts) {
+    // Any 16-bit signed negation or abs: ptxas sign-extends before it
+    // negates wherever the result is read as signed (ptxas-neg16-sext).
+    if (in.opcode == "neg.s16" || in.opcode == "abs.s16" ||
+        (in.opcode == "sub.s16" && in.operands.size() == 3 && in.operands[1] == "0")) {
+      out.push_back({in.line, "a 16-bit neg or abs (ptxas-neg16-sext)", in.text});
+      continue;
+    }
     if (std::regex_match(in.opcode, narrowCvt)) {
       out.push_back({in.line, "a float converted straight to an 8/16-bit integer (ptxas-f2i16-remat)",
                      in.text});

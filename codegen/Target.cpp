@@ -1016,11 +1016,11 @@ void hideClampConstants(llvm::Module &m) {
 }
 
 /// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
-/// min/max operands (and shifted and float-reinterpreted negations and abs), the 16-bit float selects, the bool phis, the high
-/// halves of 64-bit products, the zero-arm selects under logic operations and
-/// the float to 8/16-bit integer conversions and the 64-bit differences of a
-/// mul.hi and the constants of fp32 clamps as they are and lets LLVM unroll loops of run-time
-/// trip counts, so the culprit
+/// min/max operands (and shifted and float-reinterpreted negations and abs), the
+/// 16-bit negations and abs of the PTX (rewriteNarrowNegations), the 16-bit float selects, the bool
+/// phis, the high halves of 64-bit products, the zero-arm selects under logic operations and the
+/// float to 8/16-bit integer conversions and the 64-bit differences of a mul.hi and the constants
+/// of fp32 clamps as they are and lets LLVM unroll loops of run-time trip counts, so the culprit
 /// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
 /// a PTX cache keeps the two apart.
 bool ptxasWorkaroundsOn() {
@@ -1200,6 +1200,8 @@ Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::
   t0 = Clock::now();
   if (!emitPtx(*lk.module, *tm, c.ptx, r.error))
     return r;
+  if (ptxasWorkaroundsOn())
+    rewriteNarrowNegations(c.ptx);
   c.times.push_back({"ptx", msSince(t0)});
   if (const char *check = std::getenv("TC_TEST_PTXAS_HAZARDS"); check && *check) {
     // Developer check (docs/fuzz.md): a pattern a ptxas workaround should

@@ -48,6 +48,9 @@ interpreter.
   to f64 (LLVM's InstCombine widens an integer cast to half it takes as exact, past half's range,
   docs/upstream/llvm-instcombine-int-half-range.md), with the pattern for every 32/64-bit
   integer type.
+- Seed 2026120530 (2026-12-05, one H100): kernel 4428, `(x - x * 5) << 7` in int16 compared with
+  an int (ptxas sign-extends a `neg.s16` operand before it negates,
+  docs/upstream/ptxas-neg16-sext.md), with the pattern on int16 and int8 tiles.
 Run: python3 conformance/gen/fuzz_findings.py
 """
 
@@ -61,8 +64,8 @@ from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-findings', 'Findings of the GPU fuzz campaigns of 2026-11-26/28 (seeds '
                '20261126, 20261128) and 2026-11-27 (seeds 20261207, 20261208, 20261310, 20261320, 20261401, '
-               '20261601) and 2026-11-28 (seeds 20261801, 20261811, 20261821) and 2026-12-05 (seed '
-               '2026120506), '
+               '20261601) and 2026-11-28 (seeds 20261801, 20261811, 20261821) and 2026-12-05 (seeds '
+               '2026120506, 2026120530), '
                'reduced; expected values computed by '
                'conformance/gen/fuzz_findings.py from the language rules. Run on the GPU with '
                '`triton-conformance run conformance/cases/fuzz-findings.json --backend gpu`.')
@@ -1442,5 +1445,99 @@ for ty, bits in [('int32', 32), ('uint32', 32), ('int64', 64), ('uint64', 64)]:
                          buf('Z', 'float64', n, fill=3.0), scalar('N', 'int32', n)],
                    expect=util.expect_outputs(Y=out(y, 'float32', 'exact'),
                                               Z=out(z, 'float64', 'exact'))))
+
+# Seed 2026120530 (2026-12-05, one H100), kernel 4428: `(x - x * 5) << 7` in int16 compared with
+# an int read 1 where 0 is right for x = 64. InstCombine writes the product as `x * -512`,
+# NVPTX as `neg.s16 (shl.b16 x, 9)`; ptxas sign-extends the operand before it negates where a
+# signed 16-bit read follows (cvt.s32.s16, setp.s16, div.s16, ...), so -(-32768) became +32768
+# (docs/upstream/ptxas-neg16-sext.md); codegen rewrites each `neg.s16` of the PTX as
+# `sub.u16 d, 0, a` (tests/lit/gpu/fuzz-neg16-sext.tc). v0 wraps to int16 on assignment;
+# `rm < v0` compares ints.
+SIG4428 = ('gpu-mismatch|u16|addptr,cast,cmp_gt,cmp_lt,constant,get_program_id,if,load,mul,'
+           'return,shl,splat,store,sub,yield')
+K4428 = """__global__ void fuzz(int16 *X0, uint16 *Y, int32 N, int32 C) {
+  int pm = get_program_id(0);
+  int rm[TS] = pm;
+  bool mask[TS] = rm < N;
+  int16 *pX0[TS] = X0 + rm;
+  int16 x0[TS] = *pX0;
+  uint16 *pY[TS] = Y + rm;
+  int16 v0[TS] = (((x0) - (x0 * 5)) << 7);
+  int16 w1[TS] = 0;
+  if (C > 0) {
+  } else {
+    w1 = (rm < v0);
+  }
+  *?(mask) pY = w1;
+}
+"""
+finding_source('k4428', K4428, SIG4428)
+for x0, n, cflag, name in [([0] * 8 + [64], 9, 0, ''),
+                           ([64, -64, 0, 1, -1, 63, 65, 192, -192, 32767, -32768, 3], 12, 0, '_values'),
+                           ([64, 64, 64], 3, 1, '_c_positive'), ([64, -1, 64], 2, 0, '_masked')]:
+    g = len(x0)
+    y = []
+    for i in range(g):
+        if i >= n:
+            y.append(3)
+            continue
+        v0 = util.wrap((x0[i] - x0[i] * 5) << 7, 'int16')
+        y.append(0 if cflag > 0 else (1 if i < v0 else 0))
+    c = case('seed2026120530_kernel4428_gpu-mismatch' + name,
+             ['fuzz', 'fuzz.gpu-mismatch', 'op.neg', 'op.shift', 'op.mul', 'cast', 'if',
+              'dtype.int16', 'dtype.uint16', 'grid.multi'],
+             source_ref='k4428', defines={'TS': 1}, grid=[g, 1, 1],
+             args=[buf('X0', 'int16', g, x0), buf('Y', 'uint16', g, fill=3),
+                   scalar('N', 'int32', n), scalar('C', 'int32', cflag)],
+             expect=util.expect_outputs(Y=out(y, 'uint16', 'exact')))
+    add_finding(2026120530, 4428, SIG4428, name, c)
+
+# The pattern on loaded tiles: an int16 negation widened to int32, divided in int16 by a
+# run-time divisor, and an int8 negation widened (8-bit values use the same 16-bit registers).
+KNEG16 = """__global__ void widen(int16 *X, int32 *Y) {
+  int r[TS] = 0 ... TS;
+  int16 x[TS] = *(X + r);
+  int16 n[TS] = -x;
+  int32 w[TS] = n;
+  *(Y + r) = w;
+}
+
+__global__ void divide(int16 *X, int16 *Y, int16 D) {
+  int r[TS] = 0 ... TS;
+  int16 x[TS] = *(X + r);
+  int16 n[TS] = -x;
+  *(Y + r) = n / D;
+}
+
+__global__ void widen8(int8 *X, int32 *Y) {
+  int r[TS] = 0 ... TS;
+  int8 x[TS] = *(X + r);
+  int8 n[TS] = -x;
+  int32 w[TS] = n;
+  *(Y + r) = w;
+}
+"""
+S.source('kneg16', KNEG16)
+rng30 = random.Random(2026120530)
+ts = 64
+xs16 = [-32768, 32767, -32767, 0, 1, -1, 256, -256] + [rng30.randint(-32768, 32767) for _ in range(ts - 8)]
+xs8 = [-128, 127, -127, 0, 1, -1, 64, -64] + [rng30.randint(-128, 127) for _ in range(ts - 8)]
+S.add(case('neg16_widen', ['fuzz', 'op.neg', 'cast', 'dtype.int16', 'dtype.int32'],
+           source_ref='kneg16', kernel='widen', defines={'TS': ts}, grid=[1],
+           args=[buf('X', 'int16', ts, xs16), buf('Y', 'int32', ts, fill=3)],
+           expect=util.expect_outputs(Y=out([util.wrap(-x, 'int16') for x in xs16], 'int32', 'exact'))))
+for d in (3, -7):
+    S.add(case('neg16_divide_by_%s' % str(d).replace('-', 'minus'),
+               ['fuzz', 'op.neg', 'op.div', 'dtype.int16'],
+               source_ref='kneg16', kernel='divide', defines={'TS': ts}, grid=[1],
+               args=[buf('X', 'int16', ts, xs16), buf('Y', 'int16', ts, fill=3),
+                     scalar('D', 'int16', d)],
+               expect=util.expect_outputs(
+                   Y=out([util.wrap(tdiv(util.wrap(-x, 'int16'), d), 'int16') for x in xs16],
+                         'int16', 'exact'))))
+S.add(case('neg8_widen', ['fuzz', 'op.neg', 'cast', 'dtype.int8', 'dtype.int32'],
+           source_ref='kneg16', kernel='widen8', defines={'TS': ts}, grid=[1],
+           args=[buf('X', 'int8', ts, xs8), buf('Y', 'int32', ts, fill=3)],
+           expect=util.expect_outputs(Y=out([util.wrap(-x, 'int8') for x in xs8], 'int32', 'exact'))))
 
 S.write(util.out_path('fuzz-findings.json'))

@@ -27,6 +27,40 @@ TEST(PtxLint, NegTakenByMinMaxOrShift) {
                   .empty());
 }
 
+TEST(PtxLint, SixteenBitNegOrAbs) {
+  // docs/upstream/ptxas-neg16-sext.md: neg.s16 read through cvt.s32.s16.
+  auto hz = findPtxasHazards("shl.b16 %rs3, %rs1, 9;\nneg.s16 %rs4, %rs3;\n"
+                             "cvt.s32.s16 %r6, %rs4;\n");
+  ASSERT_EQ(hz.size(), 1u);
+  EXPECT_EQ(hz[0].line, 2);
+  EXPECT_NE(hz[0].what.find("neg16"), std::string::npos);
+  EXPECT_EQ(findPtxasHazards("abs.s16 %rs2, %rs1;\n").size(), 1u);
+  EXPECT_EQ(findPtxasHazards("sub.s16 %rs2, 0, %rs1;\n").size(), 1u);
+  // The workaround's form, a difference of two registers, and 32-bit negations are fine.
+  EXPECT_TRUE(findPtxasHazards("not.b32 %r5, %r6;\ncvt.u16.u32 %rs3, %r5;\n"
+                               "add.s16 %rs4, %rs3, 1;\ncvt.s32.s16 %r8, %rs4;\n")
+                  .empty());
+  EXPECT_TRUE(findPtxasHazards("sub.s16 %rs2, %rs3, %rs1;\nneg.s32 %r2, %r1;\n").empty());
+}
+
+TEST(PtxLint, RewriteNarrowNegations) {
+  using tc::codegen::rewriteNarrowNegations;
+  std::string ptx = "\tshl.b16 \t%rs3, %rs1, 9;\n\tneg.s16 \t%rs4, %rs3;\n"
+                    "\tcvt.s32.s16 \t%r6, %rs4;\n\t@%p2 abs.s16 \t%rs7, %rs6;\n"
+                    "\tneg.s32 \t%r2, %r1;\n";
+  EXPECT_EQ(rewriteNarrowNegations(ptx), 2);
+  EXPECT_NE(ptx.find("\tsub.u16 \t%rs4, 0, %rs3;"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("setp.lt.s16 \t%abs_p, %rs6, 0;"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("sub.u16 \t%abs_n, 0, %rs6;"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("@%p2 selp.b16 \t%rs7, %abs_n, %rs6, %abs_p;"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("\tneg.s32 \t%r2, %r1;\n"), std::string::npos); // 32 bits: left alone
+  EXPECT_NE(ptx.find("\tcvt.s32.s16 \t%r6, %rs4;\n"), std::string::npos);
+  EXPECT_TRUE(findPtxasHazards(ptx).empty());
+  std::string none = "\tneg.s32 \t%r2, %r1;\n";
+  EXPECT_EQ(rewriteNarrowNegations(none), 0);
+  EXPECT_EQ(none, "\tneg.s32 \t%r2, %r1;\n");
+}
+
 TEST(PtxLint, NegBitsTakenByAFloat) {
   // docs/upstream/ptxas-neg-bits-setp.md
   auto hz = findPtxasHazards("neg.s64 %rd3, %rd2;\nmov.b64 %fd1, %rd3;\n"
