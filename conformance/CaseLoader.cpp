@@ -288,8 +288,14 @@ void SuiteLoader::loadCase(const Json &j, const std::string &path, Suite &s) {
   c.kernel = stringField(j, path, "kernel", false).value_or("");
   loadDefines(j, path, c);
   loadGrid(j, path, c);
-  if (const Json *w = get(j, "num_warps"))
+  if (const Json *w = get(j, "num_warps")) {
     c.numWarps = intField(*w, join(path, "num_warps"), 1);
+    if (c.numWarps && (*c.numWarps > 32 || (*c.numWarps & (*c.numWarps - 1)) != 0)) {
+      error(join(path, "num_warps"),
+            "must be 1, 2, 4, 8, 16 or 32, found " + std::to_string(*c.numWarps));
+      c.numWarps.reset();
+    }
+  }
   loadArgs(j, path, c);
   loadExpect(j, path, c);
   if (std::optional<std::vector<std::string>> b = stringList(j, path, "backends")) {

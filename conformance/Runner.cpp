@@ -262,9 +262,12 @@ CaseRecord runCase(const Suite &s, const Case &c, Backend &backend, const RunOpt
   r.expect = std::string(expectKindName(c.expect.kind));
   r.reproduce = reproduceCommand(s.file, c.name, r.backend);
   auto start = std::chrono::steady_clock::now();
+  RunOptions withWarps = opts; // the case's num_warps, where it gives one
+  if (c.numWarps && !withWarps.numWarps)
+    withWarps.numWarps = static_cast<unsigned>(*c.numWarps);
   for (const Variant &v : c.variants()) {
     ++r.variants;
-    Verdict verdict = runVariant(s, c, v, backend, opts);
+    Verdict verdict = runVariant(s, c, v, backend, withWarps);
     if (verdict.status == Status::Pass)
       continue;
     r.status = verdict.status;

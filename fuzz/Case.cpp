@@ -73,6 +73,12 @@ std::string conformanceCase(const FuzzKernel &kernel, const OracleResult &r,
     defines[name] = std::stoll(value);
   c["defines"] = defines;
   c["grid"] = Json::array({k.grid[0], k.grid[1], k.grid[2]});
+  // The num_warps the failing run had, so that the case alone shows it.
+  std::optional<unsigned> warps = findingNumWarps(r.message);
+  if (!warps && info.numWarps != 4)
+    warps = info.numWarps;
+  if (warps)
+    c["num_warps"] = *warps;
   std::map<std::string, HostArray> inputs = makeBuffers(k);
   Json args = Json::array();
   for (const BufferDesc &b : k.buffers)

@@ -27,6 +27,9 @@ struct CaseInfo {
   bool exact = true;     // "compare": "exact" (else the dtype's default tolerance)
   std::string note;      // one more line for the description ("" when none)
   std::string expected = "the reference run, interp(ir) with one thread";
+  /// The GPU campaign's num_warps: the case's "num_warps" when it is not 4.
+  /// A failure of the num_warps variant always gives the variant's.
+  unsigned numWarps = 4;
 };
 
 /// The suite file text (JSON) for failure `r` of kernel `k`.

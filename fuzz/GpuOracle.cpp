@@ -672,8 +672,7 @@ std::optional<OracleResult> GpuOracle::warpsVariantRun(const FuzzKernel &k, Pend
   RunResult r = runOn(gpu, kernel, k, got, opts_.maxSeconds);
   gpu.setNumWarps(base);
   clock.mark("warps");
-  std::string with = "with num_warps " + std::to_string(warps) + " (num_warps " +
-                     std::to_string(base) + " agrees): ";
+  std::string with = warpsVariantMessage(warps, base, "agrees");
   if (r.status == RunResult::Status::Error) {
     // A shape the backend refuses at that count is a limit, not a finding.
     if (contains(r.error, "not supported by the GPU backend"))
@@ -1002,8 +1001,7 @@ std::optional<OracleResult> GpuOracle::compileWarpsVariant(const FuzzKernel &k,
   codegen::Options o = compileOnlyOptions();
   o.numWarps = *w;
   codegen::Result v = codegen::compile(kernel.module(), kernel.function(), o);
-  std::string with = "with num_warps " + std::to_string(*w) + " (num_warps " +
-                     std::to_string(opts_.codegen.numWarps) + " compiles): ";
+  std::string with = warpsVariantMessage(*w, opts_.codegen.numWarps, "compiles");
   std::optional<OracleResult> bad;
   if (!v.ok()) {
     // A shape the backend refuses at that count is a limit, not a finding.

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace tc::fuzz {
@@ -361,6 +362,20 @@ std::string firstDifference(const std::map<std::string, HostArray> &a,
       }
   }
   return "";
+}
+
+std::string warpsVariantMessage(unsigned warps, unsigned base, const std::string &verdict) {
+  return "with num_warps " + std::to_string(warps) + " (num_warps " + std::to_string(base) + " " +
+         verdict + "): ";
+}
+
+std::optional<unsigned> findingNumWarps(const std::string &message) {
+  unsigned w = 0;
+  int end = 0; // set only when " (" follows the number
+  if (message.rfind("with num_warps ", 0) != 0 ||
+      std::sscanf(message.c_str(), "with num_warps %u (%n", &w, &end) != 1 || end == 0)
+    return std::nullopt;
+  return w;
 }
 
 OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts) {

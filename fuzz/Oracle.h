@@ -69,6 +69,13 @@ struct OracleResult {
 /// Checks `k` against every CPU-only property.
 OracleResult checkKernel(const FuzzKernel &k, const OracleOptions &opts = {});
 
+/// "with num_warps W (num_warps B <verdict>): ": how a failure of the GPU
+/// oracle's num_warps variant (warpsVariant) starts its message.
+std::string warpsVariantMessage(unsigned warps, unsigned base, const std::string &verdict);
+/// The W of a message that warpsVariantMessage began (the num_warps the
+/// failing run had), or nullopt.
+std::optional<unsigned> findingNumWarps(const std::string &message);
+
 /// Property (e): an EMI variant of `k` (fuzz/Emi.h), on the interpreter
 /// before and after the pass pipeline, against `plain` (interp(ir) of `k`).
 /// False with `out` filled ("emi-mismatch", or a generator bug "emi-compile").

@@ -305,6 +305,8 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   info.exact = cfg.cpuOnly || best.smallInts;
   info.note = note;
   if (!cfg.cpuOnly)
+    info.numWarps = cfg.triton.enabled ? cfg.triton.numWarps : cfg.gpu.codegen.numWarps;
+  if (!cfg.cpuOnly)
     info.expected = std::string("the reference interpreter's (interp(ir), one thread); ") +
                     (cfg.triton.enabled ? "Triton's differ" : "the GPU's differ");
   std::string culprit;

@@ -486,6 +486,19 @@ private:
     if (opts.onlyProgram)
       return fail(RunResult::Status::Error,
                   "running a single program (--program) is not supported by the GPU backend");
+    // A launch's own num_warps (a conformance case's) for this run only.
+    if (opts.numWarps && (*opts.numWarps == 0 || *opts.numWarps > 32 ||
+                          (*opts.numWarps & (*opts.numWarps - 1)) != 0))
+      return fail(RunResult::Status::Error,
+                  "num_warps " + std::to_string(*opts.numWarps) +
+                      " is not supported: 1, 2, 4, 8, 16 or 32 warps per program");
+    struct RestoreWarps {
+      codegen::Options &o;
+      unsigned saved;
+      ~RestoreWarps() { o.numWarps = saved; }
+    } restoreWarps{opts_.codegen, opts_.codegen.numWarps};
+    if (opts.numWarps)
+      opts_.codegen.numWarps = *opts.numWarps;
     auto start = Clock::now();
     auto what = [&] {
       return "kernel '" + kernel.name() + "', grid " + gridText(grid) + ", num_warps " +

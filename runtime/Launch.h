@@ -213,6 +213,10 @@ struct RunOptions {
   /// interpreter stored into the buffers, so they are exactly as they were
   /// before the launch (RunResult::trapState keeps them as the trap left them).
   bool undoOnTrap = false;
+  /// GPU backends (ours, Triton): warps per program for this launch instead
+  /// of the backend's own setting (a conformance case's num_warps); the
+  /// interpreter ignores it.
+  std::optional<unsigned> numWarps;
 };
 
 /// What a launch did to one buffer (the interpreter's shadow memory).

@@ -332,7 +332,8 @@ public:
       return trapped(std::move(*t));
     if (auto t = checkLaunchGrid(kernel, grid))
       return trapped(std::move(*t));
-    const std::string *source = translated(kernel, r.error);
+    unsigned warps = opts.numWarps.value_or(opts_.numWarps); // a case's own num_warps first
+    const std::string *source = translated(kernel, warps, r.error);
     if (!source)
       return fail(r.error);
 
@@ -380,7 +381,7 @@ public:
                          {"data", base64Encode(a->bytes(), a->byteCount())}});
     Json req = {{"source", *source},
                 {"grid", {grid[0], grid[1], grid[2]}},
-                {"num_warps", opts_.numWarps},
+                {"num_warps", warps},
                 {"num_stages", opts_.numStages},
                 {"arrays", std::move(jarrays)},
                 {"args", std::move(jargs)}};
@@ -432,16 +433,17 @@ private:
   fs::path packageDir_;
   std::string python_, description_, startError_;
   Worker worker_;
-  std::map<uint64_t, std::pair<std::string, std::string>> cache_; // kernel id -> (code, error)
+  // (kernel id, num_warps) -> (code, error)
+  std::map<std::pair<uint64_t, unsigned>, std::pair<std::string, std::string>> cache_;
 
-  const std::string *translated(const CompiledKernel &k, std::string &error) {
-    auto it = cache_.find(k.id());
+  const std::string *translated(const CompiledKernel &k, unsigned warps, std::string &error) {
+    auto it = cache_.find({k.id(), warps});
     if (it == cache_.end()) {
       tritonpy::Options to;
-      to.numWarps = opts_.numWarps;
+      to.numWarps = warps;
       to.dotInputPrecision = opts_.dotInputPrecision;
       tritonpy::Result t = tritonpy::translate(k.module(), k.function(), to);
-      it = cache_.emplace(k.id(), std::make_pair(t.code, t.error)).first;
+      it = cache_.emplace(std::make_pair(k.id(), warps), std::make_pair(t.code, t.error)).first;
     }
     if (!it->second.second.empty()) {
       error = it->second.second;

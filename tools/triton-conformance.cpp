@@ -588,7 +588,9 @@ static int toolMain(int argc, char **argv) {
   run->add_flag("--force", rf.force, "replace existing report files (never an input)");
   run->add_flag("--no-isolation", rf.noIsolation, "run cases in this process (debugging)");
   run->add_flag("-q,--quiet", rf.quiet, "no progress on stderr");
-  run->add_option("--num-warps", rf.numWarps, "gpu backend: warps per program (default 4)")
+  run->add_option("--num-warps", rf.numWarps,
+                  "gpu and triton backends: warps per program of the cases without a num_warps "
+                  "(default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   addNumStages(*run, rf.numStages, "gpu backend: ");
   run->add_option("--disable-opt", rf.disableOpt,

@@ -191,6 +191,43 @@ TEST(ConformanceRunner, PassAndFirstMismatch) {
   EXPECT_EQ(bad.reproduce, "triton-interp --launch s.json --case c");
 }
 
+// The interpreter, remembering the num_warps each launch asked for.
+class WarpsBackend : public Backend {
+public:
+  std::vector<std::optional<unsigned>> seen;
+  std::string name() const override { return "test-warps"; }
+  bool available(std::string *) const override { return true; }
+  RunResult launch(const CompiledKernel &k, std::array<int64_t, 3> g, LaunchArgs &a,
+                   const RunOptions &o) override {
+    seen.push_back(o.numWarps);
+    return createInterpreterBackend()->launch(k, g, a, o);
+  }
+};
+
+TEST(ConformanceRunner, ACaseNumWarpsReachesTheBackend) {
+  // A case's num_warps is the launch's (every variant), unless the run set one.
+  LoadResult r =
+      suiteOf("s", {caseText("eight", kGood, R"(, "num_warps": 8)"), caseText("none", kGood)});
+  WarpsBackend b;
+  EXPECT_EQ(runCase(*r.suite, r.suite->cases.at(0), b, {}).status, Status::Pass);
+  EXPECT_EQ(runCase(*r.suite, r.suite->cases.at(1), b, {}).status, Status::Pass);
+  ASSERT_EQ(b.seen.size(), 2u);
+  EXPECT_EQ(b.seen[0], std::optional<unsigned>(8));
+  EXPECT_EQ(b.seen[1], std::nullopt);
+  RunOptions two;
+  two.numWarps = 2;
+  runCase(*r.suite, r.suite->cases.at(0), b, two);
+  EXPECT_EQ(b.seen.back(), std::optional<unsigned>(2));
+  // Not a warp count a GPU takes: a load error naming the field.
+  LoadResult bad = loadSuiteText(R"({"format": "triton-conformance/1", "suite": "s", "cases": [)" +
+                                     caseText("three", kGood, R"(, "num_warps": 3)") + "]}",
+                                 "s.json", ".");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.errors.at(0).find("num_warps: must be 1, 2, 4, 8, 16 or 32, found 3"),
+            std::string::npos)
+      << bad.errors.at(0);
+}
+
 TEST(ConformanceRunner, StrayWriteFails) {
   std::string body = R"("source": "__global__ void k(int *x, int *y) {\n  *y = 1;\n  *(x + 3) = 7;\n}\n",
     "grid": [1],

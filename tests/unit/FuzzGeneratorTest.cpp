@@ -209,6 +209,33 @@ TEST(FuzzCase, AFindingLoadsAndPassesAsAConformanceCase) {
   }
 }
 
+TEST(FuzzCase, TheFailingRunsNumWarpsIsTheCases) {
+  // A failure of the num_warps variant: the case runs at the variant's count;
+  // a failure of the campaign's own run at its count, written when not 4.
+  EXPECT_EQ(findingNumWarps(warpsVariantMessage(8, 4, "agrees") + "gpu differs"),
+            std::optional<unsigned>(8));
+  EXPECT_EQ(findingNumWarps("with num_warps 16 (num_warps 8 compiles): x"),
+            std::optional<unsigned>(16));
+  EXPECT_EQ(findingNumWarps("gpu differs from interp in Y[0]"), std::nullopt);
+  EXPECT_EQ(findingNumWarps("with num_warps x"), std::nullopt);
+  FuzzKernel k = generateKernel({}, seedOf(0));
+  OracleResult r = checkKernel(k);
+  r.property = "gpu-mismatch";
+  CaseInfo info;
+  info.name = "w";
+  auto warpsOf = [&](const std::string &message, unsigned campaign) -> std::optional<int64_t> {
+    r.message = message;
+    info.numWarps = campaign;
+    conf::LoadResult loaded = conf::loadSuiteText(conformanceCase(k, r, info), "w.json", ".");
+    EXPECT_TRUE(loaded.ok());
+    return loaded.ok() ? loaded.suite->cases.front().numWarps : std::nullopt;
+  };
+  EXPECT_EQ(warpsOf(warpsVariantMessage(8, 4, "agrees") + "differs", 4), 8);
+  EXPECT_EQ(warpsOf(warpsVariantMessage(4, 8, "agrees") + "differs", 8), 4);
+  EXPECT_EQ(warpsOf("gpu differs", 8), 8);
+  EXPECT_EQ(warpsOf("gpu differs", 4), std::nullopt);
+}
+
 TEST(FuzzOracle, TileVariantsOnlyForKernelsThatCannotDependOnTiles) {
   int variants = 0;
   for (int i = 0; i < 50; ++i) {
