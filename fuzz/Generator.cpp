@@ -1362,10 +1362,19 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
     features_.insert("matmul.wgmma");
     tm = coin(0.15) ? 128 : 64;
     // N a multiple of 8 up to 256 and at most 128 accumulators per thread
-    // (4 warps: 64 x N / 128 per 64 rows).
-    tn = tm == 64 ? *rc::gen::weightedElement<int64_t>(
-                        {{4, 16}, {6, 32}, {6, 64}, {3, 128}, {1, 256}})
-                  : *rc::gen::weightedElement<int64_t>({{2, 16}, {3, 32}, {3, 64}, {1, 128}});
+    // (4 warps: 64 x N / 128 per 64 rows). A campaign on 8 warps also draws
+    // 128 x 256 (a warpgroup's m64n256 each, the widest benchmark tile), its
+    // TK at most 64 so that 3 stages fit.
+    if (tm == 64)
+      tn = *rc::gen::weightedElement<int64_t>({{4, 16}, {6, 32}, {6, 64}, {3, 128}, {1, 256}});
+    else if (p_.numWarps >= 8)
+      tn = *rc::gen::weightedElement<int64_t>({{2, 16}, {3, 32}, {3, 64}, {1, 128}, {1, 256}});
+    else
+      tn = *rc::gen::weightedElement<int64_t>({{2, 16}, {3, 32}, {3, 64}, {1, 128}});
+    if (tn == 256 && tm == 128) {
+      features_.insert("matmul.wide_n");
+      tk = std::min<int64_t>(tk, 64);
+    }
   } else {
     // Warp tiles of 16 x 16 .. 64 whose count is a multiple of 4 (num_warps).
     auto [m, n] = *rc::gen::weightedElement<std::pair<int64_t, int64_t>>(

@@ -211,6 +211,43 @@ TEST(FuzzFastPaths, WideTilesSliceInRegisters) {
   EXPECT_GE(inRegisters, sliced / 2) << sliced;
 }
 
+// A campaign on 8 warps draws 128 x 256 wgmma tiles (matmul.wide_n): two
+// warpgroups, m64n256 each, on 3 stages; one on 4 warps never does.
+TEST(FuzzFastPaths, WideNTilesOnEightWarps) {
+  GenPolicy p;
+  p.aim = "wgmma";
+  for (uint64_t s = 0; s < 300; ++s)
+    EXPECT_FALSE(hasFeature(generateKernel(p, 8800 + s), "matmul.wide_n"));
+  p.numWarps = 8;
+  int found = 0;
+  for (uint64_t s = 0; s < 600 && found < 2; ++s) {
+    FuzzKernel k = generateKernel(p, 8800 + s);
+    if (!hasFeature(k, "matmul.wide_n"))
+      continue;
+    ++found;
+    int64_t tk = 0;
+    for (const auto &[name, value] : k.defines)
+      if (name == "TK")
+        tk = std::stoll(value);
+    EXPECT_LE(tk, 64) << describeKernel(k);
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics;
+    codegen::Options o;
+    o.sm = 90;
+    o.alignedPointers = true;
+    o.numWarps = 8;
+    codegen::Result r = codegen::compile(c.kernel->module(), c.kernel->function(), o);
+    ASSERT_TRUE(r.ok()) << r.error << "\n" << describeKernel(k);
+    const std::vector<std::string> &paths = r.compiled->paths.at(0);
+    EXPECT_TRUE(std::count(paths.begin(), paths.end(), "wgmma")) << describeKernel(k);
+    EXPECT_TRUE(std::count(paths.begin(), paths.end(), "pipeline.stages=3"))
+        << describeKernel(k);
+    EXPECT_NE(r.compiled->ptx.find("wgmma.mma_async.sync.aligned.m64n256k16"), std::string::npos)
+        << describeKernel(k);
+  }
+  EXPECT_EQ(found, 2);
+}
+
 // pipeline.stages=2 with the campaign's default num_stages (3): the kernels
 // aimed at the pipeline whose wgmma tile's 3 stages do not fit.
 TEST(FuzzFastPaths, TwoStageTilesTakeTwoStages) {
