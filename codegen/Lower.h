@@ -56,4 +56,8 @@ struct LoweredKernel {
 bool lowerKernel(const ir::Module &module, const ir::Function &fn, const Options &opts, llvm::LLVMContext &ctx,
                  LoweredKernel &out, std::string &error);
 
+/// Whether the backend's workarounds of ptxas bugs are on: all but under the
+/// test hook TC_TEST_NO_PTXAS_WORKAROUND=1 (codegen/Target.cpp; docs/gpu.md).
+bool ptxasWorkaroundsOn();
+
 } // namespace tc::codegen

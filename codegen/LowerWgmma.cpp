@@ -293,6 +293,29 @@ llvm::Value *Lowerer::stageAddressField(llvm::Value *stageOff) {
   return b_.CreateLShr(b_.CreateAnd(addr, i64(0x3FFFF)), i64(4));
 }
 
+/// A wgmma operand's descriptor: the constant fields `bits` (descriptorBits)
+/// with `field` (stageAddressField) plus `offset` (16-byte units) in the
+/// address field, built as `mov.b64 d, {lo, hi}` from its two 32-bit words
+/// (inline PTX). The address part never carries out of the low word (shared
+/// memory is below 256 KiB), so the high word is the constant's. ptxas (CUDA
+/// 13.0, -O1 and up) dropped the constant high word (stride and swizzle) of a
+/// 64-bit `mul.wide.u32 (warpgroup, rows) + field + bits` that a wgmma takes:
+/// the A descriptors of two warpgroups' wgmma (num_warps 8) read an unset
+/// uniform register (docs/upstream/ptxas-wgmma-desc-hi.md; fuzz seed
+/// 2026120530, 128x128x128 matmul loops and 128-row attention on 8 warps).
+llvm::Value *Lowerer::wgmmaDescriptor(llvm::Value *field, uint64_t bits, llvm::Value *offset) {
+  if (!ptxasWorkaroundsOn()) // the test hook: the 64-bit sum
+    return b_.CreateAdd(b_.CreateOr(field, b_.getInt64(bits)), offset ? offset : b_.getInt64(0));
+  llvm::Type *i32 = b_.getInt32Ty();
+  llvm::Value *lo = b_.CreateAdd(b_.CreateTrunc(field, i32),
+                                 b_.getInt32(static_cast<uint32_t>(bits & 0xffffffffu)));
+  if (offset)
+    lo = b_.CreateAdd(lo, b_.CreateTrunc(offset, i32));
+  auto *fty = llvm::FunctionType::get(b_.getInt64Ty(), {i32, i32}, false);
+  auto *pack = llvm::InlineAsm::get(fty, "mov.b64 $0, {$1, $2};", "=l,r,r", false);
+  return b_.CreateCall(fty, pack, {lo, b_.getInt32(static_cast<uint32_t>(bits >> 32))});
+}
+
 /// wgmma.fence.sync.aligned with `regs` passing through it (tied operands):
 /// their definitions come before the fence, their uses after.
 Slots Lowerer::wgmmaFence(const Slots &regs) {
@@ -339,15 +362,12 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
   // The stage's shared-memory address, then each operand's descriptor at
   // its start (fields other than the address are constants).
   llvm::Value *field = stageAddressField(stageOff);
-  auto desc = [&](int64_t leading, int64_t stride, int64_t w) {
-    return b_.CreateOr(field, b_.getInt64(descriptorBits(leading, stride, w)));
-  };
-  llvm::Value *descA = desc(16, 8 * sa.swizzle, sa.swizzle);
+  uint64_t bitsA = descriptorBits(16, 8 * sa.swizzle, sa.swizzle);
   // b: N-major (imm-trans-b 1: the leading offset one column block of k
   // rows, a k step 16 rows), or int8's transposed b, K-major like a (n rows;
   // a k step of 32 moves 32 bytes along the row).
-  llvm::Value *descB = int8 ? desc(16, 8 * L.btSwizzle, L.btSwizzle)
-                            : desc(p.k * sb.swizzle, 8 * sb.swizzle, sb.swizzle);
+  uint64_t bitsB = int8 ? descriptorBits(16, 8 * L.btSwizzle, L.btSwizzle)
+                        : descriptorBits(p.k * sb.swizzle, 8 * sb.swizzle, sb.swizzle);
   // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, a-desc, b-desc, scale-d, 1, 1, 0, 1
   // (int8: m64nNk32.s32.s8.s8 {d}, a-desc, b-desc, scale-d; both K-major).
   // Operands: the outputs, the tied inputs, then the descriptors and scale-d.
@@ -392,8 +412,8 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
       int64_t offB = int8 ? static_cast<int64_t>(L.btOff) + kMajorOffset(kb, n, L.btSwizzle)
                           : static_cast<int64_t>(sb.off) + k0 * sb.swizzle;
       std::vector<llvm::Value *> args(out.begin() + j * per, out.begin() + (j + 1) * per);
-      args.push_back(b_.CreateAdd(descA, b_.CreateAdd(rowsA, i64(offA >> 4))));
-      args.push_back(b_.CreateAdd(descB, i64(offB >> 4)));
+      args.push_back(wgmmaDescriptor(field, bitsA, b_.CreateAdd(rowsA, i64(offA >> 4))));
+      args.push_back(wgmmaDescriptor(field, bitsB, i64(offB >> 4)));
       args.push_back(b_.getInt32(1));
       wgmmaInto(mma, args, out, j * per, per);
     }
@@ -434,8 +454,7 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
   // row, into the next column block past w); V (k rows of n) is N-major
   // (imm-trans-b 1: the leading offset one column block, a k step 16 rows).
   bool kMajor = s.transposed;
-  llvm::Value *desc = b_.CreateOr(
-      field, b_.getInt64(descriptorBits(kMajor ? 16 : rowsStaged * w, 8 * w, w)));
+  uint64_t bitsB = descriptorBits(kMajor ? 16 : rowsStaged * w, 8 * w, w);
   // wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d}, {a} | a-desc, b-desc, scale-d, 1, 1,
   // [imm-trans-a,] imm-trans-b. Operands: the outputs, the tied inputs, then
   // a (4 registers or a descriptor), b's descriptor and scale-d.
@@ -479,12 +498,12 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
   // bytes along the row (into the next column block of m rows past the
   // swizzle width).
   int64_t fragsM = static_cast<int64_t>(aFr.size());
-  llvm::Value *descA = nullptr, *blockA = nullptr;
+  llvm::Value *fieldA = nullptr, *blockA = nullptr;
   int64_t wa = s.aSwizzle;
+  uint64_t bitsA = descriptorBits(16, 8 * wa, wa);
   if (aDesc) {
     fragsM = p.fragsM();
-    descA = b_.CreateOr(stageAddressField(b_.getInt32(static_cast<uint32_t>(s.aOff))),
-                        b_.getInt64(descriptorBits(16, 8 * wa, wa)));
+    fieldA = stageAddressField(b_.getInt32(static_cast<uint32_t>(s.aOff)));
     llvm::Value *warpgroup = warpgroupIndex();
     blockA = b_.CreateMul(
         b_.CreateZExt(b_.CreateMul(warpgroup, b_.getInt32(static_cast<uint32_t>(fragsM))),
@@ -517,12 +536,12 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
       std::vector<llvm::Value *> args(first, first + per);
       if (aDesc) {
         int64_t offA = i * 64 * wa + kMajorOffset(kb, p.m, wa);
-        args.push_back(b_.CreateAdd(descA, b_.CreateAdd(blockA, i64(offA >> 4))));
+        args.push_back(wgmmaDescriptor(fieldA, bitsA, b_.CreateAdd(blockA, i64(offA >> 4))));
       } else {
         const Slots &a = fenced[static_cast<size_t>(i)][static_cast<size_t>(k0 / 16)];
         args.insert(args.end(), a.begin(), a.end());
       }
-      args.push_back(b_.CreateAdd(desc, i64(off >> 4)));
+      args.push_back(wgmmaDescriptor(field, bitsB, i64(off >> 4)));
       args.push_back(b_.getInt32(1));
       wgmmaInto(mma, args, out, i * per, per);
     }

@@ -848,6 +848,7 @@ private:
   Slots wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc);
   Slots wgmmaWait(int64_t pending, const Slots &acc);
   llvm::Value *stageAddressField(llvm::Value *stageOff);
+  llvm::Value *wgmmaDescriptor(llvm::Value *field, uint64_t bits, llvm::Value *offset);
   llvm::Value *warpgroupIndex();
   Slots wgmmaFence(const Slots &regs);
   void wgmmaInto(llvm::InlineAsm *mma, const std::vector<llvm::Value *> &args, Slots &out,

@@ -1015,19 +1015,6 @@ void hideClampConstants(llvm::Module &m) {
   }
 }
 
-/// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
-/// min/max operands (and shifted and float-reinterpreted negations and abs), the
-/// 16-bit negations and abs of the PTX (rewriteNarrowNegations), the 16-bit float selects, the bool
-/// phis, the high halves of 64-bit products, the zero-arm selects under logic operations and the
-/// float to 8/16-bit integer conversions and the 64-bit differences of a mul.hi and the constants
-/// of fp32 clamps as they are and lets LLVM unroll loops of run-time trip counts, so the culprit
-/// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
-/// a PTX cache keeps the two apart.
-bool ptxasWorkaroundsOn() {
-  const char *keep = std::getenv("TC_TEST_NO_PTXAS_WORKAROUND");
-  return !keep || !*keep;
-}
-
 bool emitPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, std::string &error) {
   restoreIntToFloat(m); // done after the optimiser already; no stand-in may reach the PTX
   llvm::SmallString<0> buf;
@@ -1043,6 +1030,20 @@ bool emitPtx(llvm::Module &m, llvm::TargetMachine &tm, std::string &ptx, std::st
 }
 
 } // namespace
+
+/// Test hook (docs/fuzz.md): TC_TEST_NO_PTXAS_WORKAROUND=1 leaves the negated
+/// min/max operands (and shifted and float-reinterpreted negations and abs), the
+/// 16-bit negations and abs of the PTX (rewriteNarrowNegations), the 16-bit float selects, the bool
+/// phis, the high halves of 64-bit products, the zero-arm selects under logic operations and the
+/// float to 8/16-bit integer conversions and the 64-bit differences of a mul.hi and the constants
+/// of fp32 clamps as they are and lets LLVM unroll loops of run-time trip counts, so the culprit
+/// search can be shown the ptxas bugs on a GPU. Part of compilerVersion(), so
+/// a PTX cache keeps the two apart. Also the wgmma descriptors' 32-bit
+/// halves (Lowerer::wgmmaDescriptor).
+bool ptxasWorkaroundsOn() {
+  const char *keep = std::getenv("TC_TEST_NO_PTXAS_WORKAROUND");
+  return !keep || !*keep;
+}
 
 namespace {
 

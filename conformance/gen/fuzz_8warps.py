@@ -8,8 +8,11 @@ independently of the implementation.
 
 On the H100 the kernels came out wrong with the module made by ptxas from the PTX
 (TC_CUBIN=auto, as triton-fuzz loads sm_90a modules) and right with the driver's JIT (the
-runner's default) and at ptxas -O0: not yet explained. To show it:
+runner's default) and at ptxas -O0. In ptxas's SASS the A descriptor of each warpgroup had no
+high word (docs/upstream/ptxas-wgmma-desc-hi.md); the backend now builds descriptors from their
+32-bit words. Run them through ptxas's modules, with and without the workaround:
   TC_CUBIN=ptxas triton-conformance run conformance/cases/fuzz-8warps.json --backend gpu
+  TC_TEST_NO_PTXAS_WORKAROUND=1 TC_CUBIN=ptxas triton-conformance run ... --backend gpu
 
 - kernel 164: the two-stage 128x128x128 wgmma matmul loop, every row of the tile row 0 of A
   (all 128 rows store to Y's row 0, so whichever row wins must hold A[0] @ B); plus the same
@@ -27,7 +30,8 @@ import util
 from util import buf, scalar, out, case
 
 S = util.Suite('fuzz-8warps', 'Kernels the GPU fuzz campaign of 2026-12-05 (seed 2026120530) '
-               'found wrong at num_warps 8 with ptxas-made modules (right with the driver JIT); '
+               'found wrong at num_warps 8 with ptxas-made modules (right with the driver JIT; '
+               'ptxas dropped the A descriptors\' high word, docs/upstream/ptxas-wgmma-desc-hi.md); '
                'small-integer data, expected values computed exactly by '
                'conformance/gen/fuzz_8warps.py. Show it on a GPU: TC_CUBIN=ptxas '
                'triton-conformance run conformance/cases/fuzz-8warps.json --backend gpu.')
