@@ -104,8 +104,12 @@ struct Options {
   // `-opt-bisect-limit=N` does) and lists every one seen in
   // Compiled::gatedPasses. jitOptLevel >= 0 asks the driver's JIT for that
   // optimisation level of ptxas (CU_JIT_OPTIMIZATION_LEVEL 0..4; default 4).
+  // driverJit loads the module through the driver's JIT even where $TC_CUBIN
+  // has ptxas make it (codegen/Cuda.h, ImageMode): whether a failure needs
+  // ptxas's module.
   int optBisectLimit = -1;
   int jitOptLevel = -1;
+  bool driverJit = false;
 };
 
 /// The optimisation names `--disable-opt` accepts, in a fixed order.

@@ -556,10 +556,10 @@ const LoadReport &lastLoad() { return tlsLoad; }
 
 /// JIT-compiles `ptx` (or, with ImageMode::Ptxas, loads ptxas's cubin of it);
 /// on failure the Error carries the driver's (or ptxas's) logs.
-std::unique_ptr<Module> Context::load(const std::string &ptx, int optLevel) {
+std::unique_ptr<Module> Context::load(const std::string &ptx, int optLevel, bool driverJit) {
   LoadReport report;
   report.seq = tlsLoad.seq + 1;
-  if (usesPtxas(imageMode(), ptx)) {
+  if (!driverJit && usesPtxas(imageMode(), ptx)) {
     report.cubin = true;
     std::string image, log;
     codegen::PtxasJob job;

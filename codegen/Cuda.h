@@ -154,7 +154,8 @@ public:
   /// at that level (PtxCompile.h) and the cubin is loaded: ptxas's rejection
   /// is an Error (CUDA_ERROR_INVALID_PTX, not sticky) with its log; a cubin
   /// the driver refuses is JIT-compiled from the PTX instead (lastLoad() says so).
-  std::unique_ptr<Module> load(const std::string &ptx, int optLevel = -1);
+  /// `driverJit`: the driver's JIT whatever the image mode.
+  std::unique_ptr<Module> load(const std::string &ptx, int optLevel = -1, bool driverJit = false);
   /// A compiled image (a cubin for this device's sm) -> module, no JIT.
   std::unique_ptr<Module> loadImage(const std::string &image);
 

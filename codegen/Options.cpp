@@ -110,6 +110,8 @@ std::string describeOptions(const Options &opts) {
     s += " opt-bisect-limit=" + std::to_string(opts.optBisectLimit);
   if (opts.jitOptLevel >= 0)
     s += " jit-O" + std::to_string(opts.jitOptLevel);
+  if (opts.driverJit)
+    s += " driver-jit";
   return s;
 }
 

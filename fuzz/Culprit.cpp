@@ -90,6 +90,15 @@ Culprit findCulprit(const FuzzKernel &k, const codegen::Options &base,
     c.ptxasChecked = true;
     c.ptxasO0Clean = !probe(o);
   }
+  // 4. The driver's JIT at its default level instead of ptxas's module: a
+  // failure only ptxas's modules show (docs/upstream/ptxas-wgmma-desc-hi.md
+  // was one) is ptxas's or leans on something the JIT happens to do.
+  if (copts.checkPtxas && copts.ptxasModules && timeLeft()) {
+    codegen::Options o = base;
+    o.driverJit = true;
+    c.driverJitChecked = true;
+    c.driverJitClean = !probe(o);
+  }
   return c;
 }
 
@@ -106,6 +115,8 @@ std::string Culprit::summary() const {
     gone.push_back("LLVM's optional passes skipped (bisection inconclusive)");
   if (ptxasO0Clean)
     gone.push_back("ptxas -O0 (driver JIT)");
+  if (driverJitClean)
+    gone.push_back("the driver's JIT instead of ptxas's module (TC_CUBIN=driver)");
   std::string s;
   if (gone.empty()) {
     s = "culprit: no optimisation makes it go away (";
@@ -116,6 +127,8 @@ std::string Culprit::summary() const {
       tried.push_back("all " + std::to_string(passCount) + " optional LLVM passes skipped");
     if (ptxasChecked)
       tried.push_back("ptxas -O0");
+    if (driverJitChecked)
+      tried.push_back("the driver's JIT");
     for (size_t i = 0; i < tried.size(); ++i)
       s += (i ? ", " : "") + tried[i];
     s += "): codegen, ptxas or the hardware";

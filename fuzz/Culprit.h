@@ -4,8 +4,10 @@
 // each of the backend's optimisations switched off (`--disable-opt NAME`),
 // with LLVM's optional passes bisected (as `-opt-bisect-limit` does: the
 // optimiser's and the NVPTX code generator's passes, in order, through
-// codegen::Options::optBisectLimit), and with ptxas at -O0 instead of the
-// driver JIT's default (codegen::Options::jitOptLevel). The result names what
+// codegen::Options::optBisectLimit), with ptxas at -O0 instead of the
+// driver JIT's default (codegen::Options::jitOptLevel), and, where ptxas made
+// the campaign's modules, through the driver's JIT instead (driverJit). The
+// result names what
 // makes the failure go away, or says that nothing does.
 //
 // The search is independent of the GPU: `fails(options)` says whether the
@@ -33,6 +35,8 @@ struct Culprit {
   std::string passName;                // "InstCombinePass on fuzz"
   bool ptxasO0Clean = false;           // goes away with the JIT at -O0
   bool ptxasChecked = false;
+  bool driverJitClean = false; // goes away with the driver's JIT (the modules were ptxas's)
+  bool driverJitChecked = false;
   int probes = 0; // runs of `fails`
   bool outOfTime = false;
   /// One line for the finding: "goes away with --disable-opt vectorize; LLVM
@@ -44,6 +48,9 @@ struct Culprit {
 struct CulpritOptions {
   bool bisectLlvm = true;
   bool checkPtxas = true; // needs a GPU (the JIT's level)
+  /// Whether the campaign's modules are made by ptxas ($TC_CUBIN): then the
+  /// search also runs the kernel through the driver's JIT at its default level.
+  bool ptxasModules = false;
   double seconds = 60;    // budget over all probes (each probe is one compile and run)
 };
 

@@ -3,6 +3,7 @@
 
 #include "fuzz/Emi.h"
 
+#include "codegen/Cuda.h"
 #include "fuzz/Case.h"
 #include "fuzz/Culprit.h"
 #include "fuzz/Reducer.h"
@@ -219,8 +220,9 @@ FuzzKernel reduce(const CheckConfig &cfg, int64_t index, bool fromIndex, const F
 }
 
 // DESIGN.md section 8, "Finding the culprit": the reduced kernel again with
-// each optimisation off, LLVM's passes bisected and ptxas at -O0, each run in
-// a fresh GPU oracle with those options.
+// each optimisation off, LLVM's passes bisected, ptxas at -O0 and (where
+// ptxas makes the modules) the driver's JIT, each run in a fresh GPU oracle
+// with those options.
 Culprit culpritOf(const CheckConfig &cfg, const FuzzKernel &k, const std::string &property,
                   double seconds) {
   bool poisoned = false;
@@ -237,6 +239,7 @@ Culprit culpritOf(const CheckConfig &cfg, const FuzzKernel &k, const std::string
   };
   CulpritOptions copts;
   copts.seconds = seconds;
+  copts.ptxasModules = cuda::imageMode() != cuda::ImageMode::Driver;
   return findCulprit(k, cfg.gpu.codegen, fails, copts);
 }
 

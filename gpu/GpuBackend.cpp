@@ -105,7 +105,8 @@ public:
         return false;
       }
       auto t1 = Clock::now();
-      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel);
+      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel,
+                                                               opts_.codegen.driverJit);
       double loadMs = msSince(t1);
       for (size_t i = 0; i < kernels.size(); ++i) {
         Loaded l;
@@ -176,7 +177,8 @@ public:
         return false;
       }
       auto t1 = Clock::now();
-      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel);
+      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel,
+                                                               opts_.codegen.driverJit);
       double loadMs = msSince(t1);
       for (size_t i = 0; i < variants.size(); ++i) {
         Loaded l;
@@ -431,7 +433,7 @@ private:
       disk_.put(key, serialize(l.compiled));
     }
     auto t1 = Clock::now();
-    l.module = ctx_->load(l.compiled.ptx, opts_.codegen.jitOptLevel);
+    l.module = ctx_->load(l.compiled.ptx, opts_.codegen.jitOptLevel, opts_.codegen.driverJit);
     l.function = l.module->function(l.compiled.entry);
     if (info) {
       info->times = l.compiled.times;

@@ -99,6 +99,32 @@ TEST(Culprit, BisectsLlvmPasses) {
   EXPECT_NE(c.summary().find(c.passName), std::string::npos) << c.summary();
 }
 
+TEST(Culprit, NamesTheDriverJitWhenPtxasMadeTheModules) {
+  // A failure only ptxas's modules show (docs/upstream/ptxas-wgmma-desc-hi.md):
+  // with ptxasModules the search runs the kernel through the driver's JIT too.
+  fuzz::FuzzKernel k = kernel();
+  auto fails = [](const codegen::Options &o) { return !o.driverJit; };
+  fuzz::CulpritOptions copts;
+  copts.bisectLlvm = false;
+  copts.ptxasModules = true;
+  fuzz::Culprit c = fuzz::findCulprit(k, base(), fails, copts);
+  ASSERT_TRUE(c.reproduced);
+  EXPECT_TRUE(c.driverJitChecked);
+  EXPECT_TRUE(c.driverJitClean);
+  EXPECT_FALSE(c.ptxasO0Clean);
+  EXPECT_NE(c.summary().find("the driver's JIT instead of ptxas's module"), std::string::npos)
+      << c.summary();
+  // Where the driver's JIT made the modules already, there is nothing to switch.
+  copts.ptxasModules = false;
+  fuzz::Culprit same = fuzz::findCulprit(k, base(), fails, copts);
+  EXPECT_FALSE(same.driverJitChecked);
+  EXPECT_EQ(same.summary().find("driver's JIT instead"), std::string::npos) << same.summary();
+  // The option is part of the compile cache's key.
+  codegen::Options o = base();
+  o.driverJit = true;
+  EXPECT_NE(codegen::describeOptions(o), codegen::describeOptions(base()));
+}
+
 TEST(Culprit, SaysWhenNothingHelps) {
   fuzz::FuzzKernel k = kernel();
   fuzz::CulpritOptions copts;
