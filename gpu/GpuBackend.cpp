@@ -105,8 +105,8 @@ public:
         return false;
       }
       auto t1 = Clock::now();
-      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel,
-                                                               opts_.codegen.driverJit);
+      std::shared_ptr<cuda::Module> module =
+          ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel, opts_.codegen.driverJit);
       double loadMs = msSince(t1);
       for (size_t i = 0; i < kernels.size(); ++i) {
         Loaded l;
@@ -177,8 +177,8 @@ public:
         return false;
       }
       auto t1 = Clock::now();
-      std::shared_ptr<cuda::Module> module = ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel,
-                                                               opts_.codegen.driverJit);
+      std::shared_ptr<cuda::Module> module =
+          ctx_->load(r.compiled->ptx, opts_.codegen.jitOptLevel, opts_.codegen.driverJit);
       double loadMs = msSince(t1);
       for (size_t i = 0; i < variants.size(); ++i) {
         Loaded l;

@@ -240,8 +240,7 @@ TEST(FuzzFastPaths, WideNTilesOnEightWarps) {
     ASSERT_TRUE(r.ok()) << r.error << "\n" << describeKernel(k);
     const std::vector<std::string> &paths = r.compiled->paths.at(0);
     EXPECT_TRUE(std::count(paths.begin(), paths.end(), "wgmma")) << describeKernel(k);
-    EXPECT_TRUE(std::count(paths.begin(), paths.end(), "pipeline.stages=3"))
-        << describeKernel(k);
+    EXPECT_TRUE(std::count(paths.begin(), paths.end(), "pipeline.stages=3")) << describeKernel(k);
     EXPECT_NE(r.compiled->ptx.find("wgmma.mma_async.sync.aligned.m64n256k16"), std::string::npos)
         << describeKernel(k);
   }
