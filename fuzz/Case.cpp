@@ -102,11 +102,16 @@ std::string conformanceCase(const FuzzKernel &kernel, const OracleResult &r,
   Json suite;
   suite["format"] = "triton-conformance/1";
   suite["suite"] = "fuzz." + info.name;
-  suite["description"] = "triton-fuzz finding: property '" + r.property + "' failed (seed " +
-                         std::to_string(info.seed) + "): " + r.message.substr(0, 2000) +
-                         "\nReproduce: " + info.reproduce + "\nThe expected outputs are " +
-                         info.expected + "." + (note.empty() ? "" : "\n" + note) +
-                         (info.signature.empty() ? "" : "\nfuzz-signature: " + info.signature);
+  suite["description"] =
+      "triton-fuzz finding: property '" + r.property + "' failed (seed " +
+      std::to_string(info.seed) + "): " + r.message.substr(0, 2000) +
+      "\nReproduce: " + info.reproduce + "\nThe expected outputs are " + info.expected + "." +
+      (note.empty() ? "" : "\n" + note) +
+      (info.ptxasModules ? "\nThe campaign's modules were made by ptxas (TC_CUBIN); "
+                           "`TC_CUBIN=ptxas triton-conformance run FILE --backend gpu` runs "
+                           "the case the same way (the runner's default is the driver's JIT)."
+                         : "") +
+      (info.signature.empty() ? "" : "\nfuzz-signature: " + info.signature);
   suite["cases"] = Json::array({c});
   return suite.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

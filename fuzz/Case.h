@@ -30,6 +30,10 @@ struct CaseInfo {
   /// The GPU campaign's num_warps: the case's "num_warps" when it is not 4.
   /// A failure of the num_warps variant always gives the variant's.
   unsigned numWarps = 4;
+  /// The GPU campaign loaded modules that ptxas made ($TC_CUBIN): the
+  /// description says how to run the case the same way (the conformance
+  /// runner's default is the driver's JIT).
+  bool ptxasModules = false;
 };
 
 /// The suite file text (JSON) for failure `r` of kernel `k`.

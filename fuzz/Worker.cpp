@@ -309,6 +309,8 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   info.note = note;
   if (!cfg.cpuOnly)
     info.numWarps = cfg.triton.enabled ? cfg.triton.numWarps : cfg.gpu.codegen.numWarps;
+  info.ptxasModules = !cfg.cpuOnly && !cfg.triton.enabled && !cfg.gpu.compileOnly &&
+                      cuda::imageMode() != cuda::ImageMode::Driver;
   if (!cfg.cpuOnly)
     info.expected = std::string("the reference interpreter's (interp(ir), one thread); ") +
                     (cfg.triton.enabled ? "Triton's differ" : "the GPU's differ");

@@ -234,6 +234,11 @@ TEST(FuzzCase, TheFailingRunsNumWarpsIsTheCases) {
   EXPECT_EQ(warpsOf(warpsVariantMessage(4, 8, "agrees") + "differs", 8), 4);
   EXPECT_EQ(warpsOf("gpu differs", 8), 8);
   EXPECT_EQ(warpsOf("gpu differs", 4), std::nullopt);
+  // Modules that ptxas made: the description says how to run the case so.
+  EXPECT_EQ(conformanceCase(k, r, info).find("TC_CUBIN=ptxas"), std::string::npos);
+  info.ptxasModules = true;
+  EXPECT_NE(conformanceCase(k, r, info).find("`TC_CUBIN=ptxas triton-conformance run FILE"),
+            std::string::npos);
 }
 
 TEST(FuzzOracle, TileVariantsOnlyForKernelsThatCannotDependOnTiles) {
