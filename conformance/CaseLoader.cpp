@@ -290,7 +290,7 @@ void SuiteLoader::loadCase(const Json &j, const std::string &path, Suite &s) {
   loadGrid(j, path, c);
   if (const Json *w = get(j, "num_warps")) {
     c.numWarps = intField(*w, join(path, "num_warps"), 1);
-    if (c.numWarps && (*c.numWarps > 32 || (*c.numWarps & (*c.numWarps - 1)) != 0)) {
+    if (c.numWarps && !validNumWarps(*c.numWarps)) {
       error(join(path, "num_warps"),
             "must be 1, 2, 4, 8, 16 or 32, found " + std::to_string(*c.numWarps));
       c.numWarps.reset();

@@ -105,7 +105,6 @@ std::string runFailure(const RunResult &r) {
   return "fault: " + firstLine(r.error);
 }
 
-bool validNumWarps(unsigned w) { return w != 0 && w <= 32 && (w & (w - 1)) == 0; }
 bool validNumStages(unsigned s) { return s >= 1 && s <= 8; }
 
 /// Deep copies of the caller's buffers, bound under the same names: one copy

@@ -489,8 +489,7 @@ private:
       return fail(RunResult::Status::Error,
                   "running a single program (--program) is not supported by the GPU backend");
     // A launch's own num_warps (a conformance case's) for this run only.
-    if (opts.numWarps && (*opts.numWarps == 0 || *opts.numWarps > 32 ||
-                          (*opts.numWarps & (*opts.numWarps - 1)) != 0))
+    if (opts.numWarps && !validNumWarps(*opts.numWarps))
       return fail(RunResult::Status::Error,
                   "num_warps " + std::to_string(*opts.numWarps) +
                       " is not supported: 1, 2, 4, 8, 16 or 32 warps per program");

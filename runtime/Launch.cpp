@@ -96,6 +96,10 @@ int64_t ScalarValue::asInt() const {
   return static_cast<int64_t>(num::intValue(dtype, bits));
 }
 
+bool validNumWarps(int64_t w) {
+  return w >= 1 && w <= 32 && (w & (w - 1)) == 0;
+}
+
 CompiledKernel::CompiledKernel(std::unique_ptr<ir::Module> module, const ir::Function *function,
                                std::shared_ptr<SourceManager> sources, DefineList defines)
     : module_(std::move(module)), function_(function), sources_(std::move(sources)),

@@ -219,6 +219,9 @@ struct RunOptions {
   std::optional<unsigned> numWarps;
 };
 
+/// Whether a program may have `w` warps on the GPU backends: 1, 2, 4, 8, 16 or 32.
+bool validNumWarps(int64_t w);
+
 /// What a launch did to one buffer (the interpreter's shadow memory).
 struct BufferAccess {
   std::string name;           // its parameter (the first, when several share the array)

@@ -145,7 +145,7 @@ std::optional<CheckConfig> checkConfig(const Flags &f, double hangSeconds, std::
   c.gpu.codegen.numWarps = f.numWarps;
   c.policy.numWarps = static_cast<int>(f.numWarps); // the attention kernels' mma.values shape
   c.gpu.codegen.numStages = f.numStages; // before --disable-opt: pipeline means 1
-  if (f.numWarps == 0 || f.numWarps > 32 || (f.numWarps & (f.numWarps - 1))) {
+  if (!validNumWarps(f.numWarps)) {
     error = "bad --num-warps " + std::to_string(f.numWarps) + " (1, 2, 4, 8, 16 or 32)";
     return std::nullopt;
   }
