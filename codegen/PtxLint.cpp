@@ -149,8 +149,22 @@ std::vector<PtxHazard> findPtxasHazards(std::string_view ptx) {
         startsWith(in.opcode, "bar"))
       continue;
     const std::string &d = in.operands[0];
-    if (!d.empty() && d[0] == '%')
+    if (!d.empty() && d[0] == '%') {
       defs[d].push_back(classify(in));
+    } else if (!d.empty() && d[0] == '{') {
+      // A vector destination (`mov.b64 {%temp, %r29}, %fd5` unpacking a
+      // double, `ld.v4`): each register in it is defined here too.
+      std::string list = d.substr(1, d.find('}') - 1);
+      size_t start = 0;
+      while (start < list.size()) {
+        size_t comma = list.find(',', start);
+        std::string r =
+            trim(list.substr(start, comma == std::string::npos ? comma : comma - start));
+        if (!r.empty() && r[0] == '%')
+          defs[r].push_back(Def::Other);
+        start = comma == std::string::npos ? list.size() : comma + 1;
+      }
+    }
   }
   // A 64-bit zero extension of a 32-bit high half (the minuend ptxas fuses).
   for (const Inst &in : insts)

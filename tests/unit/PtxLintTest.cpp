@@ -25,6 +25,15 @@ TEST(PtxLint, NegTakenByMinMaxOrShift) {
   // A register also defined otherwise (a phi) is not known to be a neg.
   EXPECT_TRUE(findPtxasHazards("neg.s32 %r2, %r1;\nmov.b32 %r2, 5;\nmin.s32 %r4, %r5, %r2;\n")
                   .empty());
+  // Nor is one also defined by a vector destination: the high word of a
+  // double unpacked by `mov.b64 {lo, hi}` (libdevice's fmod; fuzz seed
+  // 2026120641, kernel 1328, with TC_TEST_PTXAS_HAZARDS=1), or an ld.v2.
+  EXPECT_TRUE(findPtxasHazards("{\n.reg .b32 %temp;\nmov.b64 \t{%temp, %r29}, %fd5;\n}\n"
+                               "shr.u32 \t%r30, %r29, 20;\nneg.s32 \t%r29, %r28;\n")
+                  .empty());
+  EXPECT_TRUE(findPtxasHazards("ld.global.v2.u32 {%r1, %r2}, [%rd1];\nneg.s32 %r2, %r3;\n"
+                               "max.s32 %r4, %r5, %r2;\n")
+                  .empty());
 }
 
 TEST(PtxLint, SixteenBitNegOrAbs) {
