@@ -422,7 +422,7 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
 void Lowerer::planLoop(const MmaLoop &L, int depth) {
   using M = Conversion::Mechanism;
   const MmaPlan &p = L.p;
-  Layout acc = L.wgmma ? Layout::mma(3, {16, p.n, p.kStep}, {16, p.n}, opts_.numWarps)
+  Layout acc = L.wgmma ? Layout::mma(3, {16, p.tileN, p.kStep}, {16, p.tileN}, opts_.numWarps)
                        : Layout::mma(2, {16, 8, p.kStep}, {p.tileM, p.tileN}, opts_.numWarps);
   const ir::Op &loop = *L.loop;
   size_t first = L.isFor ? 3 : 0;

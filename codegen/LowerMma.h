@@ -183,6 +183,12 @@ struct Lowerer::MmaLoop {
   size_t numStreams = 2; // the mma-values pipeline may stream one tile only
   bool pipelined = false;
   bool wgmma = false;       // the k steps on wgmma.mma_async (a warpgroup per 64 rows)
+  // wgmma with fewer 64-row blocks than warpgroups (64-row tiles on 8 warps):
+  // the n columns split between splitN warpgroups per 64-row block, warpgroup
+  // g taking rows 64 (g / splitN) .. and columns (g mod splitN) n / splitN ..
+  // (Triton's warpsPerCTA [4 G / splitN, splitN]); 1: each warpgroup its
+  // own 64-row blocks, all n columns.
+  int64_t splitN = 1;
   // int8 on wgmma: both operands must be K-major in shared memory, and b (k x
   // n, n contiguous) is copied as it is (streams[1].xorRows); every trip
   // transposes its stage's b into n rows of k bytes at btOff in the stage,

@@ -356,10 +356,21 @@ llvm::Value *Lowerer::pipeBase() {
 }
 
 /// Runs f(j, tile) for the warp tiles this thread's warp owns: warp w owns
-/// tiles w, w + num_warps, ... (the same ones in every trip).
+/// tiles w, w + num_warps, ... (the same ones in every trip). With n split
+/// between warpgroups (L.splitN, one 16-row tile a warp): warp v of
+/// warpgroup g owns rows 64 (g / splitN) + 16 v, column block g mod splitN.
 template <typename F> void Lowerer::forEachOwnTile(const MmaLoop &L, F f) {
   llvm::Value *lane = b_.CreateAnd(tid_, b_.getInt32(31));
   llvm::Value *warp = b_.CreateLShr(tid_, b_.getInt32(5));
+  if (L.splitN > 1) {
+    auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+    llvm::Value *g = b_.CreateLShr(warp, i32(2)), *v = b_.CreateAnd(warp, i32(3));
+    llvm::Value *rowBlock = b_.CreateAdd(b_.CreateShl(b_.CreateUDiv(g, i32(L.splitN)), i32(2)), v);
+    llvm::Value *tile =
+        b_.CreateAdd(b_.CreateMul(rowBlock, i32(L.splitN)), b_.CreateURem(g, i32(L.splitN)));
+    f(0, mmaTileAt(L.p, tile, lane));
+    return;
+  }
   for (int64_t j = 0; j < L.tilesPerWarp; ++j) {
     llvm::Value *tile = b_.CreateAdd(warp, b_.getInt32(static_cast<uint32_t>(j * opts_.numWarps)));
     f(static_cast<size_t>(j), mmaTileAt(L.p, tile, lane));

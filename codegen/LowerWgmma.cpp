@@ -66,13 +66,26 @@ bool Lowerer::planWgmma(MmaLoop &L) {
   bool halves = (p.a->dtype == DType::F16 || p.a->dtype == DType::BF16) && p.c->dtype == DType::F32;
   bool int8 = p.a->dtype == DType::I8 && p.c->dtype == DType::I32 && opts_.int8Wgmma;
   if (!opts_.wgmma || opts_.sm != 90 || !L.pipelined || opts_.numWarps % 4 || !(halves || int8) ||
-      p.m % 64 || (p.m / 64) % warpgroups || p.n % 8 || p.n > 256)
+      p.m % 64 || p.n % 8 || p.n > 256)
+    return false;
+  // Fewer 64-row blocks than warpgroups (halves only): the warpgroups of a
+  // block split its n columns (L.splitN), each a column block of B's stage.
+  int64_t blocksM = p.m / 64, splitN = 1;
+  if (blocksM % warpgroups) {
+    if (!halves || warpgroups % blocksM)
+      return false;
+    splitN = warpgroups / blocksM;
+  }
+  int64_t part = p.n / splitN; // columns of one warpgroup's wgmma
+  if (p.n % splitN || part % 8)
     return false;
   int64_t in = static_cast<int64_t>(byteSize(p.a->dtype));
-  // int8: b is transposed into rows of k bytes, K-major like a.
-  int64_t wa = swizzleWidth(p.k * in), wb = swizzleWidth(int8 ? p.k : p.n * in);
-  int64_t perWarp = (p.m / 16) / opts_.numWarps;
-  if (!wa || !wb || perWarp * p.n / 2 > kMaxWgmmaAcc)
+  // int8: b is transposed into rows of k bytes, K-major like a. Split n:
+  // b's rows cut into column blocks of one warpgroup's columns (or narrower),
+  // so that a warpgroup's columns start a column block of the stage.
+  int64_t wa = swizzleWidth(p.k * in), wb = swizzleWidth(int8 ? p.k : part * in);
+  int64_t perWarp = splitN > 1 ? 1 : (p.m / 16) / opts_.numWarps;
+  if (!wa || !wb || perWarp * part / 2 > kMaxWgmmaAcc)
     return false;
   size_t aBytes = static_cast<size_t>(p.m * p.k * in), bBytes = static_cast<size_t>(p.k * p.n * in);
   size_t bOff = alignTo(aBytes, kSwizzleAlign), btOff = 0;
@@ -107,10 +120,11 @@ bool Lowerer::planWgmma(MmaLoop &L) {
   L.ahead = stages - 1;
   if (plantedBug("wgmma-stage")) // one trip further: into the stage being read
     ++L.ahead;
+  L.splitN = splitN;
   p.tileM = 16;
-  p.tileN = p.n;
-  p.tilesN = 1;
-  p.tiles = p.m / 16;
+  p.tileN = part;
+  p.tilesN = splitN;
+  p.tiles = (p.m / 16) * splitN;
   L.tilesPerWarp = perWarp;
   return true;
 }
@@ -355,7 +369,7 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
   const MmaLoop::Stream &sa = L.streams[0], &sb = L.streams[1];
   auto i64 = [&](int64_t x) { return b_.getInt64(static_cast<uint64_t>(x)); };
   int64_t in = static_cast<int64_t>(byteSize(p.a->dtype));
-  int64_t n = p.n, per = n / 2, warpgroups = opts_.numWarps / 4;
+  int64_t n = p.tileN, per = n / 2, warpgroups = opts_.numWarps / 4;
   bool int8 = L.transposeB;
   if (int8)
     transposeStageB(L, stageOff);
@@ -399,6 +413,17 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
 
   asmStatement("wgmma.fence.sync.aligned;");
   llvm::Value *warpgroup = warpgroupIndex();
+  // Split n (L.splitN): warpgroup g's rows are block g / splitN, its columns
+  // column block g mod splitN of n / splitN columns, which start that many
+  // column blocks of b's stage (k rows of swizzle bytes each) further.
+  llvm::Value *colsB = nullptr;
+  if (L.splitN > 1) {
+    llvm::Value *splitN = b_.getInt32(static_cast<uint32_t>(L.splitN));
+    colsB = b_.CreateMul(b_.CreateZExt(b_.CreateURem(warpgroup, splitN), b_.getInt64Ty()),
+                         i64((n * in * p.k) >> 4));
+    warpgroup = b_.CreateUDiv(warpgroup, splitN);
+    warpgroups = 1; // tilesPerWarp is 1
+  }
   Slots out = acc;
   for (int64_t j = 0; j < L.tilesPerWarp; ++j) {
     // The warpgroup's 64 rows: block g + j G of the tile.
@@ -413,7 +438,10 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
                           : static_cast<int64_t>(sb.off) + k0 * sb.swizzle;
       std::vector<llvm::Value *> args(out.begin() + j * per, out.begin() + (j + 1) * per);
       args.push_back(wgmmaDescriptor(field, bitsA, b_.CreateAdd(rowsA, i64(offA >> 4))));
-      args.push_back(wgmmaDescriptor(field, bitsB, i64(offB >> 4)));
+      llvm::Value *descOffB = i64(offB >> 4);
+      if (colsB)
+        descOffB = b_.CreateAdd(colsB, descOffB);
+      args.push_back(wgmmaDescriptor(field, bitsB, descOffB));
       args.push_back(b_.getInt32(1));
       wgmmaInto(mma, args, out, j * per, per);
     }

@@ -771,6 +771,38 @@ def int8_wgmma_cases():
                 N=64, warps=4)
 
 
+# ---------------------------------------------------------------- 14: n split between warpgroups
+
+def split_n_wgmma_cases():
+    """Tiles with fewer 64-row blocks than warpgroups (64 rows on 8 or 16 warps, 128 rows on
+    16): on sm_90 the GPU backend splits the tile's n columns between the warpgroups of a
+    64-row block (codegen L.splitN), each running wgmma on its own column block of b's stage.
+    fp16 and bf16, column blocks of 16 to 128 columns (b's rows swizzled at 32, 64 and 128
+    bytes), trips 1 to 7 around the 3 stages, a masked k-tail (NaN past K: a chunk copied
+    instead of zero-filled shows), an accumulator loaded from C, and two programs per
+    dimension so that every program's b columns differ. Past K, A's rows hold NaN."""
+    for (TM, TN, TK, K, ta, warps) in ((64, 128, 64, 320, 'float16', 8), (64, 64, 32, 96, 'float16', 8),
+                                       (64, 256, 64, 128, 'float16', 8), (64, 32, 32, 128, 'float16', 8),
+                                       (64, 64, 64, 448, 'float16', 16), (128, 256, 64, 192, 'float16', 16),
+                                       (64, 128, 32, 128, 'bfloat16', 8), (64, 128, 64, 64, 'float16', 8)):
+        src = kernel(loop='up_for')
+        p = Problem(2 * TM, 2 * TN, K, ta, ta, 'float32', 'int', lda=K + 16)
+        simple_case('split_n_wgmma_%s_%dx%dx%d_K%d_w%d' % (SHORT[ta], TM, TN, TK, K, warps),
+                    ['wgmma', 'wgmma.split_n', 'dtype.' + ta, 'trips.%d' % min(K // TK, 4)], src,
+                    TM, TN, TK, K, ta=ta, problem=p, warps=warps)
+    src = kernel(loop='up_for', mask_rem='auto')
+    for (TM, TN, TK, K, warps) in ((64, 128, 64, 144, 8), (64, 64, 32, 48, 16)):
+        p = Problem(2 * TM, 2 * TN, K, 'float16', 'float16', 'float32', 'int', lda=K + 16)
+        p.b_store = p.b_store + [NAN] * (TK * p.ldb)
+        simple_case('split_n_wgmma_masked_ktail_%dx%dx%d_K%d_w%d' % (TM, TN, TK, K, warps),
+                    ['wgmma', 'wgmma.split_n', 'mask', 'mask.ktail', 'mask.pipelined'], src,
+                    TM, TN, TK, K, problem=p, warps=warps)
+    init = [float(rng.randint(-50, 50)) for _ in range(128 * 256)]
+    p = Problem(128, 256, 192, 'float16', 'float16', 'float32', 'int', init=init)
+    simple_case('split_n_wgmma_init_load_64x128x64_K192_w8', ['wgmma', 'wgmma.split_n', 'init.load'],
+                kernel(loop='up_for', init='*pc'), 64, 128, 64, 192, problem=p, c_init=init, warps=8)
+
+
 def main():
     util.self_test()
     tutorial_cases()
@@ -784,6 +816,7 @@ def main():
     computed_operand_cases()
     masked_pipelined_cases()
     int8_wgmma_cases()
+    split_n_wgmma_cases()
     S.write(util.out_path('matmul-loops.json'))
 
 
