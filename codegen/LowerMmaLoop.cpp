@@ -582,6 +582,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   notePath(L.wgmma ? "wgmma" : "mma.sync");
   if (L.transposeB)
     notePath("wgmma.int8"); // option int8-wgmma
+  if (L.splitN > 1)
+    notePath("wgmma.split_n"); // n split between the warpgroups of a 64-row block
   notePath("mma.loop");
   if (L.pipelined && (L.streams[0].mask || L.streams[1].mask))
     notePath("mma.loop.masked_stream"); // option masked-stream

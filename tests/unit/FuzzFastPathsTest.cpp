@@ -128,6 +128,35 @@ TEST(FuzzFastPaths, Int8LoopsTakeWgmma) {
   EXPECT_GE(took, int8 * 5 / 8);
 }
 
+// On 8 warps (the GPU oracle's num_warps variant, --num-warps 8 campaigns)
+// the loops of 64-row tiles aimed at wgmma split n between the two
+// warpgroups instead of falling back to mma.sync.
+TEST(FuzzFastPaths, SixtyFourRowLoopsOnEightWarpsSplitN) {
+  codegen::Options o;
+  o.sm = 90;
+  o.alignedPointers = true;
+  o.numWarps = 8;
+  GenPolicy p;
+  p.aim = "wgmma";
+  int split = 0, wgmma = 0;
+  for (uint64_t i = 0; i < 64; ++i) {
+    FuzzKernel k = generateKernel(p, 7300 + i);
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
+    std::vector<std::string> paths;
+    std::string error;
+    if (!codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error))
+      continue; // a shape 8 warps do not take
+    bool isSplit = std::find(paths.begin(), paths.end(), "wgmma.split_n") != paths.end();
+    split += isSplit ? 1 : 0;
+    wgmma += tookPath(paths, "wgmma") ? 1 : 0;
+    if (isSplit) {
+      EXPECT_TRUE(tookPath(paths, "wgmma")) << describeKernel(k);
+    }
+  }
+  EXPECT_GE(split, 8) << "of " << wgmma << " kernels on wgmma";
+}
+
 // The paths a kernel's lowering takes for sm_90 with aligned pointers (as
 // --compile-only and the GPU backend compile the fuzzer's kernels).
 std::vector<std::string> pathsOf(const FuzzKernel &k) {
