@@ -63,6 +63,10 @@ struct Options {
   // into K-major rows in shared memory every trip (wgmma reads 8-bit operands
   // K-major only). Off, int8 loops run on mma.sync without the pipeline.
   bool int8Wgmma = true;
+  // "split-n": a wgmma matmul loop whose tile has fewer 64-row blocks than
+  // warpgroups (64-row tiles on 8 or 16 warps) splits its n columns between
+  // the warpgroups of a block (fp16, bf16); off, such loops run on mma.sync.
+  bool splitN = true;
   // "masked-stream": a matmul loop's operand loaded with a mask and `other`
   // +0 (the tutorial's `rk < K - k ? *pa : 0`) streams through the cp.async
   // stages like an unmasked one, each 16-byte chunk copied or zero-filled

@@ -72,7 +72,7 @@ bool Lowerer::planWgmma(MmaLoop &L) {
   // block split its n columns (L.splitN), each a column block of B's stage.
   int64_t blocksM = p.m / 64, splitN = 1;
   if (blocksM % warpgroups) {
-    if (!halves || warpgroups % blocksM)
+    if (!opts_.splitN || !halves || warpgroups % blocksM)
       return false;
     splitN = warpgroups / blocksM;
   }

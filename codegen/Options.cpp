@@ -22,6 +22,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.wgmma;
   if (name == "int8-wgmma")
     return &opts.int8Wgmma;
+  if (name == "split-n")
+    return &opts.splitN;
   if (name == "masked-stream")
     return &opts.maskedStreams;
   if (name == "specialize")
@@ -36,10 +38,10 @@ bool *flagOf(Options &opts, const std::string &name) {
 } // namespace
 
 const std::vector<std::string> &optimizationNames() {
-  static const std::vector<std::string> names = {"vectorize", "remat", "mma", "mma-values",
-                                                   "key-perm", "pipeline", "wgmma", "int8-wgmma",
-                                                   "masked-stream", "occupancy", "shared-divisor",
-                                                   "specialize"};
+  static const std::vector<std::string> names = {
+      "vectorize", "remat",          "mma",        "mma-values", "key-perm",
+      "pipeline",  "wgmma",          "int8-wgmma", "split-n",    "masked-stream",
+      "occupancy", "shared-divisor", "specialize"};
   return names;
 }
 
@@ -58,7 +60,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
-          opts.int8Wgmma = opts.maskedStreams = opts.occupancy = opts.sharedDivisor =
+          opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.occupancy = opts.sharedDivisor =
               opts.specialize = false;
       opts.numStages = 1;
       continue;
@@ -97,6 +99,8 @@ std::string describeOptions(const Options &opts) {
     s += " wgmma";
   if (opts.wgmma && !opts.int8Wgmma)
     s += " no-int8-wgmma";
+  if (opts.wgmma && !opts.splitN)
+    s += " no-split-n";
   if (!opts.maskedStreams)
     s += " no-masked-stream";
   if (!opts.occupancy)
