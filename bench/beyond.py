@@ -19,6 +19,10 @@ The kernels (same tile sizes, warps and loop structure on both sides):
   matmul_wide    A @ B, fp16 -> fp32 accumulator -> fp16, 4096^3, the tutorial kernel
                  (examples/matmul.tc) at 128 x 256 x 64 tiles, 8 warps, 3 stages (the
                  tutorial's first autotune config); also cuBLAS (torch's A @ B)
+  matmul_persistent  the same product by persistent programs (one per SM) walking the
+                 tiles in groups of 8 tile rows, 128 x 256 x 64 tiles, 8 warps, 3 stages
+                 (bench/kernels/matmul_persistent.tc; Triton's side is the same loop
+                 nest); also cuBLAS
 
 Method: ours is `triton-run --bench` (median of 100 launches, L2 flushed before each, as
 Triton's do_bench does), checked first against the interpreter (`triton-run --compare`)
@@ -131,13 +135,43 @@ def spec_matmul_wide(full=True):
     }
 
 
+def sm_count():
+    """The GPU's SM count (torch's device properties), else 132 (H100 SXM and H200)."""
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_properties(0).multi_processor_count
+    except ImportError:
+        pass
+    return 132
+
+
+def spec_matmul_persistent(full=True):
+    M = N = K = 4096 if full else 640
+    # 640 = 5 tile rows of 128: the last group of 8 tile rows is short
+    return {
+        "src": "matmul_persistent.tc",
+        "defines": ["-DTM=128", "-DTN=256", "-DTK=64", "-DGROUP=8", "--num-warps", "8",
+                    "--num-stages", "3"],
+        "args": ["--grid", str(sm_count() if full else 7), "--arg", "M=%d" % M,
+                 "--arg", "N=%d" % (N if full else 512), "--arg", "K=%d" % K,
+                 "--arg", "lda=%d" % K, "--arg", "ldb=%d" % (N if full else 512),
+                 "--arg", "ldc=%d" % (N if full else 512),
+                 "--arg", "A=randint:-2:2:f16[%d,%d]" % (M, K),
+                 "--arg", "B=randint:-2:2:f16[%d,%d]" % (K, N if full else 512),
+                 "--arg", "C=zeros:f16[%d,%d]" % (M, N if full else 512)],
+        "flops": 2 * M * N * K, "size": "%d^3 fp16" % M, "M": M, "N": N, "K": K,
+    }
+
+
 SPECS = {"stencil": spec_stencil, "cross_entropy": spec_cross_entropy, "rmsnorm": spec_rmsnorm,
          "matmul_masked": spec_matmul_masked, "colsum": spec_colsum,
-         "matmul_int8": spec_matmul_int8, "matmul_wide": spec_matmul_wide}
+         "matmul_int8": spec_matmul_int8, "matmul_wide": spec_matmul_wide,
+         "matmul_persistent": spec_matmul_persistent}
 
 
 # Kernels with a torch op that computes the same thing (cuBLAS for a plain matmul).
-TORCH_OPS = {"matmul_wide"}
+TORCH_OPS = {"matmul_wide", "matmul_persistent"}
 
 
 def run(cmd, timeout):
@@ -266,6 +300,31 @@ def triton_side():
             pb += TK * ldb
         tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(C.dtype.element_ty))
 
+    @triton.jit
+    def matmul_persistent(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
+                          TK: tl.constexpr, GROUP: tl.constexpr):
+        # bench/kernels/matmul_persistent.tc's loop nest: tiles p, p + P, ... in groups.
+        programs = tl.num_programs(0)
+        tiles_m = M // TM
+        tiles_n = N // TN
+        per_group = GROUP * tiles_n
+        for t in range(tl.program_id(0), tiles_m * tiles_n, programs):
+            first_m = t // per_group * GROUP
+            group_rows = min(tiles_m - first_m, GROUP)
+            pm = first_m + t % per_group % group_rows
+            pn = t % per_group // group_rows
+            rm = pm * TM + tl.arange(0, TM)
+            rn = pn * TN + tl.arange(0, TN)
+            rk = tl.arange(0, TK)
+            c = tl.zeros((TM, TN), tl.float32)
+            pa = A + rm[:, None] * lda + rk[None, :]
+            pb = B + rk[:, None] * ldb + rn[None, :]
+            for k in range(0, K, TK):
+                c += tl.dot(tl.load(pa), tl.load(pb))
+                pa += TK
+                pb += TK * ldb
+            tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(tl.float16))
+
     dev = "cuda"
     cdiv = triton.cdiv
 
@@ -301,6 +360,16 @@ def triton_side():
             return lambda: matmul_masked[(M // 128, N // 128)](a, b, c, bias, M, N, K, K, N, N,
                                                                TM=128, TN=128, TK=64,
                                                                num_warps=8, num_stages=3)
+        if name == "matmul_persistent":
+            M, N, K = s["M"], s["N"], s["K"]
+            a = torch.randn(M, K, device=dev, dtype=torch.float16)
+            b = torch.randn(K, N, device=dev, dtype=torch.float16)
+            c = torch.zeros(M, N, device=dev, dtype=torch.float16)
+            if torch_op:
+                return lambda: torch.matmul(a, b, out=c)
+            return lambda: matmul_persistent[(sm_count(),)](a, b, c, M, N, K, K, N, N, TM=128,
+                                                            TN=256, TK=64, GROUP=8, num_warps=8,
+                                                            num_stages=3)
         if name in ("matmul_int8", "matmul_wide"):
             M, N, K = s["M"], s["N"], s["K"]
             if name == "matmul_int8":

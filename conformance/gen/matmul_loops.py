@@ -239,13 +239,13 @@ def next_warps():
     return 4 if _warps[0] % 2 else 8
 
 
-def add(name, feats, src, dfn, grid, args, outs, source_file=None, warps=None):
-    """Adds a case running src (kept in the suite's "sources"), or the kernel `dot` of
-    source_file, with the GPU hint alternating between 4 and 8 warps (or `warps`)."""
+def add(name, feats, src, dfn, grid, args, outs, source_file=None, warps=None, kernel_name='dot'):
+    """Adds a case running src (kept in the suite's "sources"), or the kernel `kernel_name`
+    of source_file, with the GPU hint alternating between 4 and 8 warps (or `warps`)."""
     if source_file is None:
         where = {'source_ref': S.source(src_key(src), src), 'kernel': 'mm' if 'void mm(' in src else 'dot'}
     else:
-        where = {'source_file': source_file, 'kernel': 'dot'}
+        where = {'source_file': source_file, 'kernel': kernel_name}
     c = case(name, ['dot', 'loop', 'matmul_loop'] + feats, defines=dfn, grid=grid, args=args,
              expect={'outputs': outs}, **where)
     c['num_warps'] = next_warps() if warps is None else warps
@@ -803,6 +803,37 @@ def split_n_wgmma_cases():
                 kernel(loop='up_for', init='*pc'), 64, 128, 64, 192, problem=p, c_init=init, warps=8)
 
 
+# ---------------------------------------------------------------- persistent programs
+
+PERSISTENT_PATH = '../../bench/kernels/matmul_persistent.tc'   # relative to the suite file
+
+
+def persistent_case(TM, TN, TK, GROUP, tiles_m, tiles_n, trips, programs, warps):
+    """bench/kernels/matmul_persistent.tc: `programs` programs walk the tiles_m x tiles_n tiles
+    of C in groups of GROUP tile rows (the matmul loop nested in the tile loop). Every tile is
+    written by exactly one program, whatever the grid: the exact product everywhere."""
+    M, N, K = tiles_m * TM, tiles_n * TN, trips * TK
+    p = Problem(M, N, K, 'float16', 'float16', 'float16', 'int')
+    name = 'persistent_%dx%dx%d_group%d_tiles%dx%d_trips%d_grid%d_w%d' % (
+        TM, TN, TK, GROUP, tiles_m, tiles_n, trips, programs, warps)
+    feats = ['persistent', 'dtype.float16', 'trips.%d' % min(trips, 4), 'loop.nested']
+    dfn = {'TM': TM, 'TN': TN, 'TK': TK, 'GROUP': GROUP}
+    add(name, feats, None, dfn, [str(programs)], p.args(), {'C': p.out_c()},
+        source_file=PERSISTENT_PATH, warps=warps, kernel_name='matmul_persistent')
+
+
+def persistent_cases():
+    # A last group of fewer tile rows than GROUP (3 = 2 + 1), programs with 2 or 3 tiles.
+    persistent_case(64, 32, 32, 2, 3, 4, 3, 5, 4)
+    # One program computes every tile (the tile loop runs 8 times around the k loop).
+    persistent_case(64, 64, 32, 4, 2, 4, 2, 1, 4)
+    # More programs than tiles: programs 6..15 run no trip of the tile loop.
+    persistent_case(64, 64, 64, 8, 3, 2, 1, 16, 4)
+    # Tiles of 128 x 128 on 8 warps (wgmma on sm_90), GROUP larger than the tile rows.
+    persistent_case(128, 128, 64, 8, 3, 2, 3, 4, 8)
+    persistent_case(128, 64, 64, 2, 4, 3, 2, 7, 8)
+
+
 def main():
     util.self_test()
     tutorial_cases()
@@ -817,6 +848,7 @@ def main():
     masked_pipelined_cases()
     int8_wgmma_cases()
     split_n_wgmma_cases()
+    persistent_cases()
     S.write(util.out_path('matmul-loops.json'))
 
 

@@ -1,5 +1,5 @@
 """The kernels of bench/beyond.py (bench/kernels/: stencil, cross-entropy, RMSNorm, masked
-matmul with bias and ReLU, column sums) on the interpreter at small sizes, against NumPy
+matmul with bias and ReLU, column sums, persistent matmul) on the interpreter at small sizes, against NumPy
 references computed here (float64), including the edges each kernel masks."""
 
 import os
@@ -80,3 +80,18 @@ def test_colsum(M, N, BM, BN):
     y = np.zeros(N, np.float32)
     kernel("colsum", ["Y"])(x, y, M, N, N, ((N + BN - 1) // BN,), BM=BM, BN=BN)
     assert np.abs(y - x.astype(np.float64).sum(axis=0)).max() < 1e-4
+
+
+@pytest.mark.parametrize("M,N,K,TM,TN,TK,GROUP,programs",
+                         [(80, 64, 48, 16, 16, 16, 2, 3),   # 5 tile rows: a short last group
+                          (32, 64, 32, 16, 32, 16, 4, 1),   # one program for every tile
+                          (32, 32, 16, 16, 16, 16, 8, 9)])  # more programs than tiles
+def test_matmul_persistent(M, N, K, TM, TN, TK, GROUP, programs):
+    rng = np.random.default_rng(M + N + K + programs)
+    a = (rng.integers(-4, 5, (M, K)) / 2).astype(np.float16)
+    b = (rng.integers(-4, 5, (K, N)) / 2).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)  # every tile must be written, once
+    kernel("matmul_persistent", ["C"])(a, b, c, M, N, K, K, N, N, (programs,), TM=TM, TN=TN,
+                                       TK=TK, GROUP=GROUP)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.array_equal(c.astype(np.float64), want.astype(np.float16).astype(np.float64))

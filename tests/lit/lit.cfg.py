@@ -11,6 +11,7 @@ config.test_exec_root = config.tc_test_exec_root
 config.substitutions.append(("%tritonc", os.path.join(config.tc_bin_dir, "tritonc")))
 config.substitutions.append(("%triton-interp", os.path.join(config.tc_bin_dir, "triton-interp")))
 config.substitutions.append(("%examples", os.path.join(config.tc_src_root, "examples")))
+config.substitutions.append(("%benchkernels", os.path.join(config.tc_src_root, "bench", "kernels")))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("not ", os.path.join(os.path.dirname(config.filecheck), "not") + " "))
 config.environment["PATH"] = config.tc_bin_dir + os.pathsep + config.environment.get("PATH", "")
