@@ -142,6 +142,7 @@ private:
   bool inHelper_ = false;            // generating a helper's body: only its parameters are in scope
   std::vector<std::string> helpers_; // helper functions, emitted before the kernel
   std::vector<std::string> body_;
+  std::string pad_ = "  "; // line()'s indentation
   std::set<std::string> features_;
   int nextId_ = 0;
 
@@ -151,7 +152,7 @@ private:
   std::string shape() const { return "[" + join(tileNames_, ", ") + "]"; }
   std::string fresh(const char *prefix) { return prefix + std::to_string(nextId_++); }
   void useType(DType t) { features_.insert("dtype." + conf(t)); }
-  void line(const std::string &text) { body_.push_back("  " + text); }
+  void line(const std::string &text) { body_.push_back(pad_ + text); }
   void declare(const std::string &name, const Val &v);
   void setAxes(int rank);
   std::string index(int axis) const;
@@ -1465,8 +1466,31 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
     params_.push_back(lang(s.dtype) + " " + s.name +
                       (claim > 1 ? " __multipleof(" + std::to_string(claim) + ")" : ""));
   }
-  line("int pm = get_program_id(0);");
-  line("int pn = get_program_id(1);");
+  // Sometimes persistent programs (bench/kernels/matmul_persistent.tc): a 1-D
+  // grid of P programs, program p computing tiles p, p + P, ... of C: the
+  // matmul loop nested in a loop over tiles (its stages, barriers and
+  // accumulator set up again for every tile). P below the tile count (a
+  // program runs several tiles) or above it (some run none); the grid does not
+  // follow the sizes (no gridAxes: the kernel counts its tiles from M and N).
+  bool persistent = !many && !twoStages && coin(0.15);
+  if (persistent) {
+    features_.insert("grid.persistent");
+    features_.erase("grid.2d");
+    int64_t tiles = gm * gn;
+    k.grid = {coin(0.8) ? range(1, static_cast<int>(std::max<int64_t>(1, tiles / 2)))
+                        : tiles + range(0, 1),
+              1, 1};
+    k.gridAxes.clear();
+    line("int tilesN = (N + TN - 1) / TN;");
+    line("int tiles = (M + TM - 1) / TM * tilesN;");
+    line("for (int tile = get_program_id(0); tile < tiles; tile += get_num_programs(0)) {");
+    pad_ = "    ";
+    line("int pm = tile / tilesN;");
+    line("int pn = tile % tilesN;");
+  } else {
+    line("int pm = get_program_id(0);");
+    line("int pn = get_program_id(1);");
+  }
   line("int rm[TM] = pm * TM + 0 ... TM;");
   line("int rn[TN] = pn * TN + 0 ... TN;");
   line("int rk[TK] = 0 ... TK;");
@@ -1485,6 +1509,10 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   static const std::vector<std::string> outs = {"c", "max(c, 0)", "(c * 2)", "(c - 1)"};
   Val v = castTo({*rc::gen::elementOf(outs), acc}, outType);
   line("*?(mask) pY = " + v.text + ";");
+  if (persistent) {
+    pad_ = "  ";
+    line("}");
+  }
 }
 
 // A FlashAttention-like kernel (issue 29, item 7; docs/fuzz.md "Attention

@@ -312,6 +312,58 @@ TEST(FuzzFastPaths, TwoStageTilesTakeTwoStages) {
   EXPECT_EQ(found, 2);
 }
 
+// Persistent programs (grid.persistent): a 1-D grid whose programs walk the
+// tiles, the matmul loop nested in the tile loop. The grid does not follow the
+// sizes (no gridAxes), some programs run several tiles, the nested loop still
+// takes the aimed path, and the interpreter's Y is the exact product (small
+// integers, the accumulator from 0, `pY = c`), computed here.
+TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
+  GenPolicy p;
+  p.aim = "wgmma";
+  p.dotAcc = 0;
+  p.smallInts = 1;
+  int found = 0, several = 0, took = 0, checked = 0;
+  for (uint64_t s = 0; s < 300 && found < 12; ++s) {
+    FuzzKernel k = generateKernel(p, 8100 + s);
+    if (!hasFeature(k, "grid.persistent"))
+      continue;
+    ++found;
+    EXPECT_TRUE(k.gridAxes.empty()) << describeKernel(k);
+    EXPECT_EQ(k.grid[1], 1);
+    EXPECT_EQ(k.grid[2], 1);
+    EXPECT_NE(k.source.find("tile += get_num_programs(0)"), std::string::npos);
+    const BufferDesc &a = k.buffers[0], &b = k.buffers[1], &y = k.buffers[2];
+    int64_t m = y.shape[0], n = y.shape[1], depth = a.shape[1];
+    int64_t tm = 0, tn = 0;
+    for (const auto &[name, value] : k.defines) {
+      if (name == "TM")
+        tm = std::stoll(value);
+      if (name == "TN")
+        tn = std::stoll(value);
+    }
+    ASSERT_GT(tm * tn, 0);
+    several += k.grid[0] < ((m + tm - 1) / tm) * ((n + tn - 1) / tn) ? 1 : 0;
+    took += tookPath(pathsOf(k), "wgmma") ? 1 : 0;
+    if (y.dtype != DType::F32 || k.source.find("pY = c;") == std::string::npos)
+      continue;
+    OracleResult r = checkKernel(k);
+    ASSERT_EQ(r.status, OracleResult::Status::Pass) << r.message << "\n" << describeKernel(k);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t kk = 0; kk < depth; ++kk)
+          want +=
+              a.data[static_cast<size_t>(i * depth + kk)] * b.data[static_cast<size_t>(kk * n + j)];
+        ASSERT_EQ(r.reference.at("Y").getDouble(i * n + j), want) << describeKernel(k);
+      }
+    ++checked;
+  }
+  ASSERT_GE(found, 8);
+  EXPECT_GE(several, 2);
+  EXPECT_GE(took, found * 5 / 8);
+  EXPECT_GE(checked, 1);
+}
+
 TEST(FuzzFastPaths, TookPath) {
   EXPECT_TRUE(tookPath({"mma.loop", "pipeline.stages=3", "wgmma"}, "pipeline"));
   EXPECT_TRUE(tookPath({"mma.loop", "pipeline.stages=2", "wgmma"}, "wgmma"));
