@@ -285,11 +285,11 @@ def triton_side():
         tl.store(Y + rn, tl.sum(acc, axis=0), mask=rn < N)
 
     @triton.jit
-    def matmul(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
-               TK: tl.constexpr, ACC: tl.constexpr):
-        # The tutorial's loop (matmul_int8, matmul_wide): ACC accumulates, C's type is stored.
-        rm = tl.program_id(0) * TM + tl.arange(0, TM)
-        rn = tl.program_id(1) * TN + tl.arange(0, TN)
+    def matmul_tile(A, B, C, pm, pn, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
+                    TK: tl.constexpr, ACC: tl.constexpr):
+        # The tutorial's loop for tile (pm, pn): ACC accumulates, C's type is stored.
+        rm = pm * TM + tl.arange(0, TM)
+        rn = pn * TN + tl.arange(0, TN)
         rk = tl.arange(0, TK)
         c = tl.zeros((TM, TN), ACC)
         pa = A + rm[:, None] * lda + rk[None, :]
@@ -301,6 +301,13 @@ def triton_side():
         tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(C.dtype.element_ty))
 
     @triton.jit
+    def matmul(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
+               TK: tl.constexpr, ACC: tl.constexpr):
+        # One tile a program (matmul_int8, matmul_wide).
+        matmul_tile(A, B, C, tl.program_id(0), tl.program_id(1), K, lda, ldb, ldc, TM, TN, TK,
+                    ACC)
+
+    @triton.jit
     def matmul_persistent(A, B, C, M, N, K, lda, ldb, ldc, TM: tl.constexpr, TN: tl.constexpr,
                           TK: tl.constexpr, GROUP: tl.constexpr):
         # bench/kernels/matmul_persistent.tc's loop nest: tiles p, p + P, ... in groups.
@@ -310,20 +317,9 @@ def triton_side():
         per_group = GROUP * tiles_n
         for t in range(tl.program_id(0), tiles_m * tiles_n, programs):
             first_m = t // per_group * GROUP
-            group_rows = min(tiles_m - first_m, GROUP)
-            pm = first_m + t % per_group % group_rows
-            pn = t % per_group // group_rows
-            rm = pm * TM + tl.arange(0, TM)
-            rn = pn * TN + tl.arange(0, TN)
-            rk = tl.arange(0, TK)
-            c = tl.zeros((TM, TN), tl.float32)
-            pa = A + rm[:, None] * lda + rk[None, :]
-            pb = B + rk[:, None] * ldb + rn[None, :]
-            for k in range(0, K, TK):
-                c += tl.dot(tl.load(pa), tl.load(pb))
-                pa += TK
-                pb += TK * ldb
-            tl.store(C + rm[:, None] * ldc + rn[None, :], c.to(tl.float16))
+            group_rows = tl.minimum(tiles_m - first_m, GROUP)
+            matmul_tile(A, B, C, first_m + t % per_group % group_rows,
+                        t % per_group // group_rows, K, lda, ldb, ldc, TM, TN, TK, tl.float32)
 
     dev = "cuda"
     cdiv = triton.cdiv
