@@ -147,19 +147,18 @@ def sm_count():
 
 
 def spec_matmul_persistent(full=True):
-    M = N = K = 4096 if full else 640
-    # 640 = 5 tile rows of 128: the last group of 8 tile rows is short
+    # small: 640 = 5 tile rows of 128, so the last group of 8 tile rows is short
+    M, N, K = (4096, 4096, 4096) if full else (640, 512, 640)
     return {
         "src": "matmul_persistent.tc",
         "defines": ["-DTM=128", "-DTN=256", "-DTK=64", "-DGROUP=8", "--num-warps", "8",
                     "--num-stages", "3"],
         "args": ["--grid", str(sm_count() if full else 7), "--arg", "M=%d" % M,
-                 "--arg", "N=%d" % (N if full else 512), "--arg", "K=%d" % K,
-                 "--arg", "lda=%d" % K, "--arg", "ldb=%d" % (N if full else 512),
-                 "--arg", "ldc=%d" % (N if full else 512),
+                 "--arg", "N=%d" % N, "--arg", "K=%d" % K, "--arg", "lda=%d" % K,
+                 "--arg", "ldb=%d" % N, "--arg", "ldc=%d" % N,
                  "--arg", "A=randint:-2:2:f16[%d,%d]" % (M, K),
-                 "--arg", "B=randint:-2:2:f16[%d,%d]" % (K, N if full else 512),
-                 "--arg", "C=zeros:f16[%d,%d]" % (M, N if full else 512)],
+                 "--arg", "B=randint:-2:2:f16[%d,%d]" % (K, N),
+                 "--arg", "C=zeros:f16[%d,%d]" % (M, N)],
         "flops": 2 * M * N * K, "size": "%d^3 fp16" % M, "M": M, "N": N, "K": K,
     }
 
@@ -356,17 +355,7 @@ def triton_side():
             return lambda: matmul_masked[(M // 128, N // 128)](a, b, c, bias, M, N, K, K, N, N,
                                                                TM=128, TN=128, TK=64,
                                                                num_warps=8, num_stages=3)
-        if name == "matmul_persistent":
-            M, N, K = s["M"], s["N"], s["K"]
-            a = torch.randn(M, K, device=dev, dtype=torch.float16)
-            b = torch.randn(K, N, device=dev, dtype=torch.float16)
-            c = torch.zeros(M, N, device=dev, dtype=torch.float16)
-            if torch_op:
-                return lambda: torch.matmul(a, b, out=c)
-            return lambda: matmul_persistent[(sm_count(),)](a, b, c, M, N, K, K, N, N, TM=128,
-                                                            TN=256, TK=64, GROUP=8, num_warps=8,
-                                                            num_stages=3)
-        if name in ("matmul_int8", "matmul_wide"):
+        if name in ("matmul_int8", "matmul_wide", "matmul_persistent"):
             M, N, K = s["M"], s["N"], s["K"]
             if name == "matmul_int8":
                 a = torch.randint(-128, 128, (M, K), device=dev, dtype=torch.int8)
@@ -380,6 +369,11 @@ def triton_side():
                 tn, acc = 256, tl.float32
             if torch_op:
                 return lambda: torch.matmul(a, b, out=c)
+            if name == "matmul_persistent":
+                programs = sm_count()
+                return lambda: matmul_persistent[(programs,)](a, b, c, M, N, K, K, N, N, TM=128,
+                                                              TN=256, TK=64, GROUP=8,
+                                                              num_warps=8, num_stages=3)
             return lambda: matmul[(M // 128, N // tn)](a, b, c, M, N, K, K, N, N, TM=128, TN=tn,
                                                        TK=64, ACC=acc, num_warps=8, num_stages=3)
         M, N = s["M"], s["N"]
