@@ -73,6 +73,12 @@ struct Options {
   // (src-size 0) by the mask evaluated for its trip; off, such loops stage
   // their operands from registers every trip (no pipeline, no wgmma).
   bool maskedStreams = true;
+  // "epilogue-cast": a matmul loop's acc whose only user after the loop is a
+  // cast to a narrower type (`*pc = c` into half) is cast on its fragments,
+  // and the narrow values go through shared memory to the store's layout (half
+  // the shared memory and its traffic for fp16 out); off, the fp32 acc is
+  // converted and then cast. The same bits either way.
+  bool epilogueCast = true;
   // "occupancy": a kernel whose loop runs the values pipeline (attention) asks
   // ptxas (`.minnctapersm`) for as many programs per SM as its estimated
   // register demand, shared memory and the SM's threads allow (attention

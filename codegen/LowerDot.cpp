@@ -487,16 +487,21 @@ Slots Lowerer::mmaLoadAcc(const MmaPlan &p, const MmaTile &t) {
   return acc;
 }
 
-/// Writes the accumulator fragments back where mmaLoadAcc read them.
-void Lowerer::mmaStoreAcc(const MmaPlan &p, const MmaTile &t, const Slots &acc) {
-  auto *v2 = llvm::FixedVectorType::get(se_.memType(p.c->dtype), 2);
+/// Writes the accumulator fragments back where mmaLoadAcc read them; with
+/// `staged`, fragments of that type (an mma loop's epilogue cast) at the same
+/// element offsets of an array of its elements.
+void Lowerer::mmaStoreAcc(const MmaPlan &p, const MmaTile &t, const Slots &acc,
+                          const ir::Type *staged) {
+  const ir::Type &st = staged ? *staged : *p.c;
+  size_t es = byteSize(st.dtype);
+  auto *v2 = llvm::FixedVectorType::get(se_.memType(st.dtype), 2);
   forEachAccPair(p.fragsM(), p.fragsN(), p.pitchC, [&](size_t r, int64_t d) {
     llvm::Value *x = llvm::PoisonValue::get(v2);
-    x = b_.CreateInsertElement(x, acc[r], uint64_t(0));
-    x = b_.CreateInsertElement(x, acc[r + 1], uint64_t(1));
+    x = b_.CreateInsertElement(x, se_.toMemory(acc[r], st.dtype), uint64_t(0));
+    x = b_.CreateInsertElement(x, se_.toMemory(acc[r + 1], st.dtype), uint64_t(1));
     llvm::Value *ptr =
-        stagedAddr(*p.c, p.offC, b_.CreateAdd(t.c, b_.getInt32(static_cast<uint32_t>(d))));
-    b_.CreateAlignedStore(x, ptr, llvm::Align(8));
+        stagedAddr(st, p.offC, b_.CreateAdd(t.c, b_.getInt32(static_cast<uint32_t>(d))));
+    b_.CreateAlignedStore(x, ptr, llvm::Align(2 * es));
   });
 }
 

@@ -449,9 +449,20 @@ void Lowerer::planLoop(const MmaLoop &L, int depth) {
                       " trips' copies (a barrier first: earlier readers of the stages are done)",
                   static_cast<size_t>(L.ahead) * (streamBytes(L, 0) + streamBytes(L, 1)), 1, depth);
   }
-  addConversion(loop, "acc after the loop", acc,
-                blockedOf(loop.result(static_cast<unsigned>(L.accPos))->type()), M::Shared,
-                "through shared memory", accBytes, 2, depth);
+  if (L.accCast) { // cast on the fragments, its narrow result converted
+    const ir::Type &t = L.accCast->result()->type();
+    setLayout(loop.result(static_cast<unsigned>(L.accPos)), acc);
+    setLayout(L.accCast->result(), acc);
+    addConversion(*L.accCast, "result", acc, blockedOf(t), M::Shared,
+                  "the loop's acc cast to " + std::string(irName(t.dtype)) +
+                      " on its fragments first, then staged (not as " +
+                      std::string(irName(p.c->dtype)) + ")",
+                  static_cast<size_t>(p.m * p.pitchC) * byteSize(t.dtype), 2, depth);
+  } else {
+    addConversion(loop, "acc after the loop", acc,
+                  blockedOf(loop.result(static_cast<unsigned>(L.accPos))->type()), M::Shared,
+                  "through shared memory", accBytes, 2, depth);
+  }
   layouts_.notes[&loop].push_back(
       std::string("matmul loop: acc += a @ b on ") +
       (L.wgmma ? "wgmma.mma_async (sm_90a)" : "mma.sync") + ", acc in registers across trips" +

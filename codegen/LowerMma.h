@@ -208,6 +208,14 @@ struct Lowerer::MmaLoop {
   int64_t stages = 1;
   size_t stageBytes = 0;
   size_t bytes = 0; // shared memory: the stages, or acc staged before and after the loop
+  // Option epilogue-cast: the acc after the loop has one user, a cast to a
+  // narrower type in the loop's block (the tutorial's `*pc = c` into half):
+  // the cast is done on the fragments, and the narrow values (half the bytes
+  // of fp32's) go through shared memory to the blocked layout. Null: the fp32
+  // acc is converted and the cast done after.
+  const ir::Op *accCast = nullptr;
+  /// The type staged after the loop: the cast's result, else the acc's.
+  const ir::Type &stagedAfter() const { return accCast ? accCast->result()->type() : *p.c; }
   /// A carried integer scalar stepped by a loop-invariant amount.
   struct Affine {
     size_t pos = 0;

@@ -132,9 +132,33 @@ bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
   matchStreams(L);
   if (L.pipelined && !planWgmma(L) && L.p.bTransposed)
     unpipeline(L); // int8 streams only to wgmma (its b transposed in the stage)
+  L.accCast = narrowingAccCast(L);
   size_t accBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.p.c->dtype);
-  L.bytes = std::max(accBytes, static_cast<size_t>(L.stages) * L.stageBytes);
+  size_t afterBytes = static_cast<size_t>(L.p.m * L.p.pitchC) * byteSize(L.stagedAfter().dtype);
+  // The acc is staged before the loop only when it does not start at a constant.
+  const ir::Op *init =
+      loop.operand(static_cast<unsigned>((L.isFor ? 3 : 0) + L.accPos))->definingOp();
+  if (init && init->kind() == ir::OpKind::Constant)
+    accBytes = 0;
+  L.bytes = std::max({accBytes, afterBytes, static_cast<size_t>(L.stages) * L.stageBytes});
   return L.bytes <= kMaxPipeBytes;
+}
+
+/// Option epilogue-cast: the acc's only user after the loop when it is a cast
+/// of the loop's block to a narrower type (MmaLoop::accCast).
+const ir::Op *Lowerer::narrowingAccCast(const MmaLoop &L) const {
+  if (!opts_.epilogueCast)
+    return nullptr;
+  auto it = users_.find(L.loop->result(static_cast<unsigned>(L.accPos)));
+  if (it == users_.end() || it->second.size() != 1)
+    return nullptr;
+  const ir::Op *u = it->second[0];
+  if (u->kind() != ir::OpKind::Cast || u->parentBlock() != L.loop->parentBlock())
+    return nullptr;
+  DType to = u->result()->type().dtype;
+  if (to == DType::Bool || u->result()->type().isPtr || byteSize(to) >= byteSize(L.p.c->dtype))
+    return nullptr;
+  return u;
 }
 
 /// Pipelines a and b when both qualify (else L.stages = 1: staged per trip).
@@ -399,21 +423,30 @@ Slots Lowerer::accToFragments(const MmaLoop &L, const ir::Value *init) {
   return frags;
 }
 
-/// This thread's fragments after the loop, back in the blocked layout.
+/// This thread's fragments after the loop, back in the blocked layout (cast
+/// first, on the fragments, with L.accCast: the cast's result).
 Slots Lowerer::fragmentsToRows(const MmaLoop &L, const Slots &acc) {
   size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
   if (L.pipelined)
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  Slots frags = acc;
+  if (L.accCast) {
+    setLoc(*L.accCast);
+    for (llvm::Value *&x : frags)
+      x = scalarOp(*L.accCast, {x});
+  }
+  const ir::Type &staged = L.stagedAfter();
   Slots rows;
   withStagingBase(pipeBase(), [&] {
     barrier();
     forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
       mmaStoreAcc(L.p, t,
-                  Slots(acc.begin() + static_cast<long>(j * per),
-                        acc.begin() + static_cast<long>((j + 1) * per)));
+                  Slots(frags.begin() + static_cast<long>(j * per),
+                        frags.begin() + static_cast<long>((j + 1) * per)),
+                  &staged);
     });
     barrier();
-    rows = readRows(*L.p.c, 0, L.p.pitchC);
+    rows = readRows(staged, 0, L.p.pitchC);
   });
   return rows;
 }
@@ -587,6 +620,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   notePath("mma.loop");
   if (L.pipelined && (L.streams[0].mask || L.streams[1].mask))
     notePath("mma.loop.masked_stream"); // option masked-stream
+  if (L.accCast)
+    notePath("mma.loop.epilogue_cast"); // option epilogue-cast
   notePath(L.pipelined ? "pipeline.stages=" + std::to_string(L.stages) : "pipeline.off");
   pipeBytes_ = std::max(pipeBytes_, L.bytes);
   size_t first = L.isFor ? 3 : 0;
@@ -679,7 +714,13 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
     if (pos == L.accPos) {
       // The last trip's products may still be in flight.
       bool wait = L.wgmma && L.wgmmaPending && !plantedBug("wgmma-wait");
-      values_[result] = fragmentsToRows(L, wait ? wgmmaWait(0, own[0]) : own[0]);
+      Slots rows = fragmentsToRows(L, wait ? wgmmaWait(0, own[0]) : own[0]);
+      if (L.accCast) { // the cast's result; the acc itself has no other user
+        loweredEarly_.insert(L.accCast);
+        define(*L.accCast, std::move(rows));
+      } else {
+        values_[result] = std::move(rows);
+      }
     } else if (L.special(pos)) { // a stream's pointer tile: its start + the offset
       size_t w = L.streams[0].pos == pos ? 0 : 1;
       Slots p;

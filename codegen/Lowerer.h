@@ -488,6 +488,8 @@ private:
   }
 
   void lowerOp(const ir::Op &op, std::vector<Slots> *yielded) {
+    if (loweredEarly_.count(&op))
+      return; // done by another op's lowering (an mma loop's epilogue cast)
     setLoc(op);
     for (const auto &r : op.results())
       checkType(r->type());
@@ -810,7 +812,8 @@ private:
                             llvm::Value *&run);
   void mmaWarpTile(const MmaPlan &p, llvm::Value *tile, llvm::Value *lane);
   Slots mmaLoadAcc(const MmaPlan &p, const MmaTile &t);
-  void mmaStoreAcc(const MmaPlan &p, const MmaTile &t, const Slots &acc);
+  void mmaStoreAcc(const MmaPlan &p, const MmaTile &t, const Slots &acc,
+                   const ir::Type *staged = nullptr);
   Slots mmaKLoop(const MmaPlan &p, const MmaTile &t, Slots acc);
   void mmaKStep(const MmaPlan &p, const MmaTile &t, llvm::Value *k0, Slots &acc);
   Slots mmaSync(const MmaPlan &p, const Slots &a, llvm::Value *b0, llvm::Value *b1, const Slots &c);
@@ -862,6 +865,7 @@ private:
                           llvm::Value *iv, const Slots &loopState, Slots &nextState);
   Slots accToFragments(const MmaLoop &L, const ir::Value *init);
   Slots fragmentsToRows(const MmaLoop &L, const Slots &acc);
+  const ir::Op *narrowingAccCast(const MmaLoop &L) const;
   template <typename F> void forEachOwnTile(const MmaLoop &L, F f);
   // ---- end dot
 
@@ -1434,6 +1438,7 @@ private:
   std::unique_ptr<AxisAnalysis> axes_; // with vectorize or remat
   std::unordered_map<const ir::Value *, std::vector<const ir::Op *>> users_;
   std::unordered_set<const ir::Op *> deferredLoads_; // done by their trans users
+  std::unordered_set<const ir::Op *> loweredEarly_;  // result bound where another op lowered it
   std::unordered_map<const ir::Value *, bool> rematable_;
   llvm::Function *kernel_ = nullptr;
   llvm::BasicBlock *exit_ = nullptr;

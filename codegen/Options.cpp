@@ -26,6 +26,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.splitN;
   if (name == "masked-stream")
     return &opts.maskedStreams;
+  if (name == "epilogue-cast")
+    return &opts.epilogueCast;
   if (name == "specialize")
     return &opts.specialize;
   if (name == "occupancy")
@@ -39,9 +41,9 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {
-      "vectorize", "remat",          "mma",        "mma-values", "key-perm",
-      "pipeline",  "wgmma",          "int8-wgmma", "split-n",    "masked-stream",
-      "occupancy", "shared-divisor", "specialize"};
+      "vectorize",      "remat",      "mma",     "mma-values",    "key-perm",      "pipeline",
+      "wgmma",          "int8-wgmma", "split-n", "masked-stream", "epilogue-cast", "occupancy",
+      "shared-divisor", "specialize"};
   return names;
 }
 
@@ -60,8 +62,8 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
-          opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.occupancy = opts.sharedDivisor =
-              opts.specialize = false;
+          opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.occupancy =
+              opts.sharedDivisor = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -103,6 +105,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-split-n";
   if (!opts.maskedStreams)
     s += " no-masked-stream";
+  if (opts.tensorCores && !opts.epilogueCast)
+    s += " no-epilogue-cast";
   if (!opts.occupancy)
     s += " no-occupancy";
   if (!opts.sharedDivisor)

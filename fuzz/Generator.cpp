@@ -1440,7 +1440,14 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   useType(t);
   useType(acc);
   DType outType = acc;
-  if (coin(0.3)) {
+  // A fifth store the accumulator itself into the operands' type (the
+  // tutorial's `*pc = c` into half): its cast is then done on the fragments
+  // (codegen option epilogue-cast, path mma.loop.epilogue_cast).
+  bool narrowStore = coin(0.2);
+  if (narrowStore) {
+    outType = t;
+    features_.insert("matmul.narrow_store");
+  } else if (coin(0.3)) {
     outType = pickType();
     if (!smallInts_ && isFloat(acc) && !isFloat(outType))
       outType = acc;
@@ -1507,7 +1514,7 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   line("bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);");
   line(lang(outType) + " *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];");
   static const std::vector<std::string> outs = {"c", "max(c, 0)", "(c * 2)", "(c - 1)"};
-  Val v = castTo({*rc::gen::elementOf(outs), acc}, outType);
+  Val v = castTo({narrowStore ? std::string("c") : *rc::gen::elementOf(outs), acc}, outType);
   line("*?(mask) pY = " + v.text + ";");
   if (persistent) {
     pad_ = "  ";

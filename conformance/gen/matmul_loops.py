@@ -50,6 +50,9 @@ def values(dt, n, kind):
         return util.rand_ints(rng, 'int8', n)
     if kind == 'int':
         return [float(rng.randint(-2, 2)) for _ in range(n)]
+    if kind.startswith('wide'):  # 'wide32': integers in [-32, 32]
+        r = int(kind[4:])
+        return [float(rng.randint(-r, r)) for _ in range(n)]
     return [rng.randint(-8, 8) * 0.25 for _ in range(n)]
 
 
@@ -120,6 +123,8 @@ def jvals(xs, dt):
             res.append(int(x))
         elif math.isnan(x):
             res.append('nan')
+        elif math.isinf(x):
+            res.append('inf' if x > 0 else '-inf')
         elif x == int(x):
             assert not (x == 0 and math.copysign(1.0, x) < 0)
             res.append(int(x))
@@ -834,6 +839,44 @@ def persistent_cases():
     persistent_case(128, 64, 64, 2, 4, 3, 2, 7, 8)
 
 
+# ---------------------------------------------------------------- the epilogue's cast
+
+def epilogue_cast_cases():
+    """The tutorial's `*pc = c` into half or bf16: the GPU backend casts the loop's fp32
+    accumulator on its fragments and converts the narrow values (codegen option
+    epilogue-cast). Integer inputs in [-R, R] keep every product and partial sum exact in
+    fp32 whatever the order, and make the sums wide enough that the cast rounds (half: above
+    2048, bf16: above 256) and, with R = 64, overflows to infinity: the expected outputs are
+    the exact sums rounded to nearest even. Tiles on wgmma with one or two warpgroups, n
+    split between warpgroups (64 rows on 8 warps), 64-row tiles on 4 warps, and the
+    persistent kernel (the cast inside its tile loop)."""
+    for (TM, TN, TK, K, typ, r, warps) in ((128, 128, 64, 192, 'float16', 32, 4),
+                                           (128, 256, 64, 128, 'float16', 32, 8),
+                                           (64, 128, 64, 192, 'float16', 32, 8),
+                                           (64, 64, 32, 96, 'float16', 32, 4),
+                                           (128, 128, 64, 192, 'float16', 64, 4),
+                                           (128, 128, 64, 128, 'bfloat16', 32, 4),
+                                           (64, 128, 32, 96, 'bfloat16', 32, 8)):
+        p = Problem(TM, 2 * TN, K, typ, typ, typ, 'wide%d' % r)  # one row of programs
+        want = [util.round_to(v, typ) for v in p.want]
+        if r == 64:
+            assert any(math.isinf(v) for v in want)  # some sums overflow half
+        assert sum(v != w for v, w in zip(p.want, want)) > len(want) // 4  # the cast rounds
+        name = 'epilogue_cast_%s_%dx%dx%d_K%d_R%d_w%d' % (SHORT[typ], TM, TN, TK, K, r, warps)
+        feats = ['tutorial', 'epilogue_cast', 'dtype.' + typ, 'trips.%d' % min(K // TK, 4)]
+        dfn = {'TYPE': C_TYPE[typ], 'TM': TM, 'TN': TN, 'TK': TK}
+        add(name, feats, None, dfn, GRID, p.args(), {'C': p.out_c(want)},
+            source_file=TUTORIAL_PATH, warps=warps)
+    TM, TN, TK, GROUP, tiles_m, tiles_n, trips, programs = 64, 64, 64, 2, 3, 2, 3, 4
+    p = Problem(tiles_m * TM, tiles_n * TN, trips * TK, 'float16', 'float16', 'float16', 'wide32')
+    want = [util.round_to(v, 'float16') for v in p.want]
+    dfn = {'TM': TM, 'TN': TN, 'TK': TK, 'GROUP': GROUP}
+    add('epilogue_cast_persistent_64x64x64_R32_grid4_w8',
+        ['persistent', 'epilogue_cast', 'dtype.float16', 'loop.nested'], None, dfn, [str(programs)],
+        p.args(), {'C': p.out_c(want)}, source_file=PERSISTENT_PATH, warps=8,
+        kernel_name='matmul_persistent')
+
+
 def main():
     util.self_test()
     tutorial_cases()
@@ -849,6 +892,7 @@ def main():
     int8_wgmma_cases()
     split_n_wgmma_cases()
     persistent_cases()
+    epilogue_cast_cases()
     S.write(util.out_path('matmul-loops.json'))
 
 

@@ -323,7 +323,7 @@ TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
   p.dotAcc = 0;
   p.smallInts = 1;
   int found = 0, several = 0, took = 0, checked = 0;
-  for (uint64_t s = 0; s < 300 && found < 12; ++s) {
+  for (uint64_t s = 0; s < 600 && found < 24; ++s) {
     FuzzKernel k = generateKernel(p, 8100 + s);
     if (!hasFeature(k, "grid.persistent"))
       continue;
@@ -362,6 +362,25 @@ TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
   EXPECT_GE(several, 2);
   EXPECT_GE(took, found * 5 / 8);
   EXPECT_GE(checked, 1);
+}
+
+// A fifth of the aimed matmul kernels store the accumulator itself into the
+// operands' type (`*pY = c` into half, bf16 or int8): the lowering casts it on
+// the fragments (option epilogue-cast), so the fuzzer tests that path.
+TEST(FuzzFastPaths, NarrowStoresTakeTheEpilogueCast) {
+  GenPolicy p;
+  p.aim = "wgmma";
+  int found = 0, took = 0;
+  for (uint64_t s = 0; s < 200 && found < 12; ++s) {
+    FuzzKernel k = generateKernel(p, 9300 + s);
+    if (!hasFeature(k, "matmul.narrow_store"))
+      continue;
+    ++found;
+    EXPECT_EQ(k.buffers[2].dtype, k.buffers[0].dtype) << describeKernel(k);
+    took += tookPath(pathsOf(k), "mma.loop.epilogue_cast") ? 1 : 0;
+  }
+  ASSERT_GE(found, 8);
+  EXPECT_GE(took, found * 3 / 4);
 }
 
 TEST(FuzzFastPaths, TookPath) {
