@@ -79,6 +79,13 @@ struct Options {
   // the shared memory and its traffic for fp16 out); off, the fp32 acc is
   // converted and then cast. The same bits either way.
   bool epilogueCast = true;
+  // "late-q": attention's Q (the loop-invariant a operand that wgmma reads
+  // from shared memory), defined in its loop's block, is stored into shared
+  // memory in the loop's prologue after the first K and V copies are issued,
+  // so that its load and their copies are in flight together (and its two
+  // barriers go: the first trip's publishes it); off, it is stored where it is
+  // defined.
+  bool lateQ = true;
   // "occupancy": a kernel whose loop runs the values pipeline (attention) asks
   // ptxas (`.minnctapersm`) for as many programs per SM as its estimated
   // register demand, shared memory and the SM's threads allow (attention

@@ -171,6 +171,12 @@ struct Lowerer::MmaLoop {
     // of its warps are rows 64 (g * fragsM + i) .. + 63 (aStagedRow). wgmma
     // reads it through a descriptor: no registers for Q in the loop.
     bool aShared = false;
+    // Option late-q: a (Q) defined in the loop's block is stored into its
+    // region in the loop's prologue, after the first trips' copies are
+    // issued, so that the load's latency and theirs overlap; the first trip's
+    // wait and barrier publish it (no barriers of its own). Else it is stored
+    // where it is defined, between two barriers.
+    bool aLate = false;
     size_t aOff = 0;
     int64_t aSwizzle = 0;
     /// Bytes of the user's a operand (its staged region when aShared).

@@ -511,10 +511,15 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
                     "accumulator fragments packed to f16 pairs (no shared memory)", 0, 0, depth);
     else if (staged) {
       Layout sh = Layout::shared({1, 0}, 0, 1, staged->aSwizzle);
-      addConversion(op, "operand 0", layoutOf(op.operand(0)), sh, M::Shared,
-                    "stored once, where it is defined (loop-invariant), in its own region for the "
-                    "whole loop; wgmma reads it through a matrix descriptor (no registers)",
-                    static_cast<size_t>(a.numElements() * in), 2, hoist->second);
+      addConversion(
+          op, "operand 0", layoutOf(op.operand(0)), sh, M::Shared,
+          std::string(staged->aLate ? "stored once, in the loop's prologue after the first "
+                                      "trips' copies are issued (late-q: its load in flight "
+                                      "with them; the first trip's barrier publishes it)"
+                                    : "stored once, where it is defined (loop-invariant)") +
+              ", in its own region for the whole loop; wgmma reads it through a "
+              "matrix descriptor (no registers)",
+          static_cast<size_t>(a.numElements() * in), staged->aLate ? 0 : 2, hoist->second);
     } else if (hoist != mmaHoistA_.end())
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Shared,
                     "through " + Layout::shared({1, 0}, a.shape[1], 16 / in).str() +
@@ -873,6 +878,44 @@ void Lowerer::lowerMmaValueReduce(const ir::Op &op) {
   bindValue(op.result(), outS);
 }
 
+/// Stores v, a loop-invariant a operand that wgmma reads from shared memory
+/// (a stream's user's), into its region at aOff: rows of aSwizzle bytes,
+/// swizzled, in aStagedRow's order (no barriers, no fence: the caller's).
+void Lowerer::storeSharedA(const ir::Value *v, size_t aOff, int64_t aSwizzle) {
+  auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+  const ir::Type &t = v->type();
+  int64_t m = t.shape[0], k = t.shape[1], in = static_cast<int64_t>(byteSize(t.dtype));
+  int64_t n = t.numElements(), wa = aSwizzle;
+  llvm::Value *base = b_.CreateAdd(pipeBase(), i32(static_cast<int64_t>(aOff)));
+  emitGuarded(ownerOf(n), [&]() -> llvm::Value * {
+    // A run of the blocked layout is consecutive elements of one row
+    // (runs start at multiples of their length): each whole 16-byte chunk
+    // of it lands whole (the swizzle moves chunks), one vector store.
+    int64_t vlen = std::min<int64_t>(vec_, slotsOf(n)), chunk = 16 / in;
+    bool whole = n >= T_ && vlen % chunk == 0 && k % vlen == 0;
+    int64_t step = whole ? chunk : 1;
+    const Slots &vals = values_.at(v);
+    for (int64_t j = 0; j < slotsOf(n); j += step) {
+      llvm::Value *e = elemIndex(n, j);
+      llvm::Value *row = aStagedRow(b_, m, opts_.numWarps, b_.CreateUDiv(e, i32(k)));
+      llvm::Value *col = b_.CreateMul(b_.CreateURem(e, i32(k)), i32(in));
+      llvm::Value *addr = b_.CreateInBoundsGEP(
+          b_.getInt8Ty(), smem(), b_.CreateAdd(base, swizzledOffset(b_, wa, m, row, col)));
+      if (step == 1) {
+        b_.CreateStore(se_.toMemory(slot(vals, static_cast<size_t>(j)), t.dtype), addr);
+        continue;
+      }
+      llvm::Value *vecv = llvm::PoisonValue::get(
+          llvm::FixedVectorType::get(memTypeOf(t), static_cast<unsigned>(chunk)));
+      for (int64_t q = 0; q < chunk; ++q)
+        vecv = b_.CreateInsertElement(
+            vecv, se_.toMemory(slot(vals, static_cast<size_t>(j + q)), t.dtype), uint64_t(q));
+      b_.CreateAlignedStore(vecv, addr, llvm::Align(16));
+    }
+    return nullptr;
+  });
+}
+
 /// The a fragments of a loop-invariant a operand (m x k, fp16/bf16) of `@` on
 /// #mma, loaded once where it is defined: staged in padded shared memory and
 /// read with ldmatrix, fragment row i and k step s as registers (i * steps + s) * 4 + q.
@@ -883,43 +926,22 @@ void Lowerer::loadHoistedA(const ir::Value *v) {
   if (const auto *s = stagedAStream(valuePipes_, v)) {
     // wgmma reads it from shared memory (planValueWgmma): staged once in
     // its region, swizzled, no fragments (mmaAFrags_ empty: hoisted).
-    int64_t n = t.numElements(), wa = s->aSwizzle;
     pipeAlign_ = std::max<size_t>(pipeAlign_, kSwizzleAlign);
-    pipeBytes_ = std::max(pipeBytes_, s->aOff + static_cast<size_t>(n * in));
-    llvm::Value *base = b_.CreateAdd(pipeBase(), i32(static_cast<int64_t>(s->aOff)));
+    pipeBytes_ = std::max(pipeBytes_, s->aOff + static_cast<size_t>(t.numElements() * in));
+    mmaAFrags_[v] = {};
+    if (s->aLate) { // option late-q: in the loop's prologue (lowerValuePipeLoop)
+      for (const auto &[loop, L] : valuePipes_)
+        for (size_t w = 0; w < L->numStreams; ++w)
+          if (&L->streams[w] == s)
+            lateA_[loop].push_back(v);
+      return;
+    }
     barrier(); // earlier wgmma reads of the region (Q defined in an outer loop) are done
-    emitGuarded(ownerOf(n), [&]() -> llvm::Value * {
-      // A run of the blocked layout is consecutive elements of one row
-      // (runs start at multiples of their length): each whole 16-byte chunk
-      // of it lands whole (the swizzle moves chunks), one vector store.
-      int64_t vlen = std::min<int64_t>(vec_, slotsOf(n)), chunk = 16 / in;
-      bool whole = n >= T_ && vlen % chunk == 0 && k % vlen == 0;
-      int64_t step = whole ? chunk : 1;
-      const Slots &vals = values_.at(v);
-      for (int64_t j = 0; j < slotsOf(n); j += step) {
-        llvm::Value *e = elemIndex(n, j);
-        llvm::Value *row = aStagedRow(b_, m, opts_.numWarps, b_.CreateUDiv(e, i32(k)));
-        llvm::Value *col = b_.CreateMul(b_.CreateURem(e, i32(k)), i32(in));
-        llvm::Value *addr = b_.CreateInBoundsGEP(
-            b_.getInt8Ty(), smem(), b_.CreateAdd(base, swizzledOffset(b_, wa, m, row, col)));
-        if (step == 1) {
-          b_.CreateStore(se_.toMemory(slot(vals, static_cast<size_t>(j)), t.dtype), addr);
-          continue;
-        }
-        llvm::Value *vecv = llvm::PoisonValue::get(
-            llvm::FixedVectorType::get(memTypeOf(t), static_cast<unsigned>(chunk)));
-        for (int64_t q = 0; q < chunk; ++q)
-          vecv = b_.CreateInsertElement(
-              vecv, se_.toMemory(slot(vals, static_cast<size_t>(j + q)), t.dtype), uint64_t(q));
-        b_.CreateAlignedStore(vecv, addr, llvm::Align(16));
-      }
-      return nullptr;
-    });
+    storeSharedA(v, s->aOff, s->aSwizzle);
     // Generic-proxy writes that the tensor cores read through the async
     // proxy: fenced by each writer, then a barrier (as the copies of a stage).
     asmStatement("fence.proxy.async.shared::cta;");
     barrier();
-    mmaAFrags_[v] = {};
     return;
   }
   int64_t pitch = k + 16 / in, tm = m / opts_.numWarps, steps = k / 16;
@@ -1484,6 +1506,8 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
       s.aOff = top;
       top = alignTo(end, kSwizzleAlign);
       usedSharedA_ = true;
+      const ir::Op *def = s.user->operand(0)->definingOp();
+      s.aLate = opts_.lateQ && def && def->parentBlock() == op->parentBlock();
     }
   }
 }
@@ -1730,6 +1754,16 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
       return nullptr;
     });
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  }
+  // Option late-q: Q into its region now, its load's latency overlapping the
+  // copies' (the prologue's barrier above ended earlier reads of the region;
+  // the first trip's wait and barrier publish it to every warp's wgmma).
+  if (auto late = lateA_.find(&op); late != lateA_.end()) {
+    for (const ir::Value *v : late->second) {
+      const auto *s = stagedAStream(valuePipes_, v);
+      storeSharedA(v, s->aOff, s->aSwizzle);
+    }
+    asmStatement("fence.proxy.async.shared::cta;");
   }
   Slots loopInit(ns, b_.getInt64(0));
   loopInit.push_back(runs);

@@ -28,6 +28,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.maskedStreams;
   if (name == "epilogue-cast")
     return &opts.epilogueCast;
+  if (name == "late-q")
+    return &opts.lateQ;
   if (name == "specialize")
     return &opts.specialize;
   if (name == "occupancy")
@@ -41,9 +43,9 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {
-      "vectorize",      "remat",      "mma",     "mma-values",    "key-perm",      "pipeline",
-      "wgmma",          "int8-wgmma", "split-n", "masked-stream", "epilogue-cast", "occupancy",
-      "shared-divisor", "specialize"};
+      "vectorize",     "remat",  "mma",        "mma-values",     "key-perm",
+      "pipeline",      "wgmma",  "int8-wgmma", "split-n",        "masked-stream",
+      "epilogue-cast", "late-q", "occupancy",  "shared-divisor", "specialize"};
   return names;
 }
 
@@ -62,8 +64,8 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       continue;
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
-          opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.occupancy =
-              opts.sharedDivisor = opts.specialize = false;
+          opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
+              opts.occupancy = opts.sharedDivisor = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -107,6 +109,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-masked-stream";
   if (opts.tensorCores && !opts.epilogueCast)
     s += " no-epilogue-cast";
+  if (opts.wgmma && !opts.lateQ)
+    s += " no-late-q";
   if (!opts.occupancy)
     s += " no-occupancy";
   if (!opts.sharedDivisor)
