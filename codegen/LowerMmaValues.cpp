@@ -1759,6 +1759,7 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   // copies' (the prologue's barrier above ended earlier reads of the region;
   // the first trip's wait and barrier publish it to every warp's wgmma).
   if (auto late = lateA_.find(&op); late != lateA_.end()) {
+    notePath("mma.values.wgmma.late_q"); // option late-q
     for (const ir::Value *v : late->second) {
       const auto *s = stagedAStream(valuePipes_, v);
       storeSharedA(v, s->aOff, s->aSwizzle);

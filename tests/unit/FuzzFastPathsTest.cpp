@@ -182,7 +182,7 @@ std::vector<std::string> pathsOf(const FuzzKernel &k) {
 TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
   GenPolicy p;
   p.aim = "attention";
-  int values = 0, pipeline = 0, neither = 0, keyPerm = 0, n = 24;
+  int values = 0, pipeline = 0, neither = 0, keyPerm = 0, wgmma = 0, lateQ = 0, n = 24;
   for (int i = 0; i < n; ++i) {
     FuzzKernel k = generateKernel(p, 4100 + static_cast<uint64_t>(i));
     ASSERT_TRUE(hasFeature(k, "attention"));
@@ -194,6 +194,17 @@ TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
     // values pipeline), and for all such kernels: their S has a row sum.
     bool perm = std::count(paths.begin(), paths.end(), "mma.values.key_perm") > 0;
     keyPerm += perm ? 1 : 0;
+    // Q stored in the loop's prologue (option late-q) only where a wgmma `@`
+    // reads it from shared memory (not where q @ K^T stays on mma.sync with Q
+    // in registers, as for `q @ ^kt`, whose K^T is not streamed, while p @ v
+    // runs on wgmma) and Q is defined in the loop's block.
+    bool late = std::count(paths.begin(), paths.end(), "mma.values.wgmma.late_q") > 0;
+    bool wg = std::count(paths.begin(), paths.end(), "mma.values.wgmma") > 0;
+    wgmma += wg ? 1 : 0;
+    lateQ += late ? 1 : 0;
+    if (late) {
+      EXPECT_TRUE(wg) << describeKernel(k);
+    }
     if (perm) {
       EXPECT_TRUE(tookPath(paths, "mma.values.pipeline")) << describeKernel(k);
     }
@@ -208,6 +219,8 @@ TEST(FuzzFastPaths, AttentionKernelsTakeTheValuesPaths) {
   EXPECT_GE(pipeline, n / 6);
   EXPECT_GE(neither, n / 4);
   EXPECT_GE(keyPerm, pipeline / 2);
+  EXPECT_GE(wgmma, 2);
+  EXPECT_GE(lateQ, 1);
 }
 
 // Wide 1-D tiles (GenPolicy::wideTile): 512 to 2048 elements, several slots a
