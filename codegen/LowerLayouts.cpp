@@ -452,7 +452,9 @@ void Lowerer::planLoop(const MmaLoop &L, int depth) {
   if (L.accCast) { // cast on the fragments, its narrow result converted
     const ir::Type &t = L.accCast->result()->type();
     setLayout(loop.result(static_cast<unsigned>(L.accPos)), acc);
-    setLayout(L.accCast->result(), acc);
+    // Its result is in the blocked layout (its users read it there); the
+    // conversion says where the cast ran.
+    setLayout(L.accCast->result(), blockedOf(t));
     addConversion(*L.accCast, "result", acc, blockedOf(t), M::Shared,
                   "the loop's acc cast to " + std::string(irName(t.dtype)) +
                       " on its fragments first, then staged (not as " +

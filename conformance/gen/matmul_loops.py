@@ -875,6 +875,20 @@ def epilogue_cast_cases():
         ['persistent', 'epilogue_cast', 'dtype.float16', 'loop.nested'], None, dfn, [str(programs)],
         p.args(), {'C': p.out_c(want)}, source_file=PERSISTENT_PATH, warps=8,
         kernel_name='matmul_persistent')
+    # Integer targets: an int8 loop's int32 accumulator stored as int16 (wraps, as C does:
+    # the sums reach 10^6) and an fp32 accumulator stored as int16 (exact integers below 2^15).
+    src = kernel(loop='down_for')
+    for (ta, acc, kind, TM, TN, TK, K, warps) in (('int8', 'int32', 'int', 64, 64, 32, 96, 4),
+                                                  ('float16', 'float32', 'wide8', 64, 128, 64, 192, 8)):
+        p = Problem(TM, 2 * TN, K, ta, ta, 'int16', kind)
+        want = [(int(v) + 2 ** 15) % 2 ** 16 - 2 ** 15 for v in p.want]
+        if acc == 'int32':
+            assert any(w != v for v, w in zip(p.want, want))  # some sums wrap
+        else:
+            assert all(w == v for v, w in zip(p.want, want))
+        simple_case('epilogue_cast_%s_acc_%s_store_i16_%dx%dx%d_K%d_w%d' % (SHORT[ta], SHORT[acc], TM, TN, TK, K, warps),
+                    ['epilogue_cast', 'dtype.' + ta, 'dtype.int16', 'trips.%d' % min(K // TK, 4)], src,
+                    TM, TN, TK, K, ta=ta, tc='int16', acc=acc, problem=p, want=want, warps=warps)
 
 
 def main():
