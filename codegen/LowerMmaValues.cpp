@@ -929,13 +929,8 @@ void Lowerer::loadHoistedA(const ir::Value *v) {
     pipeAlign_ = std::max<size_t>(pipeAlign_, kSwizzleAlign);
     pipeBytes_ = std::max(pipeBytes_, s->aOff + static_cast<size_t>(t.numElements() * in));
     mmaAFrags_[v] = {};
-    if (s->aLate) { // option late-q: in the loop's prologue (lowerValuePipeLoop)
-      for (const auto &[loop, L] : valuePipes_)
-        for (size_t w = 0; w < L->numStreams; ++w)
-          if (&L->streams[w] == s)
-            lateA_[loop].push_back(v);
-      return;
-    }
+    if (s->aLate)
+      return;  // option late-q: stored in the loop's prologue (lowerValuePipeLoop)
     barrier(); // earlier wgmma reads of the region (Q defined in an outer loop) are done
     storeSharedA(v, s->aOff, s->aSwizzle);
     // Generic-proxy writes that the tensor cores read through the async
@@ -1758,12 +1753,14 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   // Option late-q: Q into its region now, its load's latency overlapping the
   // copies' (the prologue's barrier above ended earlier reads of the region;
   // the first trip's wait and barrier publish it to every warp's wgmma).
-  if (auto late = lateA_.find(&op); late != lateA_.end()) {
-    notePath("mma.values.wgmma.late_q"); // option late-q
-    for (const ir::Value *v : late->second) {
-      const auto *s = stagedAStream(valuePipes_, v);
-      storeSharedA(v, s->aOff, s->aSwizzle);
+  bool late = false;
+  for (size_t w = 0; w < ns; ++w)
+    if (const MmaLoop::Stream &s = L.streams[w]; s.aShared && s.aLate) {
+      storeSharedA(s.user->operand(0), s.aOff, s.aSwizzle);
+      late = true;
     }
+  if (late) {
+    notePath("mma.values.wgmma.late_q"); // option late-q
     asmStatement("fence.proxy.async.shared::cta;");
   }
   Slots loopInit(ns, b_.getInt64(0));

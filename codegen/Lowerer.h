@@ -181,9 +181,6 @@ private:
   // fragments are loaded once, where they are defined (value -> its loop depth).
   std::unordered_map<const ir::Value *, int> mmaHoistA_;
   std::unordered_map<const ir::Value *, Slots> mmaAFrags_;
-  // Option late-q: the hoisted a operands each values-pipeline loop stores in
-  // its prologue (loop -> values), and the store itself.
-  std::unordered_map<const ir::Op *, std::vector<const ir::Value *>> lateA_;
   void storeSharedA(const ir::Value *v, size_t aOff, int64_t aSwizzle);
   void loadHoistedA(const ir::Value *v);
   // The b operands of `@` on #mma loaded in a `for` through carried pointer
