@@ -319,6 +319,26 @@ TEST(FuzzGpuOracle, GeneralKernelsUseTheDtypeTolerance) {
   EXPECT_NE(compareWithReference(k, want, got, 4), ""); // ULPs loosen, they do not replace
 }
 
+TEST(FuzzGpuOracle, DoubleOutputsOfAFloatProductCarryFloatRounding) {
+  // Seed 2026120680 kernel 52216: `double *pY = c` where c accumulates `a @ b` of f16 tiles in
+  // f32 over 24 trips of k 16 (dotToleranceScale 16 * 8 = 128). The tensor cores' order gave
+  // -8.711883544921875 where the interpreter's gave -8.7142333984375: within f32's tolerance
+  // (rtol 1.3e-6, atol 1e-5, both scaled), not within f64's (1e-7). An f64 `@` keeps f64's.
+  FuzzKernel k;
+  k.features = {"dot", "dot.float16"};
+  k.buffers.push_back({"Y", DType::F64, {1}, {0}, true});
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  want.at("Y").setDouble(0, -8.7142333984375);
+  got.at("Y").setDouble(0, -8.711883544921875);
+  EXPECT_EQ(compareWithReference(k, want, got, 0, 128), "");
+  EXPECT_NE(compareWithReference(k, want, got, 0, 0), ""); // no `@`: f64's tolerance
+  got.at("Y").setDouble(0, -8.5);                          // far outside f32's scaled tolerance too
+  EXPECT_NE(compareWithReference(k, want, got, 0, 128), "");
+  got.at("Y").setDouble(0, -8.711883544921875);
+  k.features = {"dot", "dot.float64"};
+  EXPECT_NE(compareWithReference(k, want, got, 0, 128), "");
+}
+
 TEST(FuzzGpuOracle, TranscendentalKernelsMayBeOffByTheirUlpBound) {
   FuzzKernel k = twoBuffers(true);
   std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
