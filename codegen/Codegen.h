@@ -15,7 +15,12 @@
 //     fp16/bf16 as their 16-bit patterns);
 //   - blockDim = (numThreads, 1, 1), gridDim = the launch grid;
 //   - dynamic shared memory of `sharedBytes` bytes (the runtime raises the
-//     function's limit when that exceeds 48 KiB).
+//     function's limit when that exceeds 48 KiB);
+//   - after those, one 128-byte parameter (`.param .align 64 .b8 [128]`) per
+//     entry of `tensorMaps` (option "tma"): a CUtensorMap the runtime encodes
+//     at each launch from the parameters that entry names
+//     (cuda::encodeTensorMap), or 128 zero bytes where the arguments do not
+//     qualify (the kernel checks the same conditions and copies without it).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -86,6 +91,16 @@ struct Options {
   // barriers go: the first trip's publishes it); off, it is stored where it is
   // defined.
   bool lateQ = true;
+  // "tma": on sm_90, a wgmma matmul loop of two or more warpgroups (8 warps and
+  // up; with one it measured slower) whose a and b streams are plain
+  // (unmasked) pointer tiles `P + r * ld + c` over a pointer parameter P and a
+  // row pitch ld (an integer parameter or a constant) fills its stages with
+  // the Tensor Memory Accelerator (cp.async.bulk.tensor + an mbarrier per
+  // stage, one thread issuing) from tensor maps the runtime encodes at launch
+  // (Compiled::tensorMaps); a trip whose tile the map cannot address exactly
+  // (the tile crosses the end of a row, the arguments do not qualify) is
+  // copied with cp.async as without it. Off, every copy is cp.async.
+  bool tma = true;
   // "occupancy": a kernel whose loop runs the values pipeline (attention) asks
   // ptxas (`.minnctapersm`) for as many programs per SM as its estimated
   // register demand, shared memory and the SM's threads allow (attention
@@ -149,6 +164,19 @@ struct KernelParam {
   bool isPtr = false;
 };
 
+/// A hidden kernel parameter (option "tma", after the IR's parameters): a
+/// CUtensorMap over the 2-D view `ptr[row * ld + col]` of a pointer parameter,
+/// rows `ld` elements apart, tiles of boxRows x boxCols copied into shared
+/// memory with `swizzle` bytes' swizzle (wgmma's canonical layout).
+struct TensorMapParam {
+  unsigned ptrParam = 0; // the pointer parameter (the map's global address)
+  int ldParam = -1;      // the integer parameter holding ld, or -1: ldConst
+  int64_t ldConst = 0;
+  unsigned elemBytes = 2;
+  unsigned boxCols = 64, boxRows = 64; // box {boxCols, boxRows}, each <= 256
+  unsigned swizzle = 128;              // 32, 64 or 128 (bytes of a box row)
+};
+
 struct StageTime {
   std::string stage; // "lower", "link-libdevice", "optimize", "ptx"
   double ms = 0;
@@ -163,6 +191,7 @@ struct Compiled {
   unsigned sm = 90;          // the PTX's target, as ptxas -arch wants it
   bool archSpecific = false; // `.target sm_90a` (wgmma): ptxas -arch=sm_90a
   std::vector<KernelParam> params;
+  std::vector<TensorMapParam> tensorMaps; // hidden parameters after `params` (option "tma")
   std::vector<StageTime> times;
   // With Options::optBisectLimit >= 0: the optional LLVM passes in the order
   // they were offered ("InstCombinePass on fuzz"), run or skipped.
@@ -219,6 +248,7 @@ struct BatchEntry {
   unsigned numThreads = 128;
   size_t sharedBytes = 0;
   std::vector<KernelParam> params;
+  std::vector<TensorMapParam> tensorMaps;
 };
 
 struct BatchResult {

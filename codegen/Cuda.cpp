@@ -118,7 +118,10 @@ constexpr size_t kJitLogBytes = 16 * 1024;
   X(cuEventDestroy, "cuEventDestroy_v2", CUresult(CUevent))                                        \
   X(cuEventRecord, "cuEventRecord", CUresult(CUevent, CUstream))                                   \
   X(cuEventSynchronize, "cuEventSynchronize", CUresult(CUevent))                                   \
-  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult(float *, CUevent, CUevent))
+  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult(float *, CUevent, CUevent))                 \
+  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",                                              \
+    CUresult(void *, int, unsigned, void *, const uint64_t *, const uint64_t *, const unsigned *,  \
+             const unsigned *, int, int, int, int))
 
 template <class Signature> using FnPtr = Signature *;
 
@@ -739,6 +742,36 @@ float Context::eventElapsedMs(void *start, void *end) {
   float ms = 0;
   check("cuEventElapsedTime", d.cuEventElapsedTime(&ms, start, end));
   return ms;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps (option "tma")
+//===----------------------------------------------------------------------===//
+
+bool tensorMapQualifies(uint64_t address, int64_t ld, unsigned elemBytes) {
+  if (address % 16 || ld <= 0 || ld > (int64_t(1) << 32))
+    return false;
+  uint64_t pitch = static_cast<uint64_t>(ld) * elemBytes;
+  return pitch % 16 == 0 && pitch < (uint64_t(1) << 40);
+}
+
+TensorMap encodeTensorMap(uint64_t address, int64_t ld, unsigned elemBytes, unsigned boxCols,
+                          unsigned boxRows, unsigned swizzle) {
+  TensorMap map;
+  if (!tensorMapQualifies(address, ld, elemBytes))
+    return map; // zeros: the kernel's own check sends every copy to cp.async
+  // CUtensorMapDataType: UINT8 0, UINT16 1, UINT32 2, UINT64 4 (the bits are
+  // copied; no out-of-bounds fill is ever used). CUtensorMapSwizzle: 32B 1,
+  // 64B 2, 128B 3. Interleave none (0), L2 promotion 128B (2), OOB fill none (0).
+  int type = elemBytes == 1 ? 0 : elemBytes == 2 ? 1 : elemBytes == 4 ? 2 : 4;
+  int sw = swizzle == 128 ? 3 : swizzle == 64 ? 2 : 1;
+  uint64_t dims[2] = {static_cast<uint64_t>(ld), kTensorMapRows};
+  uint64_t strides[1] = {static_cast<uint64_t>(ld) * elemBytes};
+  unsigned box[2] = {boxCols, boxRows}, elementStrides[2] = {1, 1};
+  check("cuTensorMapEncodeTiled", driver().cuTensorMapEncodeTiled(
+                                      map.words.data(), type, 2, reinterpret_cast<void *>(address),
+                                      dims, strides, box, elementStrides, 0, sw, 2, 0));
+  return map;
 }
 
 } // namespace tc::cuda

@@ -190,4 +190,28 @@ private:
   void *activeStream() const { return userStream_ ? userStream_ : stream_; }
 };
 
+/// A CUtensorMap: what a kernel's hidden tensor-map parameter takes (option
+/// "tma", codegen::TensorMapParam), passed by value (`.param .align 64 .b8
+/// [128]`).
+struct alignas(64) TensorMap {
+  std::array<uint64_t, 16> words{};
+};
+
+/// Rows of every tensor map's 2-D view: row coordinates are below it (the
+/// kernel copies a tile with the map only when its last row is).
+inline constexpr uint64_t kTensorMapRows = (uint64_t(1) << 31) - 1;
+
+/// Whether a tensor map over `address` with rows of `ld` elements of
+/// `elemBytes` bytes can be encoded: the address 16-byte aligned, 0 < ld <=
+/// 2^32, the row pitch a multiple of 16 bytes below 2^40. The kernel checks the
+/// same conditions on its arguments before it copies with the map.
+bool tensorMapQualifies(uint64_t address, int64_t ld, unsigned elemBytes);
+
+/// cuTensorMapEncodeTiled of the 2-D view address[row * ld + col] (ld columns,
+/// kTensorMapRows rows, pitch ld * elemBytes), box {boxCols, boxRows}, the
+/// shared-memory swizzle of `swizzle` (32, 64 or 128) bytes; all zeros when
+/// tensorMapQualifies is false. Throws cuda::Error when the driver refuses it.
+TensorMap encodeTensorMap(uint64_t address, int64_t ld, unsigned elemBytes, unsigned boxCols,
+                          unsigned boxRows, unsigned swizzle);
+
 } // namespace tc::cuda

@@ -193,10 +193,12 @@ std::string Conversion::str() const {
   case Mechanism::Registers: s = "in registers"; break;
   case Mechanism::Shared: s = "through shared memory"; break;
   case Mechanism::CpAsync: s = "cp.async into shared memory"; break;
+  case Mechanism::Tma: s = "TMA into shared memory"; break;
   }
   if (bytes)
     s += ", " + bytesText(bytes);
-  if (mechanism == Mechanism::Shared || mechanism == Mechanism::CpAsync)
+  if (mechanism == Mechanism::Shared || mechanism == Mechanism::CpAsync ||
+      mechanism == Mechanism::Tma)
     s += ", " + std::to_string(barriers) + (barriers == 1 ? " barrier" : " barriers");
   if (loopDepth > 0)
     s += ", every loop trip";
@@ -206,6 +208,7 @@ std::string Conversion::str() const {
 std::string KernelLayouts::summary() const {
   // [0]: outside loops, [1]: per trip of the loops around them.
   size_t shared[2] = {0, 0}, sharedBytes[2] = {0, 0}, cp[2] = {0, 0}, cpBytes[2] = {0, 0};
+  size_t tma[2] = {0, 0}, tmaBytes[2] = {0, 0};
   int barriers[2] = {plainBarriers[0], plainBarriers[1]};
   size_t freeOnes = 0;
   for (const Conversion &c : conversions) {
@@ -217,6 +220,9 @@ std::string KernelLayouts::summary() const {
     } else if (c.mechanism == Conversion::Mechanism::CpAsync) {
       ++cp[i];
       cpBytes[i] += c.bytes;
+    } else if (c.mechanism == Conversion::Mechanism::Tma) {
+      ++tma[i];
+      tmaBytes[i] += c.bytes;
     } else {
       ++freeOnes;
     }
@@ -226,6 +232,8 @@ std::string KernelLayouts::summary() const {
         std::to_string(shared[i]) + " through shared memory (" + bytesText(sharedBytes[i]) + "), ";
     if (cp[i])
       s += std::to_string(cp[i]) + " cp.async (" + bytesText(cpBytes[i]) + "), ";
+    if (tma[i])
+      s += std::to_string(tma[i]) + " TMA (" + bytesText(tmaBytes[i]) + "), ";
     return s + std::to_string(barriers[i]) + (barriers[i] == 1 ? " barrier" : " barriers");
   };
   return "summary: conversions outside loops: " + part(0) + "; per loop trip: " + part(1) +

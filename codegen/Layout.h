@@ -93,6 +93,7 @@ struct Conversion {
     Free,      // same element-to-thread map, or recomputed where it is needed
     Shared,    // written to shared memory and read back (barriers around it)
     CpAsync,   // global memory to shared memory stages with cp.async (no registers)
+    Tma,       // the same with the TMA (cp.async.bulk.tensor, one thread; option tma)
     Registers, // within each thread (and warp shuffles)
   };
   const ir::Op *op = nullptr;

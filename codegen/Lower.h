@@ -49,6 +49,7 @@ struct LoweredKernel {
   bool archSpecific = false; // uses sm_90a instructions (wgmma)
   std::vector<std::string> paths; // the lowering paths taken, sorted (Compiled::paths)
   std::vector<KernelParam> params;
+  std::vector<TensorMapParam> tensorMaps;
 };
 
 /// Lowers `fn` into a new module in `ctx`. On failure returns false with a

@@ -442,7 +442,16 @@ void Lowerer::planLoop(const MmaLoop &L, int depth) {
   else
     addConversion(loop, "acc before the loop", initLayout, acc, M::Shared, "through shared memory",
                   accBytes, 2, depth);
-  if (L.pipelined) {
+  if (L.tma) {
+    Layout first = streamLayout(L, 0);
+    addConversion(loop, "a and b before the loop", first, first, M::Tma,
+                  "the first " + std::to_string(L.ahead) +
+                      " trips' tiles, each stage's by one thread with cp.async.bulk.tensor and "
+                      "an mbarrier (the mbarriers set up between two barriers: earlier readers of "
+                      "the stages are done, every waiter after; one after the loop, before they "
+                      "are invalidated)",
+                  static_cast<size_t>(L.ahead) * (streamBytes(L, 0) + streamBytes(L, 1)), 3, depth);
+  } else if (L.pipelined) {
     Layout first = streamLayout(L, 0);
     addConversion(loop, "a and b before the loop", first, first, M::CpAsync,
                   "the first " + std::to_string(L.ahead) +
@@ -468,9 +477,12 @@ void Lowerer::planLoop(const MmaLoop &L, int depth) {
   layouts_.notes[&loop].push_back(
       std::string("matmul loop: acc += a @ b on ") +
       (L.wgmma ? "wgmma.mma_async (sm_90a)" : "mma.sync") + ", acc in registers across trips" +
-      (L.pipelined ? ", a and b in " + std::to_string(L.stages) + " cp.async stages issued " +
-                         std::to_string(L.ahead) + " trips ahead"
-                   : ", a and b staged from registers every trip"));
+      (L.tma ? ", a and b in " + std::to_string(L.stages) + " stages filled by the TMA " +
+                   std::to_string(L.ahead) +
+                   " trips ahead (a trip the tensor maps cannot copy exactly: cp.async)"
+       : L.pipelined ? ", a and b in " + std::to_string(L.stages) + " cp.async stages issued " +
+                           std::to_string(L.ahead) + " trips ahead"
+                     : ", a and b staged from registers every trip"));
 }
 
 /// Bytes a stream copies per trip.
@@ -498,10 +510,23 @@ void Lowerer::planLoopDot(const MmaLoop &L, int depth) {
       Layout sh = streamLayout(L, w);
       setLayout(s.load->result(), sh);
       size_t bytes = streamBytes(L, w);
-      addConversion(*s.load, "result", Layout::blocked(s.tile->shape, T_, vec_), sh, M::CpAsync,
-                    "cp.async 16-byte chunks from global memory, " + std::to_string(L.ahead) +
-                        " trips ahead (no registers)",
-                    bytes, w == 0 ? (L.wgmma && L.wgmmaPending ? 2 : 1) : 0, depth);
+      if (L.tma)
+        addConversion(
+            *s.load, "result", Layout::blocked(s.tile->shape, T_, vec_), sh, M::Tma,
+            "cp.async.bulk.tensor of " +
+                std::to_string(s.cols * static_cast<int64_t>(byteSize(s.tile->dtype)) / s.swizzle) +
+                " box(es) of " + std::to_string(s.rows) + " rows from tensor map " +
+                std::to_string(s.tmaMap) + ", " + std::to_string(L.ahead) +
+                " trips ahead (no registers)" +
+                (w == 0 ? std::string("; the trip waits on its stage's mbarrier") +
+                              (L.wgmmaPending ? "" : " and a barrier")
+                        : ""),
+            bytes, w == 0 ? 1 : 0, depth); // one barrier a trip either way
+      else
+        addConversion(*s.load, "result", Layout::blocked(s.tile->shape, T_, vec_), sh, M::CpAsync,
+                      "cp.async 16-byte chunks from global memory, " + std::to_string(L.ahead) +
+                          " trips ahead (no registers)",
+                      bytes, w == 0 ? (L.wgmma && L.wgmmaPending ? 2 : 1) : 0, depth);
       if (L.wgmma && L.transposeB && w == 1)
         addConversion(dot, "operand 1", sh,
                       Layout::shared({1, 0}, 0, 1, L.btSwizzle, L.stages, true), M::Shared,

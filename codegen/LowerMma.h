@@ -179,6 +179,15 @@ struct Lowerer::MmaLoop {
     bool aLate = false;
     size_t aOff = 0;
     int64_t aSwizzle = 0;
+    // Option tma (LowerTma.cpp): the tensor map (an index into the kernel's
+    // hidden parameters) over `P + r * ld + c` that copies the tile; the
+    // pointer parameter P, the row pitch ld; the 32-bit offset tiles of the
+    // pointer's sums with their forms along each axis, whose values must not
+    // wrap for the map's addresses to be the pointer tile's.
+    int tmaMap = -1;
+    unsigned tmaPtr = 0;
+    TmaCoef tmaLd;
+    std::vector<TmaNarrow> tmaNarrow;
     /// Bytes of the user's a operand (its staged region when aShared).
     size_t aBytes() const {
       const ir::Type &a = user->operand(0)->type();
@@ -209,6 +218,12 @@ struct Lowerer::MmaLoop {
   // value passing through it), the loop's exit for the last one.
   const ir::Op *deferDot = nullptr;
   size_t deferPos = 0;
+  // Option tma: the stages are filled by the TMA, one mbarrier a stage (8
+  // bytes each at mbarOff from pipeBase(), past everything else the loop
+  // stages), one thread issuing; a trip whose tiles the maps cannot copy is
+  // copied with cp.async and published through the same mbarrier.
+  bool tma = false;
+  size_t mbarOff = 0;
   int64_t ahead = 1;        // trips whose copies are in flight ahead of the current one
   int64_t wgmmaPending = 0; // wgmma groups left in flight at the end of a trip
   int64_t stages = 1;

@@ -141,7 +141,19 @@ bool Lowerer::matchMmaLoop(const ir::Op &loop, MmaLoop &L) {
   if (init && init->kind() == ir::OpKind::Constant)
     accBytes = 0;
   L.bytes = std::max({accBytes, afterBytes, static_cast<size_t>(L.stages) * L.stageBytes});
-  return L.bytes <= kMaxPipeBytes;
+  planTma(L);
+  if (L.tma) { // the stages' mbarriers past everything else
+    L.mbarOff = alignTo(L.bytes, 8);
+    if (L.mbarOff + 8 * static_cast<size_t>(L.stages) <= kMaxPipeBytes)
+      L.bytes = L.mbarOff + 8 * static_cast<size_t>(L.stages);
+    else
+      L.tma = false;
+  }
+  if (L.bytes > kMaxPipeBytes)
+    return false;
+  if (L.tma)
+    registerTensorMaps(L);
+  return true;
 }
 
 /// Option epilogue-cast: the acc's only user after the loop when it is a cast
@@ -539,14 +551,20 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
                                  const Slots &loopState, Slots &nextState) {
   int64_t ahead = L.ahead;
   auto stageBytes = b_.getInt32(static_cast<uint32_t>(L.stageBytes));
-  int64_t inFlight = std::max<int64_t>(0, ahead - 1);
-  if (plantedBug("pipeline-wait-group")) // waits for the group before this trip's
-    inFlight = ahead;
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
-                     {b_.getInt32(static_cast<uint32_t>(inFlight))});
-  if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
-    asmStatement("fence.proxy.async.shared::cta;");
-  barrier();
+  if (L.tma) {
+    tmaWait(L, loopState[3], loopState[8]);
+    if (!L.wgmmaPending) // every thread is done with the stage refilled below
+      barrier();
+  } else {
+    int64_t inFlight = std::max<int64_t>(0, ahead - 1);
+    if (plantedBug("pipeline-wait-group")) // waits for the group before this trip's
+      inFlight = ahead;
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                       {b_.getInt32(static_cast<uint32_t>(inFlight))});
+    if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
+      asmStatement("fence.proxy.async.shared::cta;");
+    barrier();
+  }
   llvm::Value *ivAhead = nullptr;
   std::vector<Slots> later = predictedState(L, state, iv, ahead, ivAhead);
   llvm::Value *runs = b_.CreateAnd(loopState[2], predictedCond(L, later, ivAhead));
@@ -565,11 +583,16 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
     acc = wgmmaLoopStep(L, stageOff, get(L.dot->operand(2)));
     barrier();
   }
+  Slots rowCol(loopState.begin() + 4, loopState.begin() + std::min<size_t>(8, loopState.size()));
   emitGuarded(runs, [&]() -> llvm::Value * {
-    issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), state, iv, ahead);
+    if (L.tma)
+      tmaFill(L, fill, rowCol, offAhead);
+    else
+      issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), state, iv, ahead);
     return nullptr;
   });
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  if (!L.tma)
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
   if (!L.wgmma)
     acc = mmaLoopStep(L, stageOff, get(L.dot->operand(2)));
   else if (!L.wgmmaPending) // two stages: the products wait for themselves
@@ -580,6 +603,12 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
                       b_.getInt32(0), nextStage);
   nextState = {offsetAhead(L, 0, loopState[0], 1), offsetAhead(L, 1, loopState[1], 1), runs,
                nextStage};
+  if (L.tma) { // the tiles one trip later; the phase flips when the stages wrap
+    Slots next = tmaAdvance(L, rowCol);
+    nextState.insert(nextState.end(), next.begin(), next.end());
+    nextState.push_back(b_.CreateXor(
+        loopState[8], b_.CreateZExt(b_.CreateICmpEQ(nextStage, b_.getInt32(0)), b_.getInt32Ty())));
+  }
   return acc;
 }
 
@@ -638,7 +667,38 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   llvm::Value *lb = L.isFor ? get(loop.operand(0))[0] : nullptr;
   StreamChunks chunks;
   Slots loopInit;
-  if (L.pipelined) {
+  if (L.tma) {
+    notePath("mma.loop.tma"); // option tma
+    tmaPrepare(L);
+    tmaInitBarriers(L); // between two barriers: earlier readers first, every waiter after
+    llvm::Value *runs = nullptr;
+    auto rowColAt = [&](int64_t j) {
+      Slots rc;
+      for (size_t w = 0; w < 2; ++w) {
+        auto [row, col] =
+            tmaSplit(b_.CreateAdd(tma_.off0[w], offsetAhead(L, w, b_.getInt64(0), j)), tma_.ld[w]);
+        rc.push_back(row);
+        rc.push_back(col);
+      }
+      return rc;
+    };
+    for (int64_t j = 0; j < L.ahead; ++j) {
+      llvm::Value *ivJ = nullptr;
+      std::vector<Slots> sj = predictedState(L, carriedInit, lb, j, ivJ);
+      llvm::Value *c = predictedCond(L, sj, ivJ);
+      runs = runs ? b_.CreateAnd(runs, c) : c;
+      Slots off = {offsetAhead(L, 0, b_.getInt64(0), j), offsetAhead(L, 1, b_.getInt64(0), j)};
+      Slots rc = rowColAt(j);
+      emitGuarded(runs, [&]() -> llvm::Value * {
+        tmaFill(L, b_.getInt32(static_cast<uint32_t>(j)), rc, off);
+        return nullptr;
+      });
+    }
+    loopInit = {b_.getInt64(0), b_.getInt64(0), runs, b_.getInt32(0)};
+    Slots rc = rowColAt(L.ahead);
+    loopInit.insert(loopInit.end(), rc.begin(), rc.end());
+    loopInit.push_back(b_.getInt32(0)); // trip 0 waits for phase 0
+  } else if (L.pipelined) {
     chunks = streamSources(L);
     barrier(); // earlier readers of the stages are done
     llvm::Value *runs = nullptr;
@@ -709,6 +769,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   b_.CreateBr(header);
   // After the loop.
   b_.SetInsertPoint(exit);
+  if (L.tma)
+    tmaInvalBarriers(L);
   for (size_t pos = 0; pos < L.carried; ++pos) {
     const ir::Value *result = loop.result(static_cast<unsigned>(pos));
     if (pos == L.accPos) {

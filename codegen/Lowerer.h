@@ -83,6 +83,21 @@ inline int64_t product(const ir::Shape &s, size_t from, size_t to) {
   return p;
 }
 
+/// A coefficient of an index's linear form (option "tma", LowerTma.cpp):
+/// k times the integer parameter `param`, or the constant k (param < 0).
+struct TmaCoef {
+  int64_t k = 0;
+  int param = -1;
+  bool operator==(const TmaCoef &o) const { return k == o.k && param == o.param; }
+};
+
+/// A 32-bit offset tile added to a streamed pointer tile, with its form along
+/// each of its axes (LowerTma.cpp: its values must not wrap).
+struct TmaNarrow {
+  const ir::Value *off = nullptr;
+  std::vector<TmaCoef> axes;
+};
+
 class Lowerer {
 public:
   Lowerer(const ir::Module &m, const ir::Function &fn, const Options &o, llvm::LLVMContext &ctx)
@@ -124,6 +139,7 @@ public:
     out.archSpecific = archSpecific_;
     out.paths.assign(paths_.begin(), paths_.end());
     out.params = params_;
+    out.tensorMaps = tensorMaps_;
     out.module = std::move(mod_);
   }
 
@@ -263,6 +279,8 @@ private:
       paramTypes.push_back(t.isPtr ? se_.regType(t) : se_.memType(t.dtype));
       params_.push_back({fn_.paramName(i), t.dtype, t.isPtr});
     }
+    for (size_t j = 0; j < tensorMaps_.size(); ++j) // option tma: CUtensorMaps by value
+      paramTypes.push_back(llvm::PointerType::get(ctx_, 0));
     auto *fty = llvm::FunctionType::get(b_.getVoidTy(), paramTypes, false);
     kernel_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_.name(), *mod_);
     llvm::NamedMDNode *ann = mod_->getOrInsertNamedMetadata("nvvm.annotations");
@@ -273,11 +291,31 @@ private:
     };
     md("kernel", 1);
     md("maxntidx", T_);
+    if (!tensorMaps_.empty()) {
+      // __grid_constant__: the kernel takes each map's address in the
+      // parameter space (cvta.param), as cp.async.bulk.tensor wants it.
+      std::vector<llvm::Metadata *> idx;
+      for (size_t j = 0; j < tensorMaps_.size(); ++j) {
+        unsigned i = fn_.numParams() + static_cast<unsigned>(j);
+        kernel_->addParamAttr(
+            i, llvm::Attribute::getWithByValType(ctx_, llvm::ArrayType::get(b_.getInt8Ty(), 128)));
+        kernel_->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
+        kernel_->getArg(i)->setName("tma" + std::to_string(j));
+        idx.push_back(llvm::ConstantAsMetadata::get(b_.getInt32(i + 1)));
+      }
+      llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(kernel_),
+                               llvm::MDString::get(ctx_, "grid_constant"),
+                               llvm::MDNode::get(ctx_, idx)};
+      ann->addOperand(llvm::MDNode::get(ctx_, ops));
+    }
     setUpDebugInfo();
     auto *entry = llvm::BasicBlock::Create(ctx_, "entry", kernel_);
     exit_ = llvm::BasicBlock::Create(ctx_, "exit", kernel_);
     b_.SetInsertPoint(entry);
     tid_ = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}, nullptr, "tid");
+    for (size_t j = 0; j < tensorMaps_.size(); ++j)
+      tensorMapArgs_.push_back(b_.CreatePtrToInt(
+          kernel_->getArg(fn_.numParams() + static_cast<unsigned>(j)), b_.getInt64Ty()));
     for (unsigned i = 0; i < fn_.numParams(); ++i) {
       const ir::Type &t = fn_.param(i)->type();
       llvm::Argument *a = kernel_->getArg(i);
@@ -868,6 +906,33 @@ private:
   Slots fragmentsToRows(const MmaLoop &L, const Slots &acc);
   const ir::Op *narrowingAccCast(const MmaLoop &L) const;
   template <typename F> void forEachOwnTile(const MmaLoop &L, F f);
+  // Option tma (LowerTma.cpp): stages filled by the Tensor Memory Accelerator.
+  void planTma(MmaLoop &L);
+  void registerTensorMaps(MmaLoop &L);
+  std::optional<TmaCoef> tmaScalar(const ir::Value *v) const;
+  std::optional<TmaCoef> tmaUniform(const ir::Value *v) const;
+  std::optional<std::vector<TmaCoef>> tmaIndexForm(const ir::Value *v) const;
+  bool tmaPointerForm(const ir::Value *v, unsigned &param, std::vector<TmaCoef> &axes,
+                      std::vector<TmaNarrow> &narrow) const;
+  /// What a TMA loop computes before its prologue (uniform values).
+  struct TmaRun {
+    std::array<llvm::Value *, 2> ld{}, off0{}, dr{}, dc{}; // i64, elements
+    llvm::Value *ok = nullptr; // the maps can address the tiles (but for the trip's checks)
+  };
+  TmaRun tma_;
+  void tmaPrepare(const MmaLoop &L);
+  std::array<llvm::Value *, 2> tmaSplit(llvm::Value *off, llvm::Value *ld);
+  Slots tmaAdvance(const MmaLoop &L, const Slots &rowCol);
+  llvm::Value *pipeAddress(llvm::Value *off);
+  llvm::Value *mbarAddress(const MmaLoop &L, llvm::Value *stage);
+  void asmCall(const std::string &text, const std::string &constraints,
+               const std::vector<llvm::Value *> &args);
+  void tmaInitBarriers(const MmaLoop &L);
+  void tmaInvalBarriers(const MmaLoop &L);
+  void tmaWait(const MmaLoop &L, llvm::Value *stage, llvm::Value *phase);
+  void tmaFill(const MmaLoop &L, llvm::Value *stage, const Slots &rowCol, const Slots &off);
+  std::vector<TensorMapParam> tensorMaps_;
+  std::vector<llvm::Value *> tensorMapArgs_; // each map's generic address (i64)
   // ---- end dot
 
   // ---- Memory --------------------------------------------------------------

@@ -30,6 +30,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.epilogueCast;
   if (name == "late-q")
     return &opts.lateQ;
+  if (name == "tma")
+    return &opts.tma;
   if (name == "specialize")
     return &opts.specialize;
   if (name == "occupancy")
@@ -43,9 +45,10 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {
-      "vectorize",     "remat",  "mma",        "mma-values",     "key-perm",
-      "pipeline",      "wgmma",  "int8-wgmma", "split-n",        "masked-stream",
-      "epilogue-cast", "late-q", "occupancy",  "shared-divisor", "specialize"};
+      "vectorize",     "remat",  "mma",        "mma-values", "key-perm",
+      "pipeline",      "wgmma",  "int8-wgmma", "split-n",    "masked-stream",
+      "epilogue-cast", "late-q", "tma",        "occupancy",  "shared-divisor",
+      "specialize"};
   return names;
 }
 
@@ -65,7 +68,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
-              opts.occupancy = opts.sharedDivisor = opts.specialize = false;
+              opts.tma = opts.occupancy = opts.sharedDivisor = opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -111,6 +114,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-epilogue-cast";
   if (opts.wgmma && !opts.lateQ)
     s += " no-late-q";
+  if (opts.wgmma && !opts.tma)
+    s += " no-tma";
   if (!opts.occupancy)
     s += " no-occupancy";
   if (!opts.sharedDivisor)

@@ -1071,7 +1071,7 @@ bool lowerKernels(const ir::Module &module, const std::vector<const ir::Function
     paths.push_back(k.paths);
     names.push_back(k.entry);
     if (entries)
-      entries->push_back({k.entry, k.numThreads, k.sharedBytes, k.params});
+      entries->push_back({k.entry, k.numThreads, k.sharedBytes, k.params, k.tensorMaps});
     if (i > 0 && llvm::Linker::linkModules(*lk.module, std::move(one.module))) {
       error = "linking the module's kernels failed";
       return false;
@@ -1221,6 +1221,7 @@ Result compileKernelsWith(const ir::Module &module, const std::vector<const ir::
   c.sm = opts.sm;
   c.archSpecific = lk.archSpecific;
   c.params = lk.params;
+  c.tensorMaps = lk.tensorMaps;
   r.compiled = std::move(c);
   return r;
 }

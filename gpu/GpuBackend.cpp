@@ -32,15 +32,54 @@ double msSince(Clock::time_point t0) {
 /// What the disk cache stores for a compiled kernel.
 std::string serialize(const codegen::Compiled &c) {
   std::ostringstream os;
-  os << c.entry << '\n' << c.numThreads << '\n' << c.sharedBytes << '\n' << c.ptx;
+  os << c.entry << '\n' << c.numThreads << '\n' << c.sharedBytes << '\n' << c.tensorMaps.size();
+  for (const codegen::TensorMapParam &m : c.tensorMaps)
+    os << ' ' << m.ptrParam << ' ' << m.ldParam << ' ' << m.ldConst << ' ' << m.elemBytes << ' '
+       << m.boxCols << ' ' << m.boxRows << ' ' << m.swizzle;
+  os << '\n' << c.ptx;
   return os.str();
 }
 bool deserialize(const std::string &blob, codegen::Compiled &c) {
   std::istringstream is(blob);
-  if (!std::getline(is, c.entry) || !(is >> c.numThreads >> c.sharedBytes) || is.get() != '\n')
+  size_t maps = 0;
+  if (!std::getline(is, c.entry) || !(is >> c.numThreads >> c.sharedBytes >> maps) || maps > 64)
+    return false;
+  c.tensorMaps.resize(maps);
+  for (codegen::TensorMapParam &m : c.tensorMaps)
+    if (!(is >> m.ptrParam >> m.ldParam >> m.ldConst >> m.elemBytes >> m.boxCols >> m.boxRows >>
+          m.swizzle))
+      return false;
+  if (is.get() != '\n')
     return false;
   c.ptx.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
   return !c.entry.empty() && !c.ptx.empty();
+}
+
+/// The kernel's hidden tensor-map parameters (option "tma") for the values
+/// `values` of fn's parameters (each as cuLaunchKernel takes it), appended to
+/// `params`. (The types come from fn: a kernel from the disk cache has no
+/// Compiled::params.)
+void appendTensorMaps(const codegen::Compiled &c, const ir::Function &fn, const uint64_t *values,
+                      std::vector<cuda::TensorMap> &maps, std::vector<void *> &params) {
+  maps.clear();
+  maps.reserve(c.tensorMaps.size()); // no reallocation: params point into it
+  for (const codegen::TensorMapParam &m : c.tensorMaps) {
+    int64_t ld = m.ldConst;
+    if (m.ptrParam >= fn.numParams() || (m.ldParam >= 0 && unsigned(m.ldParam) >= fn.numParams()))
+      throw cuda::Error("internal: a tensor map names parameter " +
+                            std::to_string(std::max<int64_t>(m.ldParam, m.ptrParam)) +
+                            " of a kernel with " + std::to_string(fn.numParams()),
+                        1, false);
+    if (m.ldParam >= 0) {
+      uint64_t bits = values[m.ldParam];
+      ld = fn.param(static_cast<unsigned>(m.ldParam))->type().dtype == DType::I32
+               ? static_cast<int32_t>(static_cast<uint32_t>(bits))
+               : static_cast<int64_t>(bits);
+    }
+    maps.push_back(cuda::encodeTensorMap(values[m.ptrParam], ld, m.elemBytes, m.boxCols, m.boxRows,
+                                         m.swizzle));
+    params.push_back(&maps.back());
+  }
 }
 
 std::string gridText(std::array<int64_t, 3> g) {
@@ -114,6 +153,7 @@ public:
         l.compiled.numThreads = r.kernels[i].numThreads;
         l.compiled.sharedBytes = r.kernels[i].sharedBytes;
         l.compiled.params = r.kernels[i].params;
+        l.compiled.tensorMaps = r.kernels[i].tensorMaps;
         l.compiled.sm = r.compiled->sm;
         l.compiled.archSpecific = r.compiled->archSpecific;
         l.module = module;
@@ -186,6 +226,7 @@ public:
         l.compiled.numThreads = r.kernels[i].numThreads;
         l.compiled.sharedBytes = r.kernels[i].sharedBytes;
         l.compiled.params = r.kernels[i].params;
+        l.compiled.tensorMaps = r.kernels[i].tensorMaps;
         l.compiled.sm = r.compiled->sm;
         l.compiled.archSpecific = r.compiled->archSpecific;
         l.module = module;
@@ -284,6 +325,17 @@ public:
     }
     for (unsigned i = 0; i < fn.numParams(); ++i)
       params[i] = const_cast<uint64_t *>(&values[i]); // little-endian: the low bytes
+    std::vector<cuda::TensorMap> maps;
+    std::vector<void *> withMaps;
+    if (!l.compiled.tensorMaps.empty()) {
+      withMaps.assign(params, params + fn.numParams());
+      try {
+        appendTensorMaps(l.compiled, fn, values, maps, withMaps);
+      } catch (const cuda::Error &) {
+        return false; // launch() reports it
+      }
+      params = withMaps.data();
+    }
     std::array<unsigned, 3> g = {static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                                  static_cast<unsigned>(grid[2])};
     try {
@@ -575,6 +627,12 @@ private:
         values[i] = *scalarArgumentBits(*args.scalar(name), t.dtype);
       }
       params[i] = &values[i]; // little-endian: the low bytes hold narrower values
+    }
+    std::vector<cuda::TensorMap> maps;
+    try {
+      appendTensorMaps(l.compiled, fn, values.data(), maps, params);
+    } catch (const cuda::Error &e) {
+      return fail(RunResult::Status::Error, e.what());
     }
     std::array<unsigned, 3> g = {static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                                  static_cast<unsigned>(grid[2])};

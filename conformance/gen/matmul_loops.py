@@ -891,6 +891,31 @@ def epilogue_cast_cases():
                     TM, TN, TK, K, ta=ta, tc='int16', acc=acc, problem=p, want=want, warps=warps)
 
 
+# ---------------------------------------------------------------- the TMA
+
+def tma_cases():
+    """Option tma (codegen/LowerTma.cpp): on sm_90 a wgmma matmul loop of two warpgroups (8
+    warps) whose a and b are tiles P + u + r * ld + c fills its stages with the TMA from
+    tensor maps over the view P[row * ld + col]. With lda < K the rows of A overlap (legal:
+    A[m][k] is A[m * lda + k]); a box of the map stops at its row's end, so a trip whose k
+    columns pass it must be copied with cp.async instead: some trips (lda 96 or 80 with TK
+    64, 48 with TK 32; each a multiple of 16, as the argument class that pipelines the loop
+    needs). A's stored values are random integers, the expected product the exact sums of
+    the overlapping rows as the kernel reads them."""
+    src = kernel(loop='down_for')
+    for (TM, TN, TK, K, lda, warps) in ((128, 128, 64, 256, 96, 8), (128, 256, 64, 192, 80, 8),
+                                        (64, 128, 32, 160, 48, 8), (128, 128, 64, 128, 96, 8)):
+        M, N = 2 * TM, 2 * TN
+        p = Problem(M, N, K, 'float16', 'float16', 'float32', 'int')
+        p.lda = lda
+        p.a_store = values('float16', (M - 1) * lda + K, 'int')
+        p.a = [p.a_store[m * lda + k] for m in range(M) for k in range(K)]
+        p.want = product(p.a, p.b, M, N, K)
+        simple_case('tma_overlapping_rows_%dx%dx%d_K%d_lda%d_w%d' % (TM, TN, TK, K, lda, warps),
+                    ['wgmma', 'tma', 'tma.fallback', 'trips.%d' % min(K // TK, 4)], src,
+                    TM, TN, TK, K, problem=p, warps=warps)
+
+
 def main():
     util.self_test()
     tutorial_cases()
@@ -907,6 +932,7 @@ def main():
     split_n_wgmma_cases()
     persistent_cases()
     epilogue_cast_cases()
+    tma_cases()
     S.write(util.out_path('matmul-loops.json'))
 
 

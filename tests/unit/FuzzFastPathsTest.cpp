@@ -591,3 +591,36 @@ TEST(FuzzFastPaths, CompileOnlyCompilesTheWarpsVariant) {
 }
 
 } // namespace
+
+TEST(FuzzFastPaths, AimedMatmulLoopsTakeTheTma) {
+  // Option tma: a wgmma matmul loop of two or more warpgroups whose streams are P + u + r * ld +
+  // c tiles fills its stages with the TMA; on 8 warps (the num_warps variant, --num-warps 8
+  // campaigns) the generator's aimed matmul kernels must reach it often, or a campaign would
+  // not test it; on 4 warps (one warpgroup) it is never taken.
+  codegen::Options o;
+  o.sm = 90;
+  o.alignedPointers = true;
+  GenPolicy p;
+  p.aim = "wgmma";
+  int wgmma = 0, tma = 0, four = 0;
+  for (uint64_t s = 0; s < 60; ++s) {
+    FuzzKernel k = generateKernel(p, 9600 + s);
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
+    std::vector<std::string> paths;
+    std::string error;
+    o.numWarps = 4;
+    if (codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error))
+      four += tookPath(paths, "mma.loop.tma") ? 1 : 0;
+    o.numWarps = 8;
+    paths.clear();
+    if (!codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error) ||
+        !tookPath(paths, "wgmma") || !tookPath(paths, "mma.loop"))
+      continue;
+    ++wgmma;
+    tma += tookPath(paths, "mma.loop.tma") ? 1 : 0;
+  }
+  ASSERT_GE(wgmma, 10);
+  EXPECT_GE(tma, wgmma / 2) << "of " << wgmma;
+  EXPECT_EQ(four, 0);
+}

@@ -235,10 +235,52 @@ const char *kMatmulLoop = R"(__global__ void k(half *A __aligned(16), half *B __
     *(C + rm[:, newaxis] * 128 + rm[newaxis, :]) = c;
   })";
 
+TEST(AssignLayouts, MatmulLoopStagesFilledByTheTma) {
+  // The same loop with option tma (the default): A + rm * 32 + rk and B + rk * 128 + rm are
+  // boxes of 2-D views with constant pitches 32 and 128, so the TMA fills the stages; the
+  // prologue's conversion counts the two barriers around the mbarriers' set-up and the one
+  // before they are invalidated, a trip one (after the products; the copies need none).
+  // On 8 warps (two warpgroups: with one the TMA is not taken).
+  tc::codegen::Options o8;
+  o8.numWarps = 8;
+  Compiled c = layoutsOf(kMatmulLoop, o8);
+  std::vector<Conversion> loop = at(c.layouts, tc::ir::OpKind::While);
+  ASSERT_EQ(loop.size(), 3u);
+  EXPECT_EQ(loop[1].mechanism, Conversion::Mechanism::Tma);
+  EXPECT_EQ(loop[1].bytes, 2u * 16 * 1024);
+  EXPECT_EQ(loop[1].barriers, 3);
+  std::vector<Conversion> loads = at(c.layouts, tc::ir::OpKind::Load);
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].to.str(), "#shared<{order = [1, 0], swizzle = 64B, stages = 3}>");
+  EXPECT_EQ(loads[0].mechanism, Conversion::Mechanism::Tma);
+  EXPECT_EQ(loads[1].mechanism, Conversion::Mechanism::Tma);
+  EXPECT_EQ(loads[0].barriers + loads[1].barriers, 1);
+  // Two maps, hidden parameters after the kernel's 4: A's view (pitch 32, boxes of 32 x 128)
+  // and B's (pitch 128, boxes of 64 x 32).
+  tc::codegen::Result r = tc::codegen::compile(*c.module, *c.module->functions[0], o8);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_NE(r.compiled->ptx.find(".param .align 64 .b8 k_param_4[128]"), std::string::npos);
+  EXPECT_NE(r.compiled->ptx.find(".param .align 64 .b8 k_param_5[128]"), std::string::npos);
+  ASSERT_EQ(r.compiled->tensorMaps.size(), 2u);
+  const tc::codegen::TensorMapParam &a = r.compiled->tensorMaps[0];
+  const tc::codegen::TensorMapParam &b = r.compiled->tensorMaps[1];
+  EXPECT_EQ(a.ptrParam, 0u);
+  EXPECT_EQ(a.ldParam, -1);
+  EXPECT_EQ(a.ldConst, 32);
+  EXPECT_EQ(a.boxCols, 32u);
+  EXPECT_EQ(a.boxRows, 128u);
+  EXPECT_EQ(a.swizzle, 64u);
+  EXPECT_EQ(b.ptrParam, 1u);
+  EXPECT_EQ(b.ldConst, 128);
+  EXPECT_EQ(b.boxCols, 64u);
+  EXPECT_EQ(b.boxRows, 32u);
+  EXPECT_EQ(b.swizzle, 128u);
+}
+
 TEST(AssignLayouts, MatmulLoopAccumulatorOnWgmma) {
   // (The for loop is a while in the IR.) sm_90, 4 warps (one warpgroup), fp16: wgmma, 16 rows per
   // warp tile and all 128 columns; the carried c is in the accumulator layout; a and b in 3
-  // swizzled cp.async stages (a's rows are 64 bytes, b's 256: 128B).
+  // swizzled cp.async stages (a's rows are 64 bytes, b's 256: 128B; one warpgroup: no TMA).
   Compiled c = layoutsOf(kMatmulLoop);
   Layout acc = Layout::mma(3, {16, 128, 16}, {16, 128}, 4);
   EXPECT_EQ(resultOf(c, tc::ir::OpKind::Dot).str(), acc.str());
