@@ -118,10 +118,7 @@ constexpr size_t kJitLogBytes = 16 * 1024;
   X(cuEventDestroy, "cuEventDestroy_v2", CUresult(CUevent))                                        \
   X(cuEventRecord, "cuEventRecord", CUresult(CUevent, CUstream))                                   \
   X(cuEventSynchronize, "cuEventSynchronize", CUresult(CUevent))                                   \
-  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult(float *, CUevent, CUevent))                 \
-  X(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",                                              \
-    CUresult(void *, int, unsigned, void *, const uint64_t *, const uint64_t *, const unsigned *,  \
-             const unsigned *, int, int, int, int))
+  X(cuEventElapsedTime, "cuEventElapsedTime", CUresult(float *, CUevent, CUevent))
 
 template <class Signature> using FnPtr = Signature *;
 
@@ -129,6 +126,10 @@ struct Driver {
 #define TC_CUDA_MEMBER(member, symbol, signature) FnPtr<signature> member = nullptr;
   TC_CUDA_ENTRY_POINTS(TC_CUDA_MEMBER)
 #undef TC_CUDA_MEMBER
+  // Optional (drivers of CUDA 12.0 and later; option tma): null when absent.
+  FnPtr<CUresult(void *, int, unsigned, void *, const uint64_t *, const uint64_t *,
+                 const unsigned *, const unsigned *, int, int, int, int)>
+      cuTensorMapEncodeTiled = nullptr;
   bool ok = false; // loaded, initialised, at least one device
   int deviceCount = 0;
   std::string why; // "no CUDA device: ..." when !ok
@@ -220,6 +221,8 @@ bool loadSymbols(Driver &d) {
   }
   TC_CUDA_ENTRY_POINTS(TC_CUDA_LOOKUP)
 #undef TC_CUDA_LOOKUP
+  d.cuTensorMapEncodeTiled =
+      reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(dlsym(lib, "cuTensorMapEncodeTiled"));
   return true;
 }
 
@@ -749,7 +752,7 @@ float Context::eventElapsedMs(void *start, void *end) {
 //===----------------------------------------------------------------------===//
 
 bool tensorMapQualifies(uint64_t address, int64_t ld, unsigned elemBytes) {
-  if (address % 16 || ld <= 0 || ld > (int64_t(1) << 32))
+  if (address % 16 || ld <= 0 || ld > INT32_MAX)
     return false;
   uint64_t pitch = static_cast<uint64_t>(ld) * elemBytes;
   return pitch % 16 == 0 && pitch < (uint64_t(1) << 40);
@@ -758,8 +761,15 @@ bool tensorMapQualifies(uint64_t address, int64_t ld, unsigned elemBytes) {
 TensorMap encodeTensorMap(uint64_t address, int64_t ld, unsigned elemBytes, unsigned boxCols,
                           unsigned boxRows, unsigned swizzle) {
   TensorMap map;
-  if (!tensorMapQualifies(address, ld, elemBytes))
-    return map; // zeros: the kernel's own check sends every copy to cp.async
+  // Zeros where the kernel never uses the map: its own checks send every copy
+  // to cp.async (also a row shorter than a box: no tile fits in one).
+  if (!tensorMapQualifies(address, ld, elemBytes) || ld < static_cast<int64_t>(boxCols))
+    return map;
+  const Driver &d = driver();
+  if (!d.cuTensorMapEncodeTiled)
+    throw Error("cuTensorMapEncodeTiled: this CUDA driver has none (it came with CUDA 12.0); "
+                "compile with --disable-opt tma",
+                kErrorNotSupported, false);
   // CUtensorMapDataType: UINT8 0, UINT16 1, UINT32 2, UINT64 4 (the bits are
   // copied; no out-of-bounds fill is ever used). CUtensorMapSwizzle: 32B 1,
   // 64B 2, 128B 3. Interleave none (0), L2 promotion 128B (2), OOB fill none (0).
@@ -768,9 +778,9 @@ TensorMap encodeTensorMap(uint64_t address, int64_t ld, unsigned elemBytes, unsi
   uint64_t dims[2] = {static_cast<uint64_t>(ld), kTensorMapRows};
   uint64_t strides[1] = {static_cast<uint64_t>(ld) * elemBytes};
   unsigned box[2] = {boxCols, boxRows}, elementStrides[2] = {1, 1};
-  check("cuTensorMapEncodeTiled", driver().cuTensorMapEncodeTiled(
-                                      map.words.data(), type, 2, reinterpret_cast<void *>(address),
-                                      dims, strides, box, elementStrides, 0, sw, 2, 0));
+  check("cuTensorMapEncodeTiled",
+        d.cuTensorMapEncodeTiled(map.words.data(), type, 2, reinterpret_cast<void *>(address), dims,
+                                 strides, box, elementStrides, 0, sw, 2, 0));
   return map;
 }
 

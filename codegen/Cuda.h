@@ -40,6 +40,7 @@ private:
 inline constexpr int kErrorAssert = 710;           // CUDA_ERROR_ASSERT
 inline constexpr int kErrorIllegalAddress = 700;   // CUDA_ERROR_ILLEGAL_ADDRESS
 inline constexpr int kErrorLaunchTimeout = 702;    // CUDA_ERROR_LAUNCH_TIMEOUT
+inline constexpr int kErrorNotSupported = 801;     // CUDA_ERROR_NOT_SUPPORTED
 
 /// How Context::load turns PTX into a module: the driver's JIT
 /// (cuModuleLoadDataEx of the PTX, the default), or a `ptxas` process
@@ -202,15 +203,18 @@ struct alignas(64) TensorMap {
 inline constexpr uint64_t kTensorMapRows = (uint64_t(1) << 31) - 1;
 
 /// Whether a tensor map over `address` with rows of `ld` elements of
-/// `elemBytes` bytes can be encoded: the address 16-byte aligned, 0 < ld <=
-/// 2^32, the row pitch a multiple of 16 bytes below 2^40. The kernel checks the
+/// `elemBytes` bytes can be encoded: the address 16-byte aligned, 0 < ld <
+/// 2^31 (column coordinates are 32-bit), the row pitch a multiple of 16 bytes
+/// below 2^40. The kernel checks the
 /// same conditions on its arguments before it copies with the map.
 bool tensorMapQualifies(uint64_t address, int64_t ld, unsigned elemBytes);
 
 /// cuTensorMapEncodeTiled of the 2-D view address[row * ld + col] (ld columns,
 /// kTensorMapRows rows, pitch ld * elemBytes), box {boxCols, boxRows}, the
 /// shared-memory swizzle of `swizzle` (32, 64 or 128) bytes; all zeros when
-/// tensorMapQualifies is false. Throws cuda::Error when the driver refuses it.
+/// tensorMapQualifies is false or ld < boxCols (the kernel then never reads
+/// it). Throws cuda::Error when the driver refuses it or has no
+/// cuTensorMapEncodeTiled (before CUDA 12.0).
 TensorMap encodeTensorMap(uint64_t address, int64_t ld, unsigned elemBytes, unsigned boxCols,
                           unsigned boxRows, unsigned swizzle);
 

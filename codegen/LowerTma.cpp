@@ -16,11 +16,12 @@
 //   (codegen::TensorMapParam, cuda::encodeTensorMap), passed as a hidden
 //   `.param .align 64 .b8 [128]` (__grid_constant__) after the kernel's own.
 // * The kernel's checks. The map addresses the tile exactly when: the
-//   arguments qualify (P 16-byte aligned, 0 < ld <= 2^32, the row pitch a
+//   arguments qualify (P 16-byte aligned, 0 < ld < 2^31, the row pitch a
 //   multiple of 16 bytes below 2^40: the conditions under which the runtime
 //   encodes a map, cuda::tensorMapQualifies); the offset from P is not
 //   negative, the tile's columns do not pass the end of its first row
-//   (u mod ld + cols <= ld) and its rows stay below the view's 2^31 - 1; and
+//   (u mod ld + cols <= ld, ld < 2^31: 32-bit coordinates) and its rows stay
+//   below the view's 2^31 - 1; and
 //   no 32-bit offset tile of the pointer's sums wraps (its first element plus
 //   its largest and smallest steps stays in range: then every element is the
 //   exact value of the form, which is what the map computes in 64 bits).
@@ -37,7 +38,8 @@
 //   (so that every warpgroup is done with the stage about to be refilled)
 //   stays. The mbarriers are set up before the prologue (after a proxy fence:
 //   the region's earlier generic accesses come before the TMA's writes) and
-//   invalidated after the loop, so that the memory can be reused.
+//   invalidated after the loop, so that the memory can be reused. A loop whose
+//   body writes memory or runs another loop keeps cp.async.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Cuda.h"
@@ -106,9 +108,16 @@ std::optional<TmaCoef> Lowerer::tmaScalar(const ir::Value *v) const {
     return std::nullopt;
   case ir::OpKind::Mul: {
     std::optional<TmaCoef> x = tmaScalar(d->operand(0)), y = tmaScalar(d->operand(1));
-    if (!x || !y || t.dtype != DType::I64) // 32-bit products may wrap
-      return x && y && x->param < 0 && y->param < 0 ? mulCoef(*x, *y) : std::nullopt;
-    return mulCoef(*x, *y);
+    if (!x || !y)
+      return std::nullopt;
+    std::optional<TmaCoef> p = mulCoef(*x, *y);
+    if (t.dtype == DType::I64 || !p)
+      return p;
+    // A 32-bit product: only of two constants, and only where it does not wrap
+    // (a widening cast after it would take the wrapped value).
+    if (x->param >= 0 || y->param >= 0 || p->k < INT32_MIN || p->k > INT32_MAX)
+      return std::nullopt;
+    return p;
   }
   default: return std::nullopt;
   }
@@ -321,6 +330,17 @@ void Lowerer::planTma(MmaLoop &L) {
   if (!opts_.tma || opts_.sm != 90 || !L.wgmma || !L.pipelined || L.transposeB ||
       L.numStreams != 2 || opts_.numWarps < 8)
     return;
+  // A body that writes memory (a later trip's tile may be what it wrote: the
+  // TMA's reads are not ordered after this thread's generic writes without a
+  // proxy fence a trip) or runs another loop (one TmaRun, one region of
+  // stages) keeps cp.async.
+  bool plain = true;
+  ir::forEachOp(*L.body, [&](const ir::Op &op, unsigned) {
+    plain = plain && !ir::hasTrait(op.kind(), ir::MemWrite) && op.kind() != ir::OpKind::For &&
+            op.kind() != ir::OpKind::While;
+  });
+  if (!plain)
+    return;
   for (size_t w = 0; w < 2; ++w) {
     MmaLoop::Stream &s = L.streams[w];
     int64_t in = static_cast<int64_t>(byteSize(s.tile->dtype));
@@ -339,13 +359,9 @@ void Lowerer::planTma(MmaLoop &L) {
     TmaCoef ld = axes[0];
     if (!(ld.param >= 0 ? ld.k == 1 : ld.k > 0))
       return;
-    for (const TmaNarrow &n : narrow) {
+    for (const TmaNarrow &n : narrow)
       if (!rematable(n.off))
         return;
-      for (const TmaCoef &c : n.axes) // the checks' products stay far from 2^63
-        if (c.k < -(int64_t(1) << 24) || c.k > (int64_t(1) << 24))
-          return;
-    }
     s.tmaPtr = param;
     s.tmaLd = ld;
     s.tmaNarrow = std::move(narrow);
@@ -414,13 +430,25 @@ void Lowerer::tmaPrepare(const MmaLoop &L) {
   auto i64 = [&](int64_t x) { return b_.getInt64(static_cast<uint64_t>(x)); };
   auto sext = [&](llvm::Value *x) { return b_.CreateSExtOrTrunc(x, b_.getInt64Ty()); };
   llvm::Value *ok = b_.getTrue();
+  // x op y in 64 bits; an overflow clears ok (the map is then never used).
+  auto checked = [&](llvm::Intrinsic::ID id, llvm::Value *x, llvm::Value *y) {
+    llvm::Value *r = b_.CreateBinaryIntrinsic(id, x, y);
+    ok = b_.CreateAnd(ok, b_.CreateNot(b_.CreateExtractValue(r, 1)));
+    return b_.CreateExtractValue(r, 0);
+  };
+  auto mul = [&](llvm::Value *x, llvm::Value *y) {
+    return checked(llvm::Intrinsic::smul_with_overflow, x, y);
+  };
+  auto add = [&](llvm::Value *x, llvm::Value *y) {
+    return checked(llvm::Intrinsic::sadd_with_overflow, x, y);
+  };
   for (size_t w = 0; w < 2; ++w) {
     const MmaLoop::Stream &s = L.streams[w];
     int64_t in = static_cast<int64_t>(byteSize(s.tile->dtype));
     auto coef = [&](const TmaCoef &c) -> llvm::Value * {
       if (c.param < 0)
         return i64(c.k);
-      return b_.CreateMul(sext(get(fn_.param(static_cast<unsigned>(c.param)))[0]), i64(c.k));
+      return mul(sext(get(fn_.param(static_cast<unsigned>(c.param)))[0]), i64(c.k));
     };
     llvm::Value *ld = coef(s.tmaLd);
     llvm::Value *base = b_.CreatePtrToInt(get(fn_.param(s.tmaPtr))[0], b_.getInt64Ty());
@@ -428,7 +456,7 @@ void Lowerer::tmaPrepare(const MmaLoop &L) {
     llvm::Value *pitch = b_.CreateMul(ld, i64(in));
     ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(base, i64(15)), i64(0)));
     ok = b_.CreateAnd(ok, b_.CreateICmpSGT(ld, i64(0)));
-    ok = b_.CreateAnd(ok, b_.CreateICmpSLE(ld, i64(int64_t(1) << 32)));
+    ok = b_.CreateAnd(ok, b_.CreateICmpSLE(ld, i64(INT32_MAX))); // 32-bit column coordinates
     ok = b_.CreateAnd(ok, b_.CreateICmpEQ(b_.CreateAnd(pitch, i64(15)), i64(0)));
     ok = b_.CreateAnd(ok, b_.CreateICmpULT(pitch, i64(int64_t(1) << 40)));
     // No 32-bit offset tile wraps.
@@ -440,10 +468,10 @@ void Lowerer::tmaPrepare(const MmaLoop &L) {
         int64_t extent = n.off->type().shape[a] - 1;
         if (!extent || n.axes[a].k == 0)
           continue;
-        llvm::Value *step = b_.CreateMul(coef(n.axes[a]), i64(extent)); // |.| < 2^63: i32 params
+        llvm::Value *step = mul(coef(n.axes[a]), i64(extent));
         llvm::Value *pos = b_.CreateICmpSGT(step, i64(0));
-        hi = b_.CreateAdd(hi, b_.CreateSelect(pos, step, i64(0)));
-        lo = b_.CreateAdd(lo, b_.CreateSelect(pos, i64(0), step));
+        hi = add(hi, b_.CreateSelect(pos, step, i64(0)));
+        lo = add(lo, b_.CreateSelect(pos, i64(0), step));
       }
       ok = b_.CreateAnd(ok, b_.CreateICmpSLE(hi, i64(INT32_MAX)));
       ok = b_.CreateAnd(ok, b_.CreateICmpSGE(lo, i64(INT32_MIN)));
@@ -485,12 +513,16 @@ Slots Lowerer::tmaAdvance(const MmaLoop &L, const Slots &rowCol) {
 
 /// Sets up the stages' mbarriers (count 1) between two barriers: after every
 /// earlier reader of the region (another loop's staged rows may lie where they
-/// go), before any thread waits on them. Each thread's proxy fence first: the
-/// region's earlier generic reads and writes come before the TMA's writes.
+/// go), before any thread waits on them. Each thread's proxy fence first (all
+/// state spaces): its earlier generic accesses, to the region and to global
+/// memory (the kernel may have stored what a tile reads), come before the
+/// TMA's; thread 0's again after the barrier, for what other threads made
+/// visible to it (an atomic's acquire) before the loop.
 void Lowerer::tmaInitBarriers(const MmaLoop &L) {
-  asmStatement("fence.proxy.async.shared::cta;");
+  asmStatement("fence.proxy.async;");
   barrier();
   emitGuarded(isThread0(), [&]() -> llvm::Value * {
+    asmStatement("fence.proxy.async;");
     for (int64_t s = 0; s < L.stages; ++s)
       asmCall("mbarrier.init.shared::cta.b64 [$0], 1;", "l",
               {mbarAddress(L, b_.getInt32(static_cast<uint32_t>(s)))});
