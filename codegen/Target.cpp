@@ -343,6 +343,14 @@ bool isNegatingMul(const llvm::Instruction *inst) {
 bool takesHiddenNegation(const llvm::User *user, const llvm::Value *sub) {
   if (llvm::isa<llvm::MinMaxIntrinsic>(user))
     return true;
+  // A negation (not a difference) that an integer compare takes: the code
+  // generator turns `x < -y && x < n` into `x < min(-y, n)` after this pass
+  // (seed 2026120695 kernel 1130, found by the hazard check of a compile-only
+  // campaign: `min.s32 (neg.s32 r), n`).
+  if (llvm::isa<llvm::ICmpInst>(user))
+    return isNegatingMul(llvm::cast<llvm::Instruction>(sub)) ||
+           llvm::PatternMatch::match(llvm::cast<llvm::User>(sub)->getOperand(0),
+                                     llvm::PatternMatch::m_Zero());
   if (llvm::isa<llvm::BitCastInst>(user) && user->getType()->isFPOrFPVectorTy())
     return isNegatingMul(llvm::cast<llvm::Instruction>(sub)) ||
            llvm::PatternMatch::match(llvm::cast<llvm::User>(sub)->getOperand(0),
