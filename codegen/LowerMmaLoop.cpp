@@ -604,7 +604,7 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
   nextState = {offsetAhead(L, 0, loopState[0], 1), offsetAhead(L, 1, loopState[1], 1), runs,
                nextStage};
   if (L.tma) { // the tiles one trip later; the phase flips when the stages wrap
-    Slots next = tmaAdvance(L, rowCol);
+    Slots next = tmaAdvance(rowCol);
     nextState.insert(nextState.end(), next.begin(), next.end());
     nextState.push_back(b_.CreateXor(
         loopState[8], b_.CreateZExt(b_.CreateICmpEQ(nextStage, b_.getInt32(0)), b_.getInt32Ty())));
@@ -667,11 +667,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   llvm::Value *lb = L.isFor ? get(loop.operand(0))[0] : nullptr;
   StreamChunks chunks;
   Slots loopInit;
-  if (L.tma) {
-    notePath("mma.loop.tma"); // option tma
-    tmaPrepare(L);
-    tmaInitBarriers(L); // between two barriers: earlier readers first, every waiter after
-    llvm::Value *runs = nullptr;
+  if (L.pipelined) {
+    // The TMA's tile coordinates (row, column) of each stream j trips in.
     auto rowColAt = [&](int64_t j) {
       Slots rc;
       for (size_t w = 0; w < 2; ++w) {
@@ -682,25 +679,14 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
       }
       return rc;
     };
-    for (int64_t j = 0; j < L.ahead; ++j) {
-      llvm::Value *ivJ = nullptr;
-      std::vector<Slots> sj = predictedState(L, carriedInit, lb, j, ivJ);
-      llvm::Value *c = predictedCond(L, sj, ivJ);
-      runs = runs ? b_.CreateAnd(runs, c) : c;
-      Slots off = {offsetAhead(L, 0, b_.getInt64(0), j), offsetAhead(L, 1, b_.getInt64(0), j)};
-      Slots rc = rowColAt(j);
-      emitGuarded(runs, [&]() -> llvm::Value * {
-        tmaFill(L, b_.getInt32(static_cast<uint32_t>(j)), rc, off);
-        return nullptr;
-      });
+    if (L.tma) {
+      notePath("mma.loop.tma"); // option tma
+      tmaPrepare(L);
+      tmaInitBarriers(L); // between two barriers: earlier readers first, every waiter after
+    } else {
+      chunks = streamSources(L);
+      barrier(); // earlier readers of the stages are done
     }
-    loopInit = {b_.getInt64(0), b_.getInt64(0), runs, b_.getInt32(0)};
-    Slots rc = rowColAt(L.ahead);
-    loopInit.insert(loopInit.end(), rc.begin(), rc.end());
-    loopInit.push_back(b_.getInt32(0)); // trip 0 waits for phase 0
-  } else if (L.pipelined) {
-    chunks = streamSources(L);
-    barrier(); // earlier readers of the stages are done
     llvm::Value *runs = nullptr;
     for (int64_t j = 0; j < L.ahead; ++j) {
       llvm::Value *ivJ = nullptr;
@@ -708,16 +694,26 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
       llvm::Value *c = predictedCond(L, sj, ivJ);
       runs = runs ? b_.CreateAnd(runs, c) : c;
       Slots off = {offsetAhead(L, 0, b_.getInt64(0), j), offsetAhead(L, 1, b_.getInt64(0), j)};
+      Slots rc = L.tma ? rowColAt(j) : Slots{};
       emitGuarded(runs, [&]() -> llvm::Value * {
-        issueValueCopies(
-            L, chunks, off,
-            b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))),
-            carriedInit, lb, j);
+        if (L.tma)
+          tmaFill(L, b_.getInt32(static_cast<uint32_t>(j)), rc, off);
+        else
+          issueValueCopies(
+              L, chunks, off,
+              b_.getInt32(static_cast<uint32_t>(j * static_cast<int64_t>(L.stageBytes))),
+              carriedInit, lb, j);
         return nullptr;
       });
-      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+      if (!L.tma)
+        b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
     }
     loopInit = {b_.getInt64(0), b_.getInt64(0), runs, b_.getInt32(0)};
+    if (L.tma) { // the tiles trip `ahead` copies, and trip 0's phase
+      Slots rc = rowColAt(L.ahead);
+      loopInit.insert(loopInit.end(), rc.begin(), rc.end());
+      loopInit.push_back(b_.getInt32(0));
+    }
   }
   // The loop.
   auto [pre, header, body, exit] = enterLoop("mma.loop");

@@ -496,8 +496,7 @@ void Lowerer::tmaPrepare(const MmaLoop &L) {
 }
 
 /// Each stream's (row, column) of its tile one trip later.
-Slots Lowerer::tmaAdvance(const MmaLoop &L, const Slots &rowCol) {
-  (void)L;
+Slots Lowerer::tmaAdvance(const Slots &rowCol) {
   Slots out;
   for (size_t w = 0; w < 2; ++w) {
     llvm::Value *col = b_.CreateAdd(rowCol[2 * w + 1], tma_.dc[w]);
@@ -546,7 +545,6 @@ void Lowerer::tmaInvalBarriers(const MmaLoop &L) {
 /// parity `phase`) are in shared memory.
 void Lowerer::tmaWait(const MmaLoop &L, llvm::Value *stage, llvm::Value *phase) {
   llvm::Value *bar = mbarAddress(L, stage);
-  llvm::BasicBlock *from = b_.GetInsertBlock();
   auto *spin = llvm::BasicBlock::Create(ctx_, "tma.wait", kernel_);
   auto *done = llvm::BasicBlock::Create(ctx_, "tma.ready", kernel_);
   b_.CreateBr(spin);
@@ -559,7 +557,6 @@ void Lowerer::tmaWait(const MmaLoop &L, llvm::Value *stage, llvm::Value *phase) 
       "=r,l,r,~{memory}", true);
   llvm::Value *ready = b_.CreateCall(fty, tryWait, {bar, phase});
   b_.CreateCondBr(b_.CreateICmpNE(ready, b_.getInt32(0)), done, spin);
-  (void)from;
   b_.SetInsertPoint(done);
 }
 

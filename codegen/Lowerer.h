@@ -922,7 +922,7 @@ private:
   TmaRun tma_;
   void tmaPrepare(const MmaLoop &L);
   std::array<llvm::Value *, 2> tmaSplit(llvm::Value *off, llvm::Value *ld);
-  Slots tmaAdvance(const MmaLoop &L, const Slots &rowCol);
+  Slots tmaAdvance(const Slots &rowCol);
   llvm::Value *pipeAddress(llvm::Value *off);
   llvm::Value *mbarAddress(const MmaLoop &L, llvm::Value *stage);
   void asmCall(const std::string &text, const std::string &constraints,
