@@ -199,7 +199,8 @@ private:
   void sliceBuffer();
   void matmulKernel(FuzzKernel &k);
   void matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
-                     const std::string &rows, const std::string &cols);
+                     const std::string &rows, const std::string &cols,
+                     std::vector<int64_t> pitchedShape = {});
   void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused = false);
   void aimedMatmul(FuzzKernel &k, const std::string &aim);
   void attentionKernel(FuzzKernel &k);
@@ -1162,8 +1163,12 @@ void Builder::collidingAtomic(const Val &result, DType outType, const std::strin
 
 // One operand of a matmul kernel: `rows x cols` (as named size scalars), or
 // `cols x rows` when stored transposed.
+// pitchedShape: the buffer's own shape (rows a pitch apart that is not the
+// size of an axis), its axes not sized by a scalar (the reducer and the class
+// launches keep it).
 void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
-                            const std::string &rows, const std::string &cols) {
+                            const std::string &rows, const std::string &cols,
+                            std::vector<int64_t> pitchedShape) {
   auto sizeOf = [&](const std::string &s) {
     for (const ScalarDesc &d : k.scalars)
       if (d.name == s)
@@ -1173,6 +1178,10 @@ void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, boo
   std::vector<std::string> dims =
       transposed ? std::vector<std::string>{cols, rows} : std::vector<std::string>{rows, cols};
   BufferDesc b{name, t, {sizeOf(dims[0]), sizeOf(dims[1])}, {}, false, dims};
+  if (!pitchedShape.empty()) {
+    b.shape = std::move(pitchedShape);
+    b.dims.clear();
+  }
   int64_t dataSeed = *rc::gen::inRange<int64_t>(0, 1 << 30);
   std::mt19937_64 rng(static_cast<uint64_t>(dataSeed));
   fillInput(b, rng);
@@ -1456,9 +1465,39 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   k.scalars = {{"M", DType::I32, static_cast<double>(size_[0])},
                {"N", DType::I32, static_cast<double>(size_[1])},
                {"K", DType::I32, static_cast<double>(depth)}};
+  // Sometimes (unmasked forms) A's rows are `lda` apart, a parameter of its
+  // own, with a scalar offset first now and then: padded rows (lda >= K) or
+  // overlapping ones (lda < K: a trip's TK columns may pass the end of the
+  // tile's first row). The forms of option tma's proof and of its per-trip
+  // check (codegen/LowerTma.cpp): a trip whose tile the tensor map cannot
+  // address is copied with cp.async. Rows stay 16-byte aligned (lda and the
+  // offset multiples of 16 bytes), so the streams' other forms still apply.
+  std::vector<int64_t> pitchedA;
+  std::string rowsA = "K", offA;
+  if (!masked && !many && coin(0.3)) {
+    features_.insert("matmul.pitch");
+    int64_t step = 16 / static_cast<int64_t>(byteSize(t));
+    int64_t lda = coin(0.5) ? depth + step * range(0, 4)
+                            : std::max<int64_t>(step, depth - step * range(1, 4));
+    if (lda < depth)
+      features_.insert("matmul.overlapping_rows");
+    int64_t off = 0;
+    if (coin(0.4)) {
+      off = step * range(1, 8);
+      offA = " + " + std::to_string(off);
+      features_.insert("matmul.offset");
+    }
+    // Every element read: off + r * lda + c for r < M, c < K.
+    pitchedA = {size_[0] - 1 + (off + depth + lda - 1) / lda, lda};
+    k.scalars.push_back({"lda", DType::I32, static_cast<double>(lda)});
+    rowsA = "lda";
+    // A's buffer is sized for these values: class launches keep them.
+    for (const char *s : {"M", "K", "lda"})
+      classValues_[s] = {};
+  }
   tileMultiples_ = !masked;
   sizeTiles_ = {{"M", tm}, {"N", tn}, {"K", tk}};
-  matmulOperand(k, "A", t, false, "M", "K");
+  matmulOperand(k, "A", t, false, "M", "K", pitchedA);
   matmulOperand(k, "B", t, false, "K", "N");
   k.buffers.push_back(
       {"Y", outType, size_,
@@ -1507,7 +1546,7 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
     init = coin(0.5) ? "(rm[:, newaxis] - rn[newaxis, :])" : (isFloat(acc) ? "0.5" : "2");
   }
   line(lang(acc) + " c[TM, TN] = " + init + ";");
-  line(lang(t) + " *pa[TM, TK] = A + rm[:, newaxis] * K + rk[newaxis, :];");
+  line(lang(t) + " *pa[TM, TK] = A" + offA + " + rm[:, newaxis] * " + rowsA + " + rk[newaxis, :];");
   line(lang(t) + " *pb[TK, TN] = B + rk[:, newaxis] * N + rn[newaxis, :];");
   matmulLoop(false, false, t, t, masked, /*fused=*/true);
   // The accumulator, read right after the loop.

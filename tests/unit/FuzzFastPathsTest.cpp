@@ -329,14 +329,16 @@ TEST(FuzzFastPaths, TwoStageTilesTakeTwoStages) {
 // tiles, the matmul loop nested in the tile loop. The grid does not follow the
 // sizes (no gridAxes), some programs run several tiles, the nested loop still
 // takes the aimed path, and the interpreter's Y is the exact product (small
-// integers, the accumulator from 0, `pY = c`), computed here.
+// integers, the accumulator from 0, `pY = c`), computed here (with A's rows
+// `lda` apart and an offset first where the kernel has them: matmul.pitch).
 TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
   GenPolicy p;
   p.aim = "wgmma";
   p.dotAcc = 0;
   p.smallInts = 1;
-  int found = 0, several = 0, took = 0, checked = 0;
-  for (uint64_t s = 0; s < 600 && found < 24; ++s) {
+  p.aimSmallInts = 1; // (aimed kernels draw their mode from this one)
+  int found = 0, several = 0, took = 0, checked = 0, checkedPitched = 0;
+  for (uint64_t s = 0; s < 4000 && (found < 24 || checked < 2 || checkedPitched < 1); ++s) {
     FuzzKernel k = generateKernel(p, 8100 + s);
     if (!hasFeature(k, "grid.persistent"))
       continue;
@@ -346,7 +348,21 @@ TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
     EXPECT_EQ(k.grid[2], 1);
     EXPECT_NE(k.source.find("tile += get_num_programs(0)"), std::string::npos);
     const BufferDesc &a = k.buffers[0], &b = k.buffers[1], &y = k.buffers[2];
-    int64_t m = y.shape[0], n = y.shape[1], depth = a.shape[1];
+    // A's element (i, kk) is at off + i * lda + kk: lda K unless A's rows are pitched
+    // (matmul.pitch: a parameter lda, sometimes an offset `A + off` first).
+    int64_t m = y.shape[0], n = y.shape[1], depth = 0, lda = 0, off = 0;
+    for (const ScalarDesc &d : k.scalars) {
+      if (d.name == "K")
+        depth = static_cast<int64_t>(d.value);
+      if (d.name == "lda")
+        lda = static_cast<int64_t>(d.value);
+    }
+    if (lda == 0)
+      lda = depth;
+    if (size_t at = k.source.find("*pa[TM, TK] = A + ");
+        at != std::string::npos && std::isdigit(k.source[at + 18]))
+      off = std::stoll(k.source.substr(at + 18));
+    EXPECT_EQ(off > 0, hasFeature(k, "matmul.offset")) << describeKernel(k);
     int64_t tm = 0, tn = 0;
     for (const auto &[name, value] : k.defines) {
       if (name == "TM")
@@ -357,7 +373,7 @@ TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
     ASSERT_GT(tm * tn, 0);
     several += k.grid[0] < ((m + tm - 1) / tm) * ((n + tn - 1) / tn) ? 1 : 0;
     took += tookPath(pathsOf(k), "wgmma") ? 1 : 0;
-    if (y.dtype != DType::F32 || k.source.find("pY = c;") == std::string::npos)
+    if (!k.smallInts || y.dtype != DType::F32 || k.source.find("pY = c;") == std::string::npos)
       continue;
     OracleResult r = checkKernel(k);
     ASSERT_EQ(r.status, OracleResult::Status::Pass) << r.message << "\n" << describeKernel(k);
@@ -365,16 +381,18 @@ TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
       for (int64_t j = 0; j < n; ++j) {
         double want = 0;
         for (int64_t kk = 0; kk < depth; ++kk)
-          want +=
-              a.data[static_cast<size_t>(i * depth + kk)] * b.data[static_cast<size_t>(kk * n + j)];
+          want += a.data[static_cast<size_t>(off + i * lda + kk)] *
+                  b.data[static_cast<size_t>(kk * n + j)];
         ASSERT_EQ(r.reference.at("Y").getDouble(i * n + j), want) << describeKernel(k);
       }
     ++checked;
+    checkedPitched += lda != depth || off > 0 ? 1 : 0;
   }
   ASSERT_GE(found, 8);
   EXPECT_GE(several, 2);
   EXPECT_GE(took, found * 5 / 8);
-  EXPECT_GE(checked, 1);
+  EXPECT_GE(checked, 2);
+  EXPECT_GE(checkedPitched, 1); // A's rows pitched (matmul.pitch), the product still exact
 }
 
 // A fifth of the aimed matmul kernels store the accumulator itself into the
@@ -394,6 +412,56 @@ TEST(FuzzFastPaths, NarrowStoresTakeTheEpilogueCast) {
   }
   ASSERT_GE(found, 8);
   EXPECT_GE(took, found * 3 / 4);
+}
+
+TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
+  // A's rows `lda` apart (a parameter; padded or overlapping rows, sometimes an offset
+  // first): every such kernel passes the CPU properties (its A buffer holds every element
+  // the tiles read: the interpreter traps on any other), and on 8 warps the wgmma loops
+  // among them take the TMA, overlapping rows included (their trips that cross a row's
+  // end take the cp.async fallback on a GPU).
+  codegen::Options o;
+  o.sm = 90;
+  o.alignedPointers = true;
+  o.numWarps = 8;
+  GenPolicy p;
+  p.aim = "wgmma";
+  p.numWarps = 8;
+  int pitched = 0, overlapping = 0, wgmma = 0, tma = 0, overlappingTma = 0;
+  for (uint64_t s = 0; s < 120 && pitched < 14; ++s) {
+    FuzzKernel k = generateKernel(p, 9700 + s);
+    if (!hasFeature(k, "matmul.pitch"))
+      continue;
+    ++pitched;
+    bool overlaps = hasFeature(k, "matmul.overlapping_rows");
+    overlapping += overlaps ? 1 : 0;
+    const ScalarDesc *lda = nullptr, *depth = nullptr;
+    for (const ScalarDesc &d : k.scalars) {
+      lda = d.name == "lda" ? &d : lda;
+      depth = d.name == "K" ? &d : depth;
+    }
+    ASSERT_TRUE(lda && depth) << describeKernel(k);
+    EXPECT_EQ(overlaps, lda->value < depth->value) << describeKernel(k);
+    EXPECT_EQ(k.buffers[0].shape[1], static_cast<int64_t>(lda->value));
+    OracleResult r = checkKernel(k);
+    EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.message << "\n" << describeKernel(k);
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
+    std::vector<std::string> paths;
+    std::string error;
+    if (!codegen::loweringPaths(c.kernel->module(), c.kernel->function(), o, paths, error) ||
+        !tookPath(paths, "wgmma") || !tookPath(paths, "mma.loop"))
+      continue;
+    ++wgmma;
+    bool took = tookPath(paths, "mma.loop.tma");
+    tma += took ? 1 : 0;
+    overlappingTma += took && overlaps ? 1 : 0;
+  }
+  ASSERT_GE(pitched, 10);
+  EXPECT_GE(overlapping, 2);
+  ASSERT_GE(wgmma, 6);
+  EXPECT_GE(tma, wgmma / 2) << "of " << wgmma;
+  EXPECT_GE(overlappingTma, 1);
 }
 
 TEST(FuzzFastPaths, TookPath) {
