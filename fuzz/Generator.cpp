@@ -1491,9 +1491,18 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
     pitchedA = {size_[0] - 1 + (off + depth + lda - 1) / lda, lda};
     k.scalars.push_back({"lda", DType::I32, static_cast<double>(lda)});
     rowsA = "lda";
-    // A's buffer is sized for these values: class launches keep them.
-    for (const char *s : {"M", "K", "lda"})
-      classValues_[s] = {};
+    // A's buffer is sized for these values: class launches keep M and K, and
+    // give lda only smaller pitches that keep its __multipleof claim (the
+    // tensor maps encoded at launch from other pitches, rows overlapping
+    // more), so that every element read stays in the buffer.
+    classValues_["M"] = classValues_["K"] = {};
+    int64_t claim = 1;
+    while (claim < 16 && lda % (2 * claim) == 0)
+      claim *= 2;
+    std::vector<int64_t> &pitches = classValues_["lda"];
+    for (int64_t v : {lda - claim, lda / 2 / claim * claim, claim})
+      if (v > 0 && v < lda && std::find(pitches.begin(), pitches.end(), v) == pitches.end())
+        pitches.push_back(v);
   }
   tileMultiples_ = !masked;
   sizeTiles_ = {{"M", tm}, {"N", tn}, {"K", tk}};

@@ -416,8 +416,9 @@ TEST(FuzzFastPaths, NarrowStoresTakeTheEpilogueCast) {
 
 TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
   // A's rows `lda` apart (a parameter; padded or overlapping rows, sometimes an offset
-  // first): every such kernel passes the CPU properties (its A buffer holds every element
-  // the tiles read: the interpreter traps on any other), and on 8 warps the wgmma loops
+  // first): every such kernel passes the CPU properties, its class launches included (its
+  // A buffer holds every element the tiles read: the interpreter traps on any other), and
+  // on 8 warps the wgmma loops
   // among them take the TMA, overlapping rows included (their trips that cross a row's
   // end take the cp.async fallback on a GPU).
   codegen::Options o;
@@ -427,7 +428,8 @@ TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
   GenPolicy p;
   p.aim = "wgmma";
   p.numWarps = 8;
-  int pitched = 0, overlapping = 0, wgmma = 0, tma = 0, overlappingTma = 0;
+  p.argClasses = 1; // every kernel launched again with other argument classes
+  int pitched = 0, overlapping = 0, wgmma = 0, tma = 0, overlappingTma = 0, otherPitches = 0;
   for (uint64_t s = 0; s < 120 && pitched < 14; ++s) {
     FuzzKernel k = generateKernel(p, 9700 + s);
     if (!hasFeature(k, "matmul.pitch"))
@@ -443,8 +445,32 @@ TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
     ASSERT_TRUE(lda && depth) << describeKernel(k);
     EXPECT_EQ(overlaps, lda->value < depth->value) << describeKernel(k);
     EXPECT_EQ(k.buffers[0].shape[1], static_cast<int64_t>(lda->value));
+    // A class launch keeps M and K (A's buffer is sized for them) and gives lda only
+    // smaller pitches, multiples of the largest power of two (up to 16) that divides it
+    // (its __multipleof claim).
+    auto ldaValue = static_cast<int64_t>(lda->value);
+    int64_t claim = ldaValue & -ldaValue;
+    claim = std::min<int64_t>(claim, 16);
+    for (const ClassLaunch &launch : k.classLaunches)
+      for (const auto &[name, v] : launch.ints) {
+        EXPECT_TRUE(name != "M" && name != "K") << describeKernel(k);
+        if (name != "lda")
+          continue;
+        ++otherPitches;
+        EXPECT_GT(v, 0);
+        EXPECT_LT(v, ldaValue);
+        EXPECT_EQ(v % claim, 0) << v << " of " << ldaValue;
+      }
     OracleResult r = checkKernel(k);
     EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.message << "\n" << describeKernel(k);
+    // (checkKernel skips a class launch that traps: each one alone must not.)
+    for (size_t i = 0; i < k.classLaunches.size(); ++i) {
+      FuzzKernel launch = classLaunchKernel(k, i);
+      launch.classLaunches.clear();
+      OracleResult lr = checkKernel(launch);
+      EXPECT_EQ(lr.status, OracleResult::Status::Pass) << lr.message << "\n"
+                                                       << describeKernel(launch);
+    }
     CompileOutcome c = compileFuzzKernel(k);
     ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << describeKernel(k);
     std::vector<std::string> paths;
@@ -459,6 +485,7 @@ TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
   }
   ASSERT_GE(pitched, 10);
   EXPECT_GE(overlapping, 2);
+  EXPECT_GE(otherPitches, 3);
   ASSERT_GE(wgmma, 6);
   EXPECT_GE(tma, wgmma / 2) << "of " << wgmma;
   EXPECT_GE(overlappingTma, 1);
