@@ -201,8 +201,16 @@ private:
   void matmulOperand(FuzzKernel &k, const std::string &name, DType t, bool transposed,
                      const std::string &rows, const std::string &cols,
                      std::vector<int64_t> pitchedShape = {});
-  void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused = false);
+  void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused = false,
+                  const std::string &pitchB = "");
   void aimedMatmul(FuzzKernel &k, const std::string &aim);
+  struct PitchedOperand {
+    std::vector<int64_t> shape; // the buffer's (empty: rows `cols` apart, sized by scalars)
+    std::string pitch;          // the pitch's name in the source (empty: the size)
+    std::string offset;         // " + OFF", or empty
+  };
+  PitchedOperand pitchedOperand(FuzzKernel &k, const std::string &name, DType t, int64_t rows,
+                                int64_t cols, const std::vector<std::string> &keep);
   void attentionKernel(FuzzKernel &k);
   void planClassLaunches(FuzzKernel &k);
   // Class launches: sizes that must stay multiples of their tile (plain
@@ -1192,7 +1200,9 @@ void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, boo
 // The K loop of a matmul kernel, as in the tutorial: masked loads whose masks
 // follow the tail of K, `c += a @ b` (operands transposed with `^` when
 // stored transposed) and pointer increments.
-void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused) {
+// pitchB: B's row pitch when it is not N (a parameter, pitchedOperand).
+void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused,
+                         const std::string &pitchB) {
   bool down = coin(0.5);
   auto inK = [&](const std::string &rk) { return down ? rk + " < k" : rk + " + k < K"; };
   if (down) {
@@ -1215,8 +1225,9 @@ void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool mask
   std::string prod = std::string(transA ? "^a" : "a") + " @ " + (transB ? "^b" : "b");
   // (`c += a @ b` is the form the GPU lowers as a matmul loop; `fused` always takes it.)
   line(fused || coin(0.5) ? "  c += " + prod + ";" : "  c = c + " + prod + ";");
-  for (auto [p, step] : {std::pair<std::string, std::string>{"pa", transA ? "TK * M" : "TK"},
-                         {"pb", transB ? "TK" : "TK * N"}})
+  for (auto [p, step] :
+       {std::pair<std::string, std::string>{"pa", transA ? "TK * M" : "TK"},
+        {"pb", transB ? "TK" : "TK * " + (pitchB.empty() ? std::string("N") : pitchB)}})
     line(coin(0.5) ? "  " + p + " += " + step + ";" : "  " + p + " = " + p + " + " + step + ";");
   line("}");
 }
@@ -1333,6 +1344,49 @@ void Builder::matmulKernel(FuzzKernel &k) {
   static const std::vector<std::string> outs = {"c", "max(c, 0)", "(c * 2)", "(c - 1)"};
   Val v = castTo({*rc::gen::elementOf(outs), acc}, outType);
   line("*?(mask) pY = " + v.text + ";");
+}
+
+// A matmul operand of `rows` x `cols` elements whose rows are `name` apart, a
+// parameter of its own: padded (the pitch >= cols) or overlapping (< cols:
+// a trip's tile may pass the end of its first row), with a scalar offset first
+// now and then. The forms of option tma's proof and of its per-trip check
+// (codegen/LowerTma.cpp): a trip whose tile the tensor map cannot address
+// exactly is copied with cp.async. Rows stay 16-byte aligned (the pitch and
+// the offset multiples of 16 bytes), so the streams' other forms still apply.
+// The buffer is sized for the values drawn: class launches keep the sizes
+// `keep` and give the pitch only smaller values that keep its __multipleof
+// claim (tensor maps encoded at launch from other pitches, rows overlapping
+// more), so that every element read stays in the buffer.
+Builder::PitchedOperand Builder::pitchedOperand(FuzzKernel &k, const std::string &name, DType t,
+                                                int64_t rows, int64_t cols,
+                                                const std::vector<std::string> &keep) {
+  PitchedOperand o;
+  features_.insert(name == "lda" ? "matmul.pitch" : "matmul.pitch_b");
+  int64_t step = 16 / static_cast<int64_t>(byteSize(t));
+  int64_t ld =
+      coin(0.5) ? cols + step * range(0, 4) : std::max<int64_t>(step, cols - step * range(1, 4));
+  if (ld < cols)
+    features_.insert("matmul.overlapping_rows");
+  int64_t off = 0;
+  if (coin(0.4)) {
+    off = step * range(1, 8);
+    o.offset = " + " + std::to_string(off);
+    features_.insert("matmul.offset");
+  }
+  // Every element read: off + r * ld + c for r < rows, c < cols.
+  o.shape = {rows - 1 + (off + cols + ld - 1) / ld, ld};
+  o.pitch = name;
+  k.scalars.push_back({name, DType::I32, static_cast<double>(ld)});
+  for (const std::string &size : keep)
+    classValues_[size] = {};
+  int64_t claim = 1;
+  while (claim < 16 && ld % (2 * claim) == 0)
+    claim *= 2;
+  std::vector<int64_t> &pitches = classValues_[name];
+  for (int64_t v : {ld - claim, ld / 2 / claim * claim, claim})
+    if (v > 0 && v < ld && std::find(pitches.begin(), pitches.end(), v) == pitches.end())
+      pitches.push_back(v);
+  return o;
 }
 
 // A matmul kernel aimed at one of the GPU's fast paths (GenPolicy::aim,
@@ -1465,49 +1519,18 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   k.scalars = {{"M", DType::I32, static_cast<double>(size_[0])},
                {"N", DType::I32, static_cast<double>(size_[1])},
                {"K", DType::I32, static_cast<double>(depth)}};
-  // Sometimes (unmasked forms) A's rows are `lda` apart, a parameter of its
-  // own, with a scalar offset first now and then: padded rows (lda >= K) or
-  // overlapping ones (lda < K: a trip's TK columns may pass the end of the
-  // tile's first row). The forms of option tma's proof and of its per-trip
-  // check (codegen/LowerTma.cpp): a trip whose tile the tensor map cannot
-  // address is copied with cp.async. Rows stay 16-byte aligned (lda and the
-  // offset multiples of 16 bytes), so the streams' other forms still apply.
-  std::vector<int64_t> pitchedA;
-  std::string rowsA = "K", offA;
-  if (!masked && !many && coin(0.3)) {
-    features_.insert("matmul.pitch");
-    int64_t step = 16 / static_cast<int64_t>(byteSize(t));
-    int64_t lda = coin(0.5) ? depth + step * range(0, 4)
-                            : std::max<int64_t>(step, depth - step * range(1, 4));
-    if (lda < depth)
-      features_.insert("matmul.overlapping_rows");
-    int64_t off = 0;
-    if (coin(0.4)) {
-      off = step * range(1, 8);
-      offA = " + " + std::to_string(off);
-      features_.insert("matmul.offset");
-    }
-    // Every element read: off + r * lda + c for r < M, c < K.
-    pitchedA = {size_[0] - 1 + (off + depth + lda - 1) / lda, lda};
-    k.scalars.push_back({"lda", DType::I32, static_cast<double>(lda)});
-    rowsA = "lda";
-    // A's buffer is sized for these values: class launches keep M and K, and
-    // give lda only smaller pitches that keep its __multipleof claim (the
-    // tensor maps encoded at launch from other pitches, rows overlapping
-    // more), so that every element read stays in the buffer.
-    classValues_["M"] = classValues_["K"] = {};
-    int64_t claim = 1;
-    while (claim < 16 && lda % (2 * claim) == 0)
-      claim *= 2;
-    std::vector<int64_t> &pitches = classValues_["lda"];
-    for (int64_t v : {lda - claim, lda / 2 / claim * claim, claim})
-      if (v > 0 && v < lda && std::find(pitches.begin(), pitches.end(), v) == pitches.end())
-        pitches.push_back(v);
-  }
+  // Sometimes (unmasked forms) A's rows, B's, or both are a pitch apart that
+  // is a parameter of its own (lda, ldb), with a scalar offset first now and
+  // then (pitchedOperand).
+  PitchedOperand pa, pb;
+  if (!masked && !many && coin(0.3))
+    pa = pitchedOperand(k, "lda", t, size_[0], depth, {"M", "K"});
+  if (!masked && !many && coin(0.2))
+    pb = pitchedOperand(k, "ldb", t, depth, size_[1], {"K", "N"});
   tileMultiples_ = !masked;
   sizeTiles_ = {{"M", tm}, {"N", tn}, {"K", tk}};
-  matmulOperand(k, "A", t, false, "M", "K", pitchedA);
-  matmulOperand(k, "B", t, false, "K", "N");
+  matmulOperand(k, "A", t, false, "M", "K", pa.shape);
+  matmulOperand(k, "B", t, false, "K", "N", pb.shape);
   k.buffers.push_back(
       {"Y", outType, size_,
        std::vector<double>(static_cast<size_t>(size_[0] * size_[1]), isBool(outType) ? 1 : 3), true,
@@ -1555,9 +1578,11 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
     init = coin(0.5) ? "(rm[:, newaxis] - rn[newaxis, :])" : (isFloat(acc) ? "0.5" : "2");
   }
   line(lang(acc) + " c[TM, TN] = " + init + ";");
-  line(lang(t) + " *pa[TM, TK] = A" + offA + " + rm[:, newaxis] * " + rowsA + " + rk[newaxis, :];");
-  line(lang(t) + " *pb[TK, TN] = B + rk[:, newaxis] * N + rn[newaxis, :];");
-  matmulLoop(false, false, t, t, masked, /*fused=*/true);
+  line(lang(t) + " *pa[TM, TK] = A" + pa.offset + " + rm[:, newaxis] * " +
+       (pa.pitch.empty() ? std::string("K") : pa.pitch) + " + rk[newaxis, :];");
+  line(lang(t) + " *pb[TK, TN] = B" + pb.offset + " + rk[:, newaxis] * " +
+       (pb.pitch.empty() ? std::string("N") : pb.pitch) + " + rn[newaxis, :];");
+  matmulLoop(false, false, t, t, masked, /*fused=*/true, pb.pitch);
   // The accumulator, read right after the loop.
   line("bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);");
   line(lang(outType) + " *pY[TM, TN] = Y + rm[:, newaxis] * N + rn[newaxis, :];");

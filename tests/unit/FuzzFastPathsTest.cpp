@@ -350,19 +350,26 @@ TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
     const BufferDesc &a = k.buffers[0], &b = k.buffers[1], &y = k.buffers[2];
     // A's element (i, kk) is at off + i * lda + kk: lda K unless A's rows are pitched
     // (matmul.pitch: a parameter lda, sometimes an offset `A + off` first).
-    int64_t m = y.shape[0], n = y.shape[1], depth = 0, lda = 0, off = 0;
+    int64_t m = y.shape[0], n = y.shape[1], depth = 0, lda = 0, ldb = 0;
     for (const ScalarDesc &d : k.scalars) {
       if (d.name == "K")
         depth = static_cast<int64_t>(d.value);
       if (d.name == "lda")
         lda = static_cast<int64_t>(d.value);
+      if (d.name == "ldb")
+        ldb = static_cast<int64_t>(d.value);
     }
-    if (lda == 0)
-      lda = depth;
-    if (size_t at = k.source.find("*pa[TM, TK] = A + ");
-        at != std::string::npos && std::isdigit(k.source[at + 18]))
-      off = std::stoll(k.source.substr(at + 18));
-    EXPECT_EQ(off > 0, hasFeature(k, "matmul.offset")) << describeKernel(k);
+    lda = lda ? lda : depth;
+    ldb = ldb ? ldb : n;
+    // B's element (kk, j) at offB + kk * ldb + j likewise.
+    auto offsetOf = [&](const std::string &decl) -> int64_t {
+      size_t at = k.source.find(decl);
+      if (at == std::string::npos || !std::isdigit(k.source[at + decl.size()]))
+        return 0;
+      return std::stoll(k.source.substr(at + decl.size()));
+    };
+    int64_t off = offsetOf("*pa[TM, TK] = A + "), offB = offsetOf("*pb[TK, TN] = B + ");
+    EXPECT_EQ(off > 0 || offB > 0, hasFeature(k, "matmul.offset")) << describeKernel(k);
     int64_t tm = 0, tn = 0;
     for (const auto &[name, value] : k.defines) {
       if (name == "TM")
@@ -382,11 +389,11 @@ TEST(FuzzFastPaths, PersistentProgramsNestTheMatmulLoop) {
         double want = 0;
         for (int64_t kk = 0; kk < depth; ++kk)
           want += a.data[static_cast<size_t>(off + i * lda + kk)] *
-                  b.data[static_cast<size_t>(kk * n + j)];
+                  b.data[static_cast<size_t>(offB + kk * ldb + j)];
         ASSERT_EQ(r.reference.at("Y").getDouble(i * n + j), want) << describeKernel(k);
       }
     ++checked;
-    checkedPitched += lda != depth || off > 0 ? 1 : 0;
+    checkedPitched += lda != depth || off > 0 || ldb != n || offB > 0 ? 1 : 0;
   }
   ASSERT_GE(found, 8);
   EXPECT_GE(several, 2);
@@ -415,12 +422,12 @@ TEST(FuzzFastPaths, NarrowStoresTakeTheEpilogueCast) {
 }
 
 TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
-  // A's rows `lda` apart (a parameter; padded or overlapping rows, sometimes an offset
-  // first): every such kernel passes the CPU properties, its class launches included (its
-  // A buffer holds every element the tiles read: the interpreter traps on any other), and
-  // on 8 warps the wgmma loops
-  // among them take the TMA, overlapping rows included (their trips that cross a row's
-  // end take the cp.async fallback on a GPU).
+  // A's rows `lda` apart, B's `ldb` apart, or both (parameters; padded or overlapping rows,
+  // sometimes an offset first): every such kernel passes the CPU properties, its class
+  // launches included (each buffer holds every element the tiles read: the interpreter
+  // traps on any other), and on 8 warps the wgmma loops among them take the TMA,
+  // overlapping rows included (their trips that cross a row's end take the cp.async
+  // fallback on a GPU).
   codegen::Options o;
   o.sm = 90;
   o.alignedPointers = true;
@@ -429,37 +436,40 @@ TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
   p.aim = "wgmma";
   p.numWarps = 8;
   p.argClasses = 1; // every kernel launched again with other argument classes
-  int pitched = 0, overlapping = 0, wgmma = 0, tma = 0, overlappingTma = 0, otherPitches = 0;
-  for (uint64_t s = 0; s < 120 && pitched < 14; ++s) {
+  int pitched = 0, pitchedB = 0, overlapping = 0, wgmma = 0, tma = 0, overlappingTma = 0,
+      otherPitches = 0;
+  for (uint64_t s = 0; s < 200 && (pitched < 14 || pitchedB < 6); ++s) {
     FuzzKernel k = generateKernel(p, 9700 + s);
-    if (!hasFeature(k, "matmul.pitch"))
+    bool a = hasFeature(k, "matmul.pitch"), b = hasFeature(k, "matmul.pitch_b");
+    if (!a && !b)
       continue;
     ++pitched;
-    bool overlaps = hasFeature(k, "matmul.overlapping_rows");
+    pitchedB += b ? 1 : 0;
+    std::map<std::string, int64_t> scalars;
+    for (const ScalarDesc &d : k.scalars)
+      scalars[d.name] = static_cast<int64_t>(d.value);
+    ASSERT_EQ(scalars.count("lda"), a ? 1u : 0u) << describeKernel(k);
+    ASSERT_EQ(scalars.count("ldb"), b ? 1u : 0u) << describeKernel(k);
+    // The operand's rows (its buffer's second axis) are its pitch; they overlap when the
+    // pitch is below its columns (K for A, N for B).
+    bool overlaps = (a && scalars["lda"] < scalars["K"]) || (b && scalars["ldb"] < scalars["N"]);
+    EXPECT_EQ(overlaps, hasFeature(k, "matmul.overlapping_rows")) << describeKernel(k);
     overlapping += overlaps ? 1 : 0;
-    const ScalarDesc *lda = nullptr, *depth = nullptr;
-    for (const ScalarDesc &d : k.scalars) {
-      lda = d.name == "lda" ? &d : lda;
-      depth = d.name == "K" ? &d : depth;
-    }
-    ASSERT_TRUE(lda && depth) << describeKernel(k);
-    EXPECT_EQ(overlaps, lda->value < depth->value) << describeKernel(k);
-    EXPECT_EQ(k.buffers[0].shape[1], static_cast<int64_t>(lda->value));
-    // A class launch keeps M and K (A's buffer is sized for them) and gives lda only
-    // smaller pitches, multiples of the largest power of two (up to 16) that divides it
-    // (its __multipleof claim).
-    auto ldaValue = static_cast<int64_t>(lda->value);
-    int64_t claim = ldaValue & -ldaValue;
-    claim = std::min<int64_t>(claim, 16);
+    EXPECT_EQ(k.buffers[0].shape[1], a ? scalars["lda"] : scalars["K"]);
+    EXPECT_EQ(k.buffers[1].shape[1], b ? scalars["ldb"] : scalars["N"]);
+    // A class launch keeps the sizes the pitched buffers are sized for and gives a pitch
+    // only smaller values, multiples of the largest power of two (up to 16) that divides
+    // it (its __multipleof claim).
     for (const ClassLaunch &launch : k.classLaunches)
       for (const auto &[name, v] : launch.ints) {
-        EXPECT_TRUE(name != "M" && name != "K") << describeKernel(k);
-        if (name != "lda")
+        EXPECT_TRUE(name != "K" && (!a || name != "M") && (!b || name != "N")) << describeKernel(k);
+        if (name != "lda" && name != "ldb")
           continue;
         ++otherPitches;
+        int64_t ld = scalars[name], claim = std::min<int64_t>(ld & -ld, 16);
         EXPECT_GT(v, 0);
-        EXPECT_LT(v, ldaValue);
-        EXPECT_EQ(v % claim, 0) << v << " of " << ldaValue;
+        EXPECT_LT(v, ld);
+        EXPECT_EQ(v % claim, 0) << v << " of " << ld;
       }
     OracleResult r = checkKernel(k);
     EXPECT_EQ(r.status, OracleResult::Status::Pass) << r.message << "\n" << describeKernel(k);
@@ -483,12 +493,13 @@ TEST(FuzzFastPaths, PitchedOperandsReachTheTmaAndItsFallback) {
     tma += took ? 1 : 0;
     overlappingTma += took && overlaps ? 1 : 0;
   }
-  ASSERT_GE(pitched, 10);
-  EXPECT_GE(overlapping, 2);
-  EXPECT_GE(otherPitches, 3);
-  ASSERT_GE(wgmma, 6);
+  ASSERT_GE(pitched, 14);
+  ASSERT_GE(pitchedB, 6);
+  EXPECT_GE(overlapping, 3);
+  EXPECT_GE(otherPitches, 4);
+  ASSERT_GE(wgmma, 8);
   EXPECT_GE(tma, wgmma / 2) << "of " << wgmma;
-  EXPECT_GE(overlappingTma, 1);
+  EXPECT_GE(overlappingTma, 2);
 }
 
 TEST(FuzzFastPaths, TookPath) {
