@@ -573,7 +573,8 @@ void Lowerer::tmaFill(const MmaLoop &L, llvm::Value *stage, const Slots &rowCol,
     bytes += s.rows * s.cols * static_cast<int64_t>(byteSize(s.tile->dtype));
     llvm::Value *row = rowCol[2 * w], *col = rowCol[2 * w + 1];
     valid = b_.CreateAnd(valid, b_.CreateICmpSGE(row, i64(0)));
-    valid = b_.CreateAnd(valid, b_.CreateICmpSLE(b_.CreateAdd(col, i64(s.cols)), tma_.ld[w]));
+    if (!plantedBug("tma-row-end")) // the box's columns end within the first row
+      valid = b_.CreateAnd(valid, b_.CreateICmpSLE(b_.CreateAdd(col, i64(s.cols)), tma_.ld[w]));
     valid = b_.CreateAnd(valid, b_.CreateICmpSLE(b_.CreateAdd(row, i64(s.rows)),
                                                  i64(static_cast<int64_t>(cuda::kTensorMapRows))));
   }

@@ -51,6 +51,11 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "place of k and k + 1: half of every product reads the wrong b"},
       {"wgmma-stage", "gpu",
        "a wgmma loop issues its copies one trip further ahead, into a stage still being read"},
+      // codegen/LowerTma.cpp
+      {"tma-row-end", "gpu",
+       "a matmul loop on the TMA (8 warps) does not check that a trip's tile ends within its "
+       "first row (lda < K): the tensor map's box reads zeros past the row's end where the "
+       "tile reads the next row's elements"},
       {"pipeline-wait-group", "gpu",
        "a pipelined matmul loop (mma.sync or wgmma) waits with cp.async.wait_group S-1, not "
        "S-2: a trip reads its stage before its copies have landed"},

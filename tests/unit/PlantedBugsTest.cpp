@@ -111,11 +111,11 @@ std::string pipelineOutput(std::unique_ptr<ir::Module> m) {
 }
 
 /// PTX of the one kernel of a Triton-C source ("<error>" if it does not compile).
-std::string ptxOf(const std::string &source) {
+std::string ptxOf(const std::string &source, codegen::Options o = {}) {
   auto m = lowerSource(source);
   if (!m)
     return "<no module>";
-  codegen::Result r = codegen::compile(*m, *m->functions.front(), codegen::Options{});
+  codegen::Result r = codegen::compile(*m, *m->functions.front(), o);
   EXPECT_TRUE(r.ok()) << r.error;
   return r.ok() ? r.compiled->ptx : "<error> " + r.error;
 }
@@ -187,6 +187,26 @@ __global__ void mm(half *A __aligned(16), half *B __aligned(16), float *C __alig
   int rk[32] = 0 ... 32;
   float c[64, 64] = 0;
   half *pa[64, 32] = A + rm[:, newaxis] * K + rk[newaxis, :];
+  half *pb[32, 64] = B + rk[:, newaxis] * 64 + rn[newaxis, :];
+  for (int k = 0; k < K; k += 32) {
+    c += *pa @ *pb;
+    pa += 32;
+    pb += 32 * 64;
+  }
+  *(C + rm[:, newaxis] * 64 + rn[newaxis, :]) = c;
+}
+)";
+
+/// The loop with A's rows lda apart, on 8 warps (tma-row-end): the TMA fills
+/// its stages, each trip checking that its tile ends within its first row.
+const char *kTmaKernel = R"(
+__global__ void mm(half *A __aligned(16), half *B __aligned(16), float *C __aligned(16),
+                   int K __multipleof(64), int lda __multipleof(8)) {
+  int rm[128] = 0 ... 128;
+  int rn[64] = 0 ... 64;
+  int rk[32] = 0 ... 32;
+  float c[128, 64] = 0;
+  half *pa[128, 32] = A + rm[:, newaxis] * lda + rk[newaxis, :];
   half *pb[32, 64] = B + rk[:, newaxis] * 64 + rn[newaxis, :];
   for (int k = 0; k < K; k += 32) {
     c += *pa @ *pb;
@@ -321,6 +341,7 @@ std::string kernelFor(const std::string &name) {
       {"wgmma-stage", kWgmmaKernel},
       {"int8-transpose", kInt8WgmmaKernel},
       {"pipeline-wait-group", kWgmmaKernel},
+      {"tma-row-end", kTmaKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
       {"key-perm-cols", kAttentionMaskedKernel},
@@ -348,8 +369,11 @@ std::string outputFor(const PlantedBugInfo &b, const char *planted) {
     return classes;
   }
   std::string src = kernelFor(b.name);
+  codegen::Options o;
+  if (std::string(b.name) == "tma-row-end")
+    o.numWarps = 8; // the TMA takes loops of two or more warpgroups
   if (std::string(b.where) == "gpu")
-    return ptxOf(src);
+    return ptxOf(src, o);
   return pipelineOutput(src.starts_with("kernel @") ? parseIR(src) : lowerSource(src));
 }
 
