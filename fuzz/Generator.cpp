@@ -15,6 +15,15 @@
 namespace tc::fuzz {
 namespace {
 
+// The __multipleof claim the generator declares for a size or pitch of value
+// v: the largest power of two up to 16 that divides it (a true claim).
+int64_t multipleOfClaim(int64_t v) {
+  int64_t claim = 1;
+  while (claim < 16 && v % (2 * claim) == 0)
+    claim *= 2;
+  return claim;
+}
+
 /// An expression: its text and element type (its shape broadcasts to the tile).
 struct Val {
   std::string text;
@@ -202,11 +211,11 @@ private:
                      const std::string &rows, const std::string &cols,
                      std::vector<int64_t> pitchedShape = {});
   void matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused = false,
-                  const std::string &pitchB = "");
+                  const std::string &pitchB = "N");
   void aimedMatmul(FuzzKernel &k, const std::string &aim);
   struct PitchedOperand {
     std::vector<int64_t> shape; // the buffer's (empty: rows `cols` apart, sized by scalars)
-    std::string pitch;          // the pitch's name in the source (empty: the size)
+    std::string pitch;          // the pitch's name in the source (the size when not pitched)
     std::string offset;         // " + OFF", or empty
   };
   PitchedOperand pitchedOperand(FuzzKernel &k, const std::string &name, DType t, int64_t rows,
@@ -1200,7 +1209,7 @@ void Builder::matmulOperand(FuzzKernel &k, const std::string &name, DType t, boo
 // The K loop of a matmul kernel, as in the tutorial: masked loads whose masks
 // follow the tail of K, `c += a @ b` (operands transposed with `^` when
 // stored transposed) and pointer increments.
-// pitchB: B's row pitch when it is not N (a parameter, pitchedOperand).
+// pitchB: B's row pitch (N, or a parameter of its own: pitchedOperand).
 void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool masked, bool fused,
                          const std::string &pitchB) {
   bool down = coin(0.5);
@@ -1225,9 +1234,8 @@ void Builder::matmulLoop(bool transA, bool transB, DType ta, DType tb, bool mask
   std::string prod = std::string(transA ? "^a" : "a") + " @ " + (transB ? "^b" : "b");
   // (`c += a @ b` is the form the GPU lowers as a matmul loop; `fused` always takes it.)
   line(fused || coin(0.5) ? "  c += " + prod + ";" : "  c = c + " + prod + ";");
-  for (auto [p, step] :
-       {std::pair<std::string, std::string>{"pa", transA ? "TK * M" : "TK"},
-        {"pb", transB ? "TK" : "TK * " + (pitchB.empty() ? std::string("N") : pitchB)}})
+  for (auto [p, step] : {std::pair<std::string, std::string>{"pa", transA ? "TK * M" : "TK"},
+                         {"pb", transB ? "TK" : "TK * " + pitchB}})
     line(coin(0.5) ? "  " + p + " += " + step + ";" : "  " + p + " = " + p + " + " + step + ";");
   line("}");
 }
@@ -1311,10 +1319,7 @@ void Builder::matmulKernel(FuzzKernel &k) {
        sizeNames_});
   params_.push_back(lang(outType) + " *Y");
   for (const ScalarDesc &s : k.scalars) {
-    auto v = static_cast<int64_t>(s.value);
-    int64_t claim = 1;
-    while (plain && claim < 16 && v % (2 * claim) == 0)
-      claim *= 2;
+    int64_t claim = plain ? multipleOfClaim(static_cast<int64_t>(s.value)) : 1;
     params_.push_back(lang(s.dtype) + " " + s.name +
                       (claim > 1 ? " __multipleof(" + std::to_string(claim) + ")" : ""));
   }
@@ -1379,9 +1384,7 @@ Builder::PitchedOperand Builder::pitchedOperand(FuzzKernel &k, const std::string
   k.scalars.push_back({name, DType::I32, static_cast<double>(ld)});
   for (const std::string &size : keep)
     classValues_[size] = {};
-  int64_t claim = 1;
-  while (claim < 16 && ld % (2 * claim) == 0)
-    claim *= 2;
+  int64_t claim = multipleOfClaim(ld);
   std::vector<int64_t> &pitches = classValues_[name];
   for (int64_t v : {ld - claim, ld / 2 / claim * claim, claim})
     if (v > 0 && v < ld && std::find(pitches.begin(), pitches.end(), v) == pitches.end())
@@ -1522,7 +1525,7 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
   // Sometimes (unmasked forms) A's rows, B's, or both are a pitch apart that
   // is a parameter of its own (lda, ldb), with a scalar offset first now and
   // then (pitchedOperand).
-  PitchedOperand pa, pb;
+  PitchedOperand pa{{}, "K", ""}, pb{{}, "N", ""};
   if (!masked && !many && coin(0.3))
     pa = pitchedOperand(k, "lda", t, size_[0], depth, {"M", "K"});
   if (!masked && !many && coin(0.2))
@@ -1537,10 +1540,7 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
        sizeNames_});
   params_.push_back(lang(outType) + " *Y");
   for (const ScalarDesc &s : k.scalars) {
-    auto v = static_cast<int64_t>(s.value);
-    int64_t claim = 1;
-    while (claim < 16 && v % (2 * claim) == 0)
-      claim *= 2;
+    int64_t claim = multipleOfClaim(static_cast<int64_t>(s.value));
     params_.push_back(lang(s.dtype) + " " + s.name +
                       (claim > 1 ? " __multipleof(" + std::to_string(claim) + ")" : ""));
   }
@@ -1578,10 +1578,10 @@ void Builder::aimedMatmul(FuzzKernel &k, const std::string &aim) {
     init = coin(0.5) ? "(rm[:, newaxis] - rn[newaxis, :])" : (isFloat(acc) ? "0.5" : "2");
   }
   line(lang(acc) + " c[TM, TN] = " + init + ";");
-  line(lang(t) + " *pa[TM, TK] = A" + pa.offset + " + rm[:, newaxis] * " +
-       (pa.pitch.empty() ? std::string("K") : pa.pitch) + " + rk[newaxis, :];");
-  line(lang(t) + " *pb[TK, TN] = B" + pb.offset + " + rk[:, newaxis] * " +
-       (pb.pitch.empty() ? std::string("N") : pb.pitch) + " + rn[newaxis, :];");
+  line(lang(t) + " *pa[TM, TK] = A" + pa.offset + " + rm[:, newaxis] * " + pa.pitch +
+       " + rk[newaxis, :];");
+  line(lang(t) + " *pb[TK, TN] = B" + pb.offset + " + rk[:, newaxis] * " + pb.pitch +
+       " + rn[newaxis, :];");
   matmulLoop(false, false, t, t, masked, /*fused=*/true, pb.pitch);
   // The accumulator, read right after the loop.
   line("bool mask[TM, TN] = (rm[:, newaxis] < M) && (rn[newaxis, :] < N);");
