@@ -114,6 +114,13 @@ struct Options {
   // is zero, subnormal, huge or not finite (codegen/SharedDivisor.cpp): the
   // same bits; off, one `div.rn.f32` a quotient.
   bool sharedDivisor = true;
+  // "exp2-range": an fp32/fp16/bf16 exp2 whose operand is provably not below
+  // -126 (a max with a constant >= -126: `exp2(max(x, -126.0f))`) is
+  // `ex2.approx.ftz.f32` alone; libdevice's `exp2f` is that same instruction
+  // behind a compare and two multiplies that keep results below 2^-126
+  // subnormal, which such an operand never takes. The same bits; off,
+  // libdevice's everywhere.
+  bool exp2Range = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
   // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
   // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2

@@ -719,6 +719,11 @@ private:
       return b_.CreateSelect(x[0], x[1], x[2]);
     if (k == ir::OpKind::Fma)
       return se_.fma(in.dtype, x[0], x[1], x[2]);
+    if (k == ir::OpKind::Exp2 && opts_.exp2Range && in.dtype != DType::F64 &&
+        notBelowMinus126(op.operand(0))) {
+      notePath("exp2.range"); // option exp2-range
+      return se_.exp2Normal(in.dtype, x[0]);
+    }
     return x.size() == 1 ? se_.unary(op.kind(), in.dtype, x[0])
                          : se_.binary(op.kind(), in.dtype, x[0], x[1]);
   }

@@ -38,6 +38,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.occupancy;
   if (name == "shared-divisor")
     return &opts.sharedDivisor;
+  if (name == "exp2-range")
+    return &opts.exp2Range;
   return nullptr;
 }
 
@@ -45,10 +47,10 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {
-      "vectorize",     "remat",  "mma",        "mma-values", "key-perm",
-      "pipeline",      "wgmma",  "int8-wgmma", "split-n",    "masked-stream",
-      "epilogue-cast", "late-q", "tma",        "occupancy",  "shared-divisor",
-      "specialize"};
+      "vectorize",     "remat",     "mma",        "mma-values", "key-perm",
+      "pipeline",      "wgmma",     "int8-wgmma", "split-n",    "masked-stream",
+      "epilogue-cast", "late-q",    "tma",        "occupancy",  "shared-divisor",
+      "exp2-range",    "specialize"};
   return names;
 }
 
@@ -68,7 +70,8 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
-              opts.tma = opts.occupancy = opts.sharedDivisor = opts.specialize = false;
+              opts.tma = opts.occupancy = opts.sharedDivisor = opts.exp2Range = opts.specialize =
+                  false;
       opts.numStages = 1;
       continue;
     }
@@ -120,6 +123,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-occupancy";
   if (!opts.sharedDivisor)
     s += " no-shared-divisor";
+  if (!opts.exp2Range)
+    s += " no-exp2-range";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

@@ -751,6 +751,40 @@ llvm::Value *ScalarEmitter::toMemory(llvm::Value *v, DType t) {
   return b_.CreateZExt(v, memType(t));
 }
 
+llvm::Value *ScalarEmitter::exp2Normal(DType t, llvm::Value *a) {
+  StrictFp strict(b_);
+  assert(t == DType::F32 || isHalfLike(t));
+  Value *x = t == DType::F32 ? a : b_.CreateFPExt(a, b_.getFloatTy()); // exact
+  Value *r = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, {}, {x});
+  return t == DType::F32 ? r : b_.CreateFPTrunc(r, a->getType()); // one rounding
+}
+
+bool notBelowMinus126(const ir::Value *v) {
+  // Planted bug exp2-range-bound: constants down to -127 pass, whose exp2 is
+  // subnormal (2^-127), which the FTZ instruction flushes to zero.
+  const double bound = plantedBug("exp2-range-bound") ? -127.0 : -126.0;
+  const ir::Op *d = v->definingOp();
+  if (!d || !isFloat(v->type().dtype))
+    return false;
+  switch (d->kind()) {
+  case ir::OpKind::Constant: {
+    const ir::AttrValue *a = d->attr("value");
+    if (const double *x = a ? std::get_if<double>(a) : nullptr)
+      return *x >= bound; // (false for NaN) rounding to the dtype keeps it: -126 is exact
+    if (const int64_t *i = a ? std::get_if<int64_t>(a) : nullptr)
+      return *i >= bound;
+    return false;
+  }
+  case ir::OpKind::Max: return notBelowMinus126(d->operand(0)) || notBelowMinus126(d->operand(1));
+  case ir::OpKind::Splat:
+  case ir::OpKind::Broadcast:
+  case ir::OpKind::ExpandDims: return notBelowMinus126(d->operand(0));
+  case ir::OpKind::Cast: // float to float: rounding is monotone and -126 exact in each
+    return isFloat(d->operand(0)->type().dtype) && notBelowMinus126(d->operand(0));
+  default: return false;
+  }
+}
+
 llvm::Value *ScalarEmitter::callLibdevice(const char *f32Name, const char *f64Name, DType t,
                                           llvm::Value *a) {
   if (t == DType::F64)

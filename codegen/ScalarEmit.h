@@ -53,6 +53,10 @@ public:
   llvm::Value *binary(ir::OpKind k, DType t, llvm::Value *a, llvm::Value *b);
   /// fma(a, b, c) rounded once in `t` (fp16/bf16 included).
   llvm::Value *fma(DType t, llvm::Value *a, llvm::Value *b, llvm::Value *c);
+  /// exp2 of an fp32/fp16/bf16 operand that is never NaN nor below -126
+  /// (notBelowMinus126): `ex2.approx.ftz.f32` alone, which for such operands
+  /// is what libdevice's exp2f (unary Exp2) computes, bit for bit.
+  llvm::Value *exp2Normal(DType t, llvm::Value *a);
 
   /// Memory <-> register (bool: i8 <-> i1).
   llvm::Value *fromMemory(llvm::Value *v, DType t);
@@ -63,6 +67,12 @@ private:
   llvm::IRBuilder<> &b_;
   llvm::Module &m_;
 };
+
+/// Whether every element of the float value v is provably >= -126 and never
+/// NaN (option exp2-range): v is max(x, y) with either operand such a value,
+/// a float constant >= -126, or a splat, broadcast, expand_dims or
+/// float-to-float cast of one (max is maxNum: a NaN x gives y).
+bool notBelowMinus126(const ir::Value *v);
 
 /// A 32/64-bit integer -> fp16/f32/f64 cast is emitted as a call of the pure
 /// function named here ("tc.cvt.rn.f16.s32", ...) so that LLVM's optimiser

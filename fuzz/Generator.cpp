@@ -554,6 +554,19 @@ Val Builder::unary(int depth) {
       features_.insert("op.fma");
       return {"fma(" + a.text + ", " + a.text + ", " + a.text + ")", a.type};
     }
+    if (f == "exp2" && coin(0.3)) {
+      // exp2 of a max with a constant bound, the argument sometimes moved down
+      // past -126: bounds at or above -126 take the GPU's exponent instruction
+      // alone (codegen option exp2-range), those below keep libdevice's exp2f
+      // with its subnormal results. a - 140 rounds alike on both sides.
+      static const std::vector<std::string> bounds = {"-126.0", "-125.5", "-100.0",
+                                                      "-126.5", "-127.0", "-130.0"};
+      static const std::vector<std::string> shifts = {"", " - 130.0", " - 140.0"};
+      features_.insert("op.exp2_max");
+      return {"exp2(max((" + a.text + ")" + *rc::gen::elementOf(shifts) + ", " +
+                  *rc::gen::elementOf(bounds) + "))",
+              a.type};
+    }
     if (coin(0.25)) { // C's float math name (sqrtf, fabsf, ...), an alias of the builtin
       features_.insert("builtin.cmath");
       f = f == "abs" ? "fabsf" : f + "f";

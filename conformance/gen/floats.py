@@ -391,6 +391,35 @@ def exp2_tile_cases():
     return cs
 
 
+def exp2_max_cases():
+    """exp2(max(x, c)) (option exp2-range): with c >= -126 the operand is never below -126
+    nor NaN, and the GPU computes exp2 with `ex2.approx.ftz.f32` alone; with c = -127 it
+    keeps libdevice's exp2f, whose results below 2^-126 are subnormal. x spans -inf, values
+    below -126, NaN (max gives c), -126 itself and the exp2_tile cases' range."""
+    cs = []
+    n = 1024
+    for t in ["float32", "float16", "bfloat16"]:
+        xs = [((k * 37) % 97 - 60) * 0.375 for k in range(n)]  # -22.5 .. 13.5
+        for k, v in enumerate([-126.0, -125.5, -126.5, -127.0, -127.5, -130.25, -149.0,
+                               -150.0, -200.0, -INF, NAN, -0.0, 0.0, 127.5, 128.0, INF,
+                               C.min_subnormal(t), -C.min_subnormal(t), -64.0, 15.0]):
+            xs[(k * 113 + 5) % n] = v
+        ulp = 3 if t == "float32" else 2
+        outs = []
+        for on, c in [("Z", -126.0), ("Y", -125.5), ("W", -127.0)]:
+            outs.append((on, t, "exp2(max(x, (%s)%r))" % (C.CNAME[t], c),
+                         lambda x, t=t, c=c: exp2_exact(c if math.isnan(x) else max(x, c), t)))
+        cs_t = unary("%s_exp2_of_max" % C.SHORT[t], t, xs, outs,
+                     ["math.exp2", "math.max", "float.subnormal", "float.special"],
+                     "exp2(max(x, c)) for c = -126, -125.5 (the GPU's exponent instruction "
+                     "alone, option exp2-range) and -127 (libdevice's exp2f: 2^-127 is "
+                     "subnormal); NaN x gives c")
+        for on, _, _, _ in outs:
+            cs_t["expect"]["outputs"][on]["compare"] = {"ulp": ulp}
+        cs.append(cs_t)
+    return cs
+
+
 SRC_ROWDIV = """__global__ void k(float *X, float *D, float *Z) {{
   int r[{M}] = 0 ... {M};
   int c[{N}] = 0 ... {N};
@@ -493,7 +522,7 @@ def copy_cases():
 def main():
     cases = special_cases() + minmax_cases() + compare_cases() + negation_cases() + \
         subnormal_cases() + copy_cases() + fma_cases() + fmod_cases() + rounding_cases() + misc_math_cases() + exp2_tile_cases() + \
-        shared_divisor_cases()
+        exp2_max_cases() + shared_divisor_cases()
     C.write_suite("floats.json", "floats",
                   "docs/semantics.md rule 6: IEEE specials, maxNum, NaN comparisons, sign of "
                   "zero, subnormals, fma, correct rounding for half, bf16, float and double. "

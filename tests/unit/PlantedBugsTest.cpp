@@ -309,6 +309,15 @@ __global__ void v(float *X __aligned(16), float *Y __aligned(16)) {
 }
 )";
 
+// exp2 of a max with a bound below -126 (exp2-range-bound takes it as never
+// subnormal).
+const char *kExp2MaxKernel = R"(
+__global__ void e(float *X, float *Y) {
+  int i[128] = 0 ... 128;
+  *(Y + i) = exp2(max(*(X + i), -126.5));
+}
+)";
+
 // An int16 atomic_min at a 4-byte-aligned address (the compare-and-swap loop on its word).
 const char *kPartwordAtomicKernel = R"(
 __global__ void k(short *R, short *V) {
@@ -342,6 +351,7 @@ std::string kernelFor(const std::string &name) {
       {"int8-transpose", kInt8WgmmaKernel},
       {"pipeline-wait-group", kWgmmaKernel},
       {"tma-row-end", kTmaKernel},
+      {"exp2-range-bound", kExp2MaxKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
       {"key-perm-cols", kAttentionMaskedKernel},
