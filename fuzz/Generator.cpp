@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -137,6 +138,7 @@ private:
   AtomicKind atomic_ = AtomicKind::None;
   bool hotAtomic_ = false; // a colliding atomic with every lane on element 0 (atomic.collide.hot)
   bool storeOld_ = false; // atomics: the old values go to the output Z
+  int shapeDraw_ = 0;     // build()'s shape draw (0..999; also picks math stores)
   std::vector<std::string> tileNames_, sizeNames_, rangeNames_; // per axis
   std::vector<int64_t> tile_, size_;                            // per axis
   std::vector<std::string> params_;
@@ -195,6 +197,8 @@ private:
   void prologue(const FuzzKernel &k);
   void planAtomic(DType outType);
   void epilogue(DType outType);
+  Val exp2OfMax(const Val &a);
+  std::optional<Val> mathStore(DType outType);
   void atomicStore(const Val &result, DType outType, const std::string &storeMask);
   void collidingAtomic(const Val &result, DType outType, const std::string &maskArg);
   void reduction();
@@ -554,19 +558,8 @@ Val Builder::unary(int depth) {
       features_.insert("op.fma");
       return {"fma(" + a.text + ", " + a.text + ", " + a.text + ")", a.type};
     }
-    if (f == "exp2" && coin(0.3)) {
-      // exp2 of a max with a constant bound, the argument sometimes moved down
-      // past -126: bounds at or above -126 take the GPU's exponent instruction
-      // alone (codegen option exp2-range), those below keep libdevice's exp2f
-      // with its subnormal results. a - 140 rounds alike on both sides.
-      static const std::vector<std::string> bounds = {"-126.0", "-125.5", "-100.0",
-                                                      "-126.5", "-127.0", "-130.0"};
-      static const std::vector<std::string> shifts = {"", " - 130.0", " - 140.0"};
-      features_.insert("op.exp2_max");
-      return {"exp2(max((" + a.text + ")" + *rc::gen::elementOf(shifts) + ", " +
-                  *rc::gen::elementOf(bounds) + "))",
-              a.type};
-    }
+    if (f == "exp2" && coin(0.3))
+      return exp2OfMax(a);
     if (coin(0.25)) { // C's float math name (sqrtf, fabsf, ...), an alias of the builtin
       features_.insert("builtin.cmath");
       f = f == "abs" ? "fabsf" : f + "f";
@@ -1088,10 +1081,50 @@ void Builder::planAtomic(DType outType) {
   storeOld_ = coin(p_.atomicOld);
 }
 
+// exp2 of a max with a constant bound, the argument sometimes moved down past
+// -126: bounds at or above -126 take the GPU's exponent instruction alone
+// (codegen option exp2-range), those below keep libdevice's exp2f with its
+// subnormal results. a - 140 rounds alike on both sides.
+Val Builder::exp2OfMax(const Val &a) {
+  static const std::vector<std::string> bounds = {"-126.0", "-125.5", "-100.0",
+                                                  "-126.5", "-127.0", "-130.0"};
+  static const std::vector<std::string> shifts = {"", " - 130.0", " - 140.0"};
+  features_.insert("op.math");
+  features_.insert("op.exp2_max");
+  return {"exp2(max((" + a.text + ")" + *rc::gen::elementOf(shifts) + ", " +
+              *rc::gen::elementOf(bounds) + "))",
+          a.type, true};
+}
+
+// A ULP-bounded function of an exact value of the output's type, stored as it
+// is (store.math): the GPU comparison checks such an output in ULPs alone
+// (fuzz::directMathOutputs), so a subnormal result flushed to zero or a wrong
+// special value cannot hide in the absolute tolerance that other outputs of
+// kernels with math functions get. Nothing when the drawn value is inexact.
+std::optional<Val> Builder::mathStore(DType outType) {
+  Val a = expr(range(0, 2));
+  if (a.inexact)
+    return std::nullopt;
+  a = castTo(a, outType);
+  static const std::vector<std::string> fns = {"exp", "exp2", "exp2_max", "exp2_max", "exp2_max",
+                                               "log", "log2", "sin",      "cos",      "rsqrt"};
+  std::string f = *rc::gen::elementOf(fns);
+  features_.insert("store.math");
+  if (f == "exp2_max")
+    return exp2OfMax(a);
+  features_.insert("op.math");
+  return Val{f + "(" + a.text + ")", outType, true};
+}
+
 // The result, written to Y by a (masked) store or an atomic.
 void Builder::epilogue(DType outType) {
-  Val result = expr(range(1, p_.maxDepth));
-  if (coin(0.6)) { // mostly store something that depends on the last statement
+  // A tenth of the kernels, from the shape draw's last digit (no draw of its
+  // own, so every other kernel of a seed is what it was before math stores).
+  std::optional<Val> math;
+  if (atomic_ == AtomicKind::None && isFloat(outType) && shapeDraw_ % 10 == 7)
+    math = mathStore(outType);
+  Val result = math ? *math : expr(range(1, p_.maxDepth));
+  if (!math && coin(0.6)) { // mostly store something that depends on the last statement
     const Val &last = tiles_.back();
     result = {"(" + last.text + " + " + result.text + ")", promote(last.type, result.type),
               last.inexact || result.inexact};
@@ -1873,6 +1906,7 @@ FuzzKernel Builder::build() {
   // this draw), attention from the band just below it (so adding it changed
   // only the kernels drawn there).
   int shape = p_.aim.empty() ? range(0, 999) : 0;
+  shapeDraw_ = shape;
   int matmulFrom = 1000 - static_cast<int>(p_.matmul * 1000);
   int attentionFrom = matmulFrom - static_cast<int>(p_.attention * 1000);
   if (p_.aim == "attention" || isValuesAim(p_.aim)) {

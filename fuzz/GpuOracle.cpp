@@ -105,6 +105,312 @@ double mathRelativeTolerance(const ir::Function &fn) {
   return tol;
 }
 
+namespace {
+
+// The analysis behind directMathOutputs: which values the interpreter and the
+// GPU compute to the same bits (every op rounds once, as IEEE says, on both
+// sides: docs/semantics.md), and which parameter a pointer is based on.
+class ExactValues {
+public:
+  explicit ExactValues(const ir::Function &fn) : fn_(fn) {}
+
+  /// The parameter `v` (a pointer) is based on; nullptr when it is not one
+  /// parameter (or cannot be told).
+  const ir::Value *base(const ir::Value *v) {
+    std::set<const ir::Value *> visiting;
+    const ir::Value *b = baseOf(v, visiting);
+    return b == &cycle_ ? nullptr : b;
+  }
+
+  /// Parameters that a store or an atomic writes to (set before exact() is asked).
+  std::set<const ir::Value *> written;
+
+  /// Whether `v` has the same bits on the interpreter and the GPU for the same inputs.
+  bool exact(const ir::Value *v) {
+    if (auto it = known_.find(v); it != known_.end())
+      return it->second;
+    if (assumed_.count(v))
+      return true; // a loop-carried value being decided: exact unless its trips say otherwise
+    bool r = decide(v);
+    // A "true" that rests on an assumption still open is not kept: the
+    // assumption may fail. A "false" never rests on one.
+    if (!r || assumed_.empty())
+      known_[v] = r;
+    return r;
+  }
+
+private:
+  static bool isParamOf(const ir::Function &fn, const ir::Value *v) {
+    return v->ownerBlock() == &fn.body();
+  }
+
+  const ir::Value *combine(const ir::Value *a, const ir::Value *b) const {
+    if (a == &cycle_)
+      return b;
+    if (b == &cycle_)
+      return a;
+    return a == b ? a : nullptr;
+  }
+
+  // The yielded value `i` of region `r` of `op` (nullptr: none).
+  static const ir::Value *yielded(const ir::Op &op, unsigned r, unsigned i) {
+    const ir::Op *t = op.region(r)->terminator();
+    return t && t->kind() == ir::OpKind::Yield && i < t->numOperands() ? t->operand(i) : nullptr;
+  }
+  // A while loop's condition and its forwarded value `i` (nullptr: none).
+  static const ir::Value *condition(const ir::Op &loop) {
+    const ir::Op *t = loop.region(0)->terminator();
+    return t && t->kind() == ir::OpKind::Condition && t->numOperands() > 0 ? t->operand(0)
+                                                                           : nullptr;
+  }
+  static const ir::Value *forwarded(const ir::Op &loop, unsigned i) {
+    const ir::Op *t = loop.region(0)->terminator();
+    return t && t->kind() == ir::OpKind::Condition && i + 1 < t->numOperands() ? t->operand(i + 1)
+                                                                               : nullptr;
+  }
+
+  const ir::Value *baseOf(const ir::Value *v, std::set<const ir::Value *> &visiting) {
+    if (!v)
+      return nullptr;
+    if (isParamOf(fn_, v))
+      return v->type().isPtr ? v : nullptr;
+    if (const ir::Block *b = v->ownerBlock()) {
+      const ir::Op *loop = b->parentOp();
+      if (!loop)
+        return nullptr;
+      unsigned j = v->index();
+      if (!visiting.insert(v).second)
+        return &cycle_;
+      const ir::Value *r = nullptr;
+      if (loop->kind() == ir::OpKind::For && j > 0) // a carried value: first, then each trip's
+        r = combine(baseOf(loop->operand(2 + j), visiting),
+                    baseOf(yielded(*loop, 0, j - 1), visiting));
+      else if (loop->kind() == ir::OpKind::While && b == loop->region(0))
+        r = combine(baseOf(loop->operand(j), visiting), baseOf(yielded(*loop, 1, j), visiting));
+      else if (loop->kind() == ir::OpKind::While)
+        r = baseOf(forwarded(*loop, j), visiting);
+      visiting.erase(v);
+      return r;
+    }
+    const ir::Op *op = v->definingOp();
+    switch (op->kind()) {
+    case ir::OpKind::AddPtr:
+    case ir::OpKind::Splat:
+    case ir::OpKind::Broadcast:
+    case ir::OpKind::ExpandDims:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Trans:
+    case ir::OpKind::ExtractSlice: return baseOf(op->operand(0), visiting);
+    case ir::OpKind::Select:
+      return combine(baseOf(op->operand(1), visiting), baseOf(op->operand(2), visiting));
+    case ir::OpKind::For: return baseOf(op->region(0)->arg(v->index() + 1), visiting);
+    case ir::OpKind::While: return baseOf(forwarded(*op, v->index()), visiting);
+    default: return nullptr;
+    }
+  }
+
+  bool operandsExact(const ir::Op &op) {
+    for (const ir::Value *o : op.operands())
+      if (!exact(o))
+        return false;
+    return true;
+  }
+
+  // Whether the loop-carried value `v` is exact: `parts` are what it is made
+  // of (its first value, what each trip gives it, the trip count's inputs),
+  // decided with `v` assumed exact (a cycle back to it adds nothing).
+  bool carried(const ir::Value *v, std::initializer_list<const ir::Value *> parts) {
+    assumed_.insert(v);
+    bool r = true;
+    for (const ir::Value *p : parts)
+      if (!p || !exact(p)) {
+        r = false;
+        break;
+      }
+    assumed_.erase(v);
+    return r;
+  }
+
+  bool decide(const ir::Value *v) {
+    if (isParamOf(fn_, v))
+      return true;
+    if (const ir::Block *b = v->ownerBlock()) {
+      const ir::Op *loop = b->parentOp();
+      unsigned j = v->index();
+      if (loop && loop->kind() == ir::OpKind::For) {
+        if (j == 0) // the induction variable
+          return carried(v, {loop->operand(0), loop->operand(1), loop->operand(2)});
+        return carried(v, {loop->operand(0), loop->operand(1), loop->operand(2),
+                           loop->operand(2 + j), yielded(*loop, 0, j - 1)});
+      }
+      if (loop && loop->kind() == ir::OpKind::While) {
+        if (b == loop->region(0)) // before: the first value, then each trip's
+          return carried(v, {loop->operand(j), yielded(*loop, 1, j), condition(*loop)});
+        return carried(v, {forwarded(*loop, j), condition(*loop)});
+      }
+      return false; // another region's argument: not followed
+    }
+    const ir::Op &op = *v->definingOp();
+    using K = ir::OpKind;
+    switch (op.kind()) {
+    case K::Constant:
+    case K::Range:
+    case K::GetProgramId:
+    case K::GetNumPrograms:
+    case K::Splat:
+    case K::Broadcast:
+    case K::ExpandDims:
+    case K::Reshape:
+    case K::Trans:
+    case K::ExtractSlice:
+    case K::InsertSlice:
+    case K::Cast:
+    case K::Bitcast:
+    case K::Neg:
+    case K::Not:
+    case K::Abs:
+    case K::Sqrt:
+    case K::Floor:
+    case K::Ceil:
+    case K::Add:
+    case K::Sub:
+    case K::Mul:
+    case K::Div:
+    case K::Rem:
+    case K::And:
+    case K::Or:
+    case K::Xor:
+    case K::Shl:
+    case K::Shr:
+    case K::Min:
+    case K::Max:
+    case K::UMulHi:
+    case K::CmpEq:
+    case K::CmpNe:
+    case K::CmpLt:
+    case K::CmpLe:
+    case K::CmpGt:
+    case K::CmpGe:
+    case K::AddPtr:
+    case K::Fma:
+    case K::Select: return operandsExact(op);
+    case K::Reduce: {
+      // A float sum's order is the backend's own; the other reductions are exact.
+      const std::string &kind = op.strAttr("kind");
+      if (kind == "add" && isFloat(op.operand(0)->type().dtype))
+        return false;
+      return operandsExact(op);
+    }
+    case K::Dot: // integers: exact in any order (wrapping sums); floats: the backend's order
+      return !isFloat(op.result()->type().dtype) && operandsExact(op);
+    case K::Load: {
+      const ir::Value *b = base(op.operand(0));
+      return b && !written.count(b) && operandsExact(op);
+    }
+    case K::For: return exact(op.region(0)->arg(v->index() + 1));
+    case K::While: {
+      const ir::Value *f = forwarded(op, v->index()), *c = condition(op);
+      return f && c && exact(f) && exact(c);
+    }
+    case K::If: {
+      const ir::Value *t = yielded(op, 0, v->index()), *e = yielded(op, 1, v->index());
+      return exact(op.operand(0)) && t && e && exact(t) && exact(e);
+    }
+    case K::Undef:
+    case K::Exp:
+    case K::Exp2:
+    case K::Log:
+    case K::Log2:
+    case K::Rsqrt:
+    case K::Sin:
+    case K::Cos:
+    case K::Store:
+    case K::AtomicRMW:
+    case K::AtomicCas:
+    case K::Print:
+    case K::Assert:
+    case K::DebugBarrier:
+    case K::Yield:
+    case K::Condition:
+    case K::Return: return false;
+    }
+    return false;
+  }
+
+  const ir::Function &fn_;
+  const ir::Value cycle_{ir::Type{}, nullptr, nullptr, 0}; // baseOf: a loop back to itself
+  std::map<const ir::Value *, bool> known_;
+  std::set<const ir::Value *> assumed_;
+};
+
+} // namespace
+
+DirectMathOutputs directMathOutputs(const ir::Function &fn) {
+  ExactValues ev(fn);
+  std::vector<const ir::Op *> stores;
+  bool unknownWrite = false;
+  ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned) {
+    if (op.kind() != ir::OpKind::Store && op.kind() != ir::OpKind::AtomicRMW &&
+        op.kind() != ir::OpKind::AtomicCas)
+      return;
+    const ir::Value *b = ev.base(op.operand(0));
+    if (!b)
+      unknownWrite = true;
+    else
+      ev.written.insert(b);
+    if (op.kind() == ir::OpKind::Store)
+      stores.push_back(&op);
+  });
+  if (unknownWrite)
+    return {};
+  std::map<const ir::Value *, uint64_t> ulps;
+  std::set<const ir::Value *> other; // written otherwise at least once
+  ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned) {
+    if (op.kind() == ir::OpKind::AtomicRMW || op.kind() == ir::OpKind::AtomicCas)
+      other.insert(ev.base(op.operand(0)));
+  });
+  for (const ir::Op *st : stores) {
+    const ir::Value *b = ev.base(st->operand(0));
+    DType stored = st->operand(1)->type().dtype;
+    // The stored value through value-preserving ops and float casts to the
+    // same or a narrower type (each rounds once: at most one ULP of the
+    // narrower type on top of the function's own error).
+    const ir::Value *v = st->operand(1);
+    for (;;) {
+      const ir::Op *d = v->definingOp();
+      if (!d)
+        break;
+      ir::OpKind k = d->kind();
+      bool reshape = k == ir::OpKind::Splat || k == ir::OpKind::Broadcast ||
+                     k == ir::OpKind::ExpandDims || k == ir::OpKind::Reshape ||
+                     k == ir::OpKind::Trans;
+      DType from = d->numOperands() == 1 ? d->operand(0)->type().dtype : DType::I32;
+      bool narrowing = k == ir::OpKind::Cast && isFloat(from) && isFloat(v->type().dtype) &&
+                       bitWidth(v->type().dtype) <= bitWidth(from);
+      if (!reshape && !narrowing)
+        break;
+      v = d->operand(0);
+    }
+    const ir::Op *fnOp = v->definingOp();
+    int bound = fnOp && fnOp->numOperands() == 1 && isFloat(v->type().dtype)
+                    ? codegen::gpuUlpBound(fnOp->kind(), fnOp->operand(0)->type().dtype)
+                    : 0;
+    bool direct = bound > 0 && isFloat(stored) && ev.exact(fnOp->operand(0)) &&
+                  ev.exact(st->operand(0)) && (st->numOperands() < 3 || ev.exact(st->operand(2)));
+    if (!direct) {
+      other.insert(b);
+      continue;
+    }
+    uint64_t u = static_cast<uint64_t>(codegen::gpuUlpBound(fnOp->kind(), stored)) + 1;
+    ulps[b] = std::max(ulps[b], u);
+  }
+  DirectMathOutputs out;
+  for (unsigned i = 0; i < fn.numParams(); ++i)
+    if (auto it = ulps.find(fn.param(i)); it != ulps.end() && !other.count(fn.param(i)))
+      out[fn.paramName(i)] = it->second;
+  return out;
+}
+
 // The largest finite magnitude among the float inputs, at least 1: the scale of
 // the values a ULP-bounded function's error is relative to.
 static double floatInputScale(const FuzzKernel &k, const std::map<std::string, HostArray> &want) {
@@ -126,7 +432,7 @@ static double floatInputScale(const FuzzKernel &k, const std::map<std::string, H
 static void forEachMismatch(
     const FuzzKernel &k, const std::map<std::string, HostArray> &want,
     const std::map<std::string, HostArray> &got, uint64_t extraUlps, double dotScale,
-    double mathRelTol, bool firstOnly,
+    double mathRelTol, const DirectMathOutputs *direct, bool firstOnly,
     const std::function<void(const BufferDesc &, int64_t, int64_t, const std::string &)> &onBuffer,
     const std::function<void(const std::string &, int64_t)> &onElement) {
   // A ULP-bounded result is off relative to its own magnitude, which a later
@@ -154,6 +460,14 @@ static void forEachMismatch(
       spec = conf::CompareSpec::tolerance(std::max(rtol, mathRelTol), std::max(atol, mathAbsTol));
     }
     uint64_t ulps = b.isOutput ? extraUlps : 0;
+    // A direct math output: its function's ULPs and nothing else.
+    auto d = direct && b.isOutput && isFloat(b.dtype) ? direct->find(b.name)
+                                                      : DirectMathOutputs::const_iterator{};
+    bool isDirect = direct && b.isOutput && isFloat(b.dtype) && d != direct->end();
+    if (isDirect) {
+      spec = conf::CompareSpec::exact();
+      ulps = d->second;
+    }
     int64_t first = -1, count = 0;
     for (int64_t i = 0; i < w.numElements(); ++i)
       if (!(b.isOutput ? outputMatches(g, w, i, spec, ulps) : g.getBits(i) == w.getBits(i))) {
@@ -166,6 +480,8 @@ static void forEachMismatch(
       std::string how = b.isOutput ? spec.str() : "bits (an input must be unchanged)";
       if (ulps > 0)
         how += " or ulp=" + std::to_string(ulps);
+      if (isDirect)
+        how += ", a direct math output";
       if (onBuffer)
         onBuffer(b, count, first, how);
       if (firstOnly)
@@ -176,10 +492,11 @@ static void forEachMismatch(
 
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                                 double dotScale, double mathRelTol) {
+                                 double dotScale, double mathRelTol,
+                                 const DirectMathOutputs *direct) {
   std::string diff;
   forEachMismatch(
-      k, want, got, extraUlps, dotScale, mathRelTol, true,
+      k, want, got, extraUlps, dotScale, mathRelTol, direct, true,
       [&](const BufferDesc &b, int64_t count, int64_t first, const std::string &how) {
         diff = describeMismatch(b.name, got.at(b.name), want.at(b.name), first, count, how);
       },
@@ -193,18 +510,19 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
 static std::string runDifference(const RunResult &r, const FuzzKernel &k,
                                  const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                                 double dotScale, double mathRelTol) {
+                                 double dotScale, double mathRelTol,
+                                 const DirectMathOutputs *direct) {
   if (r.status == RunResult::Status::Trapped)
     return "the GPU trapped where the interpreter did not: " +
            (r.trap ? r.trap->render() : std::string("?"));
-  return compareWithReference(k, want, got, extraUlps, dotScale, mathRelTol);
+  return compareWithReference(k, want, got, extraUlps, dotScale, mathRelTol, direct);
 }
 
 ElementSet differingElements(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                              const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                             double dotScale, double mathRelTol) {
+                             double dotScale, double mathRelTol, const DirectMathOutputs *direct) {
   ElementSet out;
-  forEachMismatch(k, want, got, extraUlps, dotScale, mathRelTol, false, nullptr,
+  forEachMismatch(k, want, got, extraUlps, dotScale, mathRelTol, direct, false, nullptr,
                   [&](const std::string &name, int64_t i) { out.emplace(name, i); });
   return out;
 }
@@ -527,12 +845,13 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   const ir::Function &fn = kernel.function();
   uint64_t ulps = conf::gpuExtraUlps(fn);
   double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
-  std::string diff = runDifference(r, k, p.want, got, ulps, dotScale, mathTol);
+  DirectMathOutputs direct = directMathOutputs(fn);
+  std::string diff = runDifference(r, k, p.want, got, ulps, dotScale, mathTol, &direct);
   clock.mark("compare");
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
     // Not judged: every element the GPU differs in, the interpreter one ULP
     // off in its math differs in too (docs/fuzz.md, property (f)).
-    ElementSet differing = differingElements(k, p.want, got, ulps, dotScale, mathTol);
+    ElementSet differing = differingElements(k, p.want, got, ulps, dotScale, mathTol, &direct);
     UlpSensitivity u = ulpSensitivity(kernel, k, p.want, opts_.maxSeconds, &differing);
     if (u.covers(differing)) {
       out.status = OracleResult::Status::Discard;
@@ -545,8 +864,8 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
     // The timing-sensitive paths: the same kernel again, and with another
     // stage count, so that a race that shows once in ten runs is caught and
     // its frequency reported.
-    Repeats rep =
-        repeatRuns(k, p, gpu, stagedPath(*out.paths), clock, ulps, dotScale, mathTol, !diff.empty());
+    Repeats rep = repeatRuns(k, p, gpu, stagedPath(*out.paths), clock,
+                             {ulps, dotScale, mathTol, &direct}, !diff.empty());
     if (rep.error)
       return std::move(*rep.error);
     if (rep.bad > 0) {
@@ -567,7 +886,7 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   if (out.status == OracleResult::Status::Pass && r.status == RunResult::Status::Ok)
     if (std::optional<unsigned> w = warpsVariant(k, opts_))
       if (std::optional<OracleResult> bad =
-              warpsVariantRun(k, p, gpu, *w, clock, ulps, dotScale, mathTol)) {
+              warpsVariantRun(k, p, gpu, *w, clock, {ulps, dotScale, mathTol, &direct})) {
         bad->paths = out.paths;
         return std::move(*bad);
       }
@@ -618,8 +937,8 @@ std::optional<unsigned> warpsVariant(const FuzzKernel &k, const GpuOracleOptions
 }
 
 GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
-                                         bool staged, StageClock &clock, uint64_t ulps,
-                                         double dotScale, double mathTol, bool firstBad) {
+                                         bool staged, StageClock &clock, const Tolerances &tol,
+                                         bool firstBad) {
   Repeats rep;
   rep.runs = 1;
   rep.bad = firstBad ? 1 : 0;
@@ -638,7 +957,8 @@ GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::G
                                  "): " + r.error);
         return false;
       }
-      std::string d = runDifference(r, k, p.want, got, ulps, dotScale, mathTol);
+      std::string d =
+          runDifference(r, k, p.want, got, tol.ulps, tol.dotScale, tol.mathTol, tol.direct);
       ++count;
       ++rep.runs;
       if (d.empty())
@@ -669,8 +989,7 @@ GpuOracle::Repeats GpuOracle::repeatRuns(const FuzzKernel &k, Pending &p, gpu::G
 
 std::optional<OracleResult> GpuOracle::warpsVariantRun(const FuzzKernel &k, Pending &p,
                                                        gpu::GpuBackend &gpu, unsigned warps,
-                                                       StageClock &clock, uint64_t ulps,
-                                                       double dotScale, double mathTol) {
+                                                       StageClock &clock, const Tolerances &tol) {
   const CompiledKernel &kernel = *p.c.kernel;
   unsigned base = gpu.numWarps();
   gpu.setNumWarps(warps);
@@ -686,12 +1005,14 @@ std::optional<OracleResult> GpuOracle::warpsVariantRun(const FuzzKernel &k, Pend
     return gpuError(contains(r.error, "did not finish within") ? "gpu-hang" : "gpu-fault",
                     with + r.error);
   }
-  std::string diff = runDifference(r, k, p.want, got, ulps, dotScale, mathTol);
+  std::string diff =
+      runDifference(r, k, p.want, got, tol.ulps, tol.dotScale, tol.mathTol, tol.direct);
   if (diff.empty())
     return std::nullopt;
   OracleResult out;
   if (r.status == RunResult::Status::Ok) { // as for the first run: property (f)
-    ElementSet differing = differingElements(k, p.want, got, ulps, dotScale, mathTol);
+    ElementSet differing =
+        differingElements(k, p.want, got, tol.ulps, tol.dotScale, tol.mathTol, tol.direct);
     UlpSensitivity u = ulpSensitivity(kernel, k, p.want, opts_.maxSeconds, &differing);
     if (u.covers(differing))
       return std::nullopt; // not judged, and the first run passed
@@ -1112,11 +1433,14 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
                            what + ": " + r.error));
     uint64_t ulps = conf::gpuExtraUlps(fn);
     double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
-    std::string diff = runDifference(r, run.kernel, run.want, got, ulps, dotScale, mathTol);
+    DirectMathOutputs direct = directMathOutputs(fn);
+    std::string diff =
+        runDifference(r, run.kernel, run.want, got, ulps, dotScale, mathTol, &direct);
     if (diff.empty())
       continue;
     if (r.status == RunResult::Status::Ok) { // not judged when ULPs explain it
-      ElementSet differing = differingElements(run.kernel, run.want, got, ulps, dotScale, mathTol);
+      ElementSet differing =
+          differingElements(run.kernel, run.want, got, ulps, dotScale, mathTol, &direct);
       UlpSensitivity u =
           ulpSensitivity(kernel, run.kernel, run.want, opts_.maxSeconds, &differing);
       if (u.covers(differing))
@@ -1193,12 +1517,13 @@ void GpuOracle::checkEmi(const FuzzKernel &k, Pending &p, OracleResult &out) {
   const ir::Function &fn = c.kernel->function();
   uint64_t ulps = conf::gpuExtraUlps(fn);
   double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
+  DirectMathOutputs direct = directMathOutputs(fn);
   std::string diff =
       r.status == RunResult::Status::Trapped
           ? "the GPU trapped on the EMI variant: " + (r.trap ? r.trap->render() : std::string("?"))
-          : compareWithReference(*v, vwant, got, ulps, dotScale, mathTol);
+          : compareWithReference(*v, vwant, got, ulps, dotScale, mathTol, &direct);
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
-    ElementSet differing = differingElements(*v, vwant, got, ulps, dotScale, mathTol);
+    ElementSet differing = differingElements(*v, vwant, got, ulps, dotScale, mathTol, &direct);
     UlpSensitivity u = ulpSensitivity(*c.kernel, *v, vwant, opts_.maxSeconds, &differing);
     if (u.covers(differing)) {
       out.status = OracleResult::Status::Discard;

@@ -62,6 +62,19 @@ namespace tc::fuzz {
 
 class StageClock;
 
+/// Output buffers compared in ULPs alone (docs/fuzz.md, "direct math
+/// outputs"): each of them is written only by stores of a ULP-bounded
+/// function's result (`exp2(x)`, `(half)sin(x)`, ...) whose argument, store
+/// mask and address are computed without rounding differences between the
+/// interpreter and the GPU (no other ULP-bounded call, no `@`, no float sum,
+/// no value loaded from a buffer the kernel writes), through casts to the same
+/// or a narrower float type. Buffer name -> the ULPs its elements may differ
+/// by: the function's GPU bound in the stored type, plus one for the
+/// interpreter's own rounding. Such an output needs no absolute tolerance, so
+/// a subnormal result flushed to zero (6e-39 against 0) is a mismatch.
+using DirectMathOutputs = std::map<std::string, uint64_t>;
+DirectMathOutputs directMathOutputs(const ir::Function &fn);
+
 struct GpuOracleOptions {
   int device = 0;           // CUDA device ordinal
   codegen::Options codegen; // num_warps, --disable-opt
@@ -167,9 +180,15 @@ private:
   /// A GPU run of the kernel at its warpsVariant() `warps`, compared with the
   /// reference; the failure, if any (nothing when the backend refuses the
   /// shape at that count, or the interpreter one ULP off explains it).
+  /// The comparison's parameters for one kernel (compareWithReference's).
+  struct Tolerances {
+    uint64_t ulps = 0;
+    double dotScale = 0, mathTol = 0;
+    const DirectMathOutputs *direct = nullptr;
+  };
   std::optional<OracleResult> warpsVariantRun(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
-                                              unsigned warps, StageClock &clock, uint64_t ulps,
-                                              double dotScale, double mathTol);
+                                              unsigned warps, StageClock &clock,
+                                              const Tolerances &tol);
   /// The class launches of a kernel that passed (docs/fuzz.md "Argument
   /// classes"): property (g) on the interpreter, then each launch on the GPU
   /// compiled for its arguments' classes (GpuBackend::prepare with the
@@ -191,8 +210,7 @@ private:
     std::optional<OracleResult> error;     // a fault or hang
   };
   Repeats repeatRuns(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu, bool staged,
-                     StageClock &clock, uint64_t ulps, double dotScale, double mathTol,
-                     bool firstBad);
+                     StageClock &clock, const Tolerances &tol, bool firstBad);
   codegen::Options compileOnlyOptions() const;
 
   GpuOracleOptions opts_;
@@ -234,16 +252,19 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
 /// The first element of `got` that differs from `want` under the fuzzer's
 /// GPU comparison (see above); "" when they agree. `extraUlps` is
 /// gpuExtraUlps of the kernel; `dotScale` is dotToleranceScale of the kernel
-/// (general-mode float outputs then get the dtype's tolerance times it).
+/// (general-mode float outputs then get the dtype's tolerance times it);
+/// `direct` is directMathOutputs of the kernel (null: none).
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                                 double dotScale = 0, double mathRelTol = 0);
+                                 double dotScale = 0, double mathRelTol = 0,
+                                 const DirectMathOutputs *direct = nullptr);
 
 /// The (buffer, index) pairs of the elements that differ under the GPU
 /// comparison (the same as compareWithReference's).
 ElementSet differingElements(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                              const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                             double dotScale = 0, double mathRelTol = 0);
+                             double dotScale = 0, double mathRelTol = 0,
+                             const DirectMathOutputs *direct = nullptr);
 
 /// For a kernel that calls ULP-bounded functions (codegen/Ulp.h), the relative
 /// error their results may carry into any float output, whatever its dtype:

@@ -622,3 +622,74 @@ TEST(FuzzGpuOracle, UlpSensitivityTriesPatternsUntilTheGpuDifferenceIsCovered) {
   ElementSet wrong = differingElements(k, want, got, conf::gpuExtraUlps(fn), 0, tol);
   EXPECT_FALSE(ulpSensitivity(k, want, 20, &wrong).covers(wrong));
 }
+
+namespace {
+
+// directMathOutputs of a kernel `k(float *X, float *Y, half *H, double *D, float *Z)` with `body`.
+DirectMathOutputs directOf(const std::string &body) {
+  CompileRequest req;
+  req.sourceName = "direct.tc";
+  req.sourceText = "__global__ void k(float *X, float *Y, half *H, double *D, float *Z) {\n"
+                   "  int r[8] = 0 ... 8;\n  float x[8] = *(X + r);\n" +
+                   body + "}\n";
+  CompileOutcome c = compileKernel(req);
+  EXPECT_TRUE(c.ok()) << c.diagnostics;
+  return c.ok() ? directMathOutputs(c.kernel->function()) : DirectMathOutputs{};
+}
+
+} // namespace
+
+// An output written only with a ULP-bounded function of exactly computed values is
+// compared in that function's ULPs alone; anything that may round differently on the two
+// sides before the function, or a write of another value, keeps the tolerance.
+TEST(FuzzGpuOracle, DirectMathOutputsAreTheStoresOfOneFunctionOfExactValues) {
+  using M = DirectMathOutputs;
+  // exp2f: 2 ULPs on the GPU, + 1 for the interpreter; the bound of exp2-range's form.
+  EXPECT_EQ(directOf("  *(Y + r) = exp2(max(x * 2.0f - 130.0f, -127.0f));\n"), (M{{"Y", 3}}));
+  // Through a narrowing cast: one ULP of half, + 1; sqrt, fma, loads, loops are exact.
+  EXPECT_EQ(directOf("  float a[8] = 0;\n  for (int i = 0; i < 3; i++)\n"
+                     "    a = fma(a, x, sqrt(x));\n  *(H + r) = (half)sin(a);\n"),
+            (M{{"H", 2}}));
+  // Masked, with an exact mask; a max reduction is exact.
+  EXPECT_EQ(directOf("  float m = x[max];\n  *?(x < m) (Y + r) = log2(x);\n"), (M{{"Y", 2}}));
+  // Not direct: a later operation, a widening cast, a function of a function, a float sum,
+  // a value read back from an output, another store to the same buffer, an atomic.
+  EXPECT_EQ(directOf("  *(Y + r) = exp2(x) - 1.0f;\n"), M{});
+  EXPECT_EQ(directOf("  *(D + r) = (double)exp(x);\n"), M{});
+  EXPECT_EQ(directOf("  *(Y + r) = exp2(sin(x));\n"), M{});
+  EXPECT_EQ(directOf("  float s = x[+];\n  *(Y + r) = exp(x - s);\n"), M{});
+  EXPECT_EQ(directOf("  *(Z + r) = x;\n  float z[8] = *(Z + r);\n  *(Y + r) = exp(z);\n"), (M{}));
+  EXPECT_EQ(directOf("  *(Y + r) = exp(x);\n  *(Y + r + 8) = x;\n"), M{});
+  EXPECT_EQ(directOf("  *(Y + r) = cos(x);\n  atomic_add(Y + r, x);\n"), M{});
+  // An integer `@` sums exactly in any order; a float one in the backend's order.
+  const std::string tiles =
+      "  int q[16] = 0 ... 16;\n  float *pY[16, 16] = Y + q[:, newaxis] * 16 + "
+      "q[newaxis, :];\n  float u[16, 16] = *(X + q[:, newaxis] * 16 + q[newaxis, :]);\n";
+  EXPECT_EQ(directOf(tiles + "  int8 a[16, 16] = (int8)u;\n  *pY = exp((float)(a @ a));\n"),
+            (M{{"Y", 3}}));
+  EXPECT_EQ(directOf(tiles + "  half a[16, 16] = (half)u;\n  *pY = exp(a @ a);\n"), M{});
+  // Each buffer on its own: Y direct, Z (a plain value) not.
+  EXPECT_EQ(directOf("  *(Y + r) = rsqrt(x);\n  *(Z + r) = x + 1.0f;\n"), (M{{"Y", 3}}));
+}
+
+// The planted exp2-range-bound: 2^-127 flushed to 0 passes the math tolerance's absolute part
+// and fails a direct math output's ULP comparison.
+TEST(FuzzGpuOracle, DirectMathOutputsSeeAFlushedSubnormal) {
+  FuzzKernel k = twoBuffers(false);
+  std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
+  want.at("Y").setDouble(1, std::ldexp(1.0, -127));
+  double tol = 4.0 * 3 * std::ldexp(1.0, -23); // mathRelativeTolerance of an f32 exp2
+  EXPECT_EQ(compareWithReference(k, want, got, 3, 0, tol), "");
+  DirectMathOutputs direct{{"Y", 3}};
+  std::string diff = compareWithReference(k, want, got, 3, 0, tol, &direct);
+  EXPECT_NE(diff.find("Y[1]"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("a direct math output"), std::string::npos) << diff;
+  got.at("Y").setDouble(1, std::ldexp(1.0, -127) + 3 * std::ldexp(1.0, -149)); // 3 ULPs: within
+  EXPECT_EQ(compareWithReference(k, want, got, 3, 0, tol, &direct), "");
+  got.at("Y").setDouble(1, std::ldexp(1.0, -127) + 4 * std::ldexp(1.0, -149));
+  EXPECT_NE(compareWithReference(k, want, got, 3, 0, tol, &direct), "");
+  // X is an input, compared bit for bit whatever the map says.
+  DirectMathOutputs onX{{"X", 3}};
+  got.at("X").setDouble(0, std::nextafter(1.0f, 2.0f));
+  EXPECT_NE(compareWithReference(k, want, got, 3, 0, tol, &onX), "");
+}

@@ -2,11 +2,12 @@
 // kernels compile and rarely trap, generation is deterministic in the seed,
 // the features cover the language, the oracle classifies compile errors and
 // traps, and a finding written as a conformance case loads and passes.
-#include "conformance/Case.h"
 #include "codegen/Codegen.h"
+#include "conformance/Case.h"
 #include "conformance/Runner.h"
 #include "fuzz/Case.h"
 #include "fuzz/Generator.h"
+#include "fuzz/GpuOracle.h"
 #include "fuzz/Oracle.h"
 #include "interp/InterpreterBackend.h"
 
@@ -843,4 +844,33 @@ TEST(FuzzGenerator, FloatToIntConversionsTakeNoUlpBoundedValues) {
   EXPECT_GT(conversions, 1000);
   EXPECT_GT(addends, 30);
   EXPECT_GT(products, 20);
+}
+
+// store.math kernels store one ULP-bounded function of an exact value into Y: the GPU
+// oracle's analysis must see that Y is a direct math output (compared in ULPs alone), or the
+// draw tests nothing the other kernels do not. The one exception: a float `@` whose sums the
+// generator knows to be exact (small values) and the analysis, which sees no values, does not.
+TEST(FuzzGenerator, MathStoresAreDirectMathOutputs) {
+  auto has = [](const FuzzKernel &k, const std::string &f) {
+    return std::find(k.features.begin(), k.features.end(), f) != k.features.end();
+  };
+  int drawn = 0, direct = 0, exp2Max = 0;
+  for (int i = 0; i < 2000; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    if (!has(k, "store.math"))
+      continue;
+    ++drawn;
+    exp2Max += has(k, "op.exp2_max");
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics << "\n" << k.source;
+    bool floatDot = false;
+    for (DType t : {DType::F16, DType::BF16, DType::F32, DType::F64})
+      floatDot = floatDot || has(k, "dot." + std::string(conformanceName(t)));
+    bool isDirect = directMathOutputs(c.kernel->function()).count("Y") > 0;
+    direct += isDirect;
+    EXPECT_TRUE(isDirect || floatDot) << k.source;
+  }
+  EXPECT_GT(drawn, 20); // a tenth of the elementwise kernels with a float output, no atomic
+  EXPECT_GT(direct, drawn * 9 / 10);
+  EXPECT_GT(exp2Max, 3);
 }
