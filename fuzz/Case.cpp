@@ -90,13 +90,16 @@ std::string conformanceCase(const FuzzKernel &kernel, const OracleResult &r,
   }
   c["args"] = args;
   Json outputs = Json::object();
-  for (const BufferDesc &b : k.buffers)
-    if (b.isOutput && r.reference.count(b.name))
-      outputs[b.name] =
-          info.exact
-              ? Json{{"data", dataOf(r.reference.at(b.name), offsetOf(b.name))},
-                     {"compare", "exact"}}
-              : Json{{"data", dataOf(r.reference.at(b.name), offsetOf(b.name))}};
+  for (const BufferDesc &b : k.buffers) {
+    if (!b.isOutput || !r.reference.count(b.name))
+      continue;
+    Json out{{"data", dataOf(r.reference.at(b.name), offsetOf(b.name))}};
+    if (info.exact)
+      out["compare"] = "exact";
+    else if (auto u = info.ulpOutputs.find(b.name); u != info.ulpOutputs.end())
+      out["compare"] = {{"ulp", u->second}};
+    outputs[b.name] = out;
+  }
   c["expect"] = {{"outputs", outputs}};
 
   Json suite;

@@ -14,6 +14,7 @@
 #include "fuzz/Oracle.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace tc::fuzz {
@@ -25,6 +26,9 @@ struct CaseInfo {
   std::string signature; // the failure's signature ("fuzz-signature: <sig>" in the
                          // description, for knownSignatures in fuzz/Report.h)
   bool exact = true;     // "compare": "exact" (else the dtype's default tolerance)
+  /// Outputs compared in ULPs alone instead of the tolerance (the GPU oracle's
+  /// direct math outputs, fuzz/GpuOracle.h): name -> "compare": {"ulp": N}.
+  std::map<std::string, uint64_t> ulpOutputs;
   std::string note;      // one more line for the description ("" when none)
   std::string expected = "the reference run, interp(ir) with one thread";
   /// The GPU campaign's num_warps: the case's "num_warps" when it is not 4.

@@ -306,6 +306,9 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   info.reproduce = req.at("reproduce").get<std::string>();
   info.signature = failureSignature(best, property);
   info.exact = cfg.cpuOnly || best.smallInts;
+  if (!info.exact && !cfg.triton.enabled) // as the GPU oracle compared them
+    if (CompileOutcome c = compileFuzzKernel(best); c.ok())
+      info.ulpOutputs = directMathOutputs(c.kernel->function());
   info.note = note;
   if (!cfg.cpuOnly)
     info.numWarps = cfg.triton.enabled ? cfg.triton.numWarps : cfg.gpu.codegen.numWarps;

@@ -874,3 +874,39 @@ TEST(FuzzGenerator, MathStoresAreDirectMathOutputs) {
   EXPECT_GT(direct, drawn * 9 / 10);
   EXPECT_GT(exp2Max, 3);
 }
+
+// A finding's conformance case compares a direct math output in ULPs, as the oracle did:
+// under the runner's default tolerance a flushed subnormal would pass, and the case would
+// not show the finding.
+TEST(FuzzGenerator, MathStoreFindingsCompareInUlps) {
+  for (int i = 0; i < 2000; ++i) {
+    FuzzKernel k = generateKernel({}, seedOf(i));
+    if (k.smallInts ||
+        std::find(k.features.begin(), k.features.end(), "store.math") == k.features.end())
+      continue;
+    CompileOutcome c = compileFuzzKernel(k);
+    ASSERT_TRUE(c.ok()) << c.diagnostics;
+    DirectMathOutputs direct = directMathOutputs(c.kernel->function());
+    if (!direct.count("Y"))
+      continue;
+    OracleResult r;
+    std::string error;
+    ASSERT_TRUE(interpReference(k, 20, r.reference, error)) << error;
+    r.property = "gpu-mismatch";
+    r.message = "gpu differs";
+    CaseInfo info;
+    info.name = "m";
+    info.exact = false;
+    info.ulpOutputs = direct;
+    conf::LoadResult loaded = conf::loadSuiteText(conformanceCase(k, r, info), "m.json", ".");
+    ASSERT_TRUE(loaded.ok());
+    const conf::Expectation &e = loaded.suite->cases.front().expect;
+    ASSERT_EQ(e.outputs.size(), 1u);
+    EXPECT_EQ(e.outputs[0].name, "Y");
+    EXPECT_TRUE(e.outputs[0].compareGiven);
+    EXPECT_EQ(e.outputs[0].compare.kind, conf::CompareSpec::Kind::Ulp);
+    EXPECT_EQ(e.outputs[0].compare.ulp, direct.at("Y"));
+    return;
+  }
+  FAIL() << "no general-value store.math kernel with a direct Y in 2000 seeds";
+}
