@@ -97,7 +97,7 @@ std::string conformanceCase(const FuzzKernel &kernel, const OracleResult &r,
     if (info.exact)
       out["compare"] = "exact";
     else if (auto u = info.ulpOutputs.find(b.name); u != info.ulpOutputs.end())
-      out["compare"] = {{"ulp", u->second}};
+      out["compare"] = u->second == 0 ? Json("exact") : Json{{"ulp", u->second}};
     outputs[b.name] = out;
   }
   c["expect"] = {{"outputs", outputs}};

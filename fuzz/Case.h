@@ -26,8 +26,8 @@ struct CaseInfo {
   std::string signature; // the failure's signature ("fuzz-signature: <sig>" in the
                          // description, for knownSignatures in fuzz/Report.h)
   bool exact = true;     // "compare": "exact" (else the dtype's default tolerance)
-  /// Outputs compared in ULPs alone instead of the tolerance (the GPU oracle's
-  /// direct math outputs, fuzz/GpuOracle.h): name -> "compare": {"ulp": N}.
+  /// Outputs compared without the tolerance (the GPU oracle's bounded outputs,
+  /// fuzz/GpuOracle.h): name -> N, "compare": {"ulp": N}, or "exact" for 0.
   std::map<std::string, uint64_t> ulpOutputs;
   std::string note;      // one more line for the description ("" when none)
   std::string expected = "the reference run, interp(ir) with one thread";

@@ -1098,7 +1098,7 @@ Val Builder::exp2OfMax(const Val &a) {
 
 // A ULP-bounded function of an exact value of the output's type, stored as it
 // is (store.math): the GPU comparison checks such an output in ULPs alone
-// (fuzz::directMathOutputs), so a subnormal result flushed to zero or a wrong
+// (fuzz::boundedOutputs), so a subnormal result flushed to zero or a wrong
 // special value cannot hide in the absolute tolerance that other outputs of
 // kernels with math functions get. Nothing when the drawn value is inexact.
 std::optional<Val> Builder::mathStore(DType outType) {

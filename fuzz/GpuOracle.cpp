@@ -107,7 +107,7 @@ double mathRelativeTolerance(const ir::Function &fn) {
 
 namespace {
 
-// The analysis behind directMathOutputs: which values the interpreter and the
+// The analysis behind boundedOutputs: which values the interpreter and the
 // GPU compute to the same bits (every op rounds once, as IEEE says, on both
 // sides: docs/semantics.md), and which parameter a pointer is based on.
 class ExactValues {
@@ -345,7 +345,7 @@ private:
 
 } // namespace
 
-DirectMathOutputs directMathOutputs(const ir::Function &fn) {
+BoundedOutputs boundedOutputs(const ir::Function &fn) {
   ExactValues ev(fn);
   std::vector<const ir::Op *> stores;
   bool unknownWrite = false;
@@ -372,6 +372,17 @@ DirectMathOutputs directMathOutputs(const ir::Function &fn) {
   for (const ir::Op *st : stores) {
     const ir::Value *b = ev.base(st->operand(0));
     DType stored = st->operand(1)->type().dtype;
+    if (!isFloat(stored))
+      continue; // compared bit for bit anyway
+    // Where and whether it stores must not depend on a rounding either.
+    if (!ev.exact(st->operand(0)) || (st->numOperands() > 2 && !ev.exact(st->operand(2)))) {
+      other.insert(b);
+      continue;
+    }
+    if (ev.exact(st->operand(1))) { // the same bits on both sides
+      ulps.emplace(b, 0);
+      continue;
+    }
     // The stored value through value-preserving ops and float casts to the
     // same or a narrower type (each rounds once: at most one ULP of the
     // narrower type on top of the function's own error).
@@ -395,16 +406,14 @@ DirectMathOutputs directMathOutputs(const ir::Function &fn) {
     int bound = fnOp && fnOp->numOperands() == 1 && isFloat(v->type().dtype)
                     ? codegen::gpuUlpBound(fnOp->kind(), fnOp->operand(0)->type().dtype)
                     : 0;
-    bool direct = bound > 0 && isFloat(stored) && ev.exact(fnOp->operand(0)) &&
-                  ev.exact(st->operand(0)) && (st->numOperands() < 3 || ev.exact(st->operand(2)));
-    if (!direct) {
+    if (bound <= 0 || !ev.exact(fnOp->operand(0))) {
       other.insert(b);
       continue;
     }
     uint64_t u = static_cast<uint64_t>(codegen::gpuUlpBound(fnOp->kind(), stored)) + 1;
     ulps[b] = std::max(ulps[b], u);
   }
-  DirectMathOutputs out;
+  BoundedOutputs out;
   for (unsigned i = 0; i < fn.numParams(); ++i)
     if (auto it = ulps.find(fn.param(i)); it != ulps.end() && !other.count(fn.param(i)))
       out[fn.paramName(i)] = it->second;
@@ -432,7 +441,7 @@ static double floatInputScale(const FuzzKernel &k, const std::map<std::string, H
 static void forEachMismatch(
     const FuzzKernel &k, const std::map<std::string, HostArray> &want,
     const std::map<std::string, HostArray> &got, uint64_t extraUlps, double dotScale,
-    double mathRelTol, const DirectMathOutputs *direct, bool firstOnly,
+    double mathRelTol, const BoundedOutputs *direct, bool firstOnly,
     const std::function<void(const BufferDesc &, int64_t, int64_t, const std::string &)> &onBuffer,
     const std::function<void(const std::string &, int64_t)> &onElement) {
   // A ULP-bounded result is off relative to its own magnitude, which a later
@@ -460,9 +469,9 @@ static void forEachMismatch(
       spec = conf::CompareSpec::tolerance(std::max(rtol, mathRelTol), std::max(atol, mathAbsTol));
     }
     uint64_t ulps = b.isOutput ? extraUlps : 0;
-    // A direct math output: its function's ULPs and nothing else.
+    // A bounded output: bit for bit, or its function's ULPs, and nothing else.
     auto d = direct && b.isOutput && isFloat(b.dtype) ? direct->find(b.name)
-                                                      : DirectMathOutputs::const_iterator{};
+                                                      : BoundedOutputs::const_iterator{};
     bool isDirect = direct && b.isOutput && isFloat(b.dtype) && d != direct->end();
     if (isDirect) {
       spec = conf::CompareSpec::exact();
@@ -481,7 +490,7 @@ static void forEachMismatch(
       if (ulps > 0)
         how += " or ulp=" + std::to_string(ulps);
       if (isDirect)
-        how += ", a direct math output";
+        how += d->second == 0 ? ", an exactly computed output" : ", a math function's output";
       if (onBuffer)
         onBuffer(b, count, first, how);
       if (firstOnly)
@@ -492,8 +501,7 @@ static void forEachMismatch(
 
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                                 double dotScale, double mathRelTol,
-                                 const DirectMathOutputs *direct) {
+                                 double dotScale, double mathRelTol, const BoundedOutputs *direct) {
   std::string diff;
   forEachMismatch(
       k, want, got, extraUlps, dotScale, mathRelTol, direct, true,
@@ -510,8 +518,7 @@ std::string compareWithReference(const FuzzKernel &k, const std::map<std::string
 static std::string runDifference(const RunResult &r, const FuzzKernel &k,
                                  const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                                 double dotScale, double mathRelTol,
-                                 const DirectMathOutputs *direct) {
+                                 double dotScale, double mathRelTol, const BoundedOutputs *direct) {
   if (r.status == RunResult::Status::Trapped)
     return "the GPU trapped where the interpreter did not: " +
            (r.trap ? r.trap->render() : std::string("?"));
@@ -520,7 +527,7 @@ static std::string runDifference(const RunResult &r, const FuzzKernel &k,
 
 ElementSet differingElements(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                              const std::map<std::string, HostArray> &got, uint64_t extraUlps,
-                             double dotScale, double mathRelTol, const DirectMathOutputs *direct) {
+                             double dotScale, double mathRelTol, const BoundedOutputs *direct) {
   ElementSet out;
   forEachMismatch(k, want, got, extraUlps, dotScale, mathRelTol, direct, false, nullptr,
                   [&](const std::string &name, int64_t i) { out.emplace(name, i); });
@@ -845,7 +852,7 @@ OracleResult GpuOracle::runAndCompare(const FuzzKernel &k, Pending &p, gpu::GpuB
   const ir::Function &fn = kernel.function();
   uint64_t ulps = conf::gpuExtraUlps(fn);
   double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
-  DirectMathOutputs direct = directMathOutputs(fn);
+  BoundedOutputs direct = boundedOutputs(fn);
   std::string diff = runDifference(r, k, p.want, got, ulps, dotScale, mathTol, &direct);
   clock.mark("compare");
   if (!diff.empty() && r.status == RunResult::Status::Ok) {
@@ -1433,7 +1440,7 @@ void GpuOracle::checkClasses(const FuzzKernel &k, Pending &p, StageClock &clock,
                            what + ": " + r.error));
     uint64_t ulps = conf::gpuExtraUlps(fn);
     double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
-    DirectMathOutputs direct = directMathOutputs(fn);
+    BoundedOutputs direct = boundedOutputs(fn);
     std::string diff =
         runDifference(r, run.kernel, run.want, got, ulps, dotScale, mathTol, &direct);
     if (diff.empty())
@@ -1517,7 +1524,7 @@ void GpuOracle::checkEmi(const FuzzKernel &k, Pending &p, OracleResult &out) {
   const ir::Function &fn = c.kernel->function();
   uint64_t ulps = conf::gpuExtraUlps(fn);
   double dotScale = dotToleranceScale(fn), mathTol = mathRelativeTolerance(fn);
-  DirectMathOutputs direct = directMathOutputs(fn);
+  BoundedOutputs direct = boundedOutputs(fn);
   std::string diff =
       r.status == RunResult::Status::Trapped
           ? "the GPU trapped on the EMI variant: " + (r.trap ? r.trap->render() : std::string("?"))

@@ -6,8 +6,9 @@
 // and every buffer is compared. Output buffers: bit-exact for kernels in
 // small-int mode (their arithmetic is exact), else the dtype's default
 // tolerance, loosened to the GPU's documented ULP bound when the kernel calls
-// a transcendental function (conformance/Runner.h gpuExtraUlps); every other
-// buffer must be unchanged. Failure properties:
+// a transcendental function (conformance/Runner.h gpuExtraUlps), except the
+// bounded outputs (boundedOutputs: bit for bit, or a function's ULPs alone);
+// every other buffer must be unchanged. Failure properties:
 //   gpu-compile  the backend refuses or fails to compile the kernel
 //   gpu-fault    the launch ends in an error (illegal address, ...)
 //   gpu-hang     the launch did not finish within the time limit
@@ -62,18 +63,21 @@ namespace tc::fuzz {
 
 class StageClock;
 
-/// Output buffers compared in ULPs alone (docs/fuzz.md, "direct math
-/// outputs"): each of them is written only by stores of a ULP-bounded
-/// function's result (`exp2(x)`, `(half)sin(x)`, ...) whose argument, store
-/// mask and address are computed without rounding differences between the
-/// interpreter and the GPU (no other ULP-bounded call, no `@`, no float sum,
-/// no value loaded from a buffer the kernel writes), through casts to the same
-/// or a narrower float type. Buffer name -> the ULPs its elements may differ
-/// by: the function's GPU bound in the stored type, plus one for the
-/// interpreter's own rounding. Such an output needs no absolute tolerance, so
-/// a subnormal result flushed to zero (6e-39 against 0) is a mismatch.
-using DirectMathOutputs = std::map<std::string, uint64_t>;
-DirectMathOutputs directMathOutputs(const ir::Function &fn);
+/// Float output buffers compared without a tolerance (docs/fuzz.md, "bounded
+/// outputs"). Each store into such a buffer writes, at an address and under a
+/// mask computed without rounding differences between the interpreter and
+/// the GPU, either such a value itself (elementwise IEEE operations, casts,
+/// loads of buffers the kernel does not write, loops and ifs of them, integer
+/// `@`, reductions other than a float `+`: docs/semantics.md makes each of
+/// them round once, the same way on both sides) or one ULP-bounded
+/// function's result of one (`exp2(x)`, `(half)sin(x)`, through casts to the
+/// same or a narrower float type). Buffer name -> the ULPs its elements may
+/// differ by: 0 (bit for bit) for the first kind, the function's GPU bound in
+/// the stored type plus one (the interpreter's own rounding) for the second.
+/// Without a tolerance a subnormal flushed to zero (6e-39 against 0), a
+/// contraction into an fma or a double rounding is a mismatch.
+using BoundedOutputs = std::map<std::string, uint64_t>;
+BoundedOutputs boundedOutputs(const ir::Function &fn);
 
 struct GpuOracleOptions {
   int device = 0;           // CUDA device ordinal
@@ -184,7 +188,7 @@ private:
   struct Tolerances {
     uint64_t ulps = 0;
     double dotScale = 0, mathTol = 0;
-    const DirectMathOutputs *direct = nullptr;
+    const BoundedOutputs *direct = nullptr;
   };
   std::optional<OracleResult> warpsVariantRun(const FuzzKernel &k, Pending &p, gpu::GpuBackend &gpu,
                                               unsigned warps, StageClock &clock,
@@ -253,18 +257,18 @@ bool interpReference(const FuzzKernel &k, double maxSeconds, std::map<std::strin
 /// GPU comparison (see above); "" when they agree. `extraUlps` is
 /// gpuExtraUlps of the kernel; `dotScale` is dotToleranceScale of the kernel
 /// (general-mode float outputs then get the dtype's tolerance times it);
-/// `direct` is directMathOutputs of the kernel (null: none).
+/// `direct` is boundedOutputs of the kernel (null: none).
 std::string compareWithReference(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                                  const std::map<std::string, HostArray> &got, uint64_t extraUlps,
                                  double dotScale = 0, double mathRelTol = 0,
-                                 const DirectMathOutputs *direct = nullptr);
+                                 const BoundedOutputs *direct = nullptr);
 
 /// The (buffer, index) pairs of the elements that differ under the GPU
 /// comparison (the same as compareWithReference's).
 ElementSet differingElements(const FuzzKernel &k, const std::map<std::string, HostArray> &want,
                              const std::map<std::string, HostArray> &got, uint64_t extraUlps,
                              double dotScale = 0, double mathRelTol = 0,
-                             const DirectMathOutputs *direct = nullptr);
+                             const BoundedOutputs *direct = nullptr);
 
 /// For a kernel that calls ULP-bounded functions (codegen/Ulp.h), the relative
 /// error their results may carry into any float output, whatever its dtype:

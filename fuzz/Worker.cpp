@@ -308,7 +308,7 @@ void handleReduce(const CheckConfig &cfg, Checker &checker, const Json &req, int
   info.exact = cfg.cpuOnly || best.smallInts;
   if (!info.exact && !cfg.triton.enabled) // as the GPU oracle compared them
     if (CompileOutcome c = compileFuzzKernel(best); c.ok())
-      info.ulpOutputs = directMathOutputs(c.kernel->function());
+      info.ulpOutputs = boundedOutputs(c.kernel->function());
   info.note = note;
   if (!cfg.cpuOnly)
     info.numWarps = cfg.triton.enabled ? cfg.triton.numWarps : cfg.gpu.codegen.numWarps;

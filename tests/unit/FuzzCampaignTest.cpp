@@ -625,8 +625,8 @@ TEST(FuzzGpuOracle, UlpSensitivityTriesPatternsUntilTheGpuDifferenceIsCovered) {
 
 namespace {
 
-// directMathOutputs of a kernel `k(float *X, float *Y, half *H, double *D, float *Z)` with `body`.
-DirectMathOutputs directOf(const std::string &body) {
+// boundedOutputs of a kernel `k(float *X, float *Y, half *H, double *D, float *Z)` with `body`.
+BoundedOutputs directOf(const std::string &body) {
   CompileRequest req;
   req.sourceName = "direct.tc";
   req.sourceText = "__global__ void k(float *X, float *Y, half *H, double *D, float *Z) {\n"
@@ -634,16 +634,17 @@ DirectMathOutputs directOf(const std::string &body) {
                    body + "}\n";
   CompileOutcome c = compileKernel(req);
   EXPECT_TRUE(c.ok()) << c.diagnostics;
-  return c.ok() ? directMathOutputs(c.kernel->function()) : DirectMathOutputs{};
+  return c.ok() ? boundedOutputs(c.kernel->function()) : BoundedOutputs{};
 }
 
 } // namespace
 
-// An output written only with a ULP-bounded function of exactly computed values is
-// compared in that function's ULPs alone; anything that may round differently on the two
-// sides before the function, or a write of another value, keeps the tolerance.
-TEST(FuzzGpuOracle, DirectMathOutputsAreTheStoresOfOneFunctionOfExactValues) {
-  using M = DirectMathOutputs;
+// An output written only with exactly computed values is compared bit for bit, one written
+// with a ULP-bounded function of such values in that function's ULPs; anything that may
+// round differently on the two sides before the function, a store whose address or mask
+// may, or an atomic keeps the tolerance.
+TEST(FuzzGpuOracle, BoundedOutputsAreStoresOfExactValuesOrOfOneFunctionOfThem) {
+  using M = BoundedOutputs;
   // exp2f: 2 ULPs on the GPU, + 1 for the interpreter; the bound of exp2-range's form.
   EXPECT_EQ(directOf("  *(Y + r) = exp2(max(x * 2.0f - 130.0f, -127.0f));\n"), (M{{"Y", 3}}));
   // Through a narrowing cast: one ULP of half, + 1; sqrt, fma, loads, loops are exact.
@@ -652,14 +653,20 @@ TEST(FuzzGpuOracle, DirectMathOutputsAreTheStoresOfOneFunctionOfExactValues) {
             (M{{"H", 2}}));
   // Masked, with an exact mask; a max reduction is exact.
   EXPECT_EQ(directOf("  float m = x[max];\n  *?(x < m) (Y + r) = log2(x);\n"), (M{{"Y", 2}}));
-  // Not direct: a later operation, a widening cast, a function of a function, a float sum,
-  // a value read back from an output, another store to the same buffer, an atomic.
+  // Exact values themselves: bit for bit (a widening cast is exact too).
+  EXPECT_EQ(directOf("  *(Y + r) = x * 3.0f + x / 7.0f;\n  *(D + r) = (double)x;\n"),
+            (M{{"D", 0}, {"Y", 0}}));
+  // Stores of both kinds: the function's ULPs.
+  EXPECT_EQ(directOf("  *(Y + r) = exp(x);\n  *(Y + r + 8) = x;\n"), (M{{"Y", 3}}));
+  // Not bounded: a later operation, a widening cast, a function of a function, a float sum,
+  // a value read back from an output, a mask from a function, an atomic.
   EXPECT_EQ(directOf("  *(Y + r) = exp2(x) - 1.0f;\n"), M{});
   EXPECT_EQ(directOf("  *(D + r) = (double)exp(x);\n"), M{});
   EXPECT_EQ(directOf("  *(Y + r) = exp2(sin(x));\n"), M{});
-  EXPECT_EQ(directOf("  float s = x[+];\n  *(Y + r) = exp(x - s);\n"), M{});
-  EXPECT_EQ(directOf("  *(Z + r) = x;\n  float z[8] = *(Z + r);\n  *(Y + r) = exp(z);\n"), (M{}));
-  EXPECT_EQ(directOf("  *(Y + r) = exp(x);\n  *(Y + r + 8) = x;\n"), M{});
+  EXPECT_EQ(directOf("  float s = x[+];\n  *(Y + r) = exp(x - s);\n  *(Z + r) = x - s;\n"), M{});
+  EXPECT_EQ(directOf("  *(Z + r) = x;\n  float z[8] = *(Z + r);\n  *(Y + r) = exp(z);\n"),
+            (M{{"Z", 0}}));
+  EXPECT_EQ(directOf("  *?(exp(x) < 2.0f) (Y + r) = x;\n"), M{});
   EXPECT_EQ(directOf("  *(Y + r) = cos(x);\n  atomic_add(Y + r, x);\n"), M{});
   // An integer `@` sums exactly in any order; a float one in the backend's order.
   const std::string tiles =
@@ -668,28 +675,40 @@ TEST(FuzzGpuOracle, DirectMathOutputsAreTheStoresOfOneFunctionOfExactValues) {
   EXPECT_EQ(directOf(tiles + "  int8 a[16, 16] = (int8)u;\n  *pY = exp((float)(a @ a));\n"),
             (M{{"Y", 3}}));
   EXPECT_EQ(directOf(tiles + "  half a[16, 16] = (half)u;\n  *pY = exp(a @ a);\n"), M{});
-  // Each buffer on its own: Y direct, Z (a plain value) not.
-  EXPECT_EQ(directOf("  *(Y + r) = rsqrt(x);\n  *(Z + r) = x + 1.0f;\n"), (M{{"Y", 3}}));
+  // Each buffer on its own: Y a function's, Z exact, H not bounded.
+  EXPECT_EQ(directOf("  *(Y + r) = rsqrt(x);\n  *(Z + r) = x + 1.0f;\n"
+                     "  *(H + r) = (half)(x + sin(x));\n"),
+            (M{{"Y", 3}, {"Z", 0}}));
 }
 
 // The planted exp2-range-bound: 2^-127 flushed to 0 passes the math tolerance's absolute part
-// and fails a direct math output's ULP comparison.
-TEST(FuzzGpuOracle, DirectMathOutputsSeeAFlushedSubnormal) {
+// and fails a bounded output's ULP comparison; a one-ULP error fails an exact output's.
+TEST(FuzzGpuOracle, BoundedOutputsSeeAFlushedSubnormal) {
   FuzzKernel k = twoBuffers(false);
   std::map<std::string, HostArray> want = makeBuffers(k), got = makeBuffers(k);
   want.at("Y").setDouble(1, std::ldexp(1.0, -127));
   double tol = 4.0 * 3 * std::ldexp(1.0, -23); // mathRelativeTolerance of an f32 exp2
   EXPECT_EQ(compareWithReference(k, want, got, 3, 0, tol), "");
-  DirectMathOutputs direct{{"Y", 3}};
+  BoundedOutputs direct{{"Y", 3}};
   std::string diff = compareWithReference(k, want, got, 3, 0, tol, &direct);
   EXPECT_NE(diff.find("Y[1]"), std::string::npos) << diff;
-  EXPECT_NE(diff.find("a direct math output"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("a math function's output"), std::string::npos) << diff;
   got.at("Y").setDouble(1, std::ldexp(1.0, -127) + 3 * std::ldexp(1.0, -149)); // 3 ULPs: within
   EXPECT_EQ(compareWithReference(k, want, got, 3, 0, tol, &direct), "");
   got.at("Y").setDouble(1, std::ldexp(1.0, -127) + 4 * std::ldexp(1.0, -149));
   EXPECT_NE(compareWithReference(k, want, got, 3, 0, tol, &direct), "");
+  // An exactly computed output: one ULP is a mismatch, which the tolerance passes (a
+  // contraction into an fma, a double rounding).
+  want.at("Y").setDouble(2, 1000);
+  got.at("Y").setDouble(1, std::ldexp(1.0, -127));
+  got.at("Y").setDouble(2, std::nextafter(1000.0f, 2000.0f));
+  EXPECT_EQ(compareWithReference(k, want, got, 0), "");
+  BoundedOutputs exact{{"Y", 0}};
+  diff = compareWithReference(k, want, got, 0, 0, 0, &exact);
+  EXPECT_NE(diff.find("Y[2]"), std::string::npos) << diff;
+  EXPECT_NE(diff.find("an exactly computed output"), std::string::npos) << diff;
   // X is an input, compared bit for bit whatever the map says.
-  DirectMathOutputs onX{{"X", 3}};
+  BoundedOutputs onX{{"X", 3}};
   got.at("X").setDouble(0, std::nextafter(1.0f, 2.0f));
   EXPECT_NE(compareWithReference(k, want, got, 3, 0, tol, &onX), "");
 }
