@@ -105,7 +105,10 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(unsigned sm, bool archSpe
   if (!target)
     return nullptr;
   llvm::TargetOptions to;
-  to.AllowFPOpFusion = llvm::FPOpFusion::Strict; // no contraction: results match the reference
+  // No contraction: results match the reference. (Planted bug fp-contract:
+  // LLVM may fuse a * b + c, a rounding fewer.)
+  to.AllowFPOpFusion =
+      plantedBug("fp-contract") ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
   // O3 keeps the backend at Default: Aggressive emitted the same PTX for the
   // bench kernels (matmul, softmax, transpose, vector add) and took 20% longer
   // (matmul 128x128x64: 85 -> 68 ms); ptxas optimises the PTX in any case.

@@ -100,6 +100,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"float-to-int-round", "gpu",
        "float -> integer conversions round to nearest instead of truncating toward zero"},
       {"fdiv-approx", "gpu", "fp32 division is x * (1 / y) (two roundings)"},
+      // codegen/Target.cpp
+      {"fp-contract", "gpu",
+       "LLVM may contract a * b + c into an fma (one rounding where the reference rounds the "
+       "product, then the sum), as Triton's default fp fusion does"},
       // codegen/SharedDivisor.cpp
       {"shared-divisor-range", "gpu",
        "fp32 divisions that share a divisor take the reciprocal's fast path also for zero and "

@@ -318,6 +318,15 @@ __global__ void e(float *X, float *Y) {
 }
 )";
 
+// A product and a sum that the reference rounds one after the other (fp-contract fuses them).
+const char *kMulAddKernel = R"(
+__global__ void m(float *X, float *Y) {
+  int i[128] = 0 ... 128;
+  float x[128] = *(X + i);
+  *(Y + i) = x * x + 1.0;
+}
+)";
+
 // An int16 atomic_min at a 4-byte-aligned address (the compare-and-swap loop on its word).
 const char *kPartwordAtomicKernel = R"(
 __global__ void k(short *R, short *V) {
@@ -352,6 +361,7 @@ std::string kernelFor(const std::string &name) {
       {"pipeline-wait-group", kWgmmaKernel},
       {"tma-row-end", kTmaKernel},
       {"exp2-range-bound", kExp2MaxKernel},
+      {"fp-contract", kMulAddKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
       {"key-perm-cols", kAttentionMaskedKernel},
@@ -416,6 +426,11 @@ TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
   EXPECT_NE(ptx("float-to-int-round").find("cvt.rni"), std::string::npos);
   EXPECT_EQ(clean.find("rcp.rn.f32"), std::string::npos);
   EXPECT_NE(ptx("fdiv-approx").find("rcp.rn.f32"), std::string::npos);
+  for (const char *bug : {static_cast<const char *>(nullptr), "fp-contract"}) {
+    PlantBug env(bug);
+    std::string mulAdd = ptxOf(kMulAddKernel);
+    EXPECT_EQ(mulAdd.find("fma.rn.f32") != std::string::npos, bug != nullptr) << mulAdd;
+  }
   // values-wgmma-refill: with P @ V's wait deferred the attention loop's copies go 2 trips
   // ahead into 4 stages (cp.async.wait_group 1: the stage trip i - 2 read); planted, 3
   // trips ahead (wait_group 2: the stage trip i - 1's P @ V may still read).
