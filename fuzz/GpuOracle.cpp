@@ -125,6 +125,37 @@ public:
   /// Parameters that a store or an atomic writes to (set before exact() is asked).
   std::set<const ir::Value *> written;
 
+  /// Whether op `op` runs the same number of times, under the same conditions,
+  /// on both sides: every `if` condition, `for` bound and `while` condition
+  /// around it is exact.
+  bool exactControl(const ir::Op &op) {
+    for (const ir::Block *b = op.parentBlock(); b && b != &fn_.body();) {
+      const ir::Op *parent = b->parentOp();
+      if (!parent)
+        return false;
+      switch (parent->kind()) {
+      case ir::OpKind::If:
+        if (!exact(parent->operand(0)))
+          return false;
+        break;
+      case ir::OpKind::For:
+        for (unsigned i = 0; i < 3; ++i)
+          if (!exact(parent->operand(i)))
+            return false;
+        break;
+      case ir::OpKind::While: {
+        const ir::Value *c = condition(*parent);
+        if (!c || !exact(c))
+          return false;
+        break;
+      }
+      default: return false;
+      }
+      b = parent->parentBlock();
+    }
+    return true;
+  }
+
   /// Whether `v` has the same bits on the interpreter and the GPU for the same inputs.
   bool exact(const ir::Value *v) {
     if (auto it = known_.find(v); it != known_.end())
@@ -265,7 +296,6 @@ private:
     case K::ExtractSlice:
     case K::InsertSlice:
     case K::Cast:
-    case K::Bitcast:
     case K::Neg:
     case K::Not:
     case K::Abs:
@@ -294,6 +324,8 @@ private:
     case K::AddPtr:
     case K::Fma:
     case K::Select: return operandsExact(op);
+    case K::Bitcast: // a computed NaN's payload is the backend's own (docs/gpu-numerics.md)
+      return !isFloat(op.operand(0)->type().dtype) && operandsExact(op);
     case K::Reduce: {
       // A float sum's order is the backend's own; the other reductions are exact.
       const std::string &kind = op.strAttr("kind");
@@ -374,8 +406,10 @@ BoundedOutputs boundedOutputs(const ir::Function &fn) {
     DType stored = st->operand(1)->type().dtype;
     if (!isFloat(stored))
       continue; // compared bit for bit anyway
-    // Where and whether it stores must not depend on a rounding either.
-    if (!ev.exact(st->operand(0)) || (st->numOperands() > 2 && !ev.exact(st->operand(2)))) {
+    // Where and whether it stores must not depend on a rounding either: its
+    // address, its mask, and the conditions and trip counts around it.
+    if (!ev.exact(st->operand(0)) || (st->numOperands() > 2 && !ev.exact(st->operand(2))) ||
+        !ev.exactControl(*st)) {
       other.insert(b);
       continue;
     }

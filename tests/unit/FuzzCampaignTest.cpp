@@ -667,6 +667,18 @@ TEST(FuzzGpuOracle, BoundedOutputsAreStoresOfExactValuesOrOfOneFunctionOfThem) {
   EXPECT_EQ(directOf("  *(Z + r) = x;\n  float z[8] = *(Z + r);\n  *(Y + r) = exp(z);\n"),
             (M{{"Z", 0}}));
   EXPECT_EQ(directOf("  *?(exp(x) < 2.0f) (Y + r) = x;\n"), M{});
+  // A store under an `if` or in a loop: bounded when the condition and trip count are exact.
+  EXPECT_EQ(directOf("  float m = x[max];\n  if (m > 1.0f) {\n    *(Y + r) = x;\n  }\n"),
+            (M{{"Y", 0}}));
+  EXPECT_EQ(directOf("  float e = exp(x[max]);\n  if (e > 7.0f) {\n    *(Y + r) = x;\n  }\n"), M{});
+  EXPECT_EQ(directOf("  float s = x[+];\n  for (int i = 0; i < (int)s; i++)\n"
+                     "    *(Y + r) = x + (float)i;\n"),
+            M{});
+  // A bitcast of a float reads its NaN's payload, which is the backend's own; of an integer, exact.
+  EXPECT_EQ(directOf("  *(Z + r) = bitcast<float>((int)x);\n"
+                     "  *(H + r) = bitcast<half>((short)x);\n"
+                     "  *(Y + r) = bitcast<float>(bitcast<int>(x + x));\n"),
+            (M{{"H", 0}, {"Z", 0}}));
   EXPECT_EQ(directOf("  *(Y + r) = cos(x);\n  atomic_add(Y + r, x);\n"), M{});
   // An integer `@` sums exactly in any order; a float one in the backend's order.
   const std::string tiles =
