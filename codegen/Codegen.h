@@ -28,6 +28,7 @@
 #include "ir/IR.h"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -121,6 +122,13 @@ struct Options {
   // subnormal, which such an operand never takes. The same bits; off,
   // libdevice's everywhere.
   bool exp2Range = true;
+  // "prefetch": in a loop without `@` that writes no memory, each load whose
+  // pointer, mask and `other` follow from the loop counter and the carried
+  // values is issued one trip ahead (at the top of the trip before, its value
+  // carried into the next), so a warp has two trips' loads in flight instead
+  // of one (codegen/Prefetch.cpp). The same bits; off, loads stay where they
+  // are written.
+  bool prefetch = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
   // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
   // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2
@@ -152,6 +160,17 @@ struct Options {
 };
 
 /// The optimisation names `--disable-opt` accepts, in a fixed order.
+/// Option "prefetch" (codegen/Prefetch.cpp): a copy of `fn` whose qualifying
+/// loops load one trip ahead, or an empty result (module null) when no loop
+/// qualifies or the option is off. The lowering compiles the copy.
+struct PrefetchedKernel {
+  std::unique_ptr<ir::Module> module;
+  const ir::Function *function = nullptr;
+  unsigned loops = 0; // loops transformed
+};
+PrefetchedKernel prefetchLoopLoads(const ir::Module &module, const ir::Function &fn,
+                                   const Options &opts);
+
 const std::vector<std::string> &optimizationNames();
 /// Those names and "all", comma-separated (for the tools' --help).
 std::string optimizationList();

@@ -16,17 +16,26 @@ bool lowerKernel(const ir::Module &module, const ir::Function &fn, const Options
     error = "num_warps must be 1, 2, 4, 8, 16 or 32 (got " + std::to_string(opts.numWarps) + ")";
     return false;
   }
+  // Option prefetch: the loops that qualify load one trip ahead (a copy of
+  // the kernel; Prefetch.cpp).
+  PrefetchedKernel pk = prefetchLoopLoads(module, fn, opts);
+  const ir::Module &m = pk.module ? *pk.module : module;
+  const ir::Function &f = pk.function ? *pk.function : fn;
   try {
     try {
-      Lowerer(module, fn, opts, ctx).run(out);
+      Lowerer(m, f, opts, ctx).run(out);
     } catch (const lower::SharedOverflow &e) {
       if (!e.sharedA)
         throw;
       // Q's own region (wgmma reading it from shared memory) took the room
       // the kernel's other staging needed: Q's fragments from registers.
-      Lowerer again(module, fn, opts, ctx);
+      Lowerer again(m, f, opts, ctx);
       again.withoutSharedA();
       again.run(out);
+    }
+    if (pk.loops > 0) {
+      out.paths.push_back("loop.prefetch");
+      std::sort(out.paths.begin(), out.paths.end());
     }
   } catch (const Unsupported &e) {
     std::string what = e.what();

@@ -40,6 +40,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.sharedDivisor;
   if (name == "exp2-range")
     return &opts.exp2Range;
+  if (name == "prefetch")
+    return &opts.prefetch;
   return nullptr;
 }
 
@@ -47,10 +49,10 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {
-      "vectorize",     "remat",     "mma",        "mma-values", "key-perm",
-      "pipeline",      "wgmma",     "int8-wgmma", "split-n",    "masked-stream",
-      "epilogue-cast", "late-q",    "tma",        "occupancy",  "shared-divisor",
-      "exp2-range",    "specialize"};
+      "vectorize",     "remat",    "mma",        "mma-values", "key-perm",
+      "pipeline",      "wgmma",    "int8-wgmma", "split-n",    "masked-stream",
+      "epilogue-cast", "late-q",   "tma",        "occupancy",  "shared-divisor",
+      "exp2-range",    "prefetch", "specialize"};
   return names;
 }
 
@@ -70,8 +72,8 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
     if (name == "all") {
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
-              opts.tma = opts.occupancy = opts.sharedDivisor = opts.exp2Range = opts.specialize =
-                  false;
+              opts.tma = opts.occupancy = opts.sharedDivisor = opts.exp2Range = opts.prefetch =
+                  opts.specialize = false;
       opts.numStages = 1;
       continue;
     }
@@ -125,6 +127,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-shared-divisor";
   if (!opts.exp2Range)
     s += " no-exp2-range";
+  if (!opts.prefetch)
+    s += " no-prefetch";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

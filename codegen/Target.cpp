@@ -1100,16 +1100,40 @@ Result compile(const ir::Module &module, const ir::Function &fn, const Options &
 }
 
 const std::vector<std::string> &loweringPathNames() {
-  static const std::vector<std::string> names = {
-      "wgmma",           "wgmma.int8",        "mma.sync",          "mma.loop",
-      "pipeline.stages=2", "pipeline.stages=3", "pipeline.off",    "dot.fma",
-      "vector.load.16B", "vector.load.8B",    "vector.load.4B",    "vector.store.16B",
-      "vector.store.8B", "vector.store.4B",   "remat",             "slice.registers",
-      "slice.shared",    "atomic.add",        "atomic.max",        "atomic.min",
-      "atomic.xchg",     "atomic.and",        "atomic.or",         "atomic.xor",
-      "atomic.cas",      "mma.values",        "mma.values.pipeline.stages=2",
-      "mma.values.pipeline.stages=3",         "mma.values.pipeline.stages=4",
-      "mma.values.wgmma", "mma.values.key_perm", "div.shared", "atomic.partword"};
+  static const std::vector<std::string> names = {"wgmma",
+                                                 "wgmma.int8",
+                                                 "mma.sync",
+                                                 "mma.loop",
+                                                 "pipeline.stages=2",
+                                                 "pipeline.stages=3",
+                                                 "pipeline.off",
+                                                 "dot.fma",
+                                                 "vector.load.16B",
+                                                 "vector.load.8B",
+                                                 "vector.load.4B",
+                                                 "vector.store.16B",
+                                                 "vector.store.8B",
+                                                 "vector.store.4B",
+                                                 "remat",
+                                                 "slice.registers",
+                                                 "slice.shared",
+                                                 "atomic.add",
+                                                 "atomic.max",
+                                                 "atomic.min",
+                                                 "atomic.xchg",
+                                                 "atomic.and",
+                                                 "atomic.or",
+                                                 "atomic.xor",
+                                                 "atomic.cas",
+                                                 "mma.values",
+                                                 "mma.values.pipeline.stages=2",
+                                                 "mma.values.pipeline.stages=3",
+                                                 "mma.values.pipeline.stages=4",
+                                                 "mma.values.wgmma",
+                                                 "mma.values.key_perm",
+                                                 "div.shared",
+                                                 "atomic.partword",
+                                                 "loop.prefetch"};
   return names;
 }
 

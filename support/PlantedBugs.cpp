@@ -55,6 +55,11 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"exp2-range-bound", "gpu",
        "option exp2-range takes exp2(max(x, c)) for c down to -127 (not -126) as never "
        "subnormal: for x below -126 the FTZ exponent flushes 2^c to zero"},
+      // codegen/Prefetch.cpp
+      {"prefetch-carried", "gpu",
+       "option prefetch computes the next trip's loads from this trip's pointers where a "
+       "pointer is carried from trip to trip (`p += 64`): every trip after the first reads "
+       "the values of the trip before"},
       // codegen/LowerTma.cpp
       {"tma-row-end", "gpu",
        "a matmul loop on the TMA (8 warps) does not check that a trip's tile ends within its "

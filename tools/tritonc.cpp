@@ -165,11 +165,16 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     for (const tc::ir::Function *fn : fns) {
       tc::codegen::KernelLayouts kl;
       std::string error;
-      if (!tc::codegen::assignLayouts(sk.module ? *sk.module : m, *fn, co, kl, error)) {
+      // What the lowering sees: the loops that load one trip ahead (option prefetch).
+      const tc::ir::Module &mod = sk.module ? *sk.module : m;
+      tc::codegen::PrefetchedKernel pk = tc::codegen::prefetchLoopLoads(mod, *fn, co);
+      const tc::ir::Module &lm = pk.module ? *pk.module : mod;
+      const tc::ir::Function &lf = pk.function ? *pk.function : *fn;
+      if (!tc::codegen::assignLayouts(lm, lf, co, kl, error)) {
         std::cerr << "tritonc: error: " << error << '\n';
         return kExitCompileError;
       }
-      tc::codegen::printLayouts(sk.module ? *sk.module : m, *fn, kl, out);
+      tc::codegen::printLayouts(lm, lf, kl, out);
     }
     return kExitOk;
   }

@@ -268,6 +268,20 @@ __global__ void att(half *Q __aligned(16), half *K __aligned(16), half *V __alig
 }
 )";
 
+/// A loop without `@` that loads through a pointer carried from trip to trip
+/// (option prefetch; prefetch-carried).
+const char *kWalkKernel = R"(
+__global__ void walk(float *X, float *Y, int K) {
+  int c[64] = 0 ... 64;
+  float *p[64] = X + c;
+  float acc[64] = 0;
+  for (int t = 0; t < K; t++) {
+    acc += *p;
+    p += 64;
+  }
+  *(Y + c) = acc;
+})";
+
 /// An attention loop on #mma (mma-values) whose K^T and V loads take the
 /// values pipeline (aligned pointers; values-pipeline-wait), and whose P @ V
 /// takes P from registers (mma-values-operand); on sm_90 (the default) its
@@ -362,6 +376,7 @@ std::string kernelFor(const std::string &name) {
       {"tma-row-end", kTmaKernel},
       {"exp2-range-bound", kExp2MaxKernel},
       {"fp-contract", kMulAddKernel},
+      {"prefetch-carried", kWalkKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
       {"key-perm-cols", kAttentionMaskedKernel},
