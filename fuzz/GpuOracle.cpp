@@ -380,6 +380,8 @@ private:
 BoundedOutputs boundedOutputs(const ir::Function &fn) {
   ExactValues ev(fn);
   std::vector<const ir::Op *> stores;
+  std::map<const ir::Value *, uint64_t> ulps;
+  std::set<const ir::Value *> other; // written otherwise at least once (atomics, ...)
   bool unknownWrite = false;
   ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned) {
     if (op.kind() != ir::OpKind::Store && op.kind() != ir::OpKind::AtomicRMW &&
@@ -392,15 +394,11 @@ BoundedOutputs boundedOutputs(const ir::Function &fn) {
       ev.written.insert(b);
     if (op.kind() == ir::OpKind::Store)
       stores.push_back(&op);
+    else
+      other.insert(b);
   });
   if (unknownWrite)
     return {};
-  std::map<const ir::Value *, uint64_t> ulps;
-  std::set<const ir::Value *> other; // written otherwise at least once
-  ir::forEachOp(fn.body(), [&](const ir::Op &op, unsigned) {
-    if (op.kind() == ir::OpKind::AtomicRMW || op.kind() == ir::OpKind::AtomicCas)
-      other.insert(ev.base(op.operand(0)));
-  });
   for (const ir::Op *st : stores) {
     const ir::Value *b = ev.base(st->operand(0));
     DType stored = st->operand(1)->type().dtype;
@@ -504,12 +502,13 @@ static void forEachMismatch(
     }
     uint64_t ulps = b.isOutput ? extraUlps : 0;
     // A bounded output: bit for bit, or its function's ULPs, and nothing else.
-    auto d = direct && b.isOutput && isFloat(b.dtype) ? direct->find(b.name)
-                                                      : BoundedOutputs::const_iterator{};
-    bool isDirect = direct && b.isOutput && isFloat(b.dtype) && d != direct->end();
-    if (isDirect) {
+    std::optional<uint64_t> bound;
+    if (direct && b.isOutput && isFloat(b.dtype))
+      if (auto d = direct->find(b.name); d != direct->end())
+        bound = d->second;
+    if (bound) {
       spec = conf::CompareSpec::exact();
-      ulps = d->second;
+      ulps = *bound;
     }
     int64_t first = -1, count = 0;
     for (int64_t i = 0; i < w.numElements(); ++i)
@@ -523,8 +522,8 @@ static void forEachMismatch(
       std::string how = b.isOutput ? spec.str() : "bits (an input must be unchanged)";
       if (ulps > 0)
         how += " or ulp=" + std::to_string(ulps);
-      if (isDirect)
-        how += d->second == 0 ? ", an exactly computed output" : ", a math function's output";
+      if (bound)
+        how += *bound == 0 ? ", an exactly computed output" : ", a math function's output";
       if (onBuffer)
         onBuffer(b, count, first, how);
       if (firstOnly)
