@@ -735,6 +735,89 @@ __global__ void k(int *Y) {
        defines={'TK': [1, 2, 4, 8, 16]})
 
 
+# ---------------------------------------------------------------- loads one trip ahead
+
+def prefetch_cases():
+    """Loops without `@` that write no memory, whose loads the GPU backend issues one trip
+    ahead (option prefetch, docs/gpu-perf.md): no trip, one, two and many; a recomputed
+    masked pointer, pointers carried from trip to trip (a tile and a scalar), a count going
+    down, a `while` with two conditions, int8 loads. Each input holds exactly what the
+    loop reads."""
+    feats = ['loop', 'loop.prefetch']
+    src = '''__global__ void k(int *X, int *Y, int M, int N) {
+  int rn[32] = get_program_id(0) * 32 + 0 ... 32;
+  int rm[8] = 0 ... 8;
+  int acc[8, 32] = 0;
+  for (int m0 = 0; m0 < M; m0 += 8) {
+    int rows[8] = m0 + rm;
+    bool msk[8, 32] = (rows[:, newaxis] < M) & (rn[newaxis, :] < N);
+    acc += msk ? *(X + rows[:, newaxis] * N + rn[newaxis, :]) : 0;
+  }
+  *?(rn < N)(Y + rn) = acc[+, :];
+}
+'''
+    n = 40
+    for m in (0, 1, 7, 8, 9, 33):
+        x = util.rand_ints(rng, 'int32', max(m, 1) * n, -1000, 1000)
+        y = [sum(x[r * n + c] for r in range(m)) for c in range(n)]
+        ok('prefetch_colsum_m%d' % m, feats, src,
+           [i32('X', max(m, 1) * n, x), i32('Y', n), scalar('M', 'int32', m),
+            scalar('N', 'int32', n)], {'Y': out(y, 'int32')}, grid=(2,))
+
+    src = '''__global__ void k(int *X, int *I, int *Y, int K, int n) {
+  int c[16] = 0 ... 16;
+  int *p[16] = X + c;
+  int *q = I;
+  int acc[16] = 0;
+  for (int t = 0; t < K; t++) {
+    acc = acc * 3 + (c < n ? *p : 7) + *q;
+    p += 16;
+    q = q + 1;
+  }
+  *(Y + c) = acc;
+}
+'''
+    for k in (0, 1, 2, 5):
+        x = util.rand_ints(rng, 'int32', max(k, 1) * 16, -50, 50)
+        idx = util.rand_ints(rng, 'int32', max(k, 1), -50, 50)
+        y = []
+        for c in range(16):
+            a = 0
+            for t in range(k):
+                a = util.wrap(a * 3 + (x[t * 16 + c] if c < 11 else 7) + idx[t], 'int32')
+            y.append(a)
+        ok('prefetch_carried_pointers_k%d' % k, feats, src,
+           [i32('X', max(k, 1) * 16, x), i32('I', max(k, 1), idx), i32('Y', 16),
+            scalar('K', 'int32', k), scalar('n', 'int32', 11)], {'Y': out(y, 'int32')})
+
+    src = '''__global__ void k(int8 *X, int *Y, int K, int L) {
+  int c[64] = 0 ... 64;
+  int a[64] = 0;
+  int i = 0;
+  while ((i < K) & (i < L)) {
+    a = a * 2 + *(X + i * 64 + c);
+    i += 1;
+  }
+  for (int t = K; t > 0; t -= 1)
+    a = a * 3 - *(X + (t - 1) * 64 + c);
+  *(Y + c) = a;
+}
+'''
+    for k, l in ((0, 5), (1, 5), (3, 2), (6, 9)):
+        x = util.rand_ints(rng, 'int8', max(k, 1) * 64)
+        y = []
+        for c in range(64):
+            a = 0
+            for i in range(min(k, l)):
+                a = util.wrap(a * 2 + x[i * 64 + c], 'int32')
+            for t in range(k, 0, -1):
+                a = util.wrap(a * 3 - x[(t - 1) * 64 + c], 'int32')
+            y.append(a)
+        ok('prefetch_while_and_countdown_int8_k%d_l%d' % (k, l), feats, src,
+           [buf('X', 'int8', max(k, 1) * 64, x), i32('Y', 64), scalar('K', 'int32', k),
+            scalar('L', 'int32', l)], {'Y': out(y, 'int32')})
+
+
 def main():
     loop_cases()
     branch_cases()
@@ -742,6 +825,7 @@ def main():
     error_cases()
     assert_cases()
     pp_cases()
+    prefetch_cases()  # last: the cases above keep their random inputs
     S.write(util.out_path('control.json'))
 
 
