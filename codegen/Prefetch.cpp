@@ -22,8 +22,9 @@
 //     load moved one trip earlier reads the same values;
 //   - a load's pointer, mask and `other` are computed, for the next trip, from
 //     the loop counter and the carried values' next values by pure ops that
-//     cannot trap (no division, shift, slice or load), so the ops cloned for a
-//     trip that does not run compute garbage and nothing else;
+//     can neither trap nor be undefined (no division, shift, slice, load or
+//     float-to-integer cast), so the ops cloned for a trip that does not run
+//     compute unused values and nothing else, and the guard is a select;
 //   - the next trip's load is masked by "that trip runs", computed in 64 bits
 //     (the counter is at most 32 bits wide), so it reads nothing past the
 //     loop's end;
@@ -50,9 +51,16 @@ namespace {
 constexpr int64_t kMaxBytesPerThread = 128;
 
 // Ops that may be cloned to compute a later trip's pointer, mask or `other`:
-// pure, and never trapping on any operand (ir/IR.h).
-bool clonable(ir::OpKind k) {
-  switch (k) {
+// pure, and never trapping nor undefined on any operand (ir/IR.h). A float to
+// integer cast is neither: it traps on NaN and out of range in the
+// interpreter, and is poison in LLVM (fptosi), which a trip that does not run
+// could produce (review of 2026-12-06: with it a well-defined kernel compiled
+// to `exit`).
+bool clonable(const ir::Op &op) {
+  if (op.kind() == ir::OpKind::Cast && isFloat(op.operand(0)->type().dtype) &&
+      !isFloat(op.result()->type().dtype))
+    return false;
+  switch (op.kind()) {
   case ir::OpKind::Constant:
   case ir::OpKind::Range:
   case ir::OpKind::GetProgramId:
@@ -172,7 +180,7 @@ private:
     if (auto it = r.early.find(v); it != r.early.end())
       return it->second;
     const ir::Op *d = v->definingOp();
-    bool ok = clonable(d->kind()) && d->numRegions() == 0;
+    bool ok = clonable(*d) && d->numRegions() == 0;
     r.early[v] = false;
     for (size_t i = 0; ok && i < d->numOperands(); ++i)
       ok = early(d->operand(i), r);
@@ -216,9 +224,17 @@ private:
                        std::map<const ir::Value *, ir::Value *> &env, ir::Builder &b) {
     ir::Value *ptr = clone(ld.operand(0), env, a_, b);
     ir::Value *guard = ptr->type().isTile() ? b.splat(runs, ptr->type().shape) : runs;
-    ir::Value *mask = ld.numOperands() > 1
-                          ? b.binary(ir::OpKind::And, clone(ld.operand(1), env, a_, b), guard)
-                          : guard;
+    // `runs ? mask : false`, not `mask & runs`: for a trip that does not run
+    // the cloned mask may be computed from values that trip never has
+    // (undefined lanes in the interpreter, poison in LLVM), and only a select
+    // keeps them out of the result.
+    ir::Value *mask = guard;
+    if (ld.numOperands() > 1) {
+      ir::Value *m = clone(ld.operand(1), env, a_, b);
+      ir::Op *sel =
+          b.create(ir::OpKind::Select, {m->type()}, {guard, m, b.constantInt(m->type(), 0)});
+      mask = sel->result();
+    }
     std::vector<ir::Value *> operands = {ptr, mask};
     if (ld.numOperands() > 2)
       operands.push_back(clone(ld.operand(2), env, a_, b));

@@ -158,6 +158,14 @@ TEST(Prefetch, LeavesOtherLoopsAlone) {
            float a[16] = 0;
            for (int t = 0; t < K; t++) a += *(X + (t / d) * 16 + c);
            *(Y + c) = a; })",
+      // a float-to-int cast in the address: for a trip that does not run it may trap
+      // (interpreter) or be poison (LLVM), which once compiled a kernel to `exit`
+      R"(__global__ void k(int *X, int *Y, int K) {
+           int c[16] = 0 ... 16;
+           int acc[16] = 0;
+           float f = 0.5f;
+           for (int t = 0; t < K; t++) { acc += *(X + c + (int)f); f = f * 3.0f; }
+           *(Y + c) = acc; })",
       // a tile too large to keep twice in registers (128 bytes a thread at most)
       R"(__global__ void k(float *X, float *Y, int K) {
            int c[8192] = 0 ... 8192;
@@ -255,6 +263,25 @@ TEST(Prefetch, CopyComputesTheSameBitsOnTheInterpreter) {
         *walk, {1, 1, 1}, bufs,
         {{"K", ScalarValue::ofInt(DType::I32, trips)}, {"n", ScalarValue::ofInt(DType::I32, 11)}},
         "walk K=" + std::to_string(trips));
+  }
+  // A mask whose lanes are undefined for the trip after the last (w = u, never
+  // read by the loop as written): the guard must keep them out (a select, not an and).
+  auto undef = compileText(R"(__global__ void k(int *X, int *Y, int K) {
+      int c[16] = 0 ... 16;
+      int acc[16] = 0;
+      int u[16] = *?(c < 0)(X + c);
+      int w[16] = c;
+      for (int t = 0; t < K; t++) {
+        acc += *?(w < 32)(X + w);
+        w = (c * 0 + t + 1 < K) ? w + 1 : u;
+      }
+      *(Y + c) = acc; })");
+  ASSERT_TRUE(undef);
+  for (int trips : {0, 1, 3}) {
+    std::map<std::string, HostArray> bufs = {{"X", randomArray(DType::I32, {32}, rng, -9, 9)},
+                                             {"Y", HostArray::zeros(DType::I32, {16})}};
+    expectSameOnInterpreter(*undef, {1, 1, 1}, bufs, {{"K", ScalarValue::ofInt(DType::I32, trips)}},
+                            "undefined mask K=" + std::to_string(trips));
   }
   auto forms = compileText(kForms);
   ASSERT_TRUE(forms);
