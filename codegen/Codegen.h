@@ -127,7 +127,10 @@ struct Options {
   // values is issued one trip ahead (at the top of the trip before, its value
   // carried into the next), so a warp has two trips' loads in flight instead
   // of one (codegen/Prefetch.cpp). The same bits; off, loads stay where they
-  // are written.
+  // are written. The GPU backend compiles a launch whose grid has more than
+  // 16 warps a multiprocessor without it (gpu/GpuBackend.cpp, wideGrid): such
+  // grids have the warps to hide the latency, and the extra registers cost
+  // programs per SM.
   bool prefetch = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
   // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669

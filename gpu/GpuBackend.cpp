@@ -308,9 +308,10 @@ public:
     }
     if (!ctx_ || !poisoned_.empty())
       return false;
-    auto it = fast_.find(
-        std::make_tuple(kernel.id(), numWarps, numStages, launchVariant(kernel, values)));
-    if (it == fast_.end() && aligned) // a kernel prepared without arguments (any class)
+    bool wide = wideGrid(grid, numWarps);
+    auto it = fast_.find(std::make_tuple(kernel.id(), numWarps, numStages,
+                                         launchVariant(kernel, values) + (wide ? ",wide" : "")));
+    if (it == fast_.end() && aligned && !wide) // a kernel prepared without arguments (any class)
       it = fast_.find(std::make_tuple(kernel.id(), numWarps, numStages, std::string(kAligned)));
     if (it == fast_.end()) // the first launch of this variant goes through launch()
       return false;
@@ -356,7 +357,31 @@ private:
   struct Variant {
     std::string key = kAligned;
     std::optional<Specialization> spec;
+    bool wide = false; // compiled without option prefetch (wideGrid)
   };
+
+  /// Option prefetch (codegen/Prefetch.cpp) gives a loop the memory-level
+  /// parallelism that many resident warps give anyway, and costs registers:
+  /// LayerNorm's three-pass kernel on 8 warps went from 63 to 66 registers
+  /// (4 to 3 programs an SM) and 8% slower on an H100, while column sums on a
+  /// grid of 64 programs ran 2.5x faster. A launch whose grid has more than
+  /// kPrefetchWarpsPerSm warps a multiprocessor (a quarter of Hopper's 64)
+  /// runs the kernel compiled without it (the variant's key gets ",wide").
+  static constexpr int64_t kPrefetchWarpsPerSm = 16;
+  bool wideGrid(std::array<int64_t, 3> grid, unsigned numWarps) const {
+    if (!opts_.codegen.prefetch || !ctx_)
+      return false;
+    if (!sms_)
+      sms_ = std::max(1, ctx_->multiprocessorCount());
+    __int128 warps = static_cast<__int128>(grid[0]) * grid[1] * grid[2] * numWarps;
+    return warps > static_cast<__int128>(sms_) * kPrefetchWarpsPerSm;
+  }
+  void markWide(Variant &v, std::array<int64_t, 3> grid, unsigned numWarps) const {
+    if (wideGrid(grid, numWarps)) {
+      v.wide = true;
+      v.key += ",wide";
+    }
+  }
 
   /// The variant a launch with `args` (checked) runs.
   Variant variantOf(const CompiledKernel &kernel, const LaunchArgs &args) const {
@@ -447,13 +472,20 @@ private:
         return it->second;
       // A kernel prepared without arguments (the generic one) serves every
       // launch whose pointers are aligned: it assumes nothing else.
-      if (v.spec && allPointersAligned(kernel.function(), *v.spec))
+      if (v.spec && !v.wide && allPointersAligned(kernel.function(), *v.spec))
         if (auto it = fast_.find(std::make_tuple(kernel.id(), opts_.codegen.numWarps,
                                                  opts_.codegen.numStages, std::string(kAligned)));
             it != fast_.end())
           return it->second;
     }
-    configure(v.spec ? false : v.key == kAligned);
+    struct RestorePrefetch {
+      codegen::Options &o;
+      bool saved;
+      ~RestorePrefetch() { o.prefetch = saved; }
+    } restorePrefetch{opts_.codegen, opts_.codegen.prefetch};
+    if (v.wide)
+      opts_.codegen.prefetch = false;
+    configure(v.spec ? false : v.key.rfind(kAligned, 0) == 0);
     std::string key = cacheKey(kernel, v);
     if (auto it = loaded_.find(key); it != loaded_.end()) {
       if (info) {
@@ -560,7 +592,9 @@ private:
     try {
       ensureContext();
       std::string error;
-      Loaded *l = load(kernel, error, nullptr, variantOf(kernel, args));
+      Variant v = variantOf(kernel, args);
+      markWide(v, grid, opts_.codegen.numWarps);
+      Loaded *l = load(kernel, error, nullptr, v);
       if (!l)
         return fail(RunResult::Status::Error, error);
       RunResult r = execute(kernel, *l, grid, args, opts, warmup, iterations, bench);
@@ -697,6 +731,7 @@ private:
   std::map<std::tuple<uint64_t, unsigned, unsigned, std::string>, Loaded *> fast_;
   void *stream_ = nullptr;
   unsigned sm_ = 0;
+  mutable int sms_ = 0;  // the device's multiprocessors (wideGrid)
   std::string poisoned_; // the fault that made CUDA unusable in this process
 };
 

@@ -331,6 +331,25 @@ TEST_F(PrefetchGpuTest, BackendAgreesWithTheKernelAsWritten) {
     }
     EXPECT_EQ(want.data, got.data) << "colsum M=" << m;
   }
+  // A grid of more than 16 warps a multiprocessor runs the kernel compiled
+  // without the option (GpuBackend's wideGrid): 8192 programs of 4 warps.
+  {
+    const int n = 8192 * 32, m = 3;
+    HostArray x = randomArray(DType::F32, {m * n}, rng, -40, 40);
+    HostArray want = HostArray::zeros(DType::F32, {n}), got = want;
+    for (auto [backend, out] :
+         {std::pair<Backend *, HostArray *>{interp.get(), &want}, {gpu.get(), &got}}) {
+      LaunchArgs args;
+      args.setBuffer("X", &x);
+      args.setBuffer("Y", out);
+      args.setScalar("M", ScalarValue::ofInt(DType::I32, m));
+      args.setScalar("N", ScalarValue::ofInt(DType::I32, n));
+      args.setScalar("stride", ScalarValue::ofInt(DType::I32, n));
+      RunResult r = backend->launch(*colsum, {n / 32, 1, 1}, args, {});
+      ASSERT_EQ(r.status, RunResult::Status::Ok) << r.error;
+    }
+    EXPECT_EQ(want.data, got.data) << "colsum on a wide grid";
+  }
   for (int trips : {0, 1, 2, 5}) {
     HostArray x = randomArray(DType::I32, {96}, rng, -9, 9);
     HostArray idx = randomArray(DType::I32, {16}, rng, 0, 15);
