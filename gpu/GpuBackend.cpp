@@ -369,10 +369,8 @@ private:
   /// runs the kernel compiled without it (the variant's key gets ",wide").
   static constexpr int64_t kPrefetchWarpsPerSm = 16;
   bool wideGrid(std::array<int64_t, 3> grid, unsigned numWarps) const {
-    if (!opts_.codegen.prefetch || !ctx_)
+    if (!opts_.codegen.prefetch || !ctx_ || !sms_)
       return false;
-    if (!sms_)
-      sms_ = std::max(1, ctx_->multiprocessorCount());
     __int128 warps = static_cast<__int128>(grid[0]) * grid[1] * grid[2] * numWarps;
     return warps > static_cast<__int128>(sms_) * kPrefetchWarpsPerSm;
   }
@@ -417,6 +415,7 @@ private:
       ctx_ = opts_.primaryContext ? cuda::Context::createPrimary(opts_.device)
                                   : cuda::Context::create(opts_.device);
       ctx_->setStream(stream_);
+      sms_ = std::max(1, ctx_->multiprocessorCount()); // (wideGrid)
     }
   }
 
