@@ -360,19 +360,10 @@ private:
     bool wide = false; // compiled without option prefetch (wideGrid)
   };
 
-  /// Option prefetch (codegen/Prefetch.cpp) gives a loop the memory-level
-  /// parallelism that many resident warps give anyway, and costs registers:
-  /// LayerNorm's three-pass kernel on 8 warps went from 63 to 66 registers
-  /// (4 to 3 programs an SM) and 8% slower on an H100, while column sums on a
-  /// grid of 64 programs ran 2.5x faster. A launch whose grid has more than
-  /// kPrefetchWarpsPerSm warps a multiprocessor (a quarter of Hopper's 64)
-  /// runs the kernel compiled without it (the variant's key gets ",wide").
-  static constexpr int64_t kPrefetchWarpsPerSm = 16;
+  /// Whether a launch runs the kernel compiled without option prefetch
+  /// (wideGridForPrefetch; the variant's key then gets ",wide").
   bool wideGrid(std::array<int64_t, 3> grid, unsigned numWarps) const {
-    if (!opts_.codegen.prefetch || !ctx_ || !sms_)
-      return false;
-    __int128 warps = static_cast<__int128>(grid[0]) * grid[1] * grid[2] * numWarps;
-    return warps > static_cast<__int128>(sms_) * kPrefetchWarpsPerSm;
+    return opts_.codegen.prefetch && ctx_ && sms_ && wideGridForPrefetch(grid, numWarps, sms_);
   }
   void markWide(Variant &v, std::array<int64_t, 3> grid, unsigned numWarps) const {
     if (wideGrid(grid, numWarps)) {
@@ -730,7 +721,7 @@ private:
   std::map<std::tuple<uint64_t, unsigned, unsigned, std::string>, Loaded *> fast_;
   void *stream_ = nullptr;
   unsigned sm_ = 0;
-  mutable int sms_ = 0;  // the device's multiprocessors (wideGrid)
+  int sms_ = 0;          // the device's multiprocessors (wideGrid), read with the context
   std::string poisoned_; // the fault that made CUDA unusable in this process
 };
 
@@ -764,6 +755,12 @@ static std::optional<std::string> probeInChild(const std::function<bool(std::str
   ok =
       pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   return msg;
+}
+
+bool wideGridForPrefetch(std::array<int64_t, 3> grid, unsigned numWarps, int multiprocessors) {
+  constexpr int64_t kPrefetchWarpsPerSm = 16; // a quarter of Hopper's 64
+  __int128 warps = static_cast<__int128>(grid[0]) * grid[1] * grid[2] * numWarps;
+  return warps > static_cast<__int128>(std::max(multiprocessors, 1)) * kPrefetchWarpsPerSm;
 }
 
 bool cudaAvailable(std::string *why) {

@@ -162,6 +162,18 @@ public:
   }
 };
 
+/// Option prefetch's grid gate (codegen/Prefetch.cpp, docs/gpu-perf.md "Loops
+/// without `@`"): whether a launch of `grid` programs of `numWarps` warps on a
+/// device of `multiprocessors` SMs has more than 16 warps a multiprocessor, and
+/// so runs the kernel compiled without the option. Prefetching in registers
+/// gives a loop the memory-level parallelism that many resident warps give
+/// anyway, and costs registers: LayerNorm's three-pass kernel on 8 warps went
+/// from 63 to 66 registers (4 to 3 programs an SM) and 8% slower on an H100,
+/// while column sums on a grid of 64 programs ran 2.5x faster.
+///   wideGridForPrefetch({64, 1, 1}, 4, 132)    // false: 256 warps
+///   wideGridForPrefetch({4096, 1, 1}, 8, 132)  // true: 32768 warps
+bool wideGridForPrefetch(std::array<int64_t, 3> grid, unsigned numWarps, int multiprocessors);
+
 /// Whether a CUDA device can be used here; if not, `why` is "no CUDA device: ...".
 bool cudaAvailable(std::string *why);
 

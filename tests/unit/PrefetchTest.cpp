@@ -295,6 +295,20 @@ TEST(Prefetch, CopyComputesTheSameBitsOnTheInterpreter) {
   }
 }
 
+// Which launches get the option (the GPU backend's grid gate): at most 16 warps
+// a multiprocessor, counted over all three grid axes, without overflow.
+TEST(Prefetch, GridGateCountsWarpsPerMultiprocessor) {
+  EXPECT_FALSE(gpu::wideGridForPrefetch({64, 1, 1}, 4, 132));  // column sums: 256 warps
+  EXPECT_TRUE(gpu::wideGridForPrefetch({4096, 1, 1}, 8, 132)); // LayerNorm: 32768
+  EXPECT_TRUE(gpu::wideGridForPrefetch({4096, 1, 1}, 4, 132)); // cross-entropy: 16384
+  EXPECT_FALSE(gpu::wideGridForPrefetch({528, 1, 1}, 4, 132)); // 2112 = 132 x 16
+  EXPECT_TRUE(gpu::wideGridForPrefetch({529, 1, 1}, 4, 132));  // one program more
+  EXPECT_TRUE(gpu::wideGridForPrefetch({33, 2, 2}, 4, 8));     // 528 > 8 x 16, over 3 axes
+  EXPECT_TRUE(gpu::wideGridForPrefetch({1, 1, 1}, 32, 1));     // 32 warps on one SM
+  EXPECT_TRUE(gpu::wideGridForPrefetch({INT32_MAX, 65535, 65535}, 32, 132)); // no overflow
+  EXPECT_FALSE(gpu::wideGridForPrefetch({4, 1, 1}, 4, 0)); // a count of 0 taken as 1
+}
+
 // --- On a GPU ---------------------------------------------------------------
 
 class PrefetchGpuTest : public ::testing::Test {
