@@ -128,7 +128,7 @@ struct Options {
   // carried into the next), so a warp has two trips' loads in flight instead
   // of one (codegen/Prefetch.cpp). The same bits; off, loads stay where they
   // are written. The GPU backend compiles a launch whose grid has more than
-  // 16 warps a multiprocessor without it (gpu/GpuBackend.cpp, wideGrid): such
+  // 16 warps a multiprocessor without it (gpu::wideGridForPrefetch): such
   // grids have the warps to hide the latency, and the extra registers cost
   // programs per SM.
   bool prefetch = true;
