@@ -39,6 +39,7 @@
 #include "codegen/Codegen.h"
 #include "support/PlantedBugs.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -399,39 +400,33 @@ bool LoopPrefetcher::run() {
   for (unsigned k : carried)
     need(yielded(k));
   auto &ops = A->ops();
-  std::vector<std::unique_ptr<ir::Op>> front, rest;
-  for (auto &op : ops)
-    (hoist.count(op.get()) ? front : rest).push_back(std::move(op));
-  ops.clear();
-  for (auto &op : front)
-    ops.push_back(std::move(op));
-  size_t insertAt = ops.size();
-  for (auto &op : rest)
-    ops.push_back(std::move(op));
+  size_t insertAt =
+      static_cast<size_t>(std::stable_partition(ops.begin(), ops.end(),
+                                                [&](const std::unique_ptr<ir::Op> &op) {
+                                                  return hoist.count(op.get()) > 0;
+                                                }) -
+                          ops.begin());
 
-  // Before the loop: the first trip's loads.
+  // The loads of the first trip (inserted in `block` before position `at`)
+  // or of the next one.
+  auto loadsFor = [&](bool first, ir::Block *block, size_t at) {
+    ir::Builder b(block);
+    b.setInsertionPoint(block, at);
+    b.setLoc(loop_.loc());
+    std::map<const ir::Value *, ir::Value *> env;
+    ir::Value *runs = tripValues(first, needed, b, env);
+    std::vector<ir::Value *> out;
+    for (const ir::Op *ld : loads)
+      out.push_back(cloneLoad(*ld, runs, env, b));
+    return out;
+  };
+  // Before the loop, and at the top of A (after the hoisted ops).
   ir::Block *outer = loop_.parentBlock();
   size_t at = 0;
   while (outer->ops()[at].get() != &loop_)
     ++at;
-  ir::Builder pre(outer);
-  pre.setInsertionPoint(outer, at);
-  pre.setLoc(loop_.loc());
-  std::map<const ir::Value *, ir::Value *> env0;
-  ir::Value *runs0 = tripValues(true, needed, pre, env0);
-  std::vector<ir::Value *> firsts;
-  for (const ir::Op *ld : loads)
-    firsts.push_back(cloneLoad(*ld, runs0, env0, pre));
-
-  // At the top of A (after the hoisted ops): the next trip's loads.
-  ir::Builder top(A);
-  top.setInsertionPoint(A, insertAt);
-  top.setLoc(loop_.loc());
-  std::map<const ir::Value *, ir::Value *> env1;
-  ir::Value *runs1 = tripValues(false, needed, top, env1);
-  std::vector<ir::Value *> nexts;
-  for (const ir::Op *ld : loads)
-    nexts.push_back(cloneLoad(*ld, runs1, env1, top));
+  std::vector<ir::Value *> firsts = loadsFor(true, outer, at);
+  std::vector<ir::Value *> nexts = loadsFor(false, A, insertAt);
 
   // The loads become carried values (for a `while`, forwarded by its
   // condition too); the originals go.

@@ -352,6 +352,16 @@ private:
   /// What a kernel is compiled for: `key` "aligned" / "unaligned" (not
   /// specialised: every pointer is a whole allocation, or not), or a
   /// Specialization::key() with `spec`.
+  /// Puts a setting of opts_ back as it was when the scope ends (a launch's
+  /// own num_warps, a wide grid's prefetch).
+  template <typename T> struct Restore {
+    explicit Restore(T &v) : ref(v), saved(v) {}
+    ~Restore() { ref = saved; }
+    Restore(const Restore &) = delete;
+    Restore &operator=(const Restore &) = delete;
+    T &ref;
+    T saved;
+  };
   static constexpr const char *kAligned = "aligned";
   static constexpr const char *kUnaligned = "unaligned";
   struct Variant {
@@ -468,11 +478,7 @@ private:
             it != fast_.end())
           return it->second;
     }
-    struct RestorePrefetch {
-      codegen::Options &o;
-      bool saved;
-      ~RestorePrefetch() { o.prefetch = saved; }
-    } restorePrefetch{opts_.codegen, opts_.codegen.prefetch};
+    Restore<bool> restorePrefetch(opts_.codegen.prefetch);
     if (v.wide)
       opts_.codegen.prefetch = false;
     configure(v.spec ? false : v.key.rfind(kAligned, 0) == 0);
@@ -567,11 +573,7 @@ private:
       return fail(RunResult::Status::Error,
                   "num_warps " + std::to_string(*opts.numWarps) +
                       " is not supported: 1, 2, 4, 8, 16 or 32 warps per program");
-    struct RestoreWarps {
-      codegen::Options &o;
-      unsigned saved;
-      ~RestoreWarps() { o.numWarps = saved; }
-    } restoreWarps{opts_.codegen, opts_.codegen.numWarps};
+    Restore<unsigned> restoreWarps(opts_.codegen.numWarps);
     if (opts.numWarps)
       opts_.codegen.numWarps = *opts.numWarps;
     auto start = Clock::now();
