@@ -985,6 +985,8 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   if (keysPermuted(op.result()))
     notePath("mma.values.key_perm"); // option key-perm
   llvm::Value *stageOff = stream ? valuePipeStage() : nullptr;
+  if (stream && !pipe->wgmma) // ldmatrix reads the stage below (at issue)
+    noteAsync({AsyncEvent::Kind::Read});
   p.pitchA = p.k + 16 / in;
   p.pitchB = p.n + 16 / in;
   if (stream) {
@@ -1570,6 +1572,9 @@ llvm::Value *Lowerer::valuePipeStage() {
     inFlight = ahead;
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
                      {b_.getInt32(static_cast<uint32_t>(inFlight))});
+  AsyncEvent wait{AsyncEvent::Kind::CopyWait};
+  wait.pending = inFlight;
+  noteAsync(wait);
   if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
     asmStatement("fence.proxy.async.shared::cta;");
   barrier();
@@ -1587,7 +1592,13 @@ llvm::Value *Lowerer::valuePipeStage() {
     issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), P.carried, P.iv, ahead);
     return nullptr;
   });
+  // Into stage + ahead (fill), the tiles of trip + ahead (offAhead), when
+  // that trip runs (runs).
+  AsyncEvent copy{AsyncEvent::Kind::Copy};
+  copy.stage = copy.dataTrip = copy.guardTrip = ahead;
+  noteAsync(copy);
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+  noteAsync({AsyncEvent::Kind::CopyCommit});
   P.stageOff = b_.CreateMul(stage, stageBytes);
   llvm::Value *nextStage = b_.CreateAdd(stage, b_.getInt32(1));
   nextStage =
@@ -1731,6 +1742,10 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   std::vector<Slots> init = operandSlots(op, L.isFor ? 3 : 0);
   StreamChunks chunks = streamSources(L);
   size_t ns = L.numStreams;
+  AsyncSchedule sched;
+  sched.stages = L.stages;
+  std::vector<AsyncEvent> *outerEvents = asyncEvents_;
+  asyncEvents_ = &sched.prologue;
   barrier(); // earlier readers of the stages are done
   llvm::Value *runs = nullptr, *firstRuns = nullptr;
   for (int64_t j = 0; j < L.ahead; ++j) {
@@ -1748,7 +1763,11 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
           j);
       return nullptr;
     });
+    AsyncEvent copy{AsyncEvent::Kind::Copy}; // trip j's tiles into stage j, when trips 0..j run
+    copy.stage = copy.dataTrip = copy.guardTrip = j;
+    noteAsync(copy);
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+    noteAsync({AsyncEvent::Kind::CopyCommit});
   }
   // Option late-q: Q into its region now, its load's latency overlapping the
   // copies' (the prologue's barrier above ended earlier reads of the region;
@@ -1813,6 +1832,7 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   pipeTrip_.carried = fwd;
   pipeTrip_.state = own[0];
   std::vector<Slots> next;
+  asyncEvents_ = &sched.trip;
   for (const auto &o : L.body->ops()) {
     if (b_.GetInsertBlock()->getTerminator())
       break;
@@ -1820,6 +1840,7 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
       continue;
     lowerOp(*o, &next);
   }
+  asyncEvents_ = &sched.exit;
   if (!pipeTrip_.stageOff)
     throw Unsupported("internal: a pipelined loop without its streamed `@`");
   Slots ownNext = pipeTrip_.next;
@@ -1834,6 +1855,7 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   b_.SetInsertPoint(exit);
   // Nothing is in flight (copies past the end are not issued); kept cheap and safe.
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  noteAsync({AsyncEvent::Kind::CopyWaitAll});
   std::vector<Slots> results = L.isFor ? phis : fwd;
   if (L.deferDot) { // the last trip's deferred group, before anything reads its result
     results[L.deferPos] = wgmmaWait(0, results[L.deferPos]);
@@ -1852,6 +1874,13 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
         results[i][k] = phi;
       }
   }
+  asyncEvents_ = outerEvents;
+  // The schedule just emitted, replayed under the weakest timing PTX allows
+  // (codegen/AsyncSchedule.h): a race is a compile error, not a wrong result.
+  if (std::string hazard = checkAsyncSchedule(sched); !hazard.empty())
+    throw Unsupported("internal: the cp.async stages of the loop at line " +
+                      std::to_string(op.loc().line) + " would race: " + hazard +
+                      " (--disable-opt pipeline compiles the loop without them)");
   for (size_t i = 0; i < op.numResults(); ++i)
     bindValue(op.result(static_cast<unsigned>(i)), results[i]);
 }

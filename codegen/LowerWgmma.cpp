@@ -249,6 +249,10 @@ void Lowerer::transposeStageB(const MmaLoop &L, llvm::Value *stageOff) {
 
 /// An inline PTX statement without operands that orders memory.
 void Lowerer::asmStatement(const std::string &text) {
+  if (text.rfind("wgmma.commit_group", 0) == 0)
+    noteAsync({AsyncEvent::Kind::ReadCommit});
+  else if (text.rfind("fence.proxy.async", 0) == 0)
+    noteAsync({AsyncEvent::Kind::Fence});
   auto *fty = llvm::FunctionType::get(b_.getVoidTy(), false);
   b_.CreateCall(llvm::InlineAsm::get(fty, text, "~{memory}", true), {});
 }
@@ -256,6 +260,9 @@ void Lowerer::asmStatement(const std::string &text) {
 /// wgmma.wait_group `pending`: the accumulators pass through the statement,
 /// so nothing reads them before the products that write them are done.
 Slots Lowerer::wgmmaWait(int64_t pending, const Slots &acc) {
+  AsyncEvent wait{AsyncEvent::Kind::ReadWait};
+  wait.pending = pending;
+  noteAsync(wait);
   std::vector<llvm::Type *> types;
   std::string constraints;
   for (llvm::Value *a : acc) { // f32, or s32 (int8)
@@ -555,6 +562,9 @@ Slots Lowerer::wgmmaValueDot(const MmaPlan &p, const MmaLoop &L, size_t which,
     for (Slots &a : row)
       for (llvm::Value *&r : a)
         r = regs[at++];
+  AsyncEvent read{AsyncEvent::Kind::Read}; // the stage, trip-relative 0
+  read.async = true;
+  noteAsync(read);
   for (int64_t k0 = 0; k0 < p.k; k0 += 16) {
     int64_t kb = k0 * in;
     int64_t off = static_cast<int64_t>(s.off) +

@@ -9,6 +9,7 @@
 
 #include "codegen/Lower.h"
 
+#include "codegen/AsyncSchedule.h"
 #include "codegen/AxisInfo.h"
 #include "codegen/Layout.h"
 #include "codegen/ScalarEmit.h"
@@ -457,7 +458,17 @@ private:
     }
     return smem_;
   }
-  void barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+  void barrier() {
+    noteAsync({AsyncEvent::Kind::Barrier});
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  }
+  /// While a values pipeline's loop is lowered, its asynchronous events go
+  /// here (the prologue's, one trip's, the exit's) for checkAsyncSchedule.
+  std::vector<AsyncEvent> *asyncEvents_ = nullptr;
+  void noteAsync(const AsyncEvent &e) {
+    if (asyncEvents_)
+      asyncEvents_->push_back(e);
+  }
 
   size_t elemBytes(const ir::Type &t) const { return t.isPtr ? 8 : byteSize(t.dtype); }
   llvm::Type *memTypeOf(const ir::Type &t) const {

@@ -1,0 +1,219 @@
+//===- AsyncSchedule.cpp - A pipelined loop's asynchronous copies and reads, checked ===//
+
+#include "codegen/AsyncSchedule.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tc::codegen {
+
+namespace {
+
+constexpr size_t kNever = std::numeric_limits<size_t>::max();
+
+/// One issued copy or read of the unrolled loop.
+struct Access {
+  size_t pos = 0;       // where it is issued
+  size_t done = kNever; // where a wait retires it (an ldmatrix: pos)
+  int64_t stage = 0;
+  int64_t dataTrip = 0; // a copy: the trip whose tiles it copies; a read: its trip
+  int64_t issuedIn = 0; // the trip that issues it (-1: the prologue; the trip count: the exit)
+  bool async = false;   // a wgmma read
+};
+
+/// Groups committed in order and retired in order (cp.async or wgmma).
+struct Groups {
+  std::vector<std::vector<size_t>> committed;
+  std::vector<size_t> open;
+  size_t retired = 0;
+  void commit() {
+    committed.push_back(open);
+    open.clear();
+  }
+  void wait(size_t pending, size_t pos, std::vector<Access> &acc) {
+    size_t upTo = committed.size() > pending ? committed.size() - pending : 0;
+    for (; retired < upTo; ++retired)
+      for (size_t a : committed[retired])
+        acc[a].done = std::min(acc[a].done, pos);
+  }
+};
+
+std::string tripName(int64_t t, int64_t trips) {
+  if (t < 0)
+    return "the prologue";
+  if (t >= trips)
+    return "the loop's exit";
+  return "trip " + std::to_string(t);
+}
+
+class Unrolled {
+public:
+  Unrolled(const AsyncSchedule &s, int64_t trips) : s_(s), trips_(trips) {}
+
+  std::string run() {
+    for (const AsyncEvent &e : s_.prologue)
+      if (std::string h = step(e, -1); !h.empty())
+        return h;
+    for (int64_t i = 0; i < trips_; ++i)
+      for (const AsyncEvent &e : s_.trip)
+        if (std::string h = step(e, i); !h.empty())
+          return h;
+    for (const AsyncEvent &e : s_.exit)
+      if (std::string h = step(e, trips_); !h.empty())
+        return h;
+    return check();
+  }
+
+private:
+  const AsyncSchedule &s_;
+  int64_t trips_;
+  std::vector<int> seg_; // barriers before each position
+  int barriers_ = 0;
+  std::vector<size_t> fences_;
+  std::vector<Access> copies_, reads_;
+  Groups copyGroups_, readGroups_;
+
+  std::string prefix() const {
+    return "with " + std::to_string(trips_) + (trips_ == 1 ? " trip" : " trips") + ", ";
+  }
+
+  /// The stage of a trip's event: the trip's own (trip % stages) plus the
+  /// event's, wrapped once as the lowering does.
+  int64_t stageOf(const AsyncEvent &e, int64_t trip) const {
+    if (trip < 0 || trip >= trips_)
+      return e.stage;
+    int64_t st = trip % s_.stages + e.stage;
+    return st >= s_.stages ? st - s_.stages : st;
+  }
+
+  std::string step(const AsyncEvent &e, int64_t trip) {
+    size_t pos = seg_.size();
+    seg_.push_back(barriers_);
+    bool inTrip = trip >= 0 && trip < trips_;
+    using K = AsyncEvent::Kind;
+    switch (e.kind) {
+    case K::Barrier: ++barriers_; break;
+    case K::Fence: fences_.push_back(pos); break;
+    case K::Copy: {
+      int64_t guard = inTrip ? trip + e.guardTrip : e.guardTrip;
+      if (guard >= trips_)
+        break; // predicated off: that trip does not run
+      Access a;
+      a.pos = pos;
+      a.stage = stageOf(e, trip);
+      a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
+      a.issuedIn = trip;
+      if (a.stage < 0 || a.stage >= s_.stages)
+        return prefix() + tripName(trip, trips_) + " copies into stage " + std::to_string(a.stage) +
+               " of " + std::to_string(s_.stages);
+      copyGroups_.open.push_back(copies_.size());
+      copies_.push_back(a);
+      break;
+    }
+    case K::CopyCommit: copyGroups_.commit(); break;
+    case K::CopyWait: copyGroups_.wait(static_cast<size_t>(e.pending), pos, copies_); break;
+    case K::CopyWaitAll:
+      copyGroups_.commit();
+      copyGroups_.wait(0, pos, copies_);
+      break;
+    case K::Read: {
+      Access a;
+      a.pos = pos;
+      a.stage = stageOf(e, trip);
+      a.dataTrip = trip;
+      a.issuedIn = trip;
+      a.async = e.async;
+      if (a.stage < 0 || a.stage >= s_.stages)
+        return prefix() + tripName(trip, trips_) + " reads stage " + std::to_string(a.stage) +
+               " of " + std::to_string(s_.stages);
+      if (a.async)
+        readGroups_.open.push_back(reads_.size());
+      else
+        a.done = pos;
+      reads_.push_back(a);
+      break;
+    }
+    case K::ReadCommit: readGroups_.commit(); break;
+    case K::ReadWait: readGroups_.wait(static_cast<size_t>(e.pending), pos, reads_); break;
+    }
+    return "";
+  }
+
+  int seg(size_t pos) const { return seg_[pos]; }
+
+  /// Another warp's read r sees copy c complete: a barrier after c's wait
+  /// (and, for wgmma, a proxy fence between that wait and the barrier).
+  bool before(const Access &c, const Access &r) const {
+    if (c.done == kNever || seg(c.done) >= seg(r.pos))
+      return false;
+    if (!r.async)
+      return true;
+    return std::any_of(fences_.begin(), fences_.end(),
+                       [&](size_t f) { return f > c.done && seg(f) < seg(r.pos); });
+  }
+  /// Access x is complete before another warp issues y.
+  bool doneBefore(const Access &x, const Access &y) const {
+    return x.done != kNever && seg(x.done) < seg(y.pos);
+  }
+
+  std::string copyName(const Access &c) const {
+    return "the copy of trip " + std::to_string(c.dataTrip) + "'s tiles into stage " +
+           std::to_string(c.stage) + " (issued in " + tripName(c.issuedIn, trips_) + ")";
+  }
+  std::string readName(const Access &r) const {
+    return tripName(r.issuedIn, trips_) + "'s " + (r.async ? "wgmma" : "ldmatrix") +
+           " read of stage " + std::to_string(r.stage);
+  }
+
+  std::string check() const {
+    for (const Access &c : copies_)
+      if (c.done == kNever)
+        return prefix() + copyName(c) + " may still be in flight after the loop";
+    for (const Access &r : reads_)
+      if (r.done == kNever)
+        return prefix() + readName(r) + " may still be in flight after the loop";
+    for (const Access &r : reads_)
+      for (const Access &c : copies_) {
+        if (c.stage != r.stage || before(c, r) || doneBefore(r, c))
+          continue;
+        if (r.async && c.done != kNever && seg(c.done) < seg(r.pos))
+          return prefix() + readName(r) + " may not see " + copyName(c) +
+                 ": no fence.proxy.async between the copy's wait and the barrier before the "
+                 "read (the tensor cores read through the async proxy)";
+        return prefix() + readName(r) + " may overlap " + copyName(c) +
+               ": no barrier orders the one's wait before the other";
+      }
+    for (size_t i = 0; i < copies_.size(); ++i)
+      for (size_t j = i + 1; j < copies_.size(); ++j) {
+        const Access &x = copies_[i], &y = copies_[j];
+        if (x.stage == y.stage && !doneBefore(x, y) && !doneBefore(y, x))
+          return prefix() + copyName(x) + " and " + copyName(y) +
+                 " may land in either order: no barrier orders them";
+      }
+    for (const Access &r : reads_) {
+      const Access *latest = nullptr;
+      for (const Access &c : copies_)
+        if (c.stage == r.stage && before(c, r) && (!latest || c.pos > latest->pos))
+          latest = &c;
+      if (!latest)
+        return prefix() + readName(r) + " reads no completed copy of its tiles" +
+               (r.async ? " (a barrier after the copy's wait, with a proxy fence between)" : "");
+      if (latest->dataTrip != r.dataTrip)
+        return prefix() + readName(r) + " reads " + copyName(*latest) + ", not its own trip's";
+    }
+    return "";
+  }
+};
+
+} // namespace
+
+std::string checkAsyncSchedule(const AsyncSchedule &s) {
+  if (s.stages < 1)
+    return "a pipeline of " + std::to_string(s.stages) + " stages";
+  for (int64_t trips = 0; trips <= 2 * s.stages + 3; ++trips)
+    if (std::string h = Unrolled(s, trips).run(); !h.empty())
+      return h;
+  return "";
+}
+
+} // namespace tc::codegen

@@ -1,0 +1,71 @@
+//===- AsyncSchedule.h - A pipelined loop's asynchronous copies and reads, checked ===//
+//
+// A loop whose operands stream through shared-memory stages (the values
+// pipeline: cp.async copies S - 1 or S - 2 trips ahead, read by ldmatrix or by
+// wgmma) is correct only if every read sees the copy of its own trip, and no
+// copy lands in a stage that some warp may still read. On a GPU such a race
+// shows only when the timing does; the fuzzer cannot rely on it (the planted
+// `values-wgmma-refill` ran 34,144 kernels on an H100 without a changed
+// value). So the lowering records, as it emits them, the loop's asynchronous
+// events (the prologue, one trip with stages and trips relative to its own,
+// the exit), and checkAsyncSchedule replays them for every trip count up to
+// 2 S + 3 under the weakest timing PTX allows:
+//   - a cp.async copy lands at any time between its issue and the
+//     cp.async.wait_group that retires its group in the issuing thread;
+//   - a wgmma reads its stage at any time between its issue and the
+//     wgmma.wait_group that retires its group; an ldmatrix reads at issue;
+//   - another warp sees a retired copy only after a barrier that both pass
+//     (bar.sync), and a wgmma (async proxy) only with a fence.proxy.async
+//     between the retiring wait and that barrier.
+// Two warps run the same events, so an event of one warp is ordered before an
+// event of another exactly when a barrier lies between them: the check
+// compares the barrier counts ("segments") of the two positions. It reports
+// the first of: a copy and a read of the same stage not ordered either way, two
+// copies into one stage not ordered, a read whose latest ordered copy is not
+// its own trip's (or that has none), a stage index out of range, and a copy or
+// read still in flight after the exit. The lowering turns a report into an
+// internal error, so the kernel fails to compile instead of racing; the fuzzer
+// reports it as a gpu-compile failure, also with --compile-only.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tc::codegen {
+
+/// One asynchronous event of a pipelined loop. In a trip, stages and trips are
+/// relative to the trip's own (its stage is trip % stages); in the prologue,
+/// absolute.
+struct AsyncEvent {
+  enum class Kind {
+    Barrier,     // bar.sync of every thread
+    Fence,       // fence.proxy.async.shared::cta
+    Copy,        // cp.async of a stage's tiles (every thread its chunks)
+    CopyCommit,  // cp.async.commit_group
+    CopyWait,    // cp.async.wait_group pending
+    CopyWaitAll, // cp.async.wait_all
+    Read,        // a streamed `@` reads its stage (async: wgmma; else ldmatrix)
+    ReadCommit,  // wgmma.commit_group
+    ReadWait,    // wgmma.wait_group pending
+  };
+  Kind kind = Kind::Barrier;
+  int64_t stage = 0;     // Copy, Read: the stage (Read in a trip: 0, its own)
+  int64_t dataTrip = 0;  // Copy: the trip whose tiles it copies
+  int64_t guardTrip = 0; // Copy: issued only when this trip runs
+  int64_t pending = 0;   // CopyWait, ReadWait: groups left in flight
+  bool async = false;    // Read: by wgmma
+};
+
+struct AsyncSchedule {
+  int64_t stages = 0;
+  std::vector<AsyncEvent> prologue, trip, exit;
+};
+
+/// The first hazard of `s` over every trip count 0 .. 2 stages + 3, in words
+/// ("" when there is none).
+std::string checkAsyncSchedule(const AsyncSchedule &s);
+
+} // namespace tc::codegen

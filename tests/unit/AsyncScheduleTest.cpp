@@ -1,0 +1,201 @@
+// checkAsyncSchedule (codegen/AsyncSchedule.h): the values pipeline's schedules
+// as the lowering emits them pass; each way of getting one wrong that a GPU
+// shows only by chance (a stage refilled too early, a wait one group short, no
+// proxy fence, no barrier, no wait at the exit) is reported; and the compiled
+// attention kernels pass at every stage count and warp count.
+
+#include "codegen/AsyncSchedule.h"
+#include "SourceRoot.h"
+#include "codegen/Codegen.h"
+#include "frontend/Compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace tc;
+using codegen::AsyncEvent;
+using codegen::AsyncSchedule;
+using codegen::checkAsyncSchedule;
+using K = AsyncEvent::Kind;
+
+namespace {
+
+AsyncEvent ev(K kind, int64_t n = 0) {
+  AsyncEvent e{kind};
+  if (kind == K::Copy)
+    e.stage = e.dataTrip = e.guardTrip = n;
+  if (kind == K::CopyWait || kind == K::ReadWait)
+    e.pending = n;
+  return e;
+}
+AsyncEvent wgmmaRead() {
+  AsyncEvent e{K::Read};
+  e.async = true;
+  return e;
+}
+
+/// The mma.sync form: copies `ahead` trips ahead, each trip waits for its
+/// own group (wait_group ahead - 1), syncs, refills, then ldmatrix reads.
+AsyncSchedule ldmatrixPipe(int64_t stages, int64_t ahead, int64_t pending) {
+  AsyncSchedule s;
+  s.stages = stages;
+  s.prologue.push_back(ev(K::Barrier));
+  for (int64_t j = 0; j < ahead; ++j) {
+    s.prologue.push_back(ev(K::Copy, j));
+    s.prologue.push_back(ev(K::CopyCommit));
+  }
+  s.trip = {ev(K::CopyWait, pending), ev(K::Barrier), ev(K::Copy, ahead),
+            ev(K::CopyCommit),        ev(K::Read),    ev(K::Read)};
+  s.exit = {ev(K::CopyWaitAll)};
+  return s;
+}
+
+/// The wgmma form with P @ V's wait deferred to the next trip (Q @ K^T's
+/// wait_group 0 covers it): stages = ahead + 2.
+AsyncSchedule wgmmaDeferred(int64_t stages, int64_t ahead, bool fence = true) {
+  AsyncSchedule s;
+  s.stages = stages;
+  s.prologue.push_back(ev(K::Barrier));
+  for (int64_t j = 0; j < ahead; ++j) {
+    s.prologue.push_back(ev(K::Copy, j));
+    s.prologue.push_back(ev(K::CopyCommit));
+  }
+  s.trip.push_back(ev(K::CopyWait, ahead - 1));
+  if (fence)
+    s.trip.push_back(ev(K::Fence));
+  for (AsyncEvent e : {ev(K::Barrier), ev(K::Copy, ahead), ev(K::CopyCommit), wgmmaRead(),
+                       ev(K::ReadCommit), ev(K::ReadWait, 0), wgmmaRead(), ev(K::ReadCommit)})
+    s.trip.push_back(e);
+  s.exit = {ev(K::CopyWaitAll), ev(K::ReadWait, 0)};
+  return s;
+}
+
+std::unique_ptr<ir::Module> lowerSource(const std::string &source) {
+  Compilation c{CompileOptions{}};
+  std::ostringstream diags;
+  c.diags().setOutput(&diags);
+  c.addMainSource("attention.tc", source);
+  bool ok = c.run(Stage::Lower);
+  EXPECT_TRUE(ok) << diags.str() << c.internalError();
+  return ok ? c.takeModule() : nullptr;
+}
+
+} // namespace
+
+TEST(AsyncSchedule, TheLoweringsSchedulesPass) {
+  for (int64_t stages : {2, 3, 4, 5})
+    EXPECT_EQ(checkAsyncSchedule(ldmatrixPipe(stages, stages - 1, stages - 2)), "") << stages;
+  for (int64_t stages : {3, 4, 5})
+    EXPECT_EQ(checkAsyncSchedule(wgmmaDeferred(stages, stages - 2)), "") << stages;
+  // Less ahead than the stages allow is slower, not wrong.
+  EXPECT_EQ(checkAsyncSchedule(ldmatrixPipe(4, 2, 1)), "");
+  EXPECT_EQ(checkAsyncSchedule(wgmmaDeferred(5, 2)), "");
+}
+
+TEST(AsyncSchedule, AStageRefilledWhileAnotherWarpgroupReadsIt) {
+  // values-wgmma-refill: the deferred P @ V of trip i - 1 may still read the
+  // stage trip i's copies go into.
+  std::string h = checkAsyncSchedule(wgmmaDeferred(4, 3));
+  EXPECT_NE(h.find("wgmma read of stage"), std::string::npos) << h;
+  EXPECT_NE(h.find("may overlap the copy of trip"), std::string::npos) << h;
+  // The same distance without the deferral is fine: every read waited for.
+  AsyncSchedule s = wgmmaDeferred(4, 3);
+  s.trip.push_back(ev(K::ReadWait, 0));
+  EXPECT_EQ(checkAsyncSchedule(s), "");
+}
+
+TEST(AsyncSchedule, AWaitOneGroupShort) {
+  // values-pipeline-wait: wait_group S - 1 leaves the trip's own copies in flight.
+  std::string h = checkAsyncSchedule(ldmatrixPipe(3, 2, 2));
+  EXPECT_NE(h.find("ldmatrix read of stage"), std::string::npos) << h;
+  h = checkAsyncSchedule(wgmmaDeferred(4, 2));
+  EXPECT_EQ(h, "");
+  AsyncSchedule s = wgmmaDeferred(4, 2);
+  s.trip[0].pending = 2;
+  EXPECT_NE(checkAsyncSchedule(s), "");
+}
+
+TEST(AsyncSchedule, NoProxyFenceBeforeTheTensorCoresRead) {
+  std::string h = checkAsyncSchedule(wgmmaDeferred(4, 2, /*fence=*/false));
+  EXPECT_NE(h.find("no fence.proxy.async"), std::string::npos) << h;
+}
+
+TEST(AsyncSchedule, NoBarrierInTheTrip) {
+  AsyncSchedule s = ldmatrixPipe(3, 2, 1);
+  s.trip.erase(s.trip.begin() + 1);
+  EXPECT_NE(checkAsyncSchedule(s), "");
+}
+
+TEST(AsyncSchedule, InFlightAfterTheLoop) {
+  // Copies for trips past the last are not issued, so the mma.sync form has
+  // none in flight at the exit even without its wait_all.
+  AsyncSchedule s = ldmatrixPipe(3, 2, 1);
+  s.exit.clear();
+  EXPECT_EQ(checkAsyncSchedule(s), "");
+  // The deferred P @ V of the last trip is, without the exit's wait.
+  s = wgmmaDeferred(4, 2);
+  s.exit.pop_back();
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("wgmma read of stage"), std::string::npos) << h;
+  EXPECT_NE(h.find("in flight after the loop"), std::string::npos) << h;
+  // So is a copy issued without a guard and never waited for.
+  s = ldmatrixPipe(3, 2, 1);
+  s.exit.clear();
+  s.trip[2].guardTrip = 0;
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("in flight after the loop"), std::string::npos) << h;
+}
+
+TEST(AsyncSchedule, StagesAndTripsMismatched) {
+  // A stage index past the last.
+  AsyncSchedule s = ldmatrixPipe(3, 2, 1);
+  s.trip[2].stage = 6;
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("copies into stage 3 of 3"), std::string::npos) << h;
+  // Copies one trip ahead, waited for at once: trip i + 2's tiles go into
+  // the stage trip i + 1 reads, every access ordered, the content wrong.
+  s = ldmatrixPipe(3, 1, 0);
+  s.trip[2].dataTrip = 2;
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("not its own trip's"), std::string::npos) << h;
+  // Copies switched off a trip early: the last trip reads a stage nobody filled.
+  s = ldmatrixPipe(3, 2, 1);
+  s.trip[2].guardTrip = 3;
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("reads no completed copy"), std::string::npos) << h;
+  EXPECT_NE(checkAsyncSchedule(AsyncSchedule{}), "");
+}
+
+// The lowering's own schedules: the attention kernel (values pipeline on
+// wgmma with the deferred wait on sm_90, on mma.sync on sm_80) at each
+// stage and warp count compiles (a hazard would be an internal error).
+TEST(AsyncSchedule, AttentionCompilesAtEveryStageCount) {
+  std::string path = test::examplePath("attention.tc");
+  ASSERT_FALSE(path.empty()) << test::sourceRootProblem();
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  for (int64_t d : {64, 128})
+    for (unsigned sm : {80u, 90u})
+      for (unsigned stages : {2u, 3u, 4u, 5u})
+        for (unsigned warps : {4u, 8u}) {
+          std::string src = "#define BLOCK_M 128\n#define BLOCK_N " +
+                            std::to_string(d == 64 ? 64 : 32) + "\n#define HEAD_DIM " +
+                            std::to_string(d) + "\n" + ss.str();
+          auto m = lowerSource(src);
+          ASSERT_TRUE(m);
+          codegen::Options o;
+          o.alignedPointers = true; // as the GPU backend compiles (whole allocations)
+          o.sm = sm;
+          o.numStages = stages;
+          o.numWarps = warps;
+          codegen::Result r = codegen::compile(*m, *m->functions.front(), o);
+          EXPECT_TRUE(r.ok()) << "D=" << d << " sm_" << sm << " stages " << stages << " warps "
+                              << warps << ": " << r.error;
+          if (r.ok()) {
+            EXPECT_NE(r.compiled->ptx.find("cp.async.wait_group"), std::string::npos);
+          }
+        }
+}
