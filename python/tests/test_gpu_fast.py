@@ -147,3 +147,29 @@ def test_fast_path_launches_on_the_current_stream():
     s.synchronize()
     assert fast_launches(k) == 1
     assert torch.equal(y, torch.full_like(x, 5.0))
+
+
+COLSUM = """
+__global__ void colsum(float *X, float *Y, int M, int N) {
+  int c[128] = get_program_id(0) * 128 + 0 ... 128;
+  bool m[128] = c < N;
+  float acc[128] = 0;
+  for (int r = 0; r < M; r++)
+    acc += *?(m)(X + r * N + c);
+  *?(m)(Y + c) = acc;
+}
+"""
+
+
+def test_fast_path_loop_prefetch_on_narrow_and_wide_grids():
+    # The loop loads one trip ahead (option prefetch) on a grid of at most 16
+    # warps a multiprocessor; a wider grid runs the kernel compiled without it
+    # (its own cache entry): both, in turn, through the fast path.
+    k = triton_c.kernel(COLSUM, outputs=["Y"])
+    for step, n in enumerate([1000, 299999, 1000, 299999]):
+        x = torch.randint(-8, 8, (5, n), device="cuda").float()
+        y = torch.zeros(n, device="cuda")
+        k(x, y, 5, n, (triton_c.cdiv(n, 128),), num_warps=4)
+        torch.cuda.synchronize()
+        assert torch.equal(y, x.sum(dim=0)), (step, n)
+    assert fast_launches(k) >= 2

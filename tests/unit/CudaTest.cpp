@@ -218,23 +218,40 @@ TEST_F(CudaDeviceTest, EventsTimeAKernel) {
   ctx_->eventDestroy(end);
 }
 
-TEST_F(CudaDeviceTest, SynchronizeTimesOut) {
-  std::unique_ptr<cuda::Module> m = ctx_->load(kSpinPtx);
+/// In a child process (SynchronizeTimesOut): a 300 ms kernel waited for with
+/// a 20 ms timeout is a sticky timeout error; exits 0 when it is, else 1.
+[[noreturn]] void timeoutThenWaitItOut(cuda::Context &ctx) {
+  bool ok = true;
+  std::unique_ptr<cuda::Module> m = ctx.load(kSpinPtx);
   void *fn = m->function("spin");
   uint64_t ns = 300'000'000; // 300 ms, bounded so the context can be destroyed
   void *params[] = {&ns};
-  ctx_->launch(fn, {1, 1, 1}, 32, 0, params);
+  ctx.launch(fn, {1, 1, 1}, 32, 0, params);
   try {
-    ctx_->synchronize(0.02);
-    FAIL() << "a 300 ms kernel finished within 20 ms";
+    ctx.synchronize(0.02);
+    std::fprintf(stderr, "a 300 ms kernel finished within 20 ms\n");
+    ok = false;
   } catch (const cuda::Error &e) {
-    EXPECT_EQ(std::string(e.what()), "kernel did not finish within 0.02 s");
-    EXPECT_EQ(e.code(), cuda::kErrorLaunchTimeout);
-    EXPECT_TRUE(e.sticky());
+    if (std::string(e.what()) != "kernel did not finish within 0.02 s" ||
+        e.code() != cuda::kErrorLaunchTimeout || !e.sticky()) {
+      std::fprintf(stderr, "unexpected timeout error: %s (code %d)\n", e.what(), e.code());
+      ok = false;
+    }
   }
   // The kernel is bounded, so here (unlike after a real hang) the context can
   // wait it out and be torn down normally.
-  ctx_->synchronize();
+  ctx.synchronize();
+  std::fflush(stderr);
+  std::_Exit(ok ? 0 : 1);
+}
+
+TEST_F(CudaDeviceTest, SynchronizeTimesOut) {
+  // A timeout is sticky for the whole process (no context is parked for
+  // reuse after it: the kernel may never end), so it runs in a child, and the
+  // tests after this one keep reuse (PtxCompileGpu.DroppedContextIsReused).
+  // "threadsafe" re-executes the test binary: the child initialises CUDA afresh.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(timeoutThenWaitItOut(*ctx_), ::testing::ExitedWithCode(0), "");
 }
 
 TEST_F(CudaDeviceTest, SynchronizeWithTimeoutReturnsWhenDone) {

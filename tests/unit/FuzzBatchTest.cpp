@@ -329,17 +329,18 @@ TEST(FuzzBatchGpu, BatchVerdictsAreTheSingleKernelVerdicts) {
       EXPECT_EQ(got[i].property, alone[i].property) << i << ": " << got[i].message;
       if (!planted && got[i].status == OracleResult::Status::Pass) {
         EXPECT_GT(got[i].stageMs.at("jit"), 0) << i; // its share of the module's load
-        // The paths come from the batch's compile (not a lowering of their
-        // own): those of the kernel's own lowering for the device.
+        // The paths come from the batch's compile (not a compile of their
+        // own): those of the kernel's own compile for the device (with the
+        // ones LLVM's pipeline adds, such as div.shared: not loweringPaths).
         CompileOutcome c = compileFuzzKernel(batch[i]);
         ASSERT_TRUE(c.ok());
         codegen::Options co = o.codegen;
         co.alignedPointers = true;
-        std::vector<std::string> paths;
-        std::string error;
-        ASSERT_TRUE(codegen::loweringPaths(c.kernel->module(), c.kernel->function(), co, paths,
-                                           error));
-        EXPECT_EQ(got[i].paths, std::optional<std::vector<std::string>>(paths)) << i;
+        codegen::Result own = codegen::compile(c.kernel->module(), c.kernel->function(), co);
+        ASSERT_TRUE(own.ok()) << own.error;
+        ASSERT_EQ(own.compiled->paths.size(), 1u);
+        EXPECT_EQ(got[i].paths, std::optional<std::vector<std::string>>(own.compiled->paths[0]))
+            << i;
         EXPECT_EQ(got[i].paths, alone[i].paths) << i;
       }
     }
