@@ -70,7 +70,7 @@ private:
   std::vector<int> seg_; // barriers before each position
   int barriers_ = 0;
   std::vector<size_t> fences_;
-  std::vector<Access> copies_, reads_;
+  std::vector<Access> copies_, reads_, stores_; // a store: every stage
   Groups copyGroups_, readGroups_;
 
   std::string prefix() const {
@@ -135,6 +135,7 @@ private:
     }
     case K::ReadCommit: readGroups_.commit(); break;
     case K::ReadWait: readGroups_.wait(static_cast<size_t>(e.pending), pos, reads_); break;
+    case K::Store: stores_.push_back({pos, pos, -1, 0, trip, false}); break;
     }
     return "";
   }
@@ -190,6 +191,16 @@ private:
           return prefix() + copyName(x) + " and " + copyName(y) +
                  " may land in either order: no barrier orders them";
       }
+    for (const Access &st : stores_) {
+      for (const Access &c : copies_)
+        if (c.pos < st.pos && !doneBefore(c, st))
+          return prefix() + tripName(st.issuedIn, trips_) + " stores into the stages while " +
+                 copyName(c) + " may still land";
+      for (const Access &r : reads_)
+        if (r.pos < st.pos && !doneBefore(r, st))
+          return prefix() + tripName(st.issuedIn, trips_) + " stores into the stages while " +
+                 readName(r) + " may still read";
+    }
     for (const Access &r : reads_) {
       const Access *latest = nullptr;
       for (const Access &c : copies_)

@@ -1,9 +1,10 @@
 //===- AsyncSchedule.h - A pipelined loop's asynchronous copies and reads, checked ===//
 //
 // A loop whose operands stream through shared-memory stages (the values
-// pipeline: cp.async copies S - 1 or S - 2 trips ahead, read by ldmatrix or by
-// wgmma) is correct only if every read sees the copy of its own trip, and no
-// copy lands in a stage that some warp may still read. On a GPU such a race
+// pipeline of attention loops, and the matmul loops on cp.async: copies S - 1
+// or S - 2 trips ahead, read by ldmatrix or by wgmma) is correct only if every
+// read sees the copy of its own trip, and no copy lands in a stage that some
+// warp may still read. On a GPU such a race
 // shows only when the timing does; the fuzzer cannot rely on it (the planted
 // `values-wgmma-refill` ran 34,144 kernels on an H100 without a changed
 // value). So the lowering records, as it emits them, the loop's asynchronous
@@ -22,8 +23,10 @@
 // compares the barrier counts ("segments") of the two positions. It reports
 // the first of: a copy and a read of the same stage not ordered either way, two
 // copies into one stage not ordered, a read whose latest ordered copy is not
-// its own trip's (or that has none), a stage index out of range, and a copy or
-// read still in flight after the exit. The lowering turns a report into an
+// its own trip's (or that has none), a stage index out of range, a copy or
+// read still in flight after the exit, and the exit's own stores into the
+// stages' memory (a matmul loop's fragments) before every copy and read is
+// done. The TMA's stages (mbarriers) are outside this model. The lowering turns a report into an
 // internal error, so the kernel fails to compile instead of racing; the fuzzer
 // reports it as a gpu-compile failure, also with --compile-only.
 //
@@ -50,6 +53,7 @@ struct AsyncEvent {
     Read,        // a streamed `@` reads its stage (async: wgmma; else ldmatrix)
     ReadCommit,  // wgmma.commit_group
     ReadWait,    // wgmma.wait_group pending
+    Store,       // every thread stores into the stages' memory (the exit's own use of it)
   };
   Kind kind = Kind::Barrier;
   int64_t stage = 0;     // Copy, Read: the stage (Read in a trip: 0, its own)

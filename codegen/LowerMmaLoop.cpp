@@ -439,8 +439,10 @@ Slots Lowerer::accToFragments(const MmaLoop &L, const ir::Value *init) {
 /// first, on the fragments, with L.accCast: the cast's result).
 Slots Lowerer::fragmentsToRows(const MmaLoop &L, const Slots &acc) {
   size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
-  if (L.pipelined)
+  if (L.pipelined) {
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+    noteAsync({AsyncEvent::Kind::CopyWaitAll});
+  }
   Slots frags = acc;
   if (L.accCast) {
     setLoc(*L.accCast);
@@ -451,6 +453,7 @@ Slots Lowerer::fragmentsToRows(const MmaLoop &L, const Slots &acc) {
   Slots rows;
   withStagingBase(pipeBase(), [&] {
     barrier();
+    noteAsync({AsyncEvent::Kind::Store}); // the fragments, over the stages' memory
     forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
       mmaStoreAcc(L.p, t,
                   Slots(frags.begin() + static_cast<long>(j * per),
@@ -466,6 +469,7 @@ Slots Lowerer::fragmentsToRows(const MmaLoop &L, const Slots &acc) {
 /// The k steps of one trip on the stage at byte offset stageOff.
 Slots Lowerer::mmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slots &acc) {
   size_t per = static_cast<size_t>(L.p.fragsM() * L.p.fragsN() * 4);
+  noteAsync({AsyncEvent::Kind::Read}); // ldmatrix from the trip's stage
   Slots out = acc;
   withStagingBase(b_.CreateAdd(pipeBase(), stageOff), [&] {
     forEachOwnTile(L, [&](size_t j, const MmaTile &t) {
@@ -561,6 +565,9 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
       inFlight = ahead;
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
                        {b_.getInt32(static_cast<uint32_t>(inFlight))});
+    AsyncEvent wait{AsyncEvent::Kind::CopyWait};
+    wait.pending = inFlight;
+    noteAsync(wait);
     if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
       asmStatement("fence.proxy.async.shared::cta;");
     barrier();
@@ -591,8 +598,14 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
       issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), state, iv, ahead);
     return nullptr;
   });
-  if (!L.tma)
+  if (!L.tma) {
+    // Into stage + ahead (fill), trip + ahead's tiles (offAhead), when that trip runs.
+    AsyncEvent copy{AsyncEvent::Kind::Copy};
+    copy.stage = copy.dataTrip = copy.guardTrip = ahead;
+    noteAsync(copy);
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+    noteAsync({AsyncEvent::Kind::CopyCommit});
+  }
   if (!L.wgmma)
     acc = mmaLoopStep(L, stageOff, get(L.dot->operand(2)));
   else if (!L.wgmmaPending) // two stages: the products wait for themselves
@@ -667,6 +680,11 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   llvm::Value *lb = L.isFor ? get(loop.operand(0))[0] : nullptr;
   StreamChunks chunks;
   Slots loopInit;
+  // The cp.async stages' schedule as emitted (codegen/AsyncSchedule.h).
+  AsyncSchedule sched;
+  bool checked = false;
+  std::vector<AsyncEvent> *outerEvents = asyncEvents_;
+  asyncEvents_ = nullptr; // (a loop inside a recorded trip: one barrier there, below)
   if (L.pipelined) {
     // The TMA's tile coordinates (row, column) of each stream j trips in.
     auto rowColAt = [&](int64_t j) {
@@ -685,6 +703,9 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
       tmaInitBarriers(L); // between two barriers: earlier readers first, every waiter after
     } else {
       chunks = streamSources(L);
+      checked = true; // the TMA's mbarriers are outside checkAsyncSchedule's model
+      sched.stages = L.stages;
+      asyncEvents_ = &sched.prologue;
       barrier(); // earlier readers of the stages are done
     }
     llvm::Value *runs = nullptr;
@@ -705,8 +726,13 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
               carriedInit, lb, j);
         return nullptr;
       });
-      if (!L.tma)
+      if (!L.tma) {
+        AsyncEvent copy{AsyncEvent::Kind::Copy}; // trip j's tiles into stage j
+        copy.stage = copy.dataTrip = copy.guardTrip = j;
+        noteAsync(copy);
         b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+        noteAsync({AsyncEvent::Kind::CopyCommit});
+      }
     }
     loopInit = {b_.getInt64(0), b_.getInt64(0), runs, b_.getInt32(0)};
     if (L.tma) { // the tiles trip `ahead` copies, and trip 0's phase
@@ -739,6 +765,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
     values_[L.body->arg(0)] = {iv};
   bindArgs(*L.body, fwd, L.argBase);
   values_[L.dot->operand(2)] = own[0];
+  if (checked)
+    asyncEvents_ = &sched.trip;
   Slots loopNext;
   for (const auto &op : L.body->ops()) {
     if (op.get() == L.yield)
@@ -765,6 +793,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   b_.CreateBr(header);
   // After the loop.
   b_.SetInsertPoint(exit);
+  if (checked)
+    asyncEvents_ = &sched.exit;
   if (L.tma)
     tmaInvalBarriers(L);
   for (size_t pos = 0; pos < L.carried; ++pos) {
@@ -790,6 +820,14 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
       values_[result] = L.isFor ? phis[pos] : fwd[pos];
     }
   }
+  asyncEvents_ = outerEvents;
+  noteAsync({AsyncEvent::Kind::Barrier}); // fragmentsToRows' barriers run on every path
+  if (!checked)
+    return true;
+  if (std::string hazard = checkAsyncSchedule(sched); !hazard.empty())
+    throw Unsupported("internal: the cp.async stages of the matmul loop at line " +
+                      std::to_string(loop.loc().line) + " would race: " + hazard +
+                      " (--disable-opt pipeline compiles the loop without them)");
   return true;
 }
 

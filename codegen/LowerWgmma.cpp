@@ -431,6 +431,9 @@ Slots Lowerer::wgmmaLoopStep(const MmaLoop &L, llvm::Value *stageOff, const Slot
     warpgroup = b_.CreateUDiv(warpgroup, splitN);
     warpgroups = 1; // tilesPerWarp is 1
   }
+  AsyncEvent read{AsyncEvent::Kind::Read}; // the trip's stage (checkAsyncSchedule)
+  read.async = true;
+  noteAsync(read);
   Slots out = acc;
   for (int64_t j = 0; j < L.tilesPerWarp; ++j) {
     // The warpgroup's 64 rows: block g + j G of the tile.

@@ -13,6 +13,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 using namespace tc;
 using codegen::AsyncEvent;
@@ -168,6 +169,31 @@ TEST(AsyncSchedule, StagesAndTripsMismatched) {
   EXPECT_NE(checkAsyncSchedule(AsyncSchedule{}), "");
 }
 
+TEST(AsyncSchedule, TheExitStoresIntoTheStagesAfterEverything) {
+  // A matmul loop's exit stages the fragments over the stages' memory: after
+  // the last wgmma's wait, the copies' wait_all and a barrier.
+  AsyncSchedule s;
+  s.stages = 3;
+  s.prologue = {ev(K::Barrier), ev(K::Copy, 0), ev(K::CopyCommit), ev(K::Copy, 1),
+                ev(K::CopyCommit)};
+  s.trip = {ev(K::CopyWait, 1), ev(K::Fence),   ev(K::Barrier), wgmmaRead(),      ev(K::ReadCommit),
+            ev(K::ReadWait, 1), ev(K::Barrier), ev(K::Copy, 2), ev(K::CopyCommit)};
+  s.exit = {ev(K::ReadWait, 0), ev(K::CopyWaitAll), ev(K::Barrier), ev(K::Store)};
+  EXPECT_EQ(checkAsyncSchedule(s), "");
+  AsyncSchedule early = s; // the store before the barrier
+  early.exit = {ev(K::ReadWait, 0), ev(K::CopyWaitAll), ev(K::Store)};
+  std::string h = checkAsyncSchedule(early);
+  EXPECT_NE(h.find("stores into the stages while"), std::string::npos) << h;
+  AsyncSchedule noWait = s; // the last trip's products never waited for
+  noWait.exit.erase(noWait.exit.begin());
+  EXPECT_NE(checkAsyncSchedule(noWait), "");
+  AsyncSchedule refill = s; // wgmma-stage: the copies into the stage being read
+  refill.trip[7] = ev(K::Copy, 3);
+  refill.stages = 3;
+  h = checkAsyncSchedule(refill);
+  EXPECT_NE(h, "") << h;
+}
+
 // The lowering's own schedules: the attention kernel (values pipeline on
 // wgmma with the deferred wait on sm_90, on mma.sync on sm_80) at each
 // stage and warp count compiles (a hazard would be an internal error).
@@ -198,4 +224,37 @@ TEST(AsyncSchedule, AttentionCompilesAtEveryStageCount) {
             EXPECT_NE(r.compiled->ptx.find("cp.async.wait_group"), std::string::npos);
           }
         }
+}
+
+// The matmul loops on cp.async (mma.sync on sm_80; wgmma on sm_90 at 4 warps,
+// with wgmma.wait_group 1 from 3 stages): every tile shape, warp and stage
+// count compiles (8 warps on sm_90 take the TMA, outside the check's model).
+TEST(AsyncSchedule, MatmulLoopsCompileAtEveryStageCount) {
+  std::string path = test::examplePath("matmul.tc");
+  ASSERT_FALSE(path.empty()) << test::sourceRootProblem();
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  int checked = 0;
+  for (auto [tm, tn, tk] : {std::tuple{64, 64, 32}, {128, 128, 64}, {128, 256, 64}})
+    for (unsigned sm : {80u, 90u})
+      for (unsigned stages : {2u, 3u, 4u, 5u})
+        for (unsigned warps : {4u, 8u}) {
+          std::string src = "#define TM " + std::to_string(tm) + "\n#define TN " +
+                            std::to_string(tn) + "\n#define TK " + std::to_string(tk) +
+                            "\n#define TYPE half\n" + ss.str();
+          auto m = lowerSource(src);
+          ASSERT_TRUE(m);
+          codegen::Options o;
+          o.alignedPointers = true;
+          o.sm = sm;
+          o.numStages = stages;
+          o.numWarps = warps;
+          codegen::Result r = codegen::compile(*m, *m->functions.front(), o);
+          EXPECT_TRUE(r.ok()) << tm << "x" << tn << "x" << tk << " sm_" << sm << " stages "
+                              << stages << " warps " << warps << ": " << r.error;
+          if (r.ok() && r.compiled->ptx.find("cp.async.wait_group") != std::string::npos)
+            ++checked;
+        }
+  EXPECT_GE(checked, 24); // the cp.async forms were among them
 }
