@@ -135,7 +135,13 @@ private:
     }
     case K::ReadCommit: readGroups_.commit(); break;
     case K::ReadWait: readGroups_.wait(static_cast<size_t>(e.pending), pos, reads_); break;
-    case K::Store: stores_.push_back({pos, pos, -1, 0, trip, false}); break;
+    case K::Store: {
+      Access a; // every stage, complete when issued
+      a.pos = a.done = pos;
+      a.issuedIn = trip;
+      stores_.push_back(a);
+      break;
+    }
     }
     return "";
   }
@@ -182,7 +188,8 @@ private:
                  ": no fence.proxy.async between the copy's wait and the barrier before the "
                  "read (the tensor cores read through the async proxy)";
         return prefix() + readName(r) + " may overlap " + copyName(c) +
-               ": no barrier orders the one's wait before the other";
+               ": no barrier lies between the copy's wait and the read, nor between the "
+               "read's end and the copy";
       }
     for (size_t i = 0; i < copies_.size(); ++i)
       for (size_t j = i + 1; j < copies_.size(); ++j) {
@@ -206,6 +213,10 @@ private:
       for (const Access &c : copies_)
         if (c.stage == r.stage && before(c, r) && (!latest || c.pos > latest->pos))
           latest = &c;
+      for (const Access &st : stores_)
+        if (seg(st.pos) < seg(r.pos) && (!latest || st.pos > latest->pos))
+          return prefix() + readName(r) + " reads what " + tripName(st.issuedIn, trips_) +
+                 " stored over the stages, not a copy of its tiles";
       if (!latest)
         return prefix() + readName(r) + " reads no completed copy of its tiles" +
                (r.async ? " (a barrier after the copy's wait, with a proxy fence between)" : "");

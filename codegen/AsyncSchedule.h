@@ -21,12 +21,14 @@
 // Two warps run the same events, so an event of one warp is ordered before an
 // event of another exactly when a barrier lies between them: the check
 // compares the barrier counts ("segments") of the two positions. It reports
-// the first of: a copy and a read of the same stage not ordered either way, two
-// copies into one stage not ordered, a read whose latest ordered copy is not
-// its own trip's (or that has none), a stage index out of range, a copy or
-// read still in flight after the exit, and the exit's own stores into the
-// stages' memory (a matmul loop's fragments) before every copy and read is
-// done. The TMA's stages (mbarriers) are outside this model. The lowering turns a report into an
+// the first it finds, checking in this order: a stage index out of range (as
+// the events are replayed); a copy or read still in flight after the exit; a
+// copy and a read of the same stage not ordered either way; two copies into
+// one stage not ordered; a store into the stages' memory (a matmul loop's
+// exit stores its fragments there) before every earlier copy and read is
+// done; a read whose latest ordered write is not its own trip's copy (another
+// trip's, a store's, or none). The TMA's stages (mbarriers) are outside this
+// model, and so is shared memory outside the stages. The lowering turns a report into an
 // internal error, so the kernel fails to compile instead of racing; the fuzzer
 // reports it as a gpu-compile failure, also with --compile-only.
 //
@@ -55,7 +57,8 @@ struct AsyncEvent {
     ReadWait,    // wgmma.wait_group pending
     Store,       // every thread stores into the stages' memory (the exit's own use of it)
   };
-  Kind kind = Kind::Barrier;
+  AsyncEvent(Kind kind) : kind(kind) {} // no default: a forgotten kind must not pass
+  Kind kind;
   int64_t stage = 0;     // Copy, Read: the stage (Read in a trip: 0, its own)
   int64_t dataTrip = 0;  // Copy: the trip whose tiles it copies
   int64_t guardTrip = 0; // Copy: issued only when this trip runs

@@ -13,6 +13,26 @@
 
 namespace tc::codegen::lower {
 
+/// Whether block b holds, at any depth, a loop with an `@` in it. A loop
+/// whose body runs such a loop is not pipelined (matchStreams,
+/// planValuePipes): every pipelined loop keeps its stages at pipeBase(), and
+/// so does the nested loop's staging (its own stages, a matmul loop's
+/// accumulator before and after it, its operands staged every trip), which
+/// would overwrite the stages the outer loop filled trips ahead. A loop
+/// without an `@` stages nothing there.
+inline bool holdsLoopWithDot(const ir::Block &b) {
+  bool found = false;
+  ir::forEachOp(b, [&](const ir::Op &op, unsigned) {
+    if (found || (op.kind() != ir::OpKind::For && op.kind() != ir::OpKind::While))
+      return;
+    for (size_t r = 0; r < op.numRegions() && !found; ++r)
+      ir::forEachOp(*op.region(static_cast<unsigned>(r)), [&](const ir::Op &inner, unsigned) {
+        found = found || inner.kind() == ir::OpKind::Dot;
+      });
+  });
+  return found;
+}
+
 /// Whether c is the constant +0 (or a splat of it): a plain `a @ b`'s
 /// accumulator, a masked load's `other` that a zero-filling copy gives.
 bool isPositiveZero(const ir::Value *c);

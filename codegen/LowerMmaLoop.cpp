@@ -179,9 +179,9 @@ const ir::Op *Lowerer::narrowingAccCast(const MmaLoop &L) const {
 void Lowerer::matchStreams(MmaLoop &L) {
   L.stages = 1;
   bool int8Ok = opts_.wgmma && opts_.int8Wgmma && opts_.sm == 90;
-  if (opts_.numStages < 2 || (L.p.bTransposed && !int8Ok) || !opts_.remat || !matchStream(L, 0) ||
-      !matchStream(L, 1) || L.streams[0].pos == L.streams[1].pos || !predictable(L) ||
-      !streamMasksAhead(L)) {
+  if (opts_.numStages < 2 || (L.p.bTransposed && !int8Ok) || !opts_.remat ||
+      holdsLoopWithDot(*L.body) || !matchStream(L, 0) || !matchStream(L, 1) ||
+      L.streams[0].pos == L.streams[1].pos || !predictable(L) || !streamMasksAhead(L)) {
     unpipeline(L);
     return;
   }

@@ -985,8 +985,6 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   if (keysPermuted(op.result()))
     notePath("mma.values.key_perm"); // option key-perm
   llvm::Value *stageOff = stream ? valuePipeStage() : nullptr;
-  if (stream && !pipe->wgmma) // ldmatrix reads the stage below (at issue)
-    noteAsync({AsyncEvent::Kind::Read});
   p.pitchA = p.k + 16 / in;
   p.pitchB = p.n + 16 / in;
   if (stream) {
@@ -1058,6 +1056,8 @@ void Lowerer::lowerMmaValueDot(const ir::Op &op) {
   llvm::Value *lane = b_.CreateAnd(tid_, i32(31));
   llvm::Value *warp = b_.CreateLShr(tid_, i32(5));
   MmaTile t = mmaTileAt(p, warp, lane);
+  if (stream) // ldmatrix reads the stage below, after a's staging and its barriers (at issue)
+    noteAsync({AsyncEvent::Kind::Read});
   for (int64_t s = 0; s < p.k / p.kStep; ++s) {
     std::vector<Slots> af, bf;
     for (int64_t i = 0; i < p.fragsM(); ++i) {
@@ -1392,7 +1392,7 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
     ir::forEachOp(*L->body, [&](const ir::Op &o, unsigned) {
       returns = returns || o.kind() == ir::OpKind::Return;
     });
-    if (returns)
+    if (returns || holdsLoopWithDot(*L->body)) // the stages' region is shared
       continue;
     if (!predictable(*L))
       continue;

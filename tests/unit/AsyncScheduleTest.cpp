@@ -187,6 +187,15 @@ TEST(AsyncSchedule, TheExitStoresIntoTheStagesAfterEverything) {
   AsyncSchedule noWait = s; // the last trip's products never waited for
   noWait.exit.erase(noWait.exit.begin());
   EXPECT_NE(checkAsyncSchedule(noWait), "");
+  AsyncSchedule mid; // a store inside the trip: the next trips read what it wrote
+  mid.stages = 3;
+  mid.prologue = {ev(K::Barrier), ev(K::Copy, 0), ev(K::CopyCommit), ev(K::Copy, 1),
+                  ev(K::CopyCommit)};
+  mid.trip = {ev(K::CopyWait, 1), ev(K::Barrier), ev(K::Copy, 2), ev(K::CopyCommit), ev(K::Read),
+              ev(K::CopyWaitAll), ev(K::Barrier), ev(K::Store),   ev(K::Barrier)};
+  mid.exit = {ev(K::CopyWaitAll)};
+  h = checkAsyncSchedule(mid);
+  EXPECT_NE(h.find("stored over the stages"), std::string::npos) << h;
   AsyncSchedule refill = s; // wgmma-stage: the copies into the stage being read
   refill.trip[7] = ev(K::Copy, 3);
   refill.stages = 3;
