@@ -563,11 +563,7 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
     int64_t inFlight = std::max<int64_t>(0, ahead - 1);
     if (plantedBug("pipeline-wait-group")) // waits for the group before this trip's
       inFlight = ahead;
-    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
-                       {b_.getInt32(static_cast<uint32_t>(inFlight))});
-    AsyncEvent wait{AsyncEvent::Kind::CopyWait};
-    wait.pending = inFlight;
-    noteAsync(wait);
+    cpAsyncWait(inFlight);
     if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
       asmStatement("fence.proxy.async.shared::cta;");
     barrier();
@@ -598,14 +594,8 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
       issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), state, iv, ahead);
     return nullptr;
   });
-  if (!L.tma) {
-    // Into stage + ahead (fill), trip + ahead's tiles (offAhead), when that trip runs.
-    AsyncEvent copy{AsyncEvent::Kind::Copy};
-    copy.stage = copy.dataTrip = copy.guardTrip = ahead;
-    noteAsync(copy);
-    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
-    noteAsync({AsyncEvent::Kind::CopyCommit});
-  }
+  if (!L.tma)
+    cpAsyncCommit(ahead); // into stage + ahead (fill), trip + ahead's tiles, when it runs
   if (!L.wgmma)
     acc = mmaLoopStep(L, stageOff, get(L.dot->operand(2)));
   else if (!L.wgmmaPending) // two stages: the products wait for themselves
@@ -726,13 +716,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
               carriedInit, lb, j);
         return nullptr;
       });
-      if (!L.tma) {
-        AsyncEvent copy{AsyncEvent::Kind::Copy}; // trip j's tiles into stage j
-        copy.stage = copy.dataTrip = copy.guardTrip = j;
-        noteAsync(copy);
-        b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
-        noteAsync({AsyncEvent::Kind::CopyCommit});
-      }
+      if (!L.tma)
+        cpAsyncCommit(j); // trip j's tiles into stage j
     }
     loopInit = {b_.getInt64(0), b_.getInt64(0), runs, b_.getInt32(0)};
     if (L.tma) { // the tiles trip `ahead` copies, and trip 0's phase

@@ -1570,11 +1570,7 @@ llvm::Value *Lowerer::valuePipeStage() {
   int64_t inFlight = std::max<int64_t>(0, ahead - 1);
   if (plantedBug("values-pipeline-wait")) // waits for the group before this trip's
     inFlight = ahead;
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
-                     {b_.getInt32(static_cast<uint32_t>(inFlight))});
-  AsyncEvent wait{AsyncEvent::Kind::CopyWait};
-  wait.pending = inFlight;
-  noteAsync(wait);
+  cpAsyncWait(inFlight);
   if (L.wgmma) // the copies' writes, made visible to the tensor cores' reads
     asmStatement("fence.proxy.async.shared::cta;");
   barrier();
@@ -1592,13 +1588,7 @@ llvm::Value *Lowerer::valuePipeStage() {
     issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), P.carried, P.iv, ahead);
     return nullptr;
   });
-  // Into stage + ahead (fill), the tiles of trip + ahead (offAhead), when
-  // that trip runs (runs).
-  AsyncEvent copy{AsyncEvent::Kind::Copy};
-  copy.stage = copy.dataTrip = copy.guardTrip = ahead;
-  noteAsync(copy);
-  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
-  noteAsync({AsyncEvent::Kind::CopyCommit});
+  cpAsyncCommit(ahead); // into stage + ahead (fill), trip + ahead's tiles, when it runs
   P.stageOff = b_.CreateMul(stage, stageBytes);
   llvm::Value *nextStage = b_.CreateAdd(stage, b_.getInt32(1));
   nextStage =
@@ -1763,11 +1753,7 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
           j);
       return nullptr;
     });
-    AsyncEvent copy{AsyncEvent::Kind::Copy}; // trip j's tiles into stage j, when trips 0..j run
-    copy.stage = copy.dataTrip = copy.guardTrip = j;
-    noteAsync(copy);
-    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
-    noteAsync({AsyncEvent::Kind::CopyCommit});
+    cpAsyncCommit(j); // trip j's tiles into stage j, when trips 0..j run
   }
   // Option late-q: Q into its region now, its load's latency overlapping the
   // copies' (the prologue's barrier above ended earlier reads of the region;

@@ -469,6 +469,24 @@ private:
     if (asyncEvents_)
       asyncEvents_->push_back(e);
   }
+  /// cp.async.wait_group `pending`, noted.
+  void cpAsyncWait(int64_t pending) {
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                       {b_.getInt32(static_cast<uint32_t>(pending))});
+    AsyncEvent wait{AsyncEvent::Kind::CopyWait};
+    wait.pending = pending;
+    noteAsync(wait);
+  }
+  /// cp.async.commit_group of the copies just issued: `trips` trips on from
+  /// the trip's own (the prologue: trip `trips`), into its stage, when that
+  /// trip runs; noted.
+  void cpAsyncCommit(int64_t trips) {
+    AsyncEvent copy{AsyncEvent::Kind::Copy};
+    copy.stage = copy.dataTrip = copy.guardTrip = trips;
+    noteAsync(copy);
+    b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+    noteAsync({AsyncEvent::Kind::CopyCommit});
+  }
 
   size_t elemBytes(const ir::Type &t) const { return t.isPtr ? 8 : byteSize(t.dtype); }
   llvm::Type *memTypeOf(const ir::Type &t) const {

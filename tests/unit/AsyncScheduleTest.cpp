@@ -37,9 +37,9 @@ AsyncEvent wgmmaRead() {
   return e;
 }
 
-/// The mma.sync form: copies `ahead` trips ahead, each trip waits for its
-/// own group (wait_group ahead - 1), syncs, refills, then ldmatrix reads.
-AsyncSchedule ldmatrixPipe(int64_t stages, int64_t ahead, int64_t pending) {
+/// A schedule of `stages` stages whose prologue copies the first `ahead`
+/// trips' tiles, after a barrier (the trip and exit to be filled in).
+AsyncSchedule withPrologue(int64_t stages, int64_t ahead) {
   AsyncSchedule s;
   s.stages = stages;
   s.prologue.push_back(ev(K::Barrier));
@@ -47,6 +47,13 @@ AsyncSchedule ldmatrixPipe(int64_t stages, int64_t ahead, int64_t pending) {
     s.prologue.push_back(ev(K::Copy, j));
     s.prologue.push_back(ev(K::CopyCommit));
   }
+  return s;
+}
+
+/// The mma.sync form: copies `ahead` trips ahead, each trip waits for its
+/// own group (wait_group ahead - 1), syncs, refills, then ldmatrix reads.
+AsyncSchedule ldmatrixPipe(int64_t stages, int64_t ahead, int64_t pending) {
+  AsyncSchedule s = withPrologue(stages, ahead);
   s.trip = {ev(K::CopyWait, pending), ev(K::Barrier), ev(K::Copy, ahead),
             ev(K::CopyCommit),        ev(K::Read),    ev(K::Read)};
   s.exit = {ev(K::CopyWaitAll)};
@@ -56,13 +63,7 @@ AsyncSchedule ldmatrixPipe(int64_t stages, int64_t ahead, int64_t pending) {
 /// The wgmma form with P @ V's wait deferred to the next trip (Q @ K^T's
 /// wait_group 0 covers it): stages = ahead + 2.
 AsyncSchedule wgmmaDeferred(int64_t stages, int64_t ahead, bool fence = true) {
-  AsyncSchedule s;
-  s.stages = stages;
-  s.prologue.push_back(ev(K::Barrier));
-  for (int64_t j = 0; j < ahead; ++j) {
-    s.prologue.push_back(ev(K::Copy, j));
-    s.prologue.push_back(ev(K::CopyCommit));
-  }
+  AsyncSchedule s = withPrologue(stages, ahead);
   s.trip.push_back(ev(K::CopyWait, ahead - 1));
   if (fence)
     s.trip.push_back(ev(K::Fence));
@@ -81,6 +82,31 @@ std::unique_ptr<ir::Module> lowerSource(const std::string &source) {
   bool ok = c.run(Stage::Lower);
   EXPECT_TRUE(ok) << diags.str() << c.internalError();
   return ok ? c.takeModule() : nullptr;
+}
+
+/// examples/<name> with `defines` (#define lines) before it.
+std::string exampleWith(const std::string &name, const std::string &defines) {
+  std::string path = test::examplePath(name);
+  EXPECT_FALSE(path.empty()) << test::sourceRootProblem();
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return defines + ss.str();
+}
+
+/// src compiled as the GPU backend compiles (pointers 16-byte aligned: whole
+/// allocations) for sm_<sm>, `stages` stages and `warps` warps.
+codegen::Result compileExample(const std::string &src, unsigned sm, unsigned stages,
+                               unsigned warps) {
+  auto m = lowerSource(src);
+  if (!m)
+    return codegen::Result{std::nullopt, "the source does not compile"};
+  codegen::Options o;
+  o.alignedPointers = true;
+  o.sm = sm;
+  o.numStages = stages;
+  o.numWarps = warps;
+  return codegen::compile(*m, *m->functions.front(), o);
 }
 
 } // namespace
@@ -172,10 +198,7 @@ TEST(AsyncSchedule, StagesAndTripsMismatched) {
 TEST(AsyncSchedule, TheExitStoresIntoTheStagesAfterEverything) {
   // A matmul loop's exit stages the fragments over the stages' memory: after
   // the last wgmma's wait, the copies' wait_all and a barrier.
-  AsyncSchedule s;
-  s.stages = 3;
-  s.prologue = {ev(K::Barrier), ev(K::Copy, 0), ev(K::CopyCommit), ev(K::Copy, 1),
-                ev(K::CopyCommit)};
+  AsyncSchedule s = withPrologue(3, 2);
   s.trip = {ev(K::CopyWait, 1), ev(K::Fence),   ev(K::Barrier), wgmmaRead(),      ev(K::ReadCommit),
             ev(K::ReadWait, 1), ev(K::Barrier), ev(K::Copy, 2), ev(K::CopyCommit)};
   s.exit = {ev(K::ReadWait, 0), ev(K::CopyWaitAll), ev(K::Barrier), ev(K::Store)};
@@ -187,10 +210,7 @@ TEST(AsyncSchedule, TheExitStoresIntoTheStagesAfterEverything) {
   AsyncSchedule noWait = s; // the last trip's products never waited for
   noWait.exit.erase(noWait.exit.begin());
   EXPECT_NE(checkAsyncSchedule(noWait), "");
-  AsyncSchedule mid; // a store inside the trip: the next trips read what it wrote
-  mid.stages = 3;
-  mid.prologue = {ev(K::Barrier), ev(K::Copy, 0), ev(K::CopyCommit), ev(K::Copy, 1),
-                  ev(K::CopyCommit)};
+  AsyncSchedule mid = withPrologue(3, 2); // a store inside the trip: later trips read it
   mid.trip = {ev(K::CopyWait, 1), ev(K::Barrier), ev(K::Copy, 2), ev(K::CopyCommit), ev(K::Read),
               ev(K::CopyWaitAll), ev(K::Barrier), ev(K::Store),   ev(K::Barrier)};
   mid.exit = {ev(K::CopyWaitAll)};
@@ -207,26 +227,15 @@ TEST(AsyncSchedule, TheExitStoresIntoTheStagesAfterEverything) {
 // wgmma with the deferred wait on sm_90, on mma.sync on sm_80) at each
 // stage and warp count compiles (a hazard would be an internal error).
 TEST(AsyncSchedule, AttentionCompilesAtEveryStageCount) {
-  std::string path = test::examplePath("attention.tc");
-  ASSERT_FALSE(path.empty()) << test::sourceRootProblem();
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
   for (int64_t d : {64, 128})
     for (unsigned sm : {80u, 90u})
       for (unsigned stages : {2u, 3u, 4u, 5u})
         for (unsigned warps : {4u, 8u}) {
-          std::string src = "#define BLOCK_M 128\n#define BLOCK_N " +
-                            std::to_string(d == 64 ? 64 : 32) + "\n#define HEAD_DIM " +
-                            std::to_string(d) + "\n" + ss.str();
-          auto m = lowerSource(src);
-          ASSERT_TRUE(m);
-          codegen::Options o;
-          o.alignedPointers = true; // as the GPU backend compiles (whole allocations)
-          o.sm = sm;
-          o.numStages = stages;
-          o.numWarps = warps;
-          codegen::Result r = codegen::compile(*m, *m->functions.front(), o);
+          codegen::Result r = compileExample(
+              exampleWith("attention.tc", "#define BLOCK_M 128\n#define BLOCK_N " +
+                                              std::to_string(d == 64 ? 64 : 32) +
+                                              "\n#define HEAD_DIM " + std::to_string(d) + "\n"),
+              sm, stages, warps);
           EXPECT_TRUE(r.ok()) << "D=" << d << " sm_" << sm << " stages " << stages << " warps "
                               << warps << ": " << r.error;
           if (r.ok()) {
@@ -239,27 +248,16 @@ TEST(AsyncSchedule, AttentionCompilesAtEveryStageCount) {
 // with wgmma.wait_group 1 from 3 stages): every tile shape, warp and stage
 // count compiles (8 warps on sm_90 take the TMA, outside the check's model).
 TEST(AsyncSchedule, MatmulLoopsCompileAtEveryStageCount) {
-  std::string path = test::examplePath("matmul.tc");
-  ASSERT_FALSE(path.empty()) << test::sourceRootProblem();
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
   int checked = 0;
   for (auto [tm, tn, tk] : {std::tuple{64, 64, 32}, {128, 128, 64}, {128, 256, 64}})
     for (unsigned sm : {80u, 90u})
       for (unsigned stages : {2u, 3u, 4u, 5u})
         for (unsigned warps : {4u, 8u}) {
-          std::string src = "#define TM " + std::to_string(tm) + "\n#define TN " +
-                            std::to_string(tn) + "\n#define TK " + std::to_string(tk) +
-                            "\n#define TYPE half\n" + ss.str();
-          auto m = lowerSource(src);
-          ASSERT_TRUE(m);
-          codegen::Options o;
-          o.alignedPointers = true;
-          o.sm = sm;
-          o.numStages = stages;
-          o.numWarps = warps;
-          codegen::Result r = codegen::compile(*m, *m->functions.front(), o);
+          codegen::Result r = compileExample(
+              exampleWith("matmul.tc", "#define TM " + std::to_string(tm) + "\n#define TN " +
+                                           std::to_string(tn) + "\n#define TK " +
+                                           std::to_string(tk) + "\n#define TYPE half\n"),
+              sm, stages, warps);
           EXPECT_TRUE(r.ok()) << tm << "x" << tn << "x" << tk << " sm_" << sm << " stages "
                               << stages << " warps " << warps << ": " << r.error;
           if (r.ok() && r.compiled->ptx.find("cp.async.wait_group") != std::string::npos)
