@@ -8,6 +8,7 @@
 #pragma once
 
 #include "codegen/Lowerer.h"
+#include "support/PlantedBugs.h"
 
 #include <array>
 
@@ -21,6 +22,8 @@ namespace tc::codegen::lower {
 /// would overwrite the stages the outer loop filled trips ahead. A loop
 /// without an `@` stages nothing there.
 inline bool holdsLoopWithDot(const ir::Block &b) {
+  if (plantedBug("nested-pipelines"))
+    return false;
   bool found = false;
   ir::forEachOp(b, [&](const ir::Op &op, unsigned) {
     if (found || (op.kind() != ir::OpKind::For && op.kind() != ir::OpKind::While))

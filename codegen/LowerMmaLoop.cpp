@@ -639,6 +639,7 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   if (found == mmaLoops_.end())
     return false;
   const MmaLoop &L = *found->second;
+  StagesClaim claim(*this, loop, L.pipelined);
   if (L.wgmma) {
     archSpecific_ = true;
     pipeAlign_ = 1024;

@@ -1717,6 +1717,7 @@ llvm::Value *Lowerer::valuePipeRuns(const MmaLoop &L, const std::vector<Slots> &
 /// first S - 1 trips' copies before the loop and the streams' state carried
 /// through it.
 void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
+  StagesClaim claim(*this, op, true);
   notePath("mma.values.pipeline.stages=" + std::to_string(L.stages));
   if (L.wgmma) {
     notePath("mma.values.wgmma");

@@ -1551,6 +1551,36 @@ private:
   llvm::Instruction *pipeBase_ = nullptr;
   size_t pipeBytes_ = 0;
   size_t pipeAlign_ = 16;     // of pipeBase_ and of the shared array (wgmma: 1024)
+  // The pipelined loop whose cp.async stages, at pipeBase(), hold tiles for
+  // its next trips while its trip is lowered (null: none). A loop lowered in
+  // that trip that stages at pipeBase() too would overwrite them:
+  // holdsLoopWithDot keeps such loops from both being pipelined, and a
+  // StagesClaim checks it as each such loop is lowered.
+  const ir::Op *stagesOwner_ = nullptr;
+  /// Held while a loop that uses the stages' region (any matmul loop, an
+  /// attention loop's values pipeline) is lowered: refuses, as an internal
+  /// error, a loop lowered in a pipelined loop's trip; a pipelined loop owns
+  /// the stages until its claim ends.
+  class StagesClaim {
+  public:
+    StagesClaim(Lowerer &l, const ir::Op &loop, bool pipelined) : l_(l), prev_(l.stagesOwner_) {
+      if (prev_)
+        throw Unsupported("internal: the loop at line " + std::to_string(loop.loc().line) +
+                          " would overwrite the cp.async stages of the pipelined loop at line " +
+                          std::to_string(prev_->loc().line) +
+                          " whose trip runs it (--disable-opt pipeline compiles the loops "
+                          "without stages)");
+      if (pipelined)
+        l_.stagesOwner_ = &loop;
+    }
+    ~StagesClaim() { l_.stagesOwner_ = prev_; }
+    StagesClaim(const StagesClaim &) = delete;
+    StagesClaim &operator=(const StagesClaim &) = delete;
+
+  private:
+    Lowerer &l_;
+    const ir::Op *prev_;
+  };
   bool archSpecific_ = false; // sm_90a instructions were emitted (wgmma)
   // The lowering paths this kernel took (Compiled::paths), noted where the
   // emitting code commits to one.

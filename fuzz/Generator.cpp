@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace tc::fuzz {
 namespace {
@@ -1746,6 +1747,35 @@ void Builder::attentionKernel(FuzzKernel &k) {
     params_.push_back(lang(t) + " *" + name);
     k.buffers.push_back(std::move(b));
   }
+  // A fifth of the kernels not aimed at a values path run a matmul loop in
+  // every trip (`e += x @ w` over KI by BK, unmasked, the form the GPU's
+  // cp.async pipeline of matmul loops takes), summed into `w` and added to the
+  // output: a pipelined loop nested in an attention loop (the two loops'
+  // stages once shared their shared memory, 25ae5ba). Drawn from the data's
+  // generator, after the inputs' values, so that every other kernel of a seed
+  // stays what it was (no RapidCheck draw is added; the choice does not shrink).
+  // X is [BM, KI] (every program reads the same rows) and W [KI, HD]; KI is a
+  // multiple of BK, itself of 16 (a true `__multipleof(16)`, kept by the class
+  // launches). With small-integer inputs e and w are exact integers (|w| <=
+  // 4 trips x 64 x 16), so `acc / li + w` rounds once on either side.
+  bool nested = !aimedValues && !twoStages && rng() % 5 == 0;
+  int64_t bk = 0, ki = 0;
+  if (nested) {
+    bk = rng() % 2 ? 32 : 16;
+    ki = bk * static_cast<int64_t>(1 + rng() % 2);
+    features_.insert("attention.nested_matmul");
+    features_.insert("matmul.kloop");
+    k.defines.push_back({"BK", std::to_string(bk)});
+    for (auto [name, rows, cols] :
+         {std::tuple<const char *, int64_t, int64_t>{"X", bm, ki}, {"W", ki, hd}}) {
+      BufferDesc b{name, t, {rows, cols}, {}, false, {}};
+      fillInput(b, rng);
+      params_.push_back(lang(t) + " *" + name);
+      k.buffers.push_back(std::move(b));
+    }
+    k.scalars.push_back({"KI", DType::I32, static_cast<double>(ki)});
+    classValues_["KI"] = {};
+  }
   // (Y last, as in the other kernels.)
   k.buffers.push_back({"L", DType::F32, {heads, m},
                        std::vector<double>(static_cast<size_t>(heads * m), 3), true, {"H", "M"}});
@@ -1756,7 +1786,9 @@ void Builder::attentionKernel(FuzzKernel &k) {
   params_.push_back(lang(outType) + " *Y");
   for (const ScalarDesc &s : k.scalars)
     params_.push_back(lang(s.dtype) + " " + s.name +
-                      (alignedRows && s.name == "ld" ? " __multipleof(8)" : ""));
+                      (alignedRows && s.name == "ld" ? " __multipleof(8)"
+                       : s.name == "KI"              ? " __multipleof(16)"
+                                                     : ""));
 
   std::string T = lang(t);
   line("int pm = get_program_id(0);");
@@ -1785,6 +1817,8 @@ void Builder::attentionKernel(FuzzKernel &k) {
   line("float mi[BM] = -F32_INFINITY;");
   line("float li[BM] = 0;");
   line("float acc[BM, HD] = 0;");
+  if (nested)
+    line("float w[BM, HD] = 0;");
   line("for (int n0 = 0; n0 < N; n0 += BN) {");
   if (!carried) {
     line("  " + T + " *pk" + kShape + " = " + kPointers("n0 + ") + ";");
@@ -1800,6 +1834,21 @@ void Builder::attentionKernel(FuzzKernel &k) {
   line("  float p[BM, BN] = where(cn[newaxis, :], exp2(max(sm - mij[:, newaxis], -4.0)), 0.0);");
   line("  float alpha[BM] = exp2(max(mi - mij, -2.0));");
   line("  li = li * alpha + p[:, +];");
+  if (nested) {
+    line("  float e[BM, HD] = 0;");
+    line("  int rx[BM] = 0 ... BM;");
+    line("  int rk[BK] = 0 ... BK;");
+    line("  " + T + " *px[BM, BK] = X + rx[:, newaxis] * KI + rk[newaxis, :];");
+    line("  " + T + " *pw[BK, HD] = W + rk[:, newaxis] * HD + rd[newaxis, :];");
+    line("  for (int k0 = 0; k0 < KI; k0 += BK) {");
+    line("    " + T + " xa[BM, BK] = *px;");
+    line("    " + T + " wb[BK, HD] = *pw;");
+    line("    e += xa @ wb;");
+    line("    px += BK;");
+    line("    pw += BK * HD;");
+    line("  }");
+    line("  w += e;");
+  }
   line("  bool mv[BN, HD] = cn[:, newaxis] && (rd[newaxis, :] < HD);");
   line("  " + T + " v[BN, HD] = mv ? *pv : 0;");
   if (fusedUpdate) {
@@ -1817,6 +1866,8 @@ void Builder::attentionKernel(FuzzKernel &k) {
   }
   line("}");
   line("acc = acc / li[:, newaxis];");
+  if (nested)
+    line("acc = acc + w;");
   line(lang(outType) + " *py[BM, HD] = Y + oq + rm[:, newaxis] * ld + rd[newaxis, :];");
   line("*?(mq) py = " + (outType == DType::F32 ? std::string("acc") : "(" + lang(outType) + ")acc") +
        ";");

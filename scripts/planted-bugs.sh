@@ -142,9 +142,13 @@ if [ "$control" -gt 0 ]; then
 fi
 wait
 
-# The fast path campaign NAME aimed kernel I at, as `--focus PATH` ("" for none).
+# The fast path campaign NAME aimed kernel I at, as `--focus PATH` ("" for none;
+# also when the extra arguments give a --focus of their own, which the replay gets).
 focusOf() {
-  local aim
+  local aim a
+  for a in "${extra[@]}"; do
+    case "$a" in --focus | --focus=*) return 0 ;; esac
+  done
   aim=$(grep -m1 "^{\"index\":$2," "$out/$1/journal.jsonl" 2>/dev/null |
     grep -o '"aim\.[a-z.]*"' | head -1 | tr -d '"')
   [ -z "$aim" ] || echo "--focus ${aim#aim.}"

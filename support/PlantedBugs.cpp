@@ -82,6 +82,11 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "an attention-style loop on wgmma whose P @ V wait is deferred to the next trip issues "
        "its cp.async copies one trip further ahead, into the stage trip i - 1 read: another "
        "warpgroup's P @ V of trip i - 1 (not waited for yet) may still read V there"},
+      // codegen/LowerMma.h
+      {"nested-pipelines", "gpu",
+       "a loop whose trip runs a loop with an `@` is pipelined too (values or matmul "
+       "pipeline): the inner loop's stages, at the same place in shared memory, overwrite the "
+       "tiles the outer loop copied for the next trips"},
       {"key-perm-cols", "gpu",
        "with an attention loop's keys permuted (key-perm), masks recomputed at a slot's "
        "coordinates and conversions to the blocked layout take the slot's column as if the keys "

@@ -88,13 +88,15 @@ TEST(FuzzAttention, AppearAtTheDefaultWeights) {
 // blocks of BN, m' = max(m, max_j s_ij), p_ij = 2^max(s_ij - m', -4),
 // alpha = 2^max(m - m', -2), l = l alpha + sum p, acc = acc alpha + p v
 // (p rounded to the input type), Y = acc / l, L = m' (+ log2 l); with
-// small-integer inputs every one of these values is exact in float.
+// small-integer inputs every one of these values is exact in float. A kernel
+// with a matmul loop nested in its trip (attention.nested_matmul) adds to Y,
+// in float, w = trips x (X @ W)[i mod BM, :], exact integers.
 TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
   GenPolicy p;
   p.aim = "attention";
   p.aimSmallInts = 1;
   p.argClasses = 0;
-  int checked = 0;
+  int checked = 0, nested = 0;
   for (int i = 0; i < 24; ++i) {
     FuzzKernel k = generateKernel(p, seedOf(i));
     ASSERT_TRUE(has(k, "attention") && has(k, "aim.attention")) << describeKernel(k);
@@ -144,8 +146,20 @@ TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
           li = li * alpha + rowSum;
           mi = mij;
         }
+        std::vector<double> w(static_cast<size_t>(hd), 0);
+        if (has(k, "attention.nested_matmul")) {
+          const BufferDesc &x = bufferOf(k, "X"), &wb = bufferOf(k, "W");
+          auto ki = static_cast<int64_t>(scalarOf(k, "KI"));
+          int64_t xrow = row % defineOf(k, "BM"), trips = (n + bn - 1) / bn;
+          for (int64_t d = 0; d < hd; ++d)
+            for (int64_t c = 0; c < ki; ++c)
+              w[static_cast<size_t>(d)] += static_cast<double>(trips) *
+                                           x.data[static_cast<size_t>(xrow * ki + c)] *
+                                           wb.data[static_cast<size_t>(c * hd + d)];
+        }
         for (int64_t d = 0; d < hd; ++d) {
-          out.setDouble(0, static_cast<float>(acc[static_cast<size_t>(d)] / li));
+          float y = static_cast<float>(acc[static_cast<size_t>(d)] / li);
+          out.setDouble(0, static_cast<float>(y + w[static_cast<size_t>(d)]));
           EXPECT_EQ(r.reference.at("Y").getDouble((h * m + row) * ld + d), out.getDouble(0))
               << "Y[" << h << ", " << row << ", " << d << "]\n"
               << describeKernel(k);
@@ -155,8 +169,10 @@ TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
             << "L[" << h << ", " << row << "]";
       }
     ++checked;
+    nested += has(k, "attention.nested_matmul");
   }
   EXPECT_EQ(checked, 24);
+  EXPECT_GT(nested, 0);
 }
 
 // A class launch sets its integers, makes the buffers sized by them again

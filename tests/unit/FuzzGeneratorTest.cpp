@@ -588,6 +588,8 @@ TEST(FuzzGenerator, KernelsDescribeTheirAxes) {
     for (const ScalarDesc &s : k.scalars)
       scalars[s.name] = s.value;
     for (const BufferDesc &b : k.buffers) {
+      if (b.dims.empty()) // a buffer of fixed size (an attention kernel's X and W)
+        continue;
       ASSERT_EQ(b.dims.size(), b.shape.size());
       for (size_t a = 0; a < b.dims.size(); ++a)
         EXPECT_EQ(scalars.at(b.dims[a]), static_cast<double>(b.shape[a])) << describeKernel(k);

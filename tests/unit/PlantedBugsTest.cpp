@@ -317,6 +317,46 @@ __global__ void att(half *Q __aligned(16), half *K __aligned(16), half *V __alig
 }
 )";
 
+/// kAttentionKernel's loop with a matmul loop in its trip (nested-pipelines):
+/// the outer loop is not pipelined, the inner one is.
+const char *kNestedKernel = R"(
+__global__ void att(half *Q __aligned(16), half *K __aligned(16), half *V __aligned(16),
+                    half *X __aligned(16), half *W __aligned(16), float *O __aligned(16),
+                    int N __multipleof(32), int KI __multipleof(32)) {
+  int rm[64] = 0 ... 64;
+  int rn[32] = 0 ... 32;
+  int rd[64] = 0 ... 64;
+  int rk[32] = 0 ... 32;
+  half q[64, 64] = *(Q + rm[:, newaxis] * 64 + rd[newaxis, :]);
+  half *kp[64, 32] = K + rd[:, newaxis] + rn[newaxis, :] * 64;
+  half *vp[32, 64] = V + rn[:, newaxis] * 64 + rd[newaxis, :];
+  float m_i[64] = -F32_INFINITY;
+  float l_i[64] = 1.0f;
+  float acc[64, 64] = 0;
+  for (int s = 0; s < N; s += 32) {
+    float qk[64, 32] = q @ *kp;
+    float m_ij[64] = max(m_i, qk[:, max]);
+    float p[64, 32] = exp2(qk - m_ij[:, newaxis]);
+    float alpha[64] = exp2(m_i - m_ij);
+    l_i = l_i * alpha + p[:, +];
+    acc = acc * alpha[:, newaxis];
+    float e[64, 64] = 0;
+    half *px[64, 32] = X + rm[:, newaxis] * KI + rk[newaxis, :];
+    half *pw[32, 64] = W + rk[:, newaxis] * 64 + rd[newaxis, :];
+    for (int k = 0; k < KI; k += 32) {
+      e += *px @ *pw;
+      px += 32;
+      pw += 32 * 64;
+    }
+    acc += e + (half)p @ *vp;
+    m_i = m_ij;
+    kp += 32 * 64;
+    vp += 32 * 64;
+  }
+  *(O + rm[:, newaxis] * 64 + rd[newaxis, :]) = acc / l_i[:, newaxis];
+}
+)";
+
 /// 16-byte vector accesses (four floats per thread on 4 warps; vector-width).
 const char *kVectorKernel = R"(
 __global__ void v(float *X __aligned(16), float *Y __aligned(16)) {
@@ -384,6 +424,7 @@ std::string kernelFor(const std::string &name) {
       {"key-perm-cols", kAttentionMaskedKernel},
       {"values-wgmma-wait", kAttentionKernel},
       {"values-wgmma-refill", kAttentionKernel},
+      {"nested-pipelines", kNestedKernel},
       {"shared-divisor-range", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
       {"vector-width", kVectorKernel},
@@ -464,6 +505,20 @@ TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
   EXPECT_NE(attRefill.find("wgmma read of stage"), std::string::npos) << attRefill;
   std::string attWait = att("values-pipeline-wait");
   EXPECT_NE(attWait.find("would race"), std::string::npos) << attWait;
+  // nested-pipelines: the attention loop would take its values pipeline around the inner
+  // matmul loop's; the stages' claim (Lowerer::StagesClaim) refuses to lower the inner loop
+  // in the outer one's trip. Clean, only the inner loop has cp.async stages.
+  std::string nestedClean = ptxOf(kNestedKernel);
+  EXPECT_NE(nestedClean.find("cp.async.cg"), std::string::npos);
+  std::string nestedPlanted;
+  {
+    PlantBug env("nested-pipelines");
+    nestedPlanted = ptxOf(kNestedKernel, {}, false);
+  }
+  EXPECT_NE(nestedPlanted.find("internal error in the GPU backend: the loop at line 25 would "
+                               "overwrite the cp.async stages of the pipelined loop at line 15"),
+            std::string::npos)
+      << nestedPlanted;
   for (const char *bug : {static_cast<const char *>(nullptr), "spec-div8"}) {
     PlantBug env(bug);
     EXPECT_EQ(classifyInteger(24), bug ? ArgClass::Div16 : ArgClass::Any);
