@@ -96,8 +96,8 @@ private:
     case K::Fence: fences_.push_back(pos); break;
     case K::Copy: {
       int64_t guard = inTrip ? trip + e.guardTrip : e.guardTrip;
-      if (guard >= trips_)
-        break; // predicated off: that trip does not run
+      if (guard >= trips_ && !e.always)
+        break; // branched around: that trip does not run
       Access a;
       a.pos = pos;
       a.stage = stageOf(e, trip);

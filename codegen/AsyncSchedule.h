@@ -61,7 +61,9 @@ struct AsyncEvent {
   Kind kind;
   int64_t stage = 0;     // Copy, Read: the stage (Read in a trip: 0, its own)
   int64_t dataTrip = 0;  // Copy: the trip whose tiles it copies
-  int64_t guardTrip = 0; // Copy: issued only when this trip runs
+  int64_t guardTrip = 0; // Copy: issued only when this trip runs (unless always)
+  bool always = false;   // Copy: issued in every trip (a zero-filled copy, src-size 0,
+                         // where guardTrip does not run: it still writes its stage)
   int64_t pending = 0;   // CopyWait, ReadWait: groups left in flight
   bool async = false;    // Read: by wgmma
 };

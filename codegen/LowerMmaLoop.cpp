@@ -587,15 +587,14 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
     barrier();
   }
   Slots rowCol(loopState.begin() + 4, loopState.begin() + std::min<size_t>(8, loopState.size()));
-  emitGuarded(runs, [&]() -> llvm::Value * {
-    if (L.tma)
+  if (L.tma) {
+    emitGuarded(runs, [&]() -> llvm::Value * {
       tmaFill(L, fill, rowCol, offAhead);
-    else
-      issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), state, iv, ahead);
-    return nullptr;
-  });
-  if (!L.tma)
-    cpAsyncCommit(ahead); // into stage + ahead (fill), trip + ahead's tiles, when it runs
+      return nullptr;
+    });
+  } else {
+    issueTripCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), state, iv, runs);
+  }
   if (!L.wgmma)
     acc = mmaLoopStep(L, stageOff, get(L.dot->operand(2)));
   else if (!L.wgmmaPending) // two stages: the products wait for themselves

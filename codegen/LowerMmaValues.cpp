@@ -1584,11 +1584,7 @@ llvm::Value *Lowerer::valuePipeStage() {
   Slots offAhead;
   for (size_t w = 0; w < ns; ++w)
     offAhead.push_back(streamOffset(L, w, P.state[w], ahead));
-  emitGuarded(runs, [&]() -> llvm::Value * {
-    issueValueCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), P.carried, P.iv, ahead);
-    return nullptr;
-  });
-  cpAsyncCommit(ahead); // into stage + ahead (fill), trip + ahead's tiles, when it runs
+  issueTripCopies(L, c, offAhead, b_.CreateMul(fill, stageBytes), P.carried, P.iv, runs);
   P.stageOff = b_.CreateMul(stage, stageBytes);
   llvm::Value *nextStage = b_.CreateAdd(stage, b_.getInt32(1));
   nextStage =
@@ -1645,14 +1641,35 @@ void Lowerer::withTripAhead(const MmaLoop &L, const std::vector<Slots> &state, l
   }
 }
 
+/// A trip's copies for the trip L.ahead trips on, into the stage at byte
+/// offset `stage`, and their commit: where that trip runs (`runs`). With
+/// option predicated-copies they are issued in every trip, zero-filled
+/// (src-size 0, nothing read) where it does not: no branch in the trip; the
+/// loop's exit waits for them (cp.async.wait_all). Off, branched around.
+void Lowerer::issueTripCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
+                              llvm::Value *stage, const std::vector<Slots> &state, llvm::Value *iv,
+                              llvm::Value *runs) {
+  if (opts_.predicatedCopies) {
+    issueValueCopies(L, c, off, stage, state, iv, L.ahead, runs);
+  } else {
+    emitGuarded(runs, [&]() -> llvm::Value * {
+      issueValueCopies(L, c, off, stage, state, iv, L.ahead);
+      return nullptr;
+    });
+  }
+  // into stage + ahead, trip + ahead's tiles (when it runs, or zero-filled)
+  cpAsyncCommit(L.ahead, opts_.predicatedCopies);
+}
+
 /// cp.async of this thread's chunks of the streams into the stage at byte
 /// offset `stage`, for the trip `ahead` trips after the one with carried
 /// values `state`: a stepped stream's chunk at its start plus off[w]
 /// elements, a recomputed one's pointer and a mask evaluated at the chunk's
-/// coordinates for that trip; a chunk masked off is zero-filled (src-size 0).
+/// coordinates for that trip; a chunk masked off, or every chunk where
+/// `runs` (if given) is false, is zero-filled (src-size 0).
 void Lowerer::issueValueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
-                               llvm::Value *stage, const std::vector<Slots> &state,
-                               llvm::Value *iv, int64_t ahead) {
+                               llvm::Value *stage, const std::vector<Slots> &state, llvm::Value *iv,
+                               int64_t ahead, llvm::Value *runs) {
   bool later = false;
   for (size_t w = 0; w < L.numStreams; ++w)
     later = later || L.streams[w].recomputed || L.streams[w].mask;
@@ -1674,12 +1691,13 @@ void Lowerer::issueValueCopies(const MmaLoop &L, const StreamChunks &c, const Sl
           src = b_.CreateAddrSpaceCast(src, global);
           llvm::Value *dst =
               b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, c.dst[w][j]));
-          if (!s.mask) {
+          if (!s.mask && !runs) {
             b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {},
                                {dst, src});
             return nullptr;
           }
-          llvm::Value *on = rematAt(s.mask, at, memo);
+          llvm::Value *on = s.mask ? rematAt(s.mask, at, memo) : nullptr;
+          on = on && runs ? b_.CreateAnd(on, runs) : on ? on : runs;
           llvm::Value *bytes = b_.CreateSelect(on, b_.getInt32(16), b_.getInt32(0));
           b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s, {},
                              {dst, src, bytes});
@@ -1840,7 +1858,8 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
     b_.CreateBr(header);
   }
   b_.SetInsertPoint(exit);
-  // Nothing is in flight (copies past the end are not issued); kept cheap and safe.
+  // With option predicated-copies the zero-filled copies past the end are in
+  // flight (without it nothing is): every copy done before the region is used again.
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   noteAsync({AsyncEvent::Kind::CopyWaitAll});
   std::vector<Slots> results = L.isFor ? phis : fwd;

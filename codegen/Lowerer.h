@@ -238,7 +238,10 @@ private:
                      int64_t ahead, const std::function<void()> &f);
   void issueValueCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
                         llvm::Value *stage, const std::vector<Slots> &state, llvm::Value *iv,
-                        int64_t ahead);
+                        int64_t ahead, llvm::Value *runs = nullptr);
+  void issueTripCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
+                       llvm::Value *stage, const std::vector<Slots> &state, llvm::Value *iv,
+                       llvm::Value *runs);
   llvm::Value *streamOffset(const MmaLoop &L, size_t w, llvm::Value *off, int64_t ahead);
   llvm::Value *valuePipeRuns(const MmaLoop &L, const std::vector<Slots> &state, llvm::Value *iv,
                              int64_t ahead);
@@ -479,10 +482,12 @@ private:
   }
   /// cp.async.commit_group of the copies just issued: `trips` trips on from
   /// the trip's own (the prologue: trip `trips`), into its stage, when that
-  /// trip runs; noted.
-  void cpAsyncCommit(int64_t trips) {
+  /// trip runs (`always`: in every trip, zero-filled where it does not);
+  /// noted.
+  void cpAsyncCommit(int64_t trips, bool always = false) {
     AsyncEvent copy{AsyncEvent::Kind::Copy};
     copy.stage = copy.dataTrip = copy.guardTrip = trips;
+    copy.always = always;
     noteAsync(copy);
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
     noteAsync({AsyncEvent::Kind::CopyCommit});
