@@ -173,6 +173,17 @@ TEST(AsyncSchedule, InFlightAfterTheLoop) {
   s.trip[2].guardTrip = 0;
   h = checkAsyncSchedule(s);
   EXPECT_NE(h.find("in flight after the loop"), std::string::npos) << h;
+  // And the predicated copies (option predicated-copies): issued in every
+  // trip, zero-filled past the end; the exit's wait_all retires them.
+  s = ldmatrixPipe(3, 2, 1);
+  s.trip[2].always = true;
+  EXPECT_EQ(checkAsyncSchedule(s), "");
+  s.exit.clear();
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("the copy of trip 2's tiles into stage 2 (issued in trip 0) may still be in "
+                   "flight after the loop"),
+            std::string::npos)
+      << h;
 }
 
 TEST(AsyncSchedule, StagesAndTripsMismatched) {
