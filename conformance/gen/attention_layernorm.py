@@ -99,6 +99,60 @@ def attention_causal(name, Z, H, N, D, BM, BN, sm_scale, std, seed):
                          {'rtol': 0, 'atol': 1e-4}))))
 
 
+def attention_nested(name, Z, H, N, D, BM, BN, KI, sm_scale, std, seed):
+    """tests/lit/gpu/pipeline-nested.tc: an attention loop whose trip runs a matmul loop
+    (e = X[rows] @ Y over KI by 32, added to the rescaled accumulator before P @ V). On the
+    GPU the inner loop is pipelined and the outer one is not (the two loops' stages would
+    share their shared memory: docs/gpu-perf.md, "The stages' race check"). The reference
+    follows the kernel's online softmax in float64: trip t's e is scaled by the later
+    trips' alphas, 2^(m_t - m_final), like its P_t V_t."""
+    with open(util.os.path.join(util.os.path.dirname(__file__), '..', '..', 'tests', 'lit', 'gpu',
+                                'pipeline-nested.tc')) as f:
+        text = f.read()
+    for old, new in (('X + offs_m[:, newaxis] * 32', 'X + offs_m[:, newaxis] * KI'),):
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(0.0, std, (Z, H, N, D)).astype(np.float16) for _ in range(3))
+    x = rng.normal(0.0, 0.3, (N, KI)).astype(np.float16)
+    y = rng.normal(0.0, 0.3, (KI, D)).astype(np.float16)
+    e = x.astype(np.float64) @ y.astype(np.float64)  # [N, D]: row i's e, the same every trip
+    qk_scale = sm_scale * 1.44269504
+    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * qk_scale  # base 2
+    trips = -(-N // BN)
+    # m_t: the running max after trip t; the final output sums each trip's e and P_t V_t
+    # scaled by 2^(m_t - m_final) over l = sum_j 2^(s_j - m_final).
+    m_t = np.stack([s[..., :min(N, (t + 1) * BN)].max(axis=-1) for t in range(trips)], axis=-1)
+    m = m_t[..., -1]
+    p = np.exp2(s - m[..., None])
+    den = p.sum(axis=-1)
+    scale_e = np.exp2(m_t - m[..., None]).sum(axis=-1)  # sum_t 2^(m_t - m_final)
+    o = (p @ v.astype(np.float64) + scale_e[..., None] * e[None, None]) / den[..., None]
+    lse = m + np.log2(den)
+    shape = [Z, H, N, D]
+    S.add(case(name, ['kernel', 'attention', 'op.dot', 'reduce.max', 'reduce.add',
+                      'loop.carried_pointer', 'loop.nested', 'dtype.float16'],
+               source_ref=S.source('attention_nested', text), kernel='attn_fwd',
+               defines={'BLOCK_M': BM, 'BLOCK_N': BN, 'HEAD_DIM': D}, grid=[-(-N // BM), Z * H],
+               args=[buf('Q', 'float16', shape, q.ravel().tolist()),
+                     buf('K', 'float16', shape, k.ravel().tolist()),
+                     buf('V', 'float16', shape, v.ravel().tolist()),
+                     scalar('sm_scale', 'float32', util.f32(sm_scale)),
+                     buf('M', 'float32', [Z, H, N]),
+                     buf('Out', 'float16', shape),
+                     buf('X', 'float16', [N, KI], x.ravel().tolist()),
+                     buf('Y', 'float16', [KI, D], y.ravel().tolist()),
+                     scalar('KI', 'int32', KI),
+                     scalar('stride_z', 'int32', H * N * D), scalar('stride_h', 'int32', N * D),
+                     scalar('stride_n', 'int32', D), scalar('Z', 'int32', Z),
+                     scalar('H', 'int32', H), scalar('N_CTX', 'int32', N)],
+               expect=util.expect_outputs(
+                   Out=out([util.f16(x) for x in o.ravel().tolist()], 'float16',
+                           {'rtol': 0, 'atol': 2e-3}),
+                   M=out([util.f32(x) for x in lse.ravel().tolist()], 'float32',
+                         {'rtol': 0, 'atol': 1e-4}))))
+
+
 def layernorm(name, M, N, stride, BLOCK, seed, eps=1e-5, source='layernorm.tc'):
     rng = np.random.default_rng(seed)
     xs = (-2.3 + 0.5 * rng.standard_normal((M, stride))).astype(np.float16)
@@ -148,6 +202,8 @@ def main():
     layernorm('layernorm_row_partial_tile_padded_rows', 8, 300, 304, 512, 4,
               source='layernorm_row.tc')
     layernorm('layernorm_row_full_tile', 4, 1024, 1024, 1024, 5, source='layernorm_row.tc')
+    # A matmul loop in the attention loop's trip (added last: the cases above keep their data).
+    attention_nested('attention_nested_matmul_loop', 1, 2, 256, 64, 64, 32, 64, 0.3, 0.5, 10)
     S.write(util.out_path('attention-layernorm.json'))
 
 
