@@ -18,10 +18,12 @@
 //   zero-filled (src-size 0) by the mask evaluated for the trip it is for.
 //   The pointer tiles are not carried: each thread keeps the start addresses
 //   of its 16-byte chunks (recomputed from the index arithmetic) and one
-//   offset per tile. A copy for trip i + S - 1 is issued only when that trip
-//   runs: the condition is evaluated on the carried scalars predicted S - 1
-//   trips ahead (each is left alone or stepped by a loop-invariant amount),
-//   so nothing is read that the program would not read.
+//   offset per tile. A copy for trip i + S - 1 reads memory only when that
+//   trip runs: the condition is evaluated on the carried scalars predicted
+//   S - 1 trips ahead (each is left alone or stepped by a loop-invariant
+//   amount), so nothing is read that the program would not read. With option
+//   predicated-copies the copies are issued in every trip, zero-filled
+//   (src-size 0) where that trip does not run; else branched around.
 //   Trip i: wait for its copies (cp.async.wait_group S - 2), barrier (also
 //   ends trip i - 1's reads of the stage about to be refilled), issue trip
 //   i + S - 1's copies, run the k steps on stage i mod S.

@@ -1697,7 +1697,13 @@ void Lowerer::issueValueCopies(const MmaLoop &L, const StreamChunks &c, const Sl
             return nullptr;
           }
           llvm::Value *on = s.mask ? rematAt(s.mask, at, memo) : nullptr;
-          on = on && runs ? b_.CreateAnd(on, runs) : on ? on : runs;
+          // A select, not an `and`: for a trip that does not run the mask may
+          // be poison (a shift by its out-of-range count, say: aheadable
+          // allows shifts and casts), which an `and` with false would keep.
+          if (on && runs)
+            on = b_.CreateSelect(runs, on, b_.getFalse());
+          else if (!on)
+            on = runs;
           llvm::Value *bytes = b_.CreateSelect(on, b_.getInt32(16), b_.getInt32(0));
           b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s, {},
                              {dst, src, bytes});

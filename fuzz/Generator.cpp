@@ -1757,7 +1757,8 @@ void Builder::attentionKernel(FuzzKernel &k) {
   // X is [BM, KI] (every program reads the same rows) and W [KI, HD]; KI is a
   // multiple of BK, itself of 16 (a true `__multipleof(16)`, kept by the class
   // launches). With small-integer inputs e and w are exact integers (|w| <=
-  // 4 trips x 64 x 16), so `acc / li + w` rounds once on either side.
+  // 4 trips x 64 x 16), so `acc / li + w` is the same bits on either side:
+  // each of its operations (and the store's cast) is correctly rounded.
   bool nested = !aimedValues && !twoStages && rng() % 5 == 0;
   int64_t bk = 0, ki = 0;
   if (nested) {
