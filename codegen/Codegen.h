@@ -132,13 +132,14 @@ struct Options {
   // grids have the warps to hide the latency, and the extra registers cost
   // programs per SM.
   bool prefetch = true;
-  // "predicated-copies": a pipelined loop on cp.async (an attention loop's
-  // values pipeline, a matmul loop not on the TMA) issues each trip's copies
-  // for the trip S - 1 ahead whether or not that trip runs, with a source size
-  // of 0 bytes (no read; the stage zero-filled) where it does not, instead of
-  // a branch around them; the loop's exit waits for every copy. The same bits
-  // (no trip reads those stages); off, the copies are branched around.
-  bool predicatedCopies = true;
+  // "copy-guard": a pipelined loop on cp.async (an attention loop's values
+  // pipeline, a matmul loop not on the TMA) branches around each trip's
+  // copies for the trip S - 1 ahead where that trip does not run. Off, they
+  // are issued in every trip, with a source size of 0 bytes (no read; the
+  // stage zero-filled) where it does not, as Triton's pipeliner does: no
+  // branch in the trip, and the loop's exit waits for every copy. The same
+  // bits either way. (Not yet measured on a GPU: on by default until then.)
+  bool guardCopies = true;
   // Shared-memory stages of the operands of matmul loops (1: no pipelining);
   // 3 measured fastest for 128x128x64 tiles on 4 warps with wgmma (669
   // TFLOP/s at 4096^3 on an H200 against 548 with 2); mma.sync prefers 2

@@ -21,9 +21,9 @@
 //   offset per tile. A copy for trip i + S - 1 reads memory only when that
 //   trip runs: the condition is evaluated on the carried scalars predicted
 //   S - 1 trips ahead (each is left alone or stepped by a loop-invariant
-//   amount), so nothing is read that the program would not read. With option
-//   predicated-copies the copies are issued in every trip, zero-filled
-//   (src-size 0) where that trip does not run; else branched around.
+//   amount), so nothing is read that the program would not read. Option
+//   copy-guard branches around them where that trip does not run; without
+//   it they are issued in every trip, zero-filled (src-size 0) there.
 //   Trip i: wait for its copies (cp.async.wait_group S - 2), barrier (also
 //   ends trip i - 1's reads of the stage about to be refilled), issue trip
 //   i + S - 1's copies, run the k steps on stage i mod S.

@@ -1642,14 +1642,16 @@ void Lowerer::withTripAhead(const MmaLoop &L, const std::vector<Slots> &state, l
 }
 
 /// A trip's copies for the trip L.ahead trips on, into the stage at byte
-/// offset `stage`, and their commit: where that trip runs (`runs`). With
-/// option predicated-copies they are issued in every trip, zero-filled
-/// (src-size 0, nothing read) where it does not: no branch in the trip; the
-/// loop's exit waits for them (cp.async.wait_all). Off, branched around.
+/// offset `stage`, and their commit: where that trip runs (`runs`). Option
+/// copy-guard branches around them where it does not; without it they are
+/// issued in every trip, zero-filled (src-size 0, nothing read) where it
+/// does not: no branch in the trip; the loop's exit waits for them
+/// (cp.async.wait_all).
 void Lowerer::issueTripCopies(const MmaLoop &L, const StreamChunks &c, const Slots &off,
                               llvm::Value *stage, const std::vector<Slots> &state, llvm::Value *iv,
                               llvm::Value *runs) {
-  if (opts_.predicatedCopies) {
+  bool predicated = !opts_.guardCopies;
+  if (predicated) {
     issueValueCopies(L, c, off, stage, state, iv, L.ahead, runs);
   } else {
     emitGuarded(runs, [&]() -> llvm::Value * {
@@ -1658,7 +1660,7 @@ void Lowerer::issueTripCopies(const MmaLoop &L, const StreamChunks &c, const Slo
     });
   }
   // into stage + ahead, trip + ahead's tiles (when it runs, or zero-filled)
-  cpAsyncCommit(L.ahead, opts_.predicatedCopies);
+  cpAsyncCommit(L.ahead, predicated);
 }
 
 /// cp.async of this thread's chunks of the streams into the stage at byte
@@ -1864,8 +1866,8 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
     b_.CreateBr(header);
   }
   b_.SetInsertPoint(exit);
-  // With option predicated-copies the zero-filled copies past the end are in
-  // flight (without it nothing is): every copy done before the region is used again.
+  // Without option copy-guard the zero-filled copies past the end are in
+  // flight (with it nothing is): every copy done before the region is used again.
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   noteAsync({AsyncEvent::Kind::CopyWaitAll});
   std::vector<Slots> results = L.isFor ? phis : fwd;

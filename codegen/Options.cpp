@@ -42,8 +42,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.exp2Range;
   if (name == "prefetch")
     return &opts.prefetch;
-  if (name == "predicated-copies")
-    return &opts.predicatedCopies;
+  if (name == "copy-guard")
+    return &opts.guardCopies;
   return nullptr;
 }
 
@@ -51,10 +51,10 @@ bool *flagOf(Options &opts, const std::string &name) {
 
 const std::vector<std::string> &optimizationNames() {
   static const std::vector<std::string> names = {
-      "vectorize",     "remat",    "mma",        "mma-values",       "key-perm",
-      "pipeline",      "wgmma",    "int8-wgmma", "split-n",          "masked-stream",
-      "epilogue-cast", "late-q",   "tma",        "occupancy",        "shared-divisor",
-      "exp2-range",    "prefetch", "specialize", "predicated-copies"};
+      "vectorize",     "remat",    "mma",        "mma-values", "key-perm",
+      "pipeline",      "wgmma",    "int8-wgmma", "split-n",    "masked-stream",
+      "epilogue-cast", "late-q",   "tma",        "occupancy",  "shared-divisor",
+      "exp2-range",    "prefetch", "specialize", "copy-guard"};
   return names;
 }
 
@@ -75,7 +75,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
               opts.tma = opts.occupancy = opts.sharedDivisor = opts.exp2Range = opts.prefetch =
-                  opts.specialize = opts.predicatedCopies = false;
+                  opts.specialize = opts.guardCopies = false;
       opts.numStages = 1;
       continue;
     }
@@ -131,8 +131,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-exp2-range";
   if (!opts.prefetch)
     s += " no-prefetch";
-  if (!opts.predicatedCopies)
-    s += " no-predicated-copies";
+  if (!opts.guardCopies)
+    s += " no-copy-guard";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

@@ -173,7 +173,7 @@ TEST(AsyncSchedule, InFlightAfterTheLoop) {
   s.trip[2].guardTrip = 0;
   h = checkAsyncSchedule(s);
   EXPECT_NE(h.find("in flight after the loop"), std::string::npos) << h;
-  // And the predicated copies (option predicated-copies): issued in every
+  // And the predicated copies (without option copy-guard): issued in every
   // trip, zero-filled past the end; the exit's wait_all retires them.
   s = ldmatrixPipe(3, 2, 1);
   s.trip[2].always = true;
