@@ -19,6 +19,15 @@ struct Access {
   int64_t dataTrip = 0; // a copy: the trip whose tiles it copies; a read: its trip
   int64_t issuedIn = 0; // the trip that issues it (-1: the prologue; the trip count: the exit)
   bool async = false;   // a wgmma read
+  bool tma = false;     // a TMA fill: issued by thread 0, done where a wait observes it
+  size_t fill = 0;      // a TMA fill: its index among its stage's fills (its mbarrier phase)
+};
+
+/// A wait on a stage's mbarrier.
+struct MbarWait {
+  size_t pos = 0;
+  int64_t stage = 0;
+  int64_t trip = 0;
 };
 
 /// Groups committed in order and retired in order (cp.async or wgmma).
@@ -72,6 +81,10 @@ private:
   std::vector<size_t> fences_;
   std::vector<Access> copies_, reads_, stores_; // a store: every stage
   Groups copyGroups_, readGroups_;
+  std::vector<std::vector<size_t>> fills_; // each stage's TMA fills (into copies_), in order
+  std::vector<size_t> observed_;           // each stage's fills seen complete by a wait
+  std::vector<MbarWait> waits_;
+  std::vector<size_t> invals_;
 
   std::string prefix() const {
     return "with " + std::to_string(trips_) + (trips_ == 1 ? " trip" : " trips") + ", ";
@@ -87,6 +100,10 @@ private:
   }
 
   std::string step(const AsyncEvent &e, int64_t trip) {
+    if (fills_.empty()) {
+      fills_.resize(static_cast<size_t>(s_.stages));
+      observed_.resize(static_cast<size_t>(s_.stages));
+    }
     size_t pos = seg_.size();
     seg_.push_back(barriers_);
     bool inTrip = trip >= 0 && trip < trips_;
@@ -110,6 +127,56 @@ private:
       copies_.push_back(a);
       break;
     }
+    case K::TmaFill: {
+      int64_t guard = inTrip ? trip + e.guardTrip : e.guardTrip;
+      if (guard >= trips_)
+        break; // branched around: that trip does not run
+      Access a;
+      a.pos = pos;
+      a.stage = stageOf(e, trip);
+      a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
+      a.issuedIn = trip;
+      a.tma = true;
+      if (a.stage < 0 || a.stage >= s_.stages)
+        return prefix() + tripName(trip, trips_) + " fills stage " + std::to_string(a.stage) +
+               " of " + std::to_string(s_.stages);
+      std::vector<size_t> &f = fills_[static_cast<size_t>(a.stage)];
+      a.fill = f.size();
+      if (f.size() > observed_[static_cast<size_t>(a.stage)])
+        return prefix() + copyName(a) + " may merge into the mbarrier phase of " +
+               copyName(copies_[f.back()]) +
+               ": no wait on the stage's mbarrier sees that one complete before thread 0 "
+               "issues this one";
+      f.push_back(copies_.size());
+      copies_.push_back(a);
+      break;
+    }
+    case K::TmaWait: {
+      int64_t st = stageOf(e, trip);
+      if (st < 0 || st >= s_.stages)
+        return prefix() + tripName(trip, trips_) + " waits on the mbarrier of stage " +
+               std::to_string(st) + " of " + std::to_string(s_.stages);
+      int64_t round = (inTrip ? trip + e.stage : e.stage) / s_.stages;
+      size_t parity = static_cast<size_t>(round & 1) ^ (e.otherParity ? 1 : 0);
+      const std::vector<size_t> &f = fills_[static_cast<size_t>(st)];
+      size_t &seen = observed_[static_cast<size_t>(st)];
+      std::string what = tripName(trip, trips_) + "'s wait on the mbarrier of stage " +
+                         std::to_string(st) + " (parity " + std::to_string(parity) + ")";
+      if (f.size() > seen) { // one fill unobserved (a second would have merged): its phase
+        if (parity != (seen & 1))
+          return prefix() + what + " returns before " + copyName(copies_[f[seen]]) +
+                 " lands: that fill completes phase " + std::to_string(seen) + ", of parity " +
+                 std::to_string(seen & 1);
+        copies_[f[seen]].done = pos;
+        seen = f.size();
+      } else if (seen == 0 || parity != ((seen - 1) & 1)) {
+        return prefix() + what + " may never return: no fill of the stage is in flight, and " +
+               std::to_string(seen) + " phases are complete";
+      }
+      waits_.push_back({pos, st, trip});
+      break;
+    }
+    case K::TmaInval: invals_.push_back(pos); break;
     case K::CopyCommit: copyGroups_.commit(); break;
     case K::CopyWait: copyGroups_.wait(static_cast<size_t>(e.pending), pos, copies_); break;
     case K::CopyWaitAll:
@@ -151,6 +218,8 @@ private:
   /// Another warp's read r sees copy c complete: a barrier after c's wait
   /// (and, for wgmma, a proxy fence between that wait and the barrier).
   bool before(const Access &c, const Access &r) const {
+    if (c.tma) // each thread waits on the mbarrier itself
+      return c.done != kNever && c.done < r.pos;
     if (c.done == kNever || seg(c.done) >= seg(r.pos))
       return false;
     if (!r.async)
@@ -160,6 +229,8 @@ private:
   }
   /// Access x is complete before another warp issues y.
   bool doneBefore(const Access &x, const Access &y) const {
+    if (x.tma) // observed by every thread's wait, thread 0's (the issuer's) included
+      return x.done != kNever && x.done < y.pos;
     return x.done != kNever && seg(x.done) < seg(y.pos);
   }
 
@@ -176,6 +247,29 @@ private:
     for (const Access &c : copies_)
       if (c.done == kNever)
         return prefix() + copyName(c) + " may still be in flight after the loop";
+    // Thread 0 runs ahead of the others up to the next barrier: a fill it
+    // issues there may complete a phase before a slower thread's wait looks.
+    for (const MbarWait &w : waits_)
+      for (const Access &c : copies_)
+        if (c.tma && c.stage == w.stage && c.pos > w.pos && seg(c.pos) == seg(w.pos))
+          return prefix() + copyName(c) +
+                 " may land before another thread's wait on the "
+                 "stage's mbarrier in " +
+                 tripName(w.trip, trips_) +
+                 " looks (no barrier between them): that wait may return early or never";
+    for (size_t v : invals_) {
+      for (const Access &c : copies_)
+        if (c.tma && c.pos < v && !(c.done != kNever && c.done < v))
+          return prefix() + "the mbarriers are invalidated while " + copyName(c) +
+                 " may still land";
+      for (const MbarWait &w : waits_)
+        if (w.pos < v && seg(w.pos) == seg(v))
+          return prefix() +
+                 "the mbarriers are invalidated while another thread may still wait "
+                 "on stage " +
+                 std::to_string(w.stage) + "'s in " + tripName(w.trip, trips_) +
+                 " (no barrier between)";
+    }
     for (const Access &r : reads_)
       if (r.done == kNever)
         return prefix() + readName(r) + " may still be in flight after the loop";
@@ -183,7 +277,7 @@ private:
       for (const Access &c : copies_) {
         if (c.stage != r.stage || before(c, r) || doneBefore(r, c))
           continue;
-        if (r.async && c.done != kNever && seg(c.done) < seg(r.pos))
+        if (r.async && !c.tma && c.done != kNever && seg(c.done) < seg(r.pos))
           return prefix() + readName(r) + " may not see " + copyName(c) +
                  ": no fence.proxy.async between the copy's wait and the barrier before the "
                  "read (the tensor cores read through the async proxy)";

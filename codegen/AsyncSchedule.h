@@ -27,8 +27,26 @@
 // one stage not ordered; a store into the stages' memory (a matmul loop's
 // exit stores its fragments there) before every earlier copy and read is
 // done; a read whose latest ordered write is not its own trip's copy (another
-// trip's, a store's, or none). The TMA's stages (mbarriers) are outside this
-// model, and so is shared memory outside the stages. The lowering turns a report into an
+// trip's, a store's, or none).
+// The TMA's stages (LowerTma.cpp) are in the model too, with an mbarrier a
+// stage:
+//   - one thread (thread 0) issues a stage's fill (cp.async.bulk.tensor with
+//     mbarrier.arrive.expect_tx, or the cp.async fallback that arrives when
+//     it is done); the fill lands at any time after its issue, and its
+//     landing completes the stage's next mbarrier phase;
+//   - every thread waits on the stage's mbarrier (try_wait.parity with the
+//     parity of the trip's round of the stages). A wait returns once the
+//     number of completed phases has the other parity, so it is exact only
+//     when at most one fill of the stage is unobserved (issued, not seen
+//     complete by an earlier wait), the parity is that fill's, and no later
+//     fill can be issued before every thread's wait (thread 0 may run ahead
+//     of the others up to the next barrier). Else the wait may return early
+//     or never (a hang); both are reported. A wait makes every fill it
+//     observes visible to the waiting thread, async proxy included, and
+//     complete for every later event of thread 0 (program order);
+//   - the mbarriers are invalidated (thread 0, at the exit) only after every
+//     fill is observed and, past a barrier, no thread waits any more.
+// Shared memory outside the stages is outside the model. The lowering turns a report into an
 // internal error, so the kernel fails to compile instead of racing; the fuzzer
 // reports it as a gpu-compile failure, also with --compile-only.
 //
@@ -56,14 +74,19 @@ struct AsyncEvent {
     ReadCommit,  // wgmma.commit_group
     ReadWait,    // wgmma.wait_group pending
     Store,       // every thread stores into the stages' memory (the exit's own use of it)
+    TmaFill,     // thread 0 fills a stage, completing a phase of its mbarrier when it lands
+    TmaWait,     // every thread waits on a stage's mbarrier (parity: the trip's round)
+    TmaInval,    // thread 0 invalidates the stages' mbarriers
   };
   AsyncEvent(Kind kind) : kind(kind) {} // no default: a forgotten kind must not pass
   Kind kind;
-  int64_t stage = 0;     // Copy, Read: the stage (Read in a trip: 0, its own)
-  int64_t dataTrip = 0;  // Copy: the trip whose tiles it copies
-  int64_t guardTrip = 0; // Copy: issued only when this trip runs (unless always)
+  int64_t stage = 0;     // Copy, TmaFill, Read, TmaWait: the stage (in a trip: trips on
+                         // from the trip's own; Read, TmaWait: 0, its own)
+  int64_t dataTrip = 0;  // Copy, TmaFill: the trip whose tiles it copies
+  int64_t guardTrip = 0; // Copy, TmaFill: issued only when this trip runs (unless always)
   bool always = false;   // Copy: issued in every trip (a zero-filled copy, src-size 0,
                          // where guardTrip does not run: it still writes its stage)
+  bool otherParity = false; // TmaWait: the parity opposite to the trip's round's (tests)
   int64_t pending = 0;   // CopyWait, ReadWait: groups left in flight
   bool async = false;    // Read: by wgmma
 };

@@ -586,12 +586,13 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
     // stage of the trip before, whose products every thread has waited for
     // (wgmma.wait_group 1) before this second barrier.
     acc = wgmmaLoopStep(L, stageOff, get(L.dot->operand(2)));
-    barrier();
+    if (!(L.tma && plantedBug("tma-refill-barrier")))
+      barrier();
   }
   Slots rowCol(loopState.begin() + 4, loopState.begin() + std::min<size_t>(8, loopState.size()));
   if (L.tma) {
     emitGuarded(runs, [&]() -> llvm::Value * {
-      tmaFill(L, fill, rowCol, offAhead);
+      tmaFill(L, fill, ahead, rowCol, offAhead);
       return nullptr;
     });
   } else {
@@ -689,14 +690,15 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
       }
       return rc;
     };
+    checked = true;
+    sched.stages = L.stages;
     if (L.tma) {
       notePath("mma.loop.tma"); // option tma
       tmaPrepare(L);
+      asyncEvents_ = &sched.prologue;
       tmaInitBarriers(L); // between two barriers: earlier readers first, every waiter after
     } else {
       chunks = streamSources(L);
-      checked = true; // the TMA's mbarriers are outside checkAsyncSchedule's model
-      sched.stages = L.stages;
       asyncEvents_ = &sched.prologue;
       barrier(); // earlier readers of the stages are done
     }
@@ -710,7 +712,7 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
       Slots rc = L.tma ? rowColAt(j) : Slots{};
       emitGuarded(runs, [&]() -> llvm::Value * {
         if (L.tma)
-          tmaFill(L, b_.getInt32(static_cast<uint32_t>(j)), rc, off);
+          tmaFill(L, b_.getInt32(static_cast<uint32_t>(j)), j, rc, off);
         else
           issueValueCopies(
               L, chunks, off,
@@ -812,8 +814,9 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
   if (!checked)
     return true;
   if (std::string hazard = checkAsyncSchedule(sched); !hazard.empty())
-    throw Unsupported("internal: the cp.async stages of the matmul loop at line " +
-                      std::to_string(loop.loc().line) + " would race: " + hazard +
+    throw Unsupported(std::string("internal: the ") + (L.tma ? "TMA" : "cp.async") +
+                      " stages of the matmul loop at line " + std::to_string(loop.loc().line) +
+                      " would race: " + hazard +
                       " (--disable-opt pipeline compiles the loop without them)");
   return true;
 }

@@ -539,10 +539,12 @@ void Lowerer::tmaInvalBarriers(const MmaLoop &L) {
               {mbarAddress(L, b_.getInt32(static_cast<uint32_t>(s)))});
     return nullptr;
   });
+  noteAsync({AsyncEvent::Kind::TmaInval});
 }
 
 /// Waits until the stage's copies for this trip (its mbarrier's phase of
-/// parity `phase`) are in shared memory.
+/// parity `phase`: the trip's round of the stages) are in shared memory.
+/// Noted as the trip's own stage's wait (checkAsyncSchedule).
 void Lowerer::tmaWait(const MmaLoop &L, llvm::Value *stage, llvm::Value *phase) {
   llvm::Value *bar = mbarAddress(L, stage);
   auto *spin = llvm::BasicBlock::Create(ctx_, "tma.wait", kernel_);
@@ -558,13 +560,23 @@ void Lowerer::tmaWait(const MmaLoop &L, llvm::Value *stage, llvm::Value *phase) 
   llvm::Value *ready = b_.CreateCall(fty, tryWait, {bar, phase});
   b_.CreateCondBr(b_.CreateICmpNE(ready, b_.getInt32(0)), done, spin);
   b_.SetInsertPoint(done);
+  noteAsync({AsyncEvent::Kind::TmaWait});
 }
 
 /// Fills stage `stage` with the streams' tiles at (row, column) rowCol (the
 /// TMA) or, when a map cannot address them, from the pointer tiles at element
 /// offsets `off` past their start (cp.async, every thread); either way the
-/// stage's mbarrier completes its phase when the bytes are there.
-void Lowerer::tmaFill(const MmaLoop &L, llvm::Value *stage, const Slots &rowCol, const Slots &off) {
+/// stage's mbarrier completes its phase when the bytes are there. Noted as
+/// the fill of the tiles `trips` trips on (the prologue: trip `trips`), into
+/// their stage, issued when that trip runs; the fallback's own barrier is
+/// not noted (it runs on one path only).
+void Lowerer::tmaFill(const MmaLoop &L, llvm::Value *stage, int64_t trips, const Slots &rowCol,
+                      const Slots &off) {
+  AsyncEvent filled{AsyncEvent::Kind::TmaFill};
+  filled.stage = filled.dataTrip = filled.guardTrip = trips;
+  noteAsync(filled);
+  std::vector<AsyncEvent> *noted = asyncEvents_;
+  asyncEvents_ = nullptr;
   auto i64 = [&](int64_t x) { return b_.getInt64(static_cast<uint64_t>(x)); };
   llvm::Value *valid = tma_.ok;
   int64_t bytes = 0;
@@ -660,6 +672,7 @@ void Lowerer::tmaFill(const MmaLoop &L, llvm::Value *stage, const Slots &rowCol,
     });
     return nullptr;
   });
+  asyncEvents_ = noted;
 }
 
 } // namespace tc::codegen::lower

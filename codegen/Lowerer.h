@@ -969,7 +969,8 @@ private:
   void tmaInitBarriers(const MmaLoop &L);
   void tmaInvalBarriers(const MmaLoop &L);
   void tmaWait(const MmaLoop &L, llvm::Value *stage, llvm::Value *phase);
-  void tmaFill(const MmaLoop &L, llvm::Value *stage, const Slots &rowCol, const Slots &off);
+  void tmaFill(const MmaLoop &L, llvm::Value *stage, int64_t trips, const Slots &rowCol,
+               const Slots &off);
   std::vector<TensorMapParam> tensorMaps_;
   std::vector<llvm::Value *> tensorMapArgs_; // each map's generic address (i64)
   // ---- end dot

@@ -65,6 +65,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "a matmul loop on the TMA (8 warps) does not check that a trip's tile ends within its "
        "first row (lda < K): the tensor map's box reads zeros past the row's end where the "
        "tile reads the next row's elements"},
+      {"tma-refill-barrier", "gpu",
+       "a matmul loop on the TMA (8 warps) refills the stage of the trip before without the "
+       "barrier after the products' wgmma.wait_group: thread 0's copy may land while another "
+       "warpgroup's wgmma still reads that stage"},
       {"pipeline-wait-group", "gpu",
        "a pipelined matmul loop (mma.sync or wgmma) waits with cp.async.wait_group S-1, not "
        "S-2: a trip reads its stage before its copies have landed"},

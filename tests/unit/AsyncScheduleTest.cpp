@@ -234,6 +234,109 @@ TEST(AsyncSchedule, TheExitStoresIntoTheStagesAfterEverything) {
   EXPECT_NE(h, "") << h;
 }
 
+/// The TMA form of a wgmma matmul loop (LowerTma.cpp) with the products' wait
+/// deferred (3 or more stages, `ahead` = stages - 1 trips ahead): the
+/// mbarriers set up between two barriers, thread 0's fills of the first
+/// trips; a trip waits on its stage's mbarrier, issues its wgmma (wait_group 1
+/// retires the trip before's), a barrier, then the refill of the stage the
+/// trip before read; the exit invalidates the mbarriers past a barrier.
+AsyncSchedule tmaPipe(int64_t stages, int64_t ahead) {
+  AsyncSchedule s;
+  s.stages = stages;
+  s.prologue = {ev(K::Fence), ev(K::Barrier), ev(K::Barrier)};
+  auto fill = [](int64_t n) {
+    AsyncEvent e{K::TmaFill};
+    e.stage = e.dataTrip = e.guardTrip = n;
+    return e;
+  };
+  for (int64_t j = 0; j < ahead; ++j)
+    s.prologue.push_back(fill(j));
+  s.trip = {ev(K::TmaWait),     wgmmaRead(),    ev(K::ReadCommit),
+            ev(K::ReadWait, 1), ev(K::Barrier), fill(ahead)};
+  s.exit = {ev(K::Barrier),     ev(K::TmaInval), ev(K::ReadWait, 0),
+            ev(K::CopyWaitAll), ev(K::Barrier),  ev(K::Store)};
+  return s;
+}
+
+TEST(AsyncSchedule, TheTmaFormPasses) {
+  for (int64_t stages : {3, 4, 5})
+    EXPECT_EQ(checkAsyncSchedule(tmaPipe(stages, stages - 1)), "") << stages;
+  // Two stages: the products wait for themselves, the barrier before the refill.
+  AsyncSchedule two = tmaPipe(2, 1);
+  two.trip = {ev(K::TmaWait), ev(K::Barrier),    two.trip[5],
+              wgmmaRead(),    ev(K::ReadCommit), ev(K::ReadWait, 0)};
+  EXPECT_EQ(checkAsyncSchedule(two), "");
+  // A second wait on the same phase returns at once: slower, not wrong.
+  AsyncSchedule again = tmaPipe(3, 2);
+  again.trip.insert(again.trip.begin() + 1, ev(K::TmaWait));
+  EXPECT_EQ(checkAsyncSchedule(again), "");
+}
+
+TEST(AsyncSchedule, TheTmaRefillWithoutTheBarrier) {
+  // tma-refill-barrier: thread 0 refills the stage trip i - 1 read right after its own
+  // wgmma.wait_group 1; a slower thread may not have waited on that stage yet, or its
+  // warpgroup's wgmma may still read it.
+  AsyncSchedule s = tmaPipe(3, 2);
+  s.trip.erase(s.trip.begin() + 4);
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("may land before another thread's wait on the stage's mbarrier"),
+            std::string::npos)
+      << h;
+  // Refilled one trip too early (into the stage the trip's own wgmma may still read).
+  s = tmaPipe(3, 3);
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("trip 0's wgmma read of stage 0 may overlap the copy of trip 3's tiles"),
+            std::string::npos)
+      << h;
+}
+
+TEST(AsyncSchedule, TheTmaWaitsParity) {
+  // The other parity: with the fill in flight the wait returns at once.
+  AsyncSchedule s = tmaPipe(3, 2);
+  s.trip[0].otherParity = true;
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("returns before the copy of trip 0's tiles into stage 0"), std::string::npos)
+      << h;
+  // With nothing in flight (a second wait in the trip) it never returns.
+  s = tmaPipe(3, 2);
+  AsyncEvent other{K::TmaWait};
+  other.otherParity = true;
+  s.trip.insert(s.trip.begin() + 1, other);
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("may never return"), std::string::npos) << h;
+}
+
+TEST(AsyncSchedule, TheTmaFillsMergeOrGoUnseen) {
+  // Two fills of a stage with no wait between them in thread 0: one mbarrier phase.
+  AsyncSchedule s = tmaPipe(3, 2);
+  AsyncEvent twice{K::TmaFill};
+  s.prologue.push_back(twice); // trip 0's tiles into stage 0 again
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("may merge into the mbarrier phase of"), std::string::npos) << h;
+  // No wait at all: nobody sees a fill land, so none is known to have landed by the exit.
+  s = tmaPipe(3, 2);
+  s.trip.erase(s.trip.begin());
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("may still be in flight after the loop"), std::string::npos) << h;
+  // A fill for a trip past the last, unguarded: never observed, still landing after the loop.
+  s = tmaPipe(3, 2);
+  s.trip[5].guardTrip = 0;
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("may still be in flight after the loop"), std::string::npos) << h;
+}
+
+TEST(AsyncSchedule, TheTmaMbarriersInvalidatedTooEarly) {
+  // Without the barrier before it another thread may still spin on the last trip's wait.
+  AsyncSchedule s = tmaPipe(3, 2);
+  s.trip.erase(s.trip.begin() + 4); // (no barrier in the trip either: one segment)
+  s.trip.pop_back();                // (and no refill: only the prologue's fills)
+  s.exit.erase(s.exit.begin());
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("the mbarriers are invalidated while another thread may still wait"),
+            std::string::npos)
+      << h;
+}
+
 // The lowering's own schedules: the attention kernel (values pipeline on
 // wgmma with the deferred wait on sm_90, on mma.sync on sm_80) at each
 // stage and warp count compiles (a hazard would be an internal error).
@@ -256,10 +359,10 @@ TEST(AsyncSchedule, AttentionCompilesAtEveryStageCount) {
 }
 
 // The matmul loops on cp.async (mma.sync on sm_80; wgmma on sm_90 at 4 warps,
-// with wgmma.wait_group 1 from 3 stages): every tile shape, warp and stage
-// count compiles (8 warps on sm_90 take the TMA, outside the check's model).
+// with wgmma.wait_group 1 from 3 stages) and on the TMA (8 warps on sm_90):
+// every tile shape, warp and stage count compiles.
 TEST(AsyncSchedule, MatmulLoopsCompileAtEveryStageCount) {
-  int checked = 0;
+  int checked = 0, tma = 0;
   for (auto [tm, tn, tk] : {std::tuple{64, 64, 32}, {128, 128, 64}, {128, 256, 64}})
     for (unsigned sm : {80u, 90u})
       for (unsigned stages : {2u, 3u, 4u, 5u})
@@ -273,6 +376,9 @@ TEST(AsyncSchedule, MatmulLoopsCompileAtEveryStageCount) {
                               << stages << " warps " << warps << ": " << r.error;
           if (r.ok() && r.compiled->ptx.find("cp.async.wait_group") != std::string::npos)
             ++checked;
+          if (r.ok() && r.compiled->ptx.find("cp.async.bulk.tensor") != std::string::npos)
+            ++tma;
         }
   EXPECT_GE(checked, 24); // the cp.async forms were among them
+  EXPECT_GE(tma, 8);      // and the TMA's
 }

@@ -416,6 +416,7 @@ std::string kernelFor(const std::string &name) {
       {"int8-transpose", kInt8WgmmaKernel},
       {"pipeline-wait-group", kWgmmaKernel},
       {"tma-row-end", kTmaKernel},
+      {"tma-refill-barrier", kTmaKernel},
       {"exp2-range-bound", kExp2MaxKernel},
       {"fp-contract", kMulAddKernel},
       {"prefetch-carried", kWalkKernel},
@@ -448,7 +449,7 @@ std::string outputFor(const PlantedBugInfo &b, const char *planted) {
   }
   std::string src = kernelFor(b.name);
   codegen::Options o;
-  if (std::string(b.name) == "tma-row-end")
+  if (std::string(b.name) == "tma-row-end" || std::string(b.name) == "tma-refill-barrier")
     o.numWarps = 8; // the TMA takes loops of two or more warpgroups
   if (std::string(b.where) == "gpu") // a planted bug may be refused (the stages' race check)
     return ptxOf(src, o, planted == nullptr);
@@ -519,6 +520,24 @@ TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
                                "overwrite the cp.async stages of the pipelined loop at line 15"),
             std::string::npos)
       << nestedPlanted;
+  // tma-refill-barrier: the TMA's stages are in the race check's model; without the barrier
+  // after the products' wait, thread 0's refill of the stage trip i - 1 read may land before
+  // a slower thread has even waited on that stage's mbarrier (or while its wgmma reads it).
+  codegen::Options eight;
+  eight.numWarps = 8;
+  std::string tmaClean = ptxOf(kTmaKernel, eight);
+  EXPECT_NE(tmaClean.find("cp.async.bulk.tensor"), std::string::npos);
+  std::string tmaPlanted;
+  {
+    PlantBug env("tma-refill-barrier");
+    tmaPlanted = ptxOf(kTmaKernel, eight, false);
+  }
+  EXPECT_NE(tmaPlanted.find("the TMA stages of the matmul loop at line"), std::string::npos)
+      << tmaPlanted;
+  EXPECT_NE(tmaPlanted.find("would race: with 4 trips, the copy of trip 3's tiles into stage 0 "
+                            "(issued in trip 1)"),
+            std::string::npos)
+      << tmaPlanted;
   for (const char *bug : {static_cast<const char *>(nullptr), "spec-div8"}) {
     PlantBug env(bug);
     EXPECT_EQ(classifyInteger(24), bug ? ArgClass::Div16 : ArgClass::Any);
