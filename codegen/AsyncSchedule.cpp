@@ -84,7 +84,7 @@ private:
   std::vector<std::vector<size_t>> fills_; // each stage's TMA fills (into copies_), in order
   std::vector<size_t> observed_;           // each stage's fills seen complete by a wait
   std::vector<MbarWait> waits_;
-  std::vector<size_t> invals_;
+  std::vector<size_t> invals_, inits_;
 
   std::string prefix() const {
     return "with " + std::to_string(trips_) + (trips_ == 1 ? " trip" : " trips") + ", ";
@@ -137,6 +137,8 @@ private:
       a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
       a.issuedIn = trip;
       a.tma = true;
+      if (!invals_.empty())
+        return prefix() + copyName(a) + " uses an invalidated mbarrier";
       if (a.stage < 0 || a.stage >= s_.stages)
         return prefix() + tripName(trip, trips_) + " fills stage " + std::to_string(a.stage) +
                " of " + std::to_string(s_.stages);
@@ -153,11 +155,12 @@ private:
     }
     case K::TmaWait: {
       int64_t st = stageOf(e, trip);
+      if (!invals_.empty())
+        return prefix() + tripName(trip, trips_) + "'s wait uses an invalidated mbarrier";
       if (st < 0 || st >= s_.stages)
         return prefix() + tripName(trip, trips_) + " waits on the mbarrier of stage " +
                std::to_string(st) + " of " + std::to_string(s_.stages);
-      int64_t round = (inTrip ? trip + e.stage : e.stage) / s_.stages;
-      size_t parity = static_cast<size_t>(round & 1) ^ (e.otherParity ? 1 : 0);
+      size_t parity = tmaParity(inTrip ? trip + e.stage : e.stage) ^ (e.otherParity ? 1 : 0);
       const std::vector<size_t> &f = fills_[static_cast<size_t>(st)];
       size_t &seen = observed_[static_cast<size_t>(st)];
       std::string what = tripName(trip, trips_) + "'s wait on the mbarrier of stage " +
@@ -176,6 +179,7 @@ private:
       waits_.push_back({pos, st, trip});
       break;
     }
+    case K::TmaInit: inits_.push_back(pos); break;
     case K::TmaInval: invals_.push_back(pos); break;
     case K::CopyCommit: copyGroups_.commit(); break;
     case K::CopyWait: copyGroups_.wait(static_cast<size_t>(e.pending), pos, copies_); break;
@@ -215,6 +219,40 @@ private:
 
   int seg(size_t pos) const { return seg_[pos]; }
 
+  /// The parity of trip t's TMA wait as the lowering computes it: the first
+  /// trip's, flipped into every later trip whose stage is tmaFlipStage.
+  size_t tmaParity(int64_t t) const {
+    int64_t flips = 0;
+    for (int64_t j = 1; j <= t; ++j)
+      flips += j % s_.stages == s_.tmaFlipStage;
+    return static_cast<size_t>((s_.tmaParity0 + flips) & 1);
+  }
+
+  /// The TMA's use of the mbarriers against their initialisation and
+  /// invalidation ("" when right).
+  std::string mbarrierLifetime() const {
+    auto inUse = [&](size_t pos) {
+      for (size_t i : inits_)
+        if (i < pos && seg(i) < seg(pos))
+          return true;
+      return false;
+    };
+    for (const Access &c : copies_)
+      if (c.tma && !inUse(c.pos))
+        return prefix() + copyName(c) +
+               " uses its stage's mbarrier before a barrier after "
+               "its initialisation";
+    for (const MbarWait &w : waits_)
+      if (!inUse(w.pos))
+        return prefix() + tripName(w.trip, trips_) + "'s wait uses the mbarrier of stage " +
+               std::to_string(w.stage) + " before a barrier after its initialisation";
+    bool filled =
+        std::any_of(copies_.begin(), copies_.end(), [](const Access &c) { return c.tma; });
+    if (filled && invals_.empty())
+      return prefix() + "the stages' mbarriers are never invalidated after the loop";
+    return ""; // (a use after the invalidation: reported as the events are replayed)
+  }
+
   /// Another warp's read r sees copy c complete: a barrier after c's wait
   /// (and, for wgmma, a proxy fence between that wait and the barrier).
   bool before(const Access &c, const Access &r) const {
@@ -247,6 +285,8 @@ private:
     for (const Access &c : copies_)
       if (c.done == kNever)
         return prefix() + copyName(c) + " may still be in flight after the loop";
+    if (std::string h = mbarrierLifetime(); !h.empty())
+      return h;
     // Thread 0 runs ahead of the others up to the next barrier: a fill it
     // issues there may complete a phase before a slower thread's wait looks.
     for (const MbarWait &w : waits_)

@@ -34,8 +34,11 @@
 //     mbarrier.arrive.expect_tx, or the cp.async fallback that arrives when
 //     it is done); the fill lands at any time after its issue, and its
 //     landing completes the stage's next mbarrier phase;
+//   - the mbarriers are initialised by thread 0 and used only past a barrier
+//     after that;
 //   - every thread waits on the stage's mbarrier (try_wait.parity with the
-//     parity of the trip's round of the stages). A wait returns once the
+//     parity the lowering computes: AsyncSchedule::tmaParity0 and
+//     tmaFlipStage). A wait returns once the
 //     number of completed phases has the other parity, so it is exact only
 //     when at most one fill of the stage is unobserved (issued, not seen
 //     complete by an earlier wait), the parity is that fill's, and no later
@@ -45,10 +48,13 @@
 //     observes visible to the waiting thread, async proxy included, and
 //     complete for every later event of thread 0 (program order);
 //   - the mbarriers are invalidated (thread 0, at the exit) only after every
-//     fill is observed and, past a barrier, no thread waits any more.
-// Shared memory outside the stages is outside the model. The lowering turns a report into an
-// internal error, so the kernel fails to compile instead of racing; the fuzzer
-// reports it as a gpu-compile failure, also with --compile-only.
+//     fill is observed and, past a barrier, no thread waits any more; a loop
+//     with fills must invalidate them, and nothing uses them after that.
+// The lowering notes no barrier or fence inside an `if` or a nested loop of
+// the trip (it may not run), and refuses a copy or wait there (Lowerer::
+// noteAsync). Shared memory outside the stages is outside the model. The lowering turns a report
+// into an internal error, so the kernel fails to compile instead of racing; the fuzzer reports it
+// as a gpu-compile failure, also with --compile-only.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -74,8 +80,9 @@ struct AsyncEvent {
     ReadCommit,  // wgmma.commit_group
     ReadWait,    // wgmma.wait_group pending
     Store,       // every thread stores into the stages' memory (the exit's own use of it)
+    TmaInit,     // thread 0 initialises the stages' mbarriers (with fence.mbarrier_init)
     TmaFill,     // thread 0 fills a stage, completing a phase of its mbarrier when it lands
-    TmaWait,     // every thread waits on a stage's mbarrier (parity: the trip's round)
+    TmaWait,     // every thread waits on a stage's mbarrier (parity: AsyncSchedule::tmaParity)
     TmaInval,    // thread 0 invalidates the stages' mbarriers
   };
   AsyncEvent(Kind kind) : kind(kind) {} // no default: a forgotten kind must not pass
@@ -94,6 +101,11 @@ struct AsyncEvent {
 struct AsyncSchedule {
   int64_t stages = 0;
   std::vector<AsyncEvent> prologue, trip, exit;
+  // The parity a TMA trip's wait computes, as the lowering computes it: trip
+  // 0's is tmaParity0, and it flips into each trip whose stage is
+  // tmaFlipStage.
+  int64_t tmaParity0 = 0;
+  int64_t tmaFlipStage = 0;
 };
 
 /// The first hazard of `s` over every trip count 0 .. 2 stages + 3, in words

@@ -550,6 +550,10 @@ llvm::Value *Lowerer::offsetAhead(const MmaLoop &L, size_t which, llvm::Value *o
   return b_.CreateAdd(off, b_.CreateMul(x, b_.getInt64(static_cast<uint64_t>(ahead))));
 }
 
+/// The TMA waits' parity: trip 0's, and the stage whose trips flip it (as
+/// the lowering computes it; AsyncSchedule::tmaParity0, tmaFlipStage).
+constexpr int64_t kTmaParity0 = 0, kTmaFlipStage = 0;
+
 /// One pipelined trip. loopState: the two offsets, whether trip i + S - 2
 /// runs, this trip's stage; nextState gets their values for the next trip.
 Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
@@ -612,7 +616,9 @@ Slots Lowerer::pipelinedLoopStep(const MmaLoop &L, const StreamChunks &c,
     Slots next = tmaAdvance(rowCol);
     nextState.insert(nextState.end(), next.begin(), next.end());
     nextState.push_back(b_.CreateXor(
-        loopState[8], b_.CreateZExt(b_.CreateICmpEQ(nextStage, b_.getInt32(0)), b_.getInt32Ty())));
+        loopState[8],
+        b_.CreateZExt(b_.CreateICmpEQ(nextStage, b_.getInt32(static_cast<uint32_t>(kTmaFlipStage))),
+                      b_.getInt32Ty())));
   }
   return acc;
 }
@@ -692,6 +698,8 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
     };
     checked = true;
     sched.stages = L.stages;
+    sched.tmaParity0 = kTmaParity0;
+    sched.tmaFlipStage = kTmaFlipStage;
     if (L.tma) {
       notePath("mma.loop.tma"); // option tma
       tmaPrepare(L);
@@ -727,7 +735,7 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
     if (L.tma) { // the tiles trip `ahead` copies, and trip 0's phase
       Slots rc = rowColAt(L.ahead);
       loopInit.insert(loopInit.end(), rc.begin(), rc.end());
-      loopInit.push_back(b_.getInt32(0));
+      loopInit.push_back(b_.getInt32(static_cast<uint32_t>(kTmaParity0)));
     }
   }
   // The loop.

@@ -520,7 +520,7 @@ Slots Lowerer::tmaAdvance(const Slots &rowCol) {
 void Lowerer::tmaInitBarriers(const MmaLoop &L) {
   asmStatement("fence.proxy.async;");
   barrier();
-  emitGuarded(isThread0(), [&]() -> llvm::Value * {
+  emitThread0([&]() -> llvm::Value * {
     asmStatement("fence.proxy.async;");
     for (int64_t s = 0; s < L.stages; ++s)
       asmCall("mbarrier.init.shared::cta.b64 [$0], 1;", "l",
@@ -528,12 +528,13 @@ void Lowerer::tmaInitBarriers(const MmaLoop &L) {
     asmStatement("fence.mbarrier_init.release.cluster;");
     return nullptr;
   });
+  noteAsync({AsyncEvent::Kind::TmaInit});
   barrier();
 }
 
 void Lowerer::tmaInvalBarriers(const MmaLoop &L) {
   barrier(); // no thread waits on them any more
-  emitGuarded(isThread0(), [&]() -> llvm::Value * {
+  emitThread0([&]() -> llvm::Value * {
     for (int64_t s = 0; s < L.stages; ++s)
       asmCall("mbarrier.inval.shared::cta.b64 [$0];", "l",
               {mbarAddress(L, b_.getInt32(static_cast<uint32_t>(s)))});
@@ -593,7 +594,7 @@ void Lowerer::tmaFill(const MmaLoop &L, llvm::Value *stage, int64_t trips, const
   llvm::Value *stageOff = b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(L.stageBytes)));
   llvm::Value *bar = mbarAddress(L, stage);
   emitGuarded(valid, [&]() -> llvm::Value * {
-    emitGuarded(isThread0(), [&]() -> llvm::Value * {
+    emitThread0([&]() -> llvm::Value * {
       asmCall("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "l,r",
               {bar, b_.getInt32(static_cast<uint32_t>(bytes))});
       for (size_t w = 0; w < 2; ++w) {
@@ -666,7 +667,7 @@ void Lowerer::tmaFill(const MmaLoop &L, llvm::Value *stage, int64_t trips, const
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
     asmStatement("fence.proxy.async.shared::cta;"); // for wgmma's reads
     barrier();
-    emitGuarded(isThread0(), [&]() -> llvm::Value * {
+    emitThread0([&]() -> llvm::Value * {
       asmCall("mbarrier.arrive.shared::cta.b64 _, [$0];", "l", {bar});
       return nullptr;
     });

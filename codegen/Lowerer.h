@@ -389,6 +389,14 @@ private:
     return b_.CreateICmpULT(tid_, b_.getInt32(static_cast<uint32_t>(n)));
   }
   llvm::Value *isThread0() { return b_.CreateICmpEQ(tid_, b_.getInt32(0)); }
+  /// body for thread 0 alone; the asynchronous events it emits are not every
+  /// thread's, so none is noted (checkAsyncSchedule).
+  template <typename F> void emitThread0(F body) {
+    std::vector<AsyncEvent> *noted = asyncEvents_;
+    asyncEvents_ = nullptr;
+    emitGuarded(isThread0(), body);
+    asyncEvents_ = noted;
+  }
 
   /// Index of axis d of flat index e in a row-major shape.
   llvm::Value *axisIndex(llvm::Value *e, const ir::Shape &s, size_t d) {
@@ -465,12 +473,47 @@ private:
     noteAsync({AsyncEvent::Kind::Barrier});
     b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   }
-  /// While a values pipeline's loop is lowered, its asynchronous events go
-  /// here (the prologue's, one trip's, the exit's) for checkAsyncSchedule.
+  /// While a pipelined loop is lowered, its asynchronous events go here (the
+  /// prologue's, one trip's, the exit's) for checkAsyncSchedule.
   std::vector<AsyncEvent> *asyncEvents_ = nullptr;
+  /// The `if`s and generic loops the builder is in, counted from the
+  /// pipelined loop being recorded (StagesClaim resets it): what runs there
+  /// may not run at all.
+  int condDepth_ = 0;
+  struct Conditional {
+    explicit Conditional(Lowerer &l) : l_(l) { ++l_.condDepth_; }
+    ~Conditional() { --l_.condDepth_; }
+    Conditional(const Conditional &) = delete;
+    Conditional &operator=(const Conditional &) = delete;
+    Lowerer &l_;
+  };
   void noteAsync(const AsyncEvent &e) {
-    if (asyncEvents_)
-      asyncEvents_->push_back(e);
+    if (!asyncEvents_)
+      return;
+    if (condDepth_ > 0) {
+      using K = AsyncEvent::Kind;
+      switch (e.kind) {
+      case K::Barrier:
+      case K::Fence: return; // it may not run: the check must not count on it
+      case K::Read:
+      case K::Store: break; // assumed to run: it can only add hazards
+      case K::Copy:
+      case K::CopyCommit:
+      case K::CopyWait:
+      case K::CopyWaitAll:
+      case K::ReadCommit:
+      case K::ReadWait:
+      case K::TmaInit:
+      case K::TmaFill:
+      case K::TmaWait:
+      case K::TmaInval:
+        throw Unsupported("internal: an asynchronous copy or wait under an `if` or a nested "
+                          "loop of a pipelined loop's trip, which the stages' race check "
+                          "cannot model (--disable-opt pipeline compiles the loop without "
+                          "stages)");
+      }
+    }
+    asyncEvents_->push_back(e);
   }
   /// cp.async.wait_group `pending`, noted.
   void cpAsyncWait(int64_t pending) {
@@ -1297,7 +1340,7 @@ private:
       pid.push_back(b_.CreateIntrinsic(id, {}, {}));
     std::string head = "[program (%u, %u, %u)] " + label;
     if (op.numOperands() == 0) {
-      emitGuarded(isThread0(), [&]() -> llvm::Value * {
+      emitThread0([&]() -> llvm::Value * {
         callPrintf(head + "\n", pid);
         return nullptr;
       });
@@ -1306,7 +1349,7 @@ private:
     for (const ir::Value *val : op.operands()) {
       const ir::Type &t = val->type();
       if (t.isScalar()) {
-        emitGuarded(isThread0(), [&]() -> llvm::Value * {
+        emitThread0([&]() -> llvm::Value * {
           auto [fmt, x] = printArg(t, get(val)[0]);
           Slots args = pid;
           args.push_back(x);
@@ -1318,7 +1361,7 @@ private:
       barrier();
       stage(get(val), t, 0);
       barrier();
-      emitGuarded(isThread0(), [&]() -> llvm::Value * {
+      emitThread0([&]() -> llvm::Value * {
         printTileLoop(t, head, pid);
         return nullptr;
       });
@@ -1426,6 +1469,7 @@ private:
     auto *merge = llvm::BasicBlock::Create(ctx_, "if.end", kernel_);
     b_.CreateCondBr(cond, thenBB, elseBB);
     std::vector<std::pair<llvm::BasicBlock *, std::vector<Slots>>> arms;
+    Conditional arm(*this);
     for (unsigned r = 0; r < 2; ++r) {
       b_.SetInsertPoint(r == 0 ? thenBB : elseBB);
       std::vector<Slots> y;
@@ -1479,6 +1523,7 @@ private:
     if (auto it = valuePipes_.find(&op); it != valuePipes_.end())
       return lowerValuePipeLoop(op, *it->second);
     std::vector<Slots> init = operandSlots(op, 0);
+    Conditional inLoop(*this); // (the condition runs once at least: not counted on either)
     auto [pre, header, body, exit] = enterLoop("while");
     std::vector<Slots> phis = makePhis(init, pre);
     bindArgs(*op.region(0), phis);
@@ -1511,6 +1556,7 @@ private:
     llvm::Value *lb = get(op.operand(0))[0], *ub = get(op.operand(1))[0];
     llvm::Value *step = get(op.operand(2))[0];
     std::vector<Slots> init = operandSlots(op, 3);
+    Conditional inLoop(*this);
     auto [pre, header, body, exit] = enterLoop("for");
     llvm::PHINode *iv = b_.CreatePHI(lb->getType(), 2);
     iv->addIncoming(lb, pre);
@@ -1569,7 +1615,9 @@ private:
   /// the stages until its claim ends.
   class StagesClaim {
   public:
-    StagesClaim(Lowerer &l, const ir::Op &loop, bool pipelined) : l_(l), prev_(l.stagesOwner_) {
+    StagesClaim(Lowerer &l, const ir::Op &loop, bool pipelined)
+        : l_(l), prev_(l.stagesOwner_), depth_(l.condDepth_) {
+      l_.condDepth_ = 0; // (the loop's own events run wherever it runs)
       if (prev_)
         throw Unsupported("internal: the loop at line " + std::to_string(loop.loc().line) +
                           " would overwrite the cp.async stages of the pipelined loop at line " +
@@ -1579,13 +1627,17 @@ private:
       if (pipelined)
         l_.stagesOwner_ = &loop;
     }
-    ~StagesClaim() { l_.stagesOwner_ = prev_; }
+    ~StagesClaim() {
+      l_.stagesOwner_ = prev_;
+      l_.condDepth_ = depth_;
+    }
     StagesClaim(const StagesClaim &) = delete;
     StagesClaim &operator=(const StagesClaim &) = delete;
 
   private:
     Lowerer &l_;
     const ir::Op *prev_;
+    int depth_;
   };
   bool archSpecific_ = false; // sm_90a instructions were emitted (wgmma)
   // The lowering paths this kernel took (Compiled::paths), noted where the

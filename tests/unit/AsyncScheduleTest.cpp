@@ -235,15 +235,15 @@ TEST(AsyncSchedule, TheExitStoresIntoTheStagesAfterEverything) {
 }
 
 /// The TMA form of a wgmma matmul loop (LowerTma.cpp) with the products' wait
-/// deferred (3 or more stages, `ahead` = stages - 1 trips ahead): the
-/// mbarriers set up between two barriers, thread 0's fills of the first
+/// deferred (3 or more stages, `ahead` = stages - 1 trips ahead): thread 0
+/// sets up the mbarriers between two barriers, thread 0's fills of the first
 /// trips; a trip waits on its stage's mbarrier, issues its wgmma (wait_group 1
 /// retires the trip before's), a barrier, then the refill of the stage the
 /// trip before read; the exit invalidates the mbarriers past a barrier.
 AsyncSchedule tmaPipe(int64_t stages, int64_t ahead) {
   AsyncSchedule s;
   s.stages = stages;
-  s.prologue = {ev(K::Fence), ev(K::Barrier), ev(K::Barrier)};
+  s.prologue = {ev(K::Fence), ev(K::Barrier), ev(K::TmaInit), ev(K::Barrier)};
   auto fill = [](int64_t n) {
     AsyncEvent e{K::TmaFill};
     e.stage = e.dataTrip = e.guardTrip = n;
@@ -297,6 +297,20 @@ TEST(AsyncSchedule, TheTmaWaitsParity) {
   std::string h = checkAsyncSchedule(s);
   EXPECT_NE(h.find("returns before the copy of trip 0's tiles into stage 0"), std::string::npos)
       << h;
+  // The lowering's parity starting at 1, or flipping into the wrong stage's trips.
+  s = tmaPipe(3, 2);
+  s.tmaParity0 = 1;
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("with 1 trip, trip 0's wait on the mbarrier of stage 0 (parity 1) returns "
+                   "before"),
+            std::string::npos)
+      << h;
+  s = tmaPipe(3, 2);
+  s.tmaFlipStage = 1;
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("trip 1's wait on the mbarrier of stage 1 (parity 1) returns before"),
+            std::string::npos)
+      << h;
   // With nothing in flight (a second wait in the trip) it never returns.
   s = tmaPipe(3, 2);
   AsyncEvent other{K::TmaWait};
@@ -323,6 +337,30 @@ TEST(AsyncSchedule, TheTmaFillsMergeOrGoUnseen) {
   s.trip[5].guardTrip = 0;
   h = checkAsyncSchedule(s);
   EXPECT_NE(h.find("may still be in flight after the loop"), std::string::npos) << h;
+}
+
+TEST(AsyncSchedule, TheTmaMbarriersLifetime) {
+  // Filled before the barrier after their initialisation (another thread's wait may
+  // come first), or before it at all.
+  AsyncSchedule s = tmaPipe(3, 2);
+  s.prologue.erase(s.prologue.begin() + 3);
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("uses its stage's mbarrier before a barrier after its initialisation"),
+            std::string::npos)
+      << h;
+  s = tmaPipe(3, 2);
+  s.prologue.erase(s.prologue.begin() + 2);
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("before a barrier after its initialisation"), std::string::npos) << h;
+  // Never invalidated (their memory is used again after the loop), or used after it.
+  s = tmaPipe(3, 2);
+  s.exit.erase(s.exit.begin() + 1);
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("never invalidated"), std::string::npos) << h;
+  s = tmaPipe(3, 2);
+  s.exit.push_back(ev(K::TmaWait));
+  h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("uses an invalidated mbarrier"), std::string::npos) << h;
 }
 
 TEST(AsyncSchedule, TheTmaMbarriersInvalidatedTooEarly) {
@@ -356,6 +394,26 @@ TEST(AsyncSchedule, AttentionCompilesAtEveryStageCount) {
             EXPECT_NE(r.compiled->ptx.find("cp.async.wait_group"), std::string::npos);
           }
         }
+}
+
+// An `if` in the trip whose column sum goes through shared memory (barriers
+// that may not run: the check does not count on them) keeps the pipeline.
+TEST(AsyncSchedule, AttentionWithAnIfInItsTripCompiles) {
+  std::string src =
+      exampleWith("attention.tc", "#define BLOCK_M 128\n#define BLOCK_N 64\n#define HEAD_DIM 64\n");
+  std::string at = "    m_i = m_ij;\n";
+  size_t pos = src.find(at);
+  ASSERT_NE(pos, std::string::npos);
+  src.insert(pos + at.size(), "    if (start_n > N_CTX / 2) {\n"
+                              "      float cs[HEAD_DIM] = acc[+, :];\n"
+                              "      acc = acc + cs[newaxis, :] * 0.0f;\n"
+                              "    }\n");
+  for (unsigned sm : {80u, 90u})
+    for (unsigned warps : {4u, 8u}) {
+      codegen::Result r = compileExample(src, sm, 3, warps);
+      ASSERT_TRUE(r.ok()) << "sm_" << sm << " warps " << warps << ": " << r.error;
+      EXPECT_NE(r.compiled->ptx.find("cp.async.wait_group"), std::string::npos);
+    }
 }
 
 // The matmul loops on cp.async (mma.sync on sm_80; wgmma on sm_90 at 4 warps,
