@@ -591,6 +591,18 @@ void Lowerer::tmaFill(const MmaLoop &L, llvm::Value *stage, int64_t trips, const
     valid = b_.CreateAnd(valid, b_.CreateICmpSLE(b_.CreateAdd(row, i64(s.rows)),
                                                  i64(static_cast<int64_t>(cuda::kTensorMapRows))));
   }
+  // The bytes the boxes below bring, which the transaction count must be
+  // (fewer: the phase never completes; more: it completes before they land).
+  int64_t boxed = 0;
+  for (const MmaLoop::Stream &s : L.streams) {
+    int64_t in = static_cast<int64_t>(byteSize(s.tile->dtype)), blockCols = s.swizzle / in;
+    boxed += (s.cols + blockCols - 1) / blockCols * blockCols * s.rows * in;
+  }
+  if (boxed != bytes)
+    throw Unsupported("internal: the TMA boxes of the matmul loop at line " +
+                      std::to_string(L.loop->loc().line) + " bring " + std::to_string(boxed) +
+                      " bytes a stage, its mbarrier expects " + std::to_string(bytes) +
+                      " (--disable-opt tma fills the stages with cp.async)");
   llvm::Value *stageOff = b_.CreateMul(stage, b_.getInt32(static_cast<uint32_t>(L.stageBytes)));
   llvm::Value *bar = mbarAddress(L, stage);
   emitGuarded(valid, [&]() -> llvm::Value * {
