@@ -20,6 +20,8 @@ struct Access {
   int64_t issuedIn = 0; // the trip that issues it (-1: the prologue; the trip count: the exit)
   bool async = false;   // a wgmma read
   bool tma = false;     // a TMA fill: issued by thread 0, done where a wait observes it
+  bool derived = false; // a StageWrite (region 1), not a copy
+  int region = 0;       // the part of the stage (AsyncEvent::region; -1: both)
   size_t fill = 0;      // a TMA fill: its index among its stage's fills (its mbarrier phase)
 };
 
@@ -179,6 +181,20 @@ private:
       waits_.push_back({pos, st, trip});
       break;
     }
+    case K::StageWrite: {
+      Access a; // complete at once, like a store, but into its trip's stage
+      a.pos = a.done = pos;
+      a.stage = stageOf(e, trip);
+      a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
+      a.issuedIn = trip;
+      a.derived = true;
+      a.region = 1;
+      if (a.stage < 0 || a.stage >= s_.stages)
+        return prefix() + tripName(trip, trips_) + " writes into stage " + std::to_string(a.stage) +
+               " of " + std::to_string(s_.stages);
+      copies_.push_back(a);
+      break;
+    }
     case K::TmaInit: inits_.push_back(pos); break;
     case K::TmaInval: invals_.push_back(pos); break;
     case K::CopyCommit: copyGroups_.commit(); break;
@@ -194,6 +210,7 @@ private:
       a.dataTrip = trip;
       a.issuedIn = trip;
       a.async = e.async;
+      a.region = e.region;
       if (a.stage < 0 || a.stage >= s_.stages)
         return prefix() + tripName(trip, trips_) + " reads stage " + std::to_string(a.stage) +
                " of " + std::to_string(s_.stages);
@@ -272,12 +289,22 @@ private:
     return x.done != kNever && seg(x.done) < seg(y.pos);
   }
 
+  static bool overlap(const Access &x, const Access &y) {
+    return x.region < 0 || y.region < 0 || x.region == y.region;
+  }
+
   std::string copyName(const Access &c) const {
+    if (c.derived)
+      return tripName(c.issuedIn, trips_) + "'s transposed write of trip " +
+             std::to_string(c.dataTrip) + "'s b into stage " + std::to_string(c.stage);
     return "the copy of trip " + std::to_string(c.dataTrip) + "'s tiles into stage " +
            std::to_string(c.stage) + " (issued in " + tripName(c.issuedIn, trips_) + ")";
   }
   std::string readName(const Access &r) const {
-    return tripName(r.issuedIn, trips_) + "'s " + (r.async ? "wgmma" : "ldmatrix") +
+    return tripName(r.issuedIn, trips_) + "'s " +
+           (r.async         ? "wgmma"
+            : r.region == 0 ? "transposing ld.shared"
+                            : "ldmatrix") +
            " read of stage " + std::to_string(r.stage);
   }
 
@@ -315,7 +342,7 @@ private:
         return prefix() + readName(r) + " may still be in flight after the loop";
     for (const Access &r : reads_)
       for (const Access &c : copies_) {
-        if (c.stage != r.stage || before(c, r) || doneBefore(r, c))
+        if (c.stage != r.stage || !overlap(c, r) || before(c, r) || doneBefore(r, c))
           continue;
         if (r.async && !c.tma && c.done != kNever && seg(c.done) < seg(r.pos))
           return prefix() + readName(r) + " may not see " + copyName(c) +
@@ -328,7 +355,7 @@ private:
     for (size_t i = 0; i < copies_.size(); ++i)
       for (size_t j = i + 1; j < copies_.size(); ++j) {
         const Access &x = copies_[i], &y = copies_[j];
-        if (x.stage == y.stage && !doneBefore(x, y) && !doneBefore(y, x))
+        if (x.stage == y.stage && overlap(x, y) && !doneBefore(x, y) && !doneBefore(y, x))
           return prefix() + copyName(x) + " and " + copyName(y) +
                  " may land in either order: no barrier orders them";
       }
@@ -342,21 +369,28 @@ private:
           return prefix() + tripName(st.issuedIn, trips_) + " stores into the stages while " +
                  readName(r) + " may still read";
     }
-    for (const Access &r : reads_) {
-      const Access *latest = nullptr;
-      for (const Access &c : copies_)
-        if (c.stage == r.stage && before(c, r) && (!latest || c.pos > latest->pos))
-          latest = &c;
-      for (const Access &st : stores_)
-        if (seg(st.pos) < seg(r.pos) && (!latest || st.pos > latest->pos))
-          return prefix() + readName(r) + " reads what " + tripName(st.issuedIn, trips_) +
-                 " stored over the stages, not a copy of its tiles";
-      if (!latest)
-        return prefix() + readName(r) + " reads no completed copy of its tiles" +
-               (r.async ? " (a barrier after the copy's wait, with a proxy fence between)" : "");
-      if (latest->dataTrip != r.dataTrip)
-        return prefix() + readName(r) + " reads " + copyName(*latest) + ", not its own trip's";
-    }
+    for (const Access &r : reads_)
+      for (int g : {0, 1}) { // each region it reads that something writes
+        bool written = std::any_of(copies_.begin(), copies_.end(),
+                                   [&](const Access &c) { return c.region == g; });
+        if ((r.region >= 0 && r.region != g) || !written)
+          continue;
+        const Access *latest = nullptr;
+        for (const Access &c : copies_)
+          if (c.region == g && c.stage == r.stage && before(c, r) &&
+              (!latest || c.pos > latest->pos))
+            latest = &c;
+        for (const Access &st : stores_)
+          if (seg(st.pos) < seg(r.pos) && (!latest || st.pos > latest->pos))
+            return prefix() + readName(r) + " reads what " + tripName(st.issuedIn, trips_) +
+                   " stored over the stages, not a copy of its tiles";
+        if (!latest)
+          return prefix() + readName(r) +
+                 (g == 0 ? " reads no completed copy of its tiles" : " reads no transposed b") +
+                 (r.async ? " (a barrier after the copy's wait, with a proxy fence between)" : "");
+        if (latest->dataTrip != r.dataTrip)
+          return prefix() + readName(r) + " reads " + copyName(*latest) + ", not its own trip's";
+      }
     return "";
   }
 };

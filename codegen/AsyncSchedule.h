@@ -27,7 +27,11 @@
 // one stage not ordered; a store into the stages' memory (a matmul loop's
 // exit stores its fragments there) before every earlier copy and read is
 // done; a read whose latest ordered write is not its own trip's copy (another
-// trip's, a store's, or none).
+// trip's, a store's, or none). int8's b, transposed by every thread from the
+// stage's tiles into a second region of the stage (StageWrite: complete at
+// once, through the generic proxy) and read from there by wgmma, is checked
+// the same way region by region: the transposing reads against the copies,
+// the wgmma's reads against the copies and the transposed writes.
 // The TMA's stages (LowerTma.cpp) are in the model too, with an mbarrier a
 // stage:
 //   - one thread (thread 0) issues a stage's fill (cp.async.bulk.tensor with
@@ -80,6 +84,8 @@ struct AsyncEvent {
     ReadCommit,  // wgmma.commit_group
     ReadWait,    // wgmma.wait_group pending
     Store,       // every thread stores into the stages' memory (the exit's own use of it)
+    StageWrite,  // every thread writes its part of a stage's second region (int8's b
+                 // transposed from the stage's tiles), complete at once, generic proxy
     TmaInit,     // thread 0 initialises the stages' mbarriers (with fence.mbarrier_init)
     TmaFill,     // thread 0 fills a stage, completing a phase of its mbarrier when it lands
     TmaWait,     // every thread waits on a stage's mbarrier (parity: AsyncSchedule::tmaParity)
@@ -94,6 +100,9 @@ struct AsyncEvent {
   bool always = false;   // Copy: issued in every trip (a zero-filled copy, src-size 0,
                          // where guardTrip does not run: it still writes its stage)
   bool otherParity = false; // TmaWait: the parity opposite to the trip's round's (tests)
+  int region = -1;          // Read: the part of the stage it reads: 0 its copied tiles, 1 what a
+                            // StageWrite derives from them, -1 both (Copy and TmaFill: 0;
+                            // StageWrite: 1; Store: both)
   int64_t pending = 0;   // CopyWait, ReadWait: groups left in flight
   bool async = false;    // Read: by wgmma
 };

@@ -201,6 +201,9 @@ void Lowerer::transposeStageB(const MmaLoop &L, llvm::Value *stageOff) {
   auto at = [&](llvm::Value *off) {
     return b_.CreateInBoundsGEP(b_.getInt8Ty(), smem(), b_.CreateAdd(base, off));
   };
+  AsyncEvent read{AsyncEvent::Kind::Read}; // the stage's b as copied (checkAsyncSchedule)
+  read.region = 0;
+  noteAsync(read);
   for (int64_t j = 0; j * T_ < total; ++j) {
     int64_t left = total - j * T_;
     llvm::Value *valid = left < T_ ? b_.CreateICmpULT(tid_, i32(left)) : nullptr;
@@ -243,7 +246,9 @@ void Lowerer::transposeStageB(const MmaLoop &L, llvm::Value *stageOff) {
       return nullptr;
     });
   }
-  asmStatement("fence.proxy.async.shared::cta;");
+  noteAsync({AsyncEvent::Kind::StageWrite}); // b^T at L.btOff, in the trip's own stage
+  if (!plantedBug("int8-transpose-fence"))
+    asmStatement("fence.proxy.async.shared::cta;");
   barrier();
 }
 

@@ -503,6 +503,7 @@ private:
       case K::CopyWaitAll:
       case K::ReadCommit:
       case K::ReadWait:
+      case K::StageWrite:
       case K::TmaInit:
       case K::TmaFill:
       case K::TmaWait:

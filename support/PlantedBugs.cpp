@@ -65,6 +65,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "a matmul loop on the TMA (8 warps) does not check that a trip's tile ends within its "
        "first row (lda < K): the tensor map's box reads zeros past the row's end where the "
        "tile reads the next row's elements"},
+      {"int8-transpose-fence", "gpu",
+       "an int8 matmul loop on wgmma transposes its b stage with generic-proxy stores and "
+       "lets wgmma (the async proxy) read it after a barrier but without fence.proxy.async: "
+       "the tensor cores may read the bytes from before the transposition"},
       {"tma-refill-barrier", "gpu",
        "a matmul loop on the TMA (8 warps) refills the stage of the trip before without the "
        "barrier after the products' wgmma.wait_group: thread 0's copy may land while another "

@@ -375,6 +375,45 @@ TEST(AsyncSchedule, TheTmaMbarriersInvalidatedTooEarly) {
       << h;
 }
 
+/// An int8 wgmma matmul loop (3 stages, 2 ahead): every thread transposes the
+/// trip's b from the stage's copied tiles (region 0) into the stage's second
+/// region (a StageWrite), fences for the tensor cores, syncs; wgmma reads both
+/// regions.
+AsyncSchedule int8Pipe(bool fence = true, bool barrier = true) {
+  AsyncSchedule s = withPrologue(3, 2);
+  AsyncEvent transposeRead{K::Read};
+  transposeRead.region = 0;
+  s.trip = {ev(K::CopyWait, 1), ev(K::Fence), ev(K::Barrier), transposeRead, ev(K::StageWrite)};
+  if (fence)
+    s.trip.push_back(ev(K::Fence));
+  if (barrier)
+    s.trip.push_back(ev(K::Barrier));
+  for (AsyncEvent e : {wgmmaRead(), ev(K::ReadCommit), ev(K::ReadWait, 1), ev(K::Barrier),
+                       ev(K::Copy, 2), ev(K::CopyCommit)})
+    s.trip.push_back(e);
+  s.exit = {ev(K::ReadWait, 0), ev(K::CopyWaitAll), ev(K::Barrier), ev(K::Store)};
+  return s;
+}
+
+TEST(AsyncSchedule, TheInt8TransposedB) {
+  EXPECT_EQ(checkAsyncSchedule(int8Pipe()), "");
+  // int8-transpose-fence: generic-proxy writes the tensor cores read without the fence.
+  std::string h = checkAsyncSchedule(int8Pipe(/*fence=*/false));
+  EXPECT_NE(h.find("trip 0's wgmma read of stage 0 may not see trip 0's transposed write of "
+                   "trip 0's b into stage 0: no fence.proxy.async"),
+            std::string::npos)
+      << h;
+  // No barrier after the transposition: another warp's wgmma may read it half written.
+  h = checkAsyncSchedule(int8Pipe(true, /*barrier=*/false));
+  EXPECT_NE(h.find("may overlap trip 0's transposed write"), std::string::npos) << h;
+  // The transposing reads and the writes are different regions: no false report between
+  // them in one segment; but a transposition reading a copy still in flight is one.
+  AsyncSchedule early = int8Pipe();
+  early.trip[0].pending = 2;
+  h = checkAsyncSchedule(early);
+  EXPECT_NE(h.find("trip 0's transposing ld.shared read of stage 0"), std::string::npos) << h;
+}
+
 // The lowering's own schedules: the attention kernel (values pipeline on
 // wgmma with the deferred wait on sm_90, on mma.sync on sm_80) at each
 // stage and warp count compiles (a hazard would be an internal error).

@@ -417,6 +417,7 @@ std::string kernelFor(const std::string &name) {
       {"pipeline-wait-group", kWgmmaKernel},
       {"tma-row-end", kTmaKernel},
       {"tma-refill-barrier", kTmaKernel},
+      {"int8-transpose-fence", kInt8WgmmaKernel},
       {"exp2-range-bound", kExp2MaxKernel},
       {"fp-contract", kMulAddKernel},
       {"prefetch-carried", kWalkKernel},
@@ -538,6 +539,18 @@ TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
                             "(issued in trip 1)"),
             std::string::npos)
       << tmaPlanted;
+  // int8-transpose-fence: the transposed b is in the stages' race check's model (a second
+  // region of each stage, written through the generic proxy).
+  std::string int8Clean = ptxOf(kInt8WgmmaKernel);
+  EXPECT_NE(int8Clean.find("wgmma.mma_async.sync.aligned.m64n"), std::string::npos);
+  std::string int8Planted;
+  {
+    PlantBug env("int8-transpose-fence");
+    int8Planted = ptxOf(kInt8WgmmaKernel, {}, false);
+  }
+  EXPECT_NE(int8Planted.find("transposed write of trip 0's b into stage 0: no fence.proxy.async"),
+            std::string::npos)
+      << int8Planted;
   for (const char *bug : {static_cast<const char *>(nullptr), "spec-div8"}) {
     PlantBug env(bug);
     EXPECT_EQ(classifyInteger(24), bug ? ArgClass::Div16 : ArgClass::Any);
