@@ -101,6 +101,18 @@ private:
     return st >= s_.stages ? st - s_.stages : st;
   }
 
+  /// A write into a stage (Copy, TmaFill, StageWrite) issued at `pos` by
+  /// `trip` (-1: the prologue; the trip count: the exit).
+  Access written(const AsyncEvent &e, int64_t trip, size_t pos) const {
+    bool inTrip = trip >= 0 && trip < trips_;
+    Access a;
+    a.pos = pos;
+    a.stage = stageOf(e, trip);
+    a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
+    a.issuedIn = trip;
+    return a;
+  }
+
   std::string step(const AsyncEvent &e, int64_t trip) {
     if (fills_.empty()) {
       fills_.resize(static_cast<size_t>(s_.stages));
@@ -117,11 +129,7 @@ private:
       int64_t guard = inTrip ? trip + e.guardTrip : e.guardTrip;
       if (guard >= trips_ && !e.always)
         break; // branched around: that trip does not run
-      Access a;
-      a.pos = pos;
-      a.stage = stageOf(e, trip);
-      a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
-      a.issuedIn = trip;
+      Access a = written(e, trip, pos);
       if (a.stage < 0 || a.stage >= s_.stages)
         return prefix() + tripName(trip, trips_) + " copies into stage " + std::to_string(a.stage) +
                " of " + std::to_string(s_.stages);
@@ -133,11 +141,7 @@ private:
       int64_t guard = inTrip ? trip + e.guardTrip : e.guardTrip;
       if (guard >= trips_)
         break; // branched around: that trip does not run
-      Access a;
-      a.pos = pos;
-      a.stage = stageOf(e, trip);
-      a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
-      a.issuedIn = trip;
+      Access a = written(e, trip, pos);
       a.tma = true;
       if (!invals_.empty())
         return prefix() + copyName(a) + " uses an invalidated mbarrier";
@@ -182,11 +186,8 @@ private:
       break;
     }
     case K::StageWrite: {
-      Access a; // complete at once, like a store, but into its trip's stage
-      a.pos = a.done = pos;
-      a.stage = stageOf(e, trip);
-      a.dataTrip = inTrip ? trip + e.dataTrip : e.dataTrip;
-      a.issuedIn = trip;
+      Access a = written(e, trip, pos); // complete at once, like a store, into its trip's stage
+      a.done = pos;
       a.derived = true;
       a.region = 1;
       if (a.stage < 0 || a.stage >= s_.stages)
