@@ -345,13 +345,17 @@ private:
       for (const Access &c : copies_) {
         if (c.stage != r.stage || !overlap(c, r) || before(c, r) || doneBefore(r, c))
           continue;
+        const char *end = c.derived ? "the write" : "the copy's wait";
         if (r.async && !c.tma && c.done != kNever && seg(c.done) < seg(r.pos))
           return prefix() + readName(r) + " may not see " + copyName(c) +
-                 ": no fence.proxy.async between the copy's wait and the barrier before the "
-                 "read (the tensor cores read through the async proxy)";
+                 ": no fence.proxy.async between " + end +
+                 " and the barrier before the read (the tensor cores read through the async "
+                 "proxy)";
         return prefix() + readName(r) + " may overlap " + copyName(c) +
-               ": no barrier lies between the copy's wait and the read, nor between the "
-               "read's end and the copy";
+               ": no barrier lies between " + end +
+               " and the read, nor between the read's "
+               "end and the " +
+               (c.derived ? "write" : "copy");
       }
     for (size_t i = 0; i < copies_.size(); ++i)
       for (size_t j = i + 1; j < copies_.size(); ++j) {
@@ -371,10 +375,8 @@ private:
                  readName(r) + " may still read";
     }
     for (const Access &r : reads_)
-      for (int g : {0, 1}) { // each region it reads that something writes
-        bool written = std::any_of(copies_.begin(), copies_.end(),
-                                   [&](const Access &c) { return c.region == g; });
-        if ((r.region >= 0 && r.region != g) || !written)
+      for (int g : {0, 1}) { // each region it reads
+        if ((r.region >= 0 && r.region != g) || (g == 1 && !s_.derivedRegion))
           continue;
         const Access *latest = nullptr;
         for (const Access &c : copies_)
@@ -388,7 +390,10 @@ private:
         if (!latest)
           return prefix() + readName(r) +
                  (g == 0 ? " reads no completed copy of its tiles" : " reads no transposed b") +
-                 (r.async ? " (a barrier after the copy's wait, with a proxy fence between)" : "");
+                 (!r.async ? ""
+                  : g == 0 ? " (a barrier after the copy's wait, with a proxy fence between)"
+                           : " (a barrier after the transposed write, with a proxy fence "
+                             "between)");
         if (latest->dataTrip != r.dataTrip)
           return prefix() + readName(r) + " reads " + copyName(*latest) + ", not its own trip's";
       }

@@ -101,8 +101,8 @@ struct AsyncEvent {
                          // where guardTrip does not run: it still writes its stage)
   bool otherParity = false; // TmaWait: the parity opposite to the trip's round's (tests)
   int region = -1;          // Read: the part of the stage it reads: 0 its copied tiles, 1 what a
-                            // StageWrite derives from them, -1 both (Copy and TmaFill: 0;
-                            // StageWrite: 1; Store: both)
+                            // StageWrite derives from them, -1 both (ignored for other kinds:
+                            // Copy and TmaFill write 0, StageWrite 1, Store both)
   int64_t pending = 0;   // CopyWait, ReadWait: groups left in flight
   bool async = false;    // Read: by wgmma
 };
@@ -115,6 +115,9 @@ struct AsyncSchedule {
   // tmaFlipStage.
   int64_t tmaParity0 = 0;
   int64_t tmaFlipStage = 0;
+  // Whether each stage has a second region (int8's transposed b): then every
+  // read of it needs its own trip's StageWrite.
+  bool derivedRegion = false;
 };
 
 /// The first hazard of `s` over every trip count 0 .. 2 stages + 3, in words

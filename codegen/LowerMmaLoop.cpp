@@ -700,6 +700,7 @@ bool Lowerer::lowerMmaLoop(const ir::Op &loop) {
     sched.stages = L.stages;
     sched.tmaParity0 = kTmaParity0;
     sched.tmaFlipStage = kTmaFlipStage;
+    sched.derivedRegion = L.transposeB; // int8's b, transposed in each trip's stage
     if (L.tma) {
       notePath("mma.loop.tma"); // option tma
       tmaPrepare(L);

@@ -508,10 +508,10 @@ private:
       case K::TmaFill:
       case K::TmaWait:
       case K::TmaInval:
-        throw Unsupported("internal: an asynchronous copy or wait under an `if` or a nested "
-                          "loop of a pipelined loop's trip, which the stages' race check "
-                          "cannot model (--disable-opt pipeline compiles the loop without "
-                          "stages)");
+        throw Unsupported("internal: a write into the stages, or a commit, wait or mbarrier "
+                          "operation of them, under an `if` or a nested loop of a pipelined "
+                          "loop's trip, which the stages' race check cannot model "
+                          "(--disable-opt pipeline compiles the loop without stages)");
       }
     }
     asyncEvents_->push_back(e);
@@ -1618,7 +1618,6 @@ private:
   public:
     StagesClaim(Lowerer &l, const ir::Op &loop, bool pipelined)
         : l_(l), prev_(l.stagesOwner_), depth_(l.condDepth_) {
-      l_.condDepth_ = 0; // (the loop's own events run wherever it runs)
       if (prev_)
         throw Unsupported("internal: the loop at line " + std::to_string(loop.loc().line) +
                           " would overwrite the cp.async stages of the pipelined loop at line " +
@@ -1627,6 +1626,7 @@ private:
                           "without stages)");
       if (pipelined)
         l_.stagesOwner_ = &loop;
+      l_.condDepth_ = 0; // (the loop's own events run wherever it runs)
     }
     ~StagesClaim() {
       l_.stagesOwner_ = prev_;

@@ -381,6 +381,7 @@ TEST(AsyncSchedule, TheTmaMbarriersInvalidatedTooEarly) {
 /// regions.
 AsyncSchedule int8Pipe(bool fence = true, bool barrier = true) {
   AsyncSchedule s = withPrologue(3, 2);
+  s.derivedRegion = true;
   AsyncEvent transposeRead{K::Read};
   transposeRead.region = 0;
   s.trip = {ev(K::CopyWait, 1), ev(K::Fence), ev(K::Barrier), transposeRead, ev(K::StageWrite)};
@@ -412,6 +413,26 @@ TEST(AsyncSchedule, TheInt8TransposedB) {
   early.trip[0].pending = 2;
   h = checkAsyncSchedule(early);
   EXPECT_NE(h.find("trip 0's transposing ld.shared read of stage 0"), std::string::npos) << h;
+  // A transposition the lowering forgot to note: wgmma reads a region nobody wrote.
+  AsyncSchedule forgot = int8Pipe();
+  forgot.trip.erase(forgot.trip.begin() + 4);
+  h = checkAsyncSchedule(forgot);
+  EXPECT_NE(h.find("reads no transposed b (a barrier after the transposed write"),
+            std::string::npos)
+      << h;
+}
+
+TEST(AsyncSchedule, AReadWithoutAnyCopy) {
+  // A lowering that forgot to note its copies: every read reads nothing.
+  AsyncSchedule s;
+  s.stages = 3;
+  s.prologue = {ev(K::Barrier)};
+  s.trip = {ev(K::CopyWait, 1), ev(K::Barrier), ev(K::Read)};
+  s.exit = {ev(K::CopyWaitAll)};
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("trip 0's ldmatrix read of stage 0 reads no completed copy of its tiles"),
+            std::string::npos)
+      << h;
 }
 
 // The lowering's own schedules: the attention kernel (values pipeline on
