@@ -1,8 +1,10 @@
-// checkAsyncSchedule (codegen/AsyncSchedule.h): the values pipeline's schedules
-// as the lowering emits them pass; each way of getting one wrong that a GPU
+// checkAsyncSchedule (codegen/AsyncSchedule.h): the pipelines' schedules as
+// the lowering emits them (values pipeline, matmul loops on cp.async, on the
+// TMA, int8's transposed b) pass; each way of getting one wrong that a GPU
 // shows only by chance (a stage refilled too early, a wait one group short, no
-// proxy fence, no barrier, no wait at the exit) is reported; and the compiled
-// attention kernels pass at every stage count and warp count.
+// proxy fence, no barrier, no wait at the exit, an mbarrier wait of the wrong
+// parity or too late, ...) is reported; and the compiled attention and matmul
+// kernels pass at every stage count and warp count.
 
 #include "codegen/AsyncSchedule.h"
 #include "SourceRoot.h"
