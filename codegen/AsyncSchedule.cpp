@@ -22,7 +22,6 @@ struct Access {
   bool tma = false;     // a TMA fill: issued by thread 0, done where a wait observes it
   bool derived = false; // a StageWrite (region 1), not a copy
   int region = 0;       // the part of the stage (AsyncEvent::region; -1: both)
-  size_t fill = 0;      // a TMA fill: its index among its stage's fills (its mbarrier phase)
 };
 
 /// A wait on a stage's mbarrier.
@@ -59,7 +58,9 @@ std::string tripName(int64_t t, int64_t trips) {
 
 class Unrolled {
 public:
-  Unrolled(const AsyncSchedule &s, int64_t trips) : s_(s), trips_(trips) {}
+  Unrolled(const AsyncSchedule &s, int64_t trips)
+      : s_(s), trips_(trips), fills_(static_cast<size_t>(s.stages)),
+        observed_(static_cast<size_t>(s.stages)) {}
 
   std::string run() {
     for (const AsyncEvent &e : s_.prologue)
@@ -114,10 +115,6 @@ private:
   }
 
   std::string step(const AsyncEvent &e, int64_t trip) {
-    if (fills_.empty()) {
-      fills_.resize(static_cast<size_t>(s_.stages));
-      observed_.resize(static_cast<size_t>(s_.stages));
-    }
     size_t pos = seg_.size();
     seg_.push_back(barriers_);
     bool inTrip = trip >= 0 && trip < trips_;
@@ -149,7 +146,6 @@ private:
         return prefix() + tripName(trip, trips_) + " fills stage " + std::to_string(a.stage) +
                " of " + std::to_string(s_.stages);
       std::vector<size_t> &f = fills_[static_cast<size_t>(a.stage)];
-      a.fill = f.size();
       if (f.size() > observed_[static_cast<size_t>(a.stage)])
         return prefix() + copyName(a) + " may merge into the mbarrier phase of " +
                copyName(copies_[f.back()]) +
