@@ -23,6 +23,11 @@ The kernels (same tile sizes, warps and loop structure on both sides):
                  tiles in groups of 8 tile rows, 128 x 256 x 64 tiles, 8 warps, 3 stages
                  (bench/kernels/matmul_persistent.tc; Triton's side is the same loop
                  nest); also cuBLAS
+  attention_causal, attention_causal_d128
+                 causal FlashAttention-2 forward (examples/attention_causal.tc: the
+                 blocks left of the diagonal, then the diagonal blocks masked), fp16,
+                 Z=4 H=32 N=4096, D 64 (128 x 64 tiles) and 128 (128 x 32), 8 warps, 3
+                 stages; FLOP = 2 Z H N^2 D; also torch's SDPA with is_causal
 
 Method: ours is `triton-run --bench` (median of 100 launches, L2 flushed before each, as
 Triton's do_bench does), checked first against the interpreter (`triton-run --compare`)
@@ -174,14 +179,46 @@ def spec_matmul_persistent(full=True):
     }
 
 
+def spec_attention_causal(full=True, D=64):
+    # The attention benchmark's configuration per HEAD_DIM (bench/attention_layernorm.py);
+    # small: N = 384, 3 row blocks (the first loop runs 0, 2 and 4 trips at D = 64).
+    Z, H, N = (4, 32, 4096) if full else (1, 2, 384)
+    BM, BN = (128, 64) if D == 64 else (128, 32)
+    shape = "%d,%d,%d,%d" % (Z, H, N, D)
+    return {
+        "src": os.path.join(ROOT, "examples", "attention_causal.tc"),
+        "defines": ["-DBLOCK_M=%d" % BM, "-DBLOCK_N=%d" % BN, "-DHEAD_DIM=%d" % D,
+                    "--num-warps", "8", "--num-stages", "3"],
+        "args": ["--grid", "N_CTX / BLOCK_M, Z * H", "--arg", "Z=%d" % Z, "--arg", "H=%d" % H,
+                 "--arg", "N_CTX=%d" % N, "--arg", "stride_z=%d" % (H * N * D),
+                 "--arg", "stride_h=%d" % (N * D), "--arg", "stride_n=%d" % D,
+                 "--arg", "sm_scale=%g" % (D ** -0.5),
+                 "--arg", "Q=randn:f16[%s]" % shape, "--arg", "K=randn:f16[%s]" % shape,
+                 "--arg", "V=randn:f16[%s]" % shape, "--arg", "M=zeros:f32[%d,%d,%d]" % (Z, H, N),
+                 "--arg", "Out=zeros:f16[%s]" % shape],
+        # half of the non-causal 4 Z H N^2 D (the tutorial's count for causal)
+        "flops": 2 * Z * H * N * N * D, "size": "Z=%d H=%d N=%d D=%d fp16" % (Z, H, N, D),
+        "Z": Z, "H": H, "N": N, "D": D, "BM": BM, "BN": BN,
+        # P rounded to fp16 before P @ V, the GPU's exp2: attention's tolerance
+        "tol": ["--atol", "2e-3"],
+    }
+
+
+def spec_attention_causal_d128(full=True):
+    return spec_attention_causal(full, 128)
+
+
 SPECS = {"stencil": spec_stencil, "cross_entropy": spec_cross_entropy, "rmsnorm": spec_rmsnorm,
          "matmul_masked": spec_matmul_masked, "colsum": spec_colsum,
          "matmul_int8": spec_matmul_int8, "matmul_wide": spec_matmul_wide,
-         "matmul_persistent": spec_matmul_persistent}
+         "matmul_persistent": spec_matmul_persistent,
+         "attention_causal": spec_attention_causal,
+         "attention_causal_d128": spec_attention_causal_d128}
 
 
-# Kernels with a torch op that computes the same thing (cuBLAS for a plain matmul).
-TORCH_OPS = {"matmul_wide", "matmul_persistent"}
+# Kernels with a torch op that computes the same thing (cuBLAS for a plain matmul, SDPA
+# with is_causal for causal attention).
+TORCH_OPS = {"matmul_wide", "matmul_persistent", "attention_causal", "attention_causal_d128"}
 
 
 def run(cmd, timeout):
@@ -331,6 +368,52 @@ def triton_side():
             matmul_tile(A, B, C, first_m + t % per_group % group_rows,
                         t % per_group // group_rows, K, lda, ldb, ldc, TM, TN, TK, tl.float32)
 
+    @triton.jit
+    def attention_causal(Q, K, V, sm_scale, Mo, Out, stride_z, stride_h, stride_n, H, N_CTX,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
+        # examples/attention_causal.tc's two loops: the blocks left of the diagonal, then
+        # the diagonal blocks with the causal mask (the tutorial's stages 1 and 2).
+        start_m = tl.program_id(0)
+        off_hz = tl.program_id(1)
+        off = (off_hz // H).to(tl.int64) * stride_z + (off_hz % H).to(tl.int64) * stride_h
+        offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        offs_n = tl.arange(0, BLOCK_N)
+        offs_d = tl.arange(0, HEAD_DIM)
+        q = tl.load(Q + off + offs_m[:, None] * stride_n + offs_d[None, :])
+        kt_base = K + off + offs_d[:, None] + offs_n[None, :] * stride_n
+        v_base = V + off + offs_n[:, None] * stride_n + offs_d[None, :]
+        m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+        l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+        acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+        qk_scale = sm_scale * 1.44269504
+        diag = start_m * BLOCK_M
+        for start_n in range(0, diag, BLOCK_N):
+            k = tl.load(kt_base + start_n * stride_n)
+            qk = tl.dot(q, k)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            acc = tl.dot(p.to(tl.float16), tl.load(v_base + start_n * stride_n), acc)
+            m_i = m_ij
+        for start_n in range(diag, diag + BLOCK_M, BLOCK_N):
+            k = tl.load(kt_base + start_n * stride_n)
+            qk = tl.dot(q, k)
+            keep = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(keep, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            p = tl.math.exp2(qk - m_ij[:, None])
+            alpha = tl.math.exp2(m_i - m_ij)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            acc = acc * alpha[:, None]
+            acc = tl.dot(p.to(tl.float16), tl.load(v_base + start_n * stride_n), acc)
+            m_i = m_ij
+        m_i += tl.math.log2(l_i)
+        tl.store(Mo + off_hz * N_CTX + offs_m, m_i)
+        tl.store(Out + off + offs_m[:, None] * stride_n + offs_d[None, :],
+                 (acc / l_i[:, None]).to(tl.float16))
+
     dev = "cuda"
     cdiv = triton.cdiv
 
@@ -366,6 +449,19 @@ def triton_side():
             return lambda: matmul_masked[(M // 128, N // 128)](a, b, c, bias, M, N, K, K, N, N,
                                                                TM=128, TN=128, TK=64,
                                                                num_warps=8, num_stages=3)
+        if name.startswith("attention_causal"):
+            Z, H, N, D = s["Z"], s["H"], s["N"], s["D"]
+            q, k, v = (torch.randn(Z, H, N, D, device=dev, dtype=torch.float16)
+                       for _ in range(3))
+            o = torch.empty_like(q)
+            lse = torch.empty(Z, H, N, device=dev)
+            scale = D ** -0.5
+            if torch_op:
+                return lambda: torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, is_causal=True, scale=scale)
+            return lambda: attention_causal[(N // s["BM"], Z * H)](
+                q, k, v, scale, lse, o, H * N * D, N * D, D, H, N, BLOCK_M=s["BM"],
+                BLOCK_N=s["BN"], HEAD_DIM=D, num_warps=8, num_stages=3)
         if name in ("matmul_int8", "matmul_wide", "matmul_persistent"):
             M, N, K = s["M"], s["N"], s["K"]
             if name == "matmul_int8":

@@ -124,6 +124,7 @@ void Lowerer::planLayouts() {
   }
   for (unsigned i = 0; i < fn_.numParams(); ++i)
     setLayout(fn_.param(i), blockedOf(fn_.param(i)->type()));
+  mmaHoistNoted_.clear();
   planBlock(fn_.body(), 0);
 }
 

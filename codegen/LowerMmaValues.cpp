@@ -322,7 +322,13 @@ void Lowerer::planMmaValues() {
     if (C.count(a) || !def || mmaUniform(a) || def->numResults() != 1 || def->numRegions() ||
         depthOf[def] >= depthOf[op] || a == op->operand(1))
       continue;
-    if (users_[a].size() == 1) // this `@` alone uses it
+    // Used only as the a operand of such `@`s, each in a loop below its
+    // definition (Q of a causal attention's two loops: loaded once for both).
+    bool onlyA = true;
+    for (const ir::Op *u : users_[a])
+      onlyA = onlyA && u->kind() == ir::OpKind::Dot && mmaOps_.count(u) && u->operand(0) == a &&
+              u->operand(1) != a && depthOf[u] > depthOf[def];
+    if (onlyA)
       mmaHoistA_[a] = static_cast<int>(depthOf[def]);
   }
   // Users that need the blocked layout of a value in #mma.
@@ -337,6 +343,8 @@ void Lowerer::planMmaValues() {
              (v == u->operand(0) && v->type().dtype == DType::F16 && v != u->operand(1));
       else if (u->kind() == ir::OpKind::Yield || u->kind() == ir::OpKind::Condition)
         ok = mmaCarried(*u, v);
+      else if (u->kind() == ir::OpKind::For || u->kind() == ir::OpKind::While)
+        ok = mmaLoopInit(*u, v);
       else
         ok = mmaOps_.count(u) > 0;
       if (!ok)
@@ -392,6 +400,8 @@ void Lowerer::planKeyPermutation() {
       auto pos = static_cast<unsigned>(i - (cond ? 1 : 0));
       const ir::Value *result = loop->result(pos);
       join(term->operand(static_cast<unsigned>(i)), result);
+      // the initial value (another loop's result, in #mma) as the loop carries it
+      join(loop->operand((isFor ? 3 : 0) + pos), result);
       if (isFor) {
         join(loop->region(0)->arg(pos + 1), result);
       } else {
@@ -438,6 +448,20 @@ bool Lowerer::mmaCarried(const ir::Op &u, const ir::Value *v) const {
   for (size_t i = 0; i < u.numOperands(); ++i)
     if (u.operand(static_cast<unsigned>(i)) == v) {
       if (!mmaCarriedAt(u, i))
+        return false;
+      any = true;
+    }
+  return any;
+}
+
+/// Whether the loop `loop` takes v only as initial values it carries in #mma
+/// (a loop's result handed on to the next loop: a causal attention's two).
+bool Lowerer::mmaLoopInit(const ir::Op &loop, const ir::Value *v) const {
+  size_t first = loop.kind() == ir::OpKind::For ? 3 : 0;
+  bool any = false;
+  for (size_t i = 0; i < loop.numOperands(); ++i)
+    if (loop.operand(static_cast<unsigned>(i)) == v) {
+      if (i < first || !mmaRes_.count(loop.result(static_cast<unsigned>(i - first))))
         return false;
       any = true;
     }
@@ -506,9 +530,18 @@ void Lowerer::planMmaValueOp(const ir::Op &op, int depth) {
     Layout dotA = Layout::dotOperand(0, to, 2), dotB = Layout::dotOperand(1, to, 2);
     auto hoist = mmaHoistA_.find(op.operand(0));
     const auto *staged = wgmma ? stagedAStream(valuePipes_, op.operand(0)) : nullptr;
+    bool again =
+        !aRegs && hoist != mmaHoistA_.end() && !mmaHoistNoted_.insert(op.operand(0)).second;
     if (aRegs)
       addConversion(op, "operand 0", layoutOf(op.operand(0)), dotA, M::Registers,
                     "accumulator fragments packed to f16 pairs (no shared memory)", 0, 0, depth);
+    else if (again) // another `@` (another loop) reads the same a
+      addConversion(op, "operand 0", layoutOf(op.operand(0)),
+                    staged ? Layout::shared({1, 0}, 0, 1, staged->aSwizzle) : dotA,
+                    staged ? M::Free : M::Registers,
+                    staged ? "wgmma reads it from the region the first `@` above stored it in"
+                           : "the fragments loaded once for the first `@` above",
+                    0, 0, depth);
     else if (staged) {
       Layout sh = Layout::shared({1, 0}, 0, 1, staged->aSwizzle);
       addConversion(
@@ -1344,6 +1377,14 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
     const ir::Value *arg = L.body->arg(static_cast<unsigned>(L.argBase + *pos));
     if (!mmaRes_.count(arg) || mmaBlocked_.count(arg))
       return false;
+    // Not where the accumulator comes from another loop (a causal attention's
+    // second loop): with both loops' waits deferred, ptxas 13.0 serialized
+    // every wgmma of the kernel at 128x32x128 (C7515), and the loop on the
+    // diagonal runs a few trips.
+    if (const ir::Op *init =
+            L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos))->definingOp();
+        init && (init->kind() == ir::OpKind::For || init->kind() == ir::OpKind::While))
+      return false;
     if (auto u = users_.find(arg); u != users_.end())
       for (const ir::Op *user : u->second) {
         const ir::Op *top = user; // the body's op that holds the use
@@ -1484,6 +1525,14 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
   for (const auto &[op, L] : valuePipes_)
     top = std::max(top, L->bytes);
   top = alignTo(top, kSwizzleAlign);
+  // An a read by the streams of several loops (Q of a causal attention's
+  // two) has one region, stored once where it is defined.
+  std::unordered_map<const ir::Value *, const MmaLoop::Stream *> regionOf;
+  std::unordered_map<const ir::Value *, int> streamsOf;
+  for (const auto &[op, L] : valuePipes_)
+    for (size_t w = 0; w < L->numStreams; ++w)
+      if (L->streams[w].aShared)
+        ++streamsOf[L->streams[w].user->operand(0)];
   for (const ir::Op *op : ops) {
     auto it = valuePipes_.find(op);
     if (it == valuePipes_.end())
@@ -1492,6 +1541,14 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
       MmaLoop::Stream &s = it->second->streams[w];
       if (!s.aShared)
         continue;
+      const ir::Value *a = s.user->operand(0);
+      if (auto r = regionOf.find(a); r != regionOf.end()) {
+        s.aShared = r->second->aShared;
+        s.aSwizzle = r->second->aSwizzle;
+        s.aOff = r->second->aOff;
+        continue;
+      }
+      regionOf[a] = &s;
       size_t end = top + s.aBytes();
       if (end > kMaxValuePipeBytes) {
         // As the stages, leave room for other staging: a from registers
@@ -1504,7 +1561,7 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
       top = alignTo(end, kSwizzleAlign);
       usedSharedA_ = true;
       const ir::Op *def = s.user->operand(0)->definingOp();
-      s.aLate = opts_.lateQ && def && def->parentBlock() == op->parentBlock();
+      s.aLate = opts_.lateQ && def && def->parentBlock() == op->parentBlock() && streamsOf[a] == 1;
     }
   }
 }

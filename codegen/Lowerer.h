@@ -192,6 +192,7 @@ private:
   bool mmaValueDot(const ir::Op &op) const;
   bool mmaCarried(const ir::Op &u, const ir::Value *v) const;
   bool mmaCarriedAt(const ir::Op &u, size_t i) const;
+  bool mmaLoopInit(const ir::Op &loop, const ir::Value *v) const;
   bool mmaCarriedPermuted(const ir::Op &u, size_t i) const;
   std::unordered_map<const ir::Op *, const ir::Op *> mmaLoopOf_; // yield/condition -> its loop
   // a operands of `@` on #mma defined outside the loop of their `@`: their a
@@ -265,6 +266,7 @@ private:
   std::unordered_set<const ir::Value *> mmaRes_;     // values that live in #mma / its row slice
   std::unordered_set<const ir::Op *> mmaOps_;        // ops lowered on them
   std::unordered_set<const ir::Value *> mmaBlocked_; // of those, also needed blocked
+  std::unordered_set<const ir::Value *> mmaHoistNoted_; // --emit=layouts: hoisted a already shown
   // Of the #mma values, those whose columns are permuted (option key-perm,
   // planKeyPermutation): slot column 8j + 2t + e of lane 4g + t holds column
   // 2 (n / 8) t + 2j + e, so that a thread's columns are consecutive.

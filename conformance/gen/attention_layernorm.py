@@ -95,6 +95,27 @@ def attention_causal(name, Z, H, N, D, BM, BN, sm_scale, std, seed):
                expect=attention_expect(o, lse)))
 
 
+def attention_causal_two_loops(name, Z, H, N, D, BM, BN, sm_scale, std, seed):
+    """examples/attention_causal.tc: the key blocks left of the diagonal in one loop, the
+    diagonal blocks with the causal mask in a second; m_i, l_i and acc carried from the
+    first loop into the second, Q read by both (docs/gpu-perf.md, "Two loops")."""
+    rng = np.random.default_rng(seed)
+    q, k, v = (rng.normal(0.0, std, (Z, H, N, D)).astype(np.float16) for _ in range(3))
+    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
+    s = np.where(np.tril(np.ones((N, N), dtype=bool)), s, -np.inf)
+    mx = s.max(axis=-1, keepdims=True)
+    e = np.exp(s - mx)
+    den = e.sum(axis=-1, keepdims=True)
+    o = (e / den) @ v.astype(np.float64)
+    lse = (mx[..., 0] + np.log(den[..., 0])) / np.log(2.0)
+    S.add(case(name, ['kernel', 'example', 'attention', 'attention.causal', 'op.dot',
+                      'reduce.max', 'reduce.add', 'dtype.float16', 'loop.sequential'],
+               source_file='../../examples/attention_causal.tc',
+               defines={'BLOCK_M': BM, 'BLOCK_N': BN, 'HEAD_DIM': D}, grid=[N // BM, Z * H],
+               args=attention_args(q, k, v, sm_scale),
+               expect=attention_expect(o, lse)))
+
+
 def attention_nested(name, Z, H, N, D, BM, BN, KI, sm_scale, std, seed):
     """tests/lit/gpu/pipeline-nested.tc: an attention loop whose trip runs a matmul loop
     (e = X[rows] @ Y over KI by 32, added to the rescaled accumulator before P @ V). On the
@@ -187,6 +208,11 @@ def main():
     layernorm('layernorm_row_full_tile', 4, 1024, 1024, 1024, 5, source='layernorm_row.tc')
     # A matmul loop in the attention loop's trip (added last: the cases above keep their data).
     attention_nested('attention_nested_matmul_loop', 1, 2, 256, 64, 64, 32, 64, 0.3, 0.5, 10)
+    # Causal in two loops (examples/attention_causal.tc): the first runs 0 to 7 trips.
+    attention_causal_two_loops('attention_causal_two_loops_n256_d64', 1, 2, 256, 64, 64, 32,
+                               0.3, 0.5, 11)
+    attention_causal_two_loops('attention_causal_two_loops_n128_d32', 2, 1, 128, 32, 32, 16,
+                               0.5, 0.5, 12)
     S.write(util.out_path('attention-layernorm.json'))
 
 
