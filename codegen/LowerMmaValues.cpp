@@ -1527,12 +1527,29 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
   top = alignTo(top, kSwizzleAlign);
   // An a read by the streams of several loops (Q of a causal attention's
   // two) has one region, stored once where it is defined.
+  // Every `@` that reads it must read it from there: where one does not (its
+  // loop not on wgmma, or not pipelined), all take its fragments instead.
   std::unordered_map<const ir::Value *, const MmaLoop::Stream *> regionOf;
   std::unordered_map<const ir::Value *, int> streamsOf;
+  std::unordered_set<const ir::Op *> readShared;
   for (const auto &[op, L] : valuePipes_)
     for (size_t w = 0; w < L->numStreams; ++w)
-      if (L->streams[w].aShared)
+      if (L->streams[w].aShared) {
         ++streamsOf[L->streams[w].user->operand(0)];
+        readShared.insert(L->streams[w].user);
+      }
+  for (const auto &[op, L] : valuePipes_)
+    for (size_t w = 0; w < L->numStreams; ++w) {
+      MmaLoop::Stream &s = L->streams[w];
+      if (!s.aShared)
+        continue;
+      for (const ir::Op *u : users_[s.user->operand(0)])
+        if (!readShared.count(u)) {
+          s.aShared = false;
+          s.aSwizzle = 0;
+          break;
+        }
+    }
   for (const ir::Op *op : ops) {
     auto it = valuePipes_.find(op);
     if (it == valuePipes_.end())

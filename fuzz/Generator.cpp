@@ -1777,6 +1777,21 @@ void Builder::attentionKernel(FuzzKernel &k) {
     k.scalars.push_back({"KI", DType::I32, static_cast<double>(ki)});
     classValues_["KI"] = {};
   }
+  // A quarter of the others walk the keys in two loops, as causal attention
+  // does (docs/gpu-perf.md, "Two loops: causal attention"): the blocks left
+  // of the program's rows (keys below pm * BM, rounded down to a block), then
+  // the rest with the causal mask (key j kept for row i where j <= i); mi, li
+  // and acc carried from the first loop into the second, q the a operand of
+  // both. Carried pointer tiles go on from the first loop or start again at
+  // the split (half each). Drawn from the data's generator after everything
+  // else it draws, so that the other kernels of a seed stay what they were.
+  bool causal = !nested && !twoStages && rng() % 4 == 0;
+  bool rebase = causal && rng() % 2 == 0;
+  if (causal) {
+    features_.insert("attention.causal_loops");
+    if (carried)
+      features_.insert(rebase ? "attention.causal_rebased" : "attention.causal_carried_on");
+  }
   // (Y last, as in the other kernels.)
   k.buffers.push_back({"L", DType::F32, {heads, m},
                        std::vector<double>(static_cast<size_t>(heads * m), 3), true, {"H", "M"}});
@@ -1820,52 +1835,74 @@ void Builder::attentionKernel(FuzzKernel &k) {
   line("float acc[BM, HD] = 0;");
   if (nested)
     line("float w[BM, HD] = 0;");
-  line("for (int n0 = 0; n0 < N; n0 += BN) {");
-  if (!carried) {
-    line("  " + T + " *pk" + kShape + " = " + kPointers("n0 + ") + ";");
-    line("  " + T + " *pv[BN, HD] = " + vPointers("n0 + ") + ";");
-  }
-  line("  bool cn[BN] = n0 + rn < N;");
-  line(ktPointers ? "  bool mk[HD, BN] = (rd[:, newaxis] < HD) && cn[newaxis, :];"
-                  : "  bool mk[BN, HD] = cn[:, newaxis] && (rd[newaxis, :] < HD);");
-  line("  " + T + " kt" + kShape + " = mk ? *pk : 0;");
-  line(std::string("  float s[BM, BN] = ") + (ktPointers ? "q @ kt;" : "q @ ^kt;"));
-  line("  float sm[BM, BN] = where(cn[newaxis, :], s * scale, -F32_INFINITY);");
-  line("  float mij[BM] = max(mi, sm[:, max]);");
-  line("  float p[BM, BN] = where(cn[newaxis, :], exp2(max(sm - mij[:, newaxis], -4.0)), 0.0);");
-  line("  float alpha[BM] = exp2(max(mi - mij, -2.0));");
-  line("  li = li * alpha + p[:, +];");
-  if (nested) {
-    line("  float e[BM, HD] = 0;");
-    line("  int rx[BM] = 0 ... BM;");
-    line("  int rk[BK] = 0 ... BK;");
-    line("  " + T + " *px[BM, BK] = X + rx[:, newaxis] * KI + rk[newaxis, :];");
-    line("  " + T + " *pw[BK, HD] = W + rk[:, newaxis] * HD + rd[newaxis, :];");
-    line("  for (int k0 = 0; k0 < KI; k0 += BK) {");
-    line("    " + T + " xa[BM, BK] = *px;");
-    line("    " + T + " wb[BK, HD] = *pw;");
-    line("    e += xa @ wb;");
-    line("    px += BK;");
-    line("    pw += BK * HD;");
-    line("  }");
-    line("  w += e;");
-  }
-  line("  bool mv[BN, HD] = cn[:, newaxis] && (rd[newaxis, :] < HD);");
-  line("  " + T + " v[BN, HD] = mv ? *pv : 0;");
-  if (fusedUpdate) {
-    features_.insert("attention.fused_update");
-    line("  acc = acc * alpha[:, newaxis] + (" + T + ")p @ v;");
+  bool compound = carried && coin(0.5); // pk += BN * ld, or pk = pk + BN * ld
+  // The loop over the keys from `from` to `to`; with `causalMask` key j is
+  // kept for row i where j <= i.
+  auto keyLoop = [&](const std::string &from, const std::string &to, bool causalMask) {
+    line("for (int n0 = " + from + "; n0 < " + to + "; n0 += BN) {");
+    if (!carried) {
+      line("  " + T + " *pk" + kShape + " = " + kPointers("n0 + ") + ";");
+      line("  " + T + " *pv[BN, HD] = " + vPointers("n0 + ") + ";");
+    }
+    line("  bool cn[BN] = n0 + rn < N;");
+    line(ktPointers ? "  bool mk[HD, BN] = (rd[:, newaxis] < HD) && cn[newaxis, :];"
+                    : "  bool mk[BN, HD] = cn[:, newaxis] && (rd[newaxis, :] < HD);");
+    line("  " + T + " kt" + kShape + " = mk ? *pk : 0;");
+    line(std::string("  float s[BM, BN] = ") + (ktPointers ? "q @ kt;" : "q @ ^kt;"));
+    std::string keep = "cn[newaxis, :]";
+    if (causalMask) {
+      line("  bool kc[BM, BN] = cn[newaxis, :] && (rm[:, newaxis] >= n0 + rn[newaxis, :]);");
+      keep = "kc";
+    }
+    line("  float sm[BM, BN] = where(" + keep + ", s * scale, -F32_INFINITY);");
+    line("  float mij[BM] = max(mi, sm[:, max]);");
+    line("  float p[BM, BN] = where(" + keep + ", exp2(max(sm - mij[:, newaxis], -4.0)), 0.0);");
+    line("  float alpha[BM] = exp2(max(mi - mij, -2.0));");
+    line("  li = li * alpha + p[:, +];");
+    if (nested) {
+      line("  float e[BM, HD] = 0;");
+      line("  int rx[BM] = 0 ... BM;");
+      line("  int rk[BK] = 0 ... BK;");
+      line("  " + T + " *px[BM, BK] = X + rx[:, newaxis] * KI + rk[newaxis, :];");
+      line("  " + T + " *pw[BK, HD] = W + rk[:, newaxis] * HD + rd[newaxis, :];");
+      line("  for (int k0 = 0; k0 < KI; k0 += BK) {");
+      line("    " + T + " xa[BM, BK] = *px;");
+      line("    " + T + " wb[BK, HD] = *pw;");
+      line("    e += xa @ wb;");
+      line("    px += BK;");
+      line("    pw += BK * HD;");
+      line("  }");
+      line("  w += e;");
+    }
+    line("  bool mv[BN, HD] = cn[:, newaxis] && (rd[newaxis, :] < HD);");
+    line("  " + T + " v[BN, HD] = mv ? *pv : 0;");
+    if (fusedUpdate) {
+      features_.insert("attention.fused_update");
+      line("  acc = acc * alpha[:, newaxis] + (" + T + ")p @ v;");
+    } else {
+      line("  acc = acc * alpha[:, newaxis];");
+      line("  acc += (" + T + ")p @ v;");
+    }
+    line("  mi = mij;");
+    if (carried)
+      for (const char *ptr : {"pk", "pv"})
+        line(std::string("  ") + ptr +
+             (compound ? " += BN * ld;" : " = " + std::string(ptr) + " + BN * ld;"));
+    line("}");
+  };
+  if (!causal) {
+    keyLoop("0", "N", false);
   } else {
-    line("  acc = acc * alpha[:, newaxis];");
-    line("  acc += (" + T + ")p @ v;");
+    // Keys below the program's first row, whole blocks (every one of them
+    // kept), then the rest with the mask; key 0 is kept for every row.
+    line("int ns = min(pm * BM / BN * BN, N);");
+    keyLoop("0", "ns", false);
+    if (rebase && carried) {
+      line("pk = " + kPointers("ns + ") + ";");
+      line("pv = " + vPointers("ns + ") + ";");
+    }
+    keyLoop("ns", "N", true);
   }
-  line("  mi = mij;");
-  if (carried) {
-    bool compound = coin(0.5);
-    for (const char *ptr : {"pk", "pv"})
-      line(std::string("  ") + ptr + (compound ? " += BN * ld;" : " = " + std::string(ptr) + " + BN * ld;"));
-  }
-  line("}");
   line("acc = acc / li[:, newaxis];");
   if (nested)
     line("acc = acc + w;");

@@ -90,13 +90,16 @@ TEST(FuzzAttention, AppearAtTheDefaultWeights) {
 // (p rounded to the input type), Y = acc / l, L = m' (+ log2 l); with
 // small-integer inputs every one of these values is exact in float. A kernel
 // with a matmul loop nested in its trip (attention.nested_matmul) adds to Y,
-// in float, w = trips x (X @ W)[i mod BM, :], exact integers.
+// in float, w = trips x (X @ W)[i mod BM, :], exact integers. A kernel whose
+// keys are walked in two loops (attention.causal_loops) masks key j of row i
+// where j > i in the blocks from ns = min(BM (i / BM) rounded down to BN, N)
+// on: such a key is left out of the max, and its p is 0.
 TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
   GenPolicy p;
   p.aim = "attention";
   p.aimSmallInts = 1;
   p.argClasses = 0;
-  int checked = 0, nested = 0;
+  int checked = 0, nested = 0, causal = 0;
   for (int i = 0; i < 24; ++i) {
     FuzzKernel k = generateKernel(p, seedOf(i));
     ASSERT_TRUE(has(k, "attention") && has(k, "aim.attention")) << describeKernel(k);
@@ -117,8 +120,12 @@ TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
       return round.getDouble(0);
     };
     HostArray out = HostArray::zeros(y.dtype, {1});
+    bool twoLoops = has(k, "attention.causal_loops");
+    int64_t bm = defineOf(k, "BM");
     for (int64_t h = 0; h < heads; ++h)
       for (int64_t row = 0; row < m; ++row) {
+        int64_t ns = std::min(row / bm * bm / bn * bn, n);
+        auto kept = [&](int64_t j, int64_t n0) { return !twoLoops || n0 < ns || j <= row; };
         double mi = -INFINITY, li = 0;
         std::vector<double> acc(static_cast<size_t>(hd), 0);
         for (int64_t n0 = 0; n0 < n; n0 += bn) {
@@ -126,6 +133,10 @@ TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
           std::vector<double> s;
           double mij = mi;
           for (int64_t j = n0; j < end; ++j) {
+            if (!kept(j, n0)) {
+              s.push_back(-INFINITY);
+              continue;
+            }
             double dot = 0;
             for (int64_t d = 0; d < hd; ++d)
               dot += q.data[static_cast<size_t>((h * m + row) * ld + d)] *
@@ -137,6 +148,8 @@ TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
           for (double &a : acc)
             a *= alpha;
           for (int64_t j = n0; j < end; ++j) {
+            if (!kept(j, n0))
+              continue;
             double pj = std::exp2(std::max(s[static_cast<size_t>(j - n0)] - mij, -4.0));
             rowSum += pj;
             for (int64_t d = 0; d < hd; ++d)
@@ -170,9 +183,11 @@ TEST(FuzzAttention, ComputeTheClampedOnlineSoftmax) {
       }
     ++checked;
     nested += has(k, "attention.nested_matmul");
+    causal += twoLoops;
   }
   EXPECT_EQ(checked, 24);
   EXPECT_GT(nested, 0);
+  EXPECT_GT(causal, 0);
 }
 
 // A class launch sets its integers, makes the buffers sized by them again
