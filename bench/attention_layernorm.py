@@ -211,16 +211,18 @@ def triton_layernorm_warps(script, M, N, warps, eps=1e-5):
     return out
 
 
-def layernorm_warps(a, trun, src, row_src, ours_opt, tscript, Ns, warps, table, rows, log):
-    """The --ln-warps sweep: ours (both kernels, cold) and Triton's at each num_warps."""
+def layernorm_warps(a, trun, src, row_src, ours_opt, tscript, Ns, warps, table, rows, log,
+                    ceilings=None):
+    """The --ln-warps sweep: ours (both kernels, cold) and Triton's at each num_warps;
+    `ceilings` (N -> GB/s, the copy ceiling of the main table) adds ours best / ceiling."""
     print("== layernorm: num_warps sweep %s" % warps)
     ok_all = True
     table.append("")
     table.append("| LayerNorm fp16 M=%d, num_warps | %s | ours best (kernel, warps) | "
                  "Triton best (warps) | ours best / Triton best | ours best / Triton at the "
-                 "tutorial's warps |" % (a.M, " | ".join("w=%d ours / one pass / Triton" % w
-                                                          for w in warps)))
-    table.append("|---|%s---|---|---|---|" % ("---|" * len(warps)))
+                 "tutorial's warps | ours best / copy ceiling |"
+                 % (a.M, " | ".join("w=%d ours / one pass / Triton" % w for w in warps)))
+    table.append("|---|%s---|---|---|---|---|" % ("---|" * len(warps)))
     for N in Ns:
         block = next_pow2(N)
         gb = lambda ms: None if not ms else 2.0 * a.M * N * 2 * 1e-6 / ms
@@ -250,11 +252,12 @@ def layernorm_warps(a, trun, src, row_src, ours_opt, tscript, Ns, warps, table, 
                   % (best[1], best[2], N, "OK" if ok else "FAIL", last))
         tb = max(((g, w) for w, g in theirs.items() if g), default=(None, None))
         tut = theirs.get(min(max(block // 256, 1), 8))
-        table.append("| N=%d | %s | %s | %s | %s | %s |" % (
+        table.append("| N=%d | %s | %s | %s | %s | %s | %s |" % (
             N, " | ".join(cells),
             "-" if best[0] is None else "%s (%s, %d)" % (fmt(best[0]), best[1], best[2]),
             "-" if tb[0] is None else "%s (%d)" % (fmt(tb[0]), tb[1]),
-            ratio(best[0], tb[0]), ratio(best[0], tut)))
+            ratio(best[0], tb[0]), ratio(best[0], tut),
+            ratio(best[0], (ceilings or {}).get(N))))
         rows.append(dict(kernel="layernorm_fwd_fp16_best_warps", provider="triton-c", M=a.M, N=N,
                          GBps=best[0], variant=best[1], num_warps=best[2]))
         if tb[0] is not None:
@@ -387,7 +390,7 @@ def main():
                     ok_all &= ok
                     print("  check ours%s N=%d (M=64) vs the interpreter: %s  %s"
                           % (name, N, "OK" if ok else "FAIL", last))
-        ours, row, copy = {}, {}, {}
+        ours, row, copy, ceilings = {}, {}, {}, {}
         copy_src = os.path.join(ROOT, "bench", "kernels", "copy.tc")
         for N in Ns:
             ours[N] = bench_ours(trun, src, ln_defines(N) + ours_opt, ln_args(a.M, N),
@@ -420,6 +423,7 @@ def main():
             to = theirs.get((N, "torch"), {})
             ct, co = gb(copy[N]["torch"]), gb(copy[N].get("ours-cold"))
             ceiling = max([c for c in (ct, co) if c] or [None]) if (ct or co) else None
+            ceilings[N] = ceiling
             rc_ = gb(row[N]["cold"])
             table.append("| N=%d | %s | %s | %s / %s | %s / %s | %s, %s | %s | %s / %s | %s | %s | %s |" % (
                 N, fmt(oc), fmt(oh), fmt(tr.get("GBps")), fmt(tr.get("GBps_hot")),
@@ -433,7 +437,7 @@ def main():
         rows += trows
         if ln_warps:
             ok_all &= layernorm_warps(a, trun, src, row_src, ours_opt, scripts["layernorm"],
-                                      Ns, ln_warps, table, rows, log)
+                                      Ns, ln_warps, table, rows, log, ceilings)
 
     print()
     print("\n".join(table))
