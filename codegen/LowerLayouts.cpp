@@ -120,6 +120,7 @@ void Lowerer::planLayouts() {
     mmaHoistA_.clear();
     mmaLoopOf_.clear();
     valuePipes_.clear();
+    valuePipeWhyNot_.clear();
     planMmaValues();
   }
   for (unsigned i = 0; i < fn_.numParams(); ++i)
@@ -412,6 +413,8 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
       planLoop(*it->second, depth);
     if (auto it = valuePipes_.find(&op); it != valuePipes_.end())
       planValuePipeLoop(op, *it->second, depth);
+    else if (auto why = valuePipeWhyNot_.find(&op); why != valuePipeWhyNot_.end())
+      layouts_.notes[&op].push_back("values pipeline " + why->second);
     planMmaValueLoop(op, depth);
     return;
   default: return;

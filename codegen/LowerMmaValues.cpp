@@ -1250,6 +1250,14 @@ bool Lowerer::matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w) {
     if (!L.isFor && !usedOnlyBy(L.cond->arg(static_cast<unsigned>(*pos)), L.condOp))
       return false;
     facts = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos));
+    if (const ir::Op *d = facts->definingOp();
+        d && (d->kind() == ir::OpKind::For || d->kind() == ir::OpKind::While))
+      valuePipeWhyNot_[L.loop] =
+          "not taken: the pointer tile of the `@` operand loaded at line " +
+          std::to_string(load->loc().line) +
+          " starts the loop as another loop's result, which the copies cannot address "
+          "chunk by chunk; start it from a tile computed before the loops (e.g. `base + "
+          "offset`)";
     if (!rematable(facts) || (axes_->info(inc).eltDiv * in) % 16)
       return false;
   } else if (pos || !aheadable(L, ptr, ahead)) { // recomputed from the carried scalars

@@ -206,6 +206,8 @@ private:
   // (LowerMmaValues.cpp, "values pipeline"). Loop -> its plan (an MmaLoop
   // whose streams name their `@`).
   std::unordered_map<const ir::Op *, std::shared_ptr<MmaLoop>> valuePipes_;
+  // --emit=layouts: why a loop's `@` operand was not streamed, where it helps the author
+  std::unordered_map<const ir::Op *, std::string> valuePipeWhyNot_;
   void planValuePipes(const std::vector<const ir::Op *> &ops);
   bool matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w);
   int valueStreamOf(const ir::Op &dot, const MmaLoop **loop) const;
