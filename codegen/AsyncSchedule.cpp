@@ -63,6 +63,12 @@ public:
         observed_(static_cast<size_t>(s.stages)) {}
 
   std::string run() {
+    // What the kernel did with the stages' memory before the loop (another
+    // loop's stages and their wgmma reads, values staged through shared
+    // memory): done in each warp when the loop starts, seen done by another
+    // warp only past a barrier.
+    earlier_.pos = earlier_.done = seg_.size();
+    seg_.push_back(barriers_);
     for (const AsyncEvent &e : s_.prologue)
       if (std::string h = step(e, -1); !h.empty())
         return h;
@@ -83,6 +89,7 @@ private:
   int barriers_ = 0;
   std::vector<size_t> fences_;
   std::vector<Access> copies_, reads_, stores_; // a store: every stage
+  Access earlier_; // the kernel's accesses of the stages' memory before the loop
   Groups copyGroups_, readGroups_;
   std::vector<std::vector<size_t>> fills_; // each stage's TMA fills (into copies_), in order
   std::vector<size_t> observed_;           // each stage's fills seen complete by a wait
@@ -309,6 +316,18 @@ private:
     for (const Access &c : copies_)
       if (c.done == kNever)
         return prefix() + copyName(c) + " may still be in flight after the loop";
+    for (const Access &c : copies_)
+      if (!doneBefore(earlier_, c))
+        return prefix() + copyName(c) +
+               " may land while another warp still reads or writes that memory as it did "
+               "before the loop (another loop's stages, a value staged in shared memory): no "
+               "barrier between the loop's start and the copy";
+    for (size_t i : inits_)
+      if (seg(i) <= seg(earlier_.pos))
+        return prefix() +
+               "the stages' mbarriers are initialised while another warp may still use that "
+               "memory as it did before the loop: no barrier between the loop's start and the "
+               "initialisation";
     if (std::string h = mbarrierLifetime(); !h.empty())
       return h;
     // Thread 0 runs ahead of the others up to the next barrier: a fill it

@@ -1845,7 +1845,8 @@ void Lowerer::lowerValuePipeLoop(const ir::Op &op, const MmaLoop &L) {
   sched.stages = L.stages;
   std::vector<AsyncEvent> *outerEvents = asyncEvents_;
   asyncEvents_ = &sched.prologue;
-  barrier(); // earlier readers of the stages are done
+  if (!plantedBug("stages-start-barrier"))
+    barrier(); // earlier readers of the stages are done
   llvm::Value *runs = nullptr, *firstRuns = nullptr;
   for (int64_t j = 0; j < L.ahead; ++j) {
     llvm::Value *c = valuePipeRuns(L, init, lb, j);

@@ -86,6 +86,11 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "wgmma.wait_group 1, not 0, before its accumulators are read: the softmax reads S = "
        "Q K^T (and the next trip P @ V's acc) while the products may still run, and the next "
        "trip's copies may overwrite a stage that a wgmma still reads"},
+      {"stages-start-barrier", "gpu",
+       "an attention-style loop's values pipeline issues its first trips' copies without the "
+       "barrier before them: they may land in memory another warp still reads as it did "
+       "before the loop (a first loop's stages, as in causal attention's second loop, or a "
+       "value staged through shared memory)"},
       {"values-wgmma-refill", "gpu",
        "an attention-style loop on wgmma whose P @ V wait is deferred to the next trip issues "
        "its cp.async copies one trip further ahead, into the stage trip i - 1 read: another "

@@ -157,6 +157,26 @@ TEST(AsyncSchedule, NoBarrierInTheTrip) {
   EXPECT_NE(checkAsyncSchedule(s), "");
 }
 
+// The stages' memory was in use before the loop (another loop's stages, read
+// by wgmma until each warpgroup's own wait; a value staged through shared
+// memory): a copy of the prologue before any barrier may land while another
+// warp still uses it.
+TEST(AsyncSchedule, NoBarrierAtTheLoopsStart) {
+  AsyncSchedule s = wgmmaDeferred(4, 2);
+  s.prologue.erase(s.prologue.begin());
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("the copy of trip 0's tiles into stage 0 (issued in the prologue) may land "
+                   "while another warp still reads or writes that memory as it did before the "
+                   "loop"),
+            std::string::npos)
+      << h;
+  // The barrier after the first copy is too late for it.
+  s.prologue.insert(s.prologue.begin() + 2, ev(K::Barrier));
+  EXPECT_NE(checkAsyncSchedule(s), "");
+  // With it first, the schedule passes again.
+  EXPECT_EQ(checkAsyncSchedule(wgmmaDeferred(4, 2)), "");
+}
+
 TEST(AsyncSchedule, InFlightAfterTheLoop) {
   // Copies for trips past the last are not issued, so the mma.sync form has
   // none in flight at the exit even without its wait_all.
@@ -365,6 +385,15 @@ TEST(AsyncSchedule, TheTmaMbarriersLifetime) {
   EXPECT_NE(h.find("uses an invalidated mbarrier"), std::string::npos) << h;
 }
 
+TEST(AsyncSchedule, TheTmaMbarriersInitialisedBeforeABarrier) {
+  AsyncSchedule s = tmaPipe(3, 2);
+  s.prologue.erase(s.prologue.begin() + 1); // fence, init, barrier, fills
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("the stages' mbarriers are initialised while another warp may still use"),
+            std::string::npos)
+      << h;
+}
+
 TEST(AsyncSchedule, TheTmaMbarriersInvalidatedTooEarly) {
   // Without the barrier before it another thread may still spin on the last trip's wait.
   AsyncSchedule s = tmaPipe(3, 2);
@@ -455,6 +484,25 @@ TEST(AsyncSchedule, AttentionCompilesAtEveryStageCount) {
           if (r.ok()) {
             EXPECT_NE(r.compiled->ptx.find("cp.async.wait_group"), std::string::npos);
           }
+        }
+}
+
+// Causal attention's two loops (examples/attention_causal.tc): the second
+// loop's stages are the first's memory, each loop's schedule checked with
+// the other's use of it before its start.
+TEST(AsyncSchedule, CausalAttentionsTwoLoopsCompile) {
+  for (int64_t d : {64, 128})
+    for (unsigned sm : {80u, 90u})
+      for (unsigned stages : {2u, 3u, 4u})
+        for (unsigned warps : {4u, 8u}) {
+          codegen::Result r =
+              compileExample(exampleWith("attention_causal.tc",
+                                         "#define BLOCK_M 128\n#define BLOCK_N " +
+                                             std::to_string(d == 64 ? 64 : 32) +
+                                             "\n#define HEAD_DIM " + std::to_string(d) + "\n"),
+                             sm, stages, warps);
+          EXPECT_TRUE(r.ok()) << "D=" << d << " sm_" << sm << " stages " << stages << " warps "
+                              << warps << ": " << r.error;
         }
 }
 

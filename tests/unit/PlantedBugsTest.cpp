@@ -426,6 +426,7 @@ std::string kernelFor(const std::string &name) {
       {"key-perm-cols", kAttentionMaskedKernel},
       {"values-wgmma-wait", kAttentionKernel},
       {"values-wgmma-refill", kAttentionKernel},
+      {"stages-start-barrier", kAttentionKernel},
       {"nested-pipelines", kNestedKernel},
       {"shared-divisor-range", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
@@ -539,6 +540,17 @@ TEST(PlantedBugs, ChangesAreTheDescribedOnes) {
                             "(issued in trip 1)"),
             std::string::npos)
       << tmaPlanted;
+  // stages-start-barrier: the race check takes the stages' memory as used by other warps
+  // before the loop, so the prologue's copies need a barrier first.
+  std::string startPlanted;
+  {
+    PlantBug env("stages-start-barrier");
+    startPlanted = ptxOf(kAttentionKernel, {}, false);
+  }
+  EXPECT_NE(startPlanted.find("may land while another warp still reads or writes that memory as "
+                              "it did before the loop"),
+            std::string::npos)
+      << startPlanted;
   // int8-transpose-fence: the transposed b is in the stages' race check's model (a second
   // region of each stage, written through the generic proxy).
   std::string int8Clean = ptxOf(kInt8WgmmaKernel);
