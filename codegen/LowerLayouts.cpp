@@ -413,8 +413,10 @@ void Lowerer::planOp(const ir::Op &op, int depth) {
       planLoop(*it->second, depth);
     if (auto it = valuePipes_.find(&op); it != valuePipes_.end())
       planValuePipeLoop(op, *it->second, depth);
-    else if (auto why = valuePipeWhyNot_.find(&op); why != valuePipeWhyNot_.end())
-      layouts_.notes[&op].push_back("values pipeline " + why->second);
+    if (auto why = valuePipeWhyNot_.find(&op); why != valuePipeWhyNot_.end())
+      layouts_.notes[&op].push_back(
+          (valuePipes_.count(&op) ? "values pipeline, partly: " : "values pipeline not taken: ") +
+          why->second);
     planMmaValueLoop(op, depth);
     return;
   default: return;

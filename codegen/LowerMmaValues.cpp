@@ -73,6 +73,32 @@ template <typename Pipes> auto stagedAStream(const Pipes &pipes, const ir::Value
   return found;
 }
 
+/// Whether v is, or is computed through ops without regions from, a value
+/// `hit` accepts.
+bool derivedFrom(const ir::Value *v, const std::function<bool(const ir::Value *)> &hit) {
+  std::vector<const ir::Value *> todo{v};
+  std::unordered_set<const ir::Value *> seen;
+  while (!todo.empty()) {
+    const ir::Value *x = todo.back();
+    todo.pop_back();
+    if (!seen.insert(x).second)
+      continue;
+    if (hit(x))
+      return true;
+    const ir::Op *d = x->definingOp();
+    if (!d || d->numRegions())
+      continue;
+    for (const ir::Value *o : d->operands())
+      todo.push_back(o);
+  }
+  return false;
+}
+
+bool isLoopResult(const ir::Value *v) {
+  const ir::Op *d = v->definingOp();
+  return d && (d->kind() == ir::OpKind::For || d->kind() == ir::OpKind::While);
+}
+
 bool isElementwise(ir::OpKind k) {
   switch (k) {
   case ir::OpKind::Cast:
@@ -461,7 +487,8 @@ bool Lowerer::mmaLoopInit(const ir::Op &loop, const ir::Value *v) const {
   bool any = false;
   for (size_t i = 0; i < loop.numOperands(); ++i)
     if (loop.operand(static_cast<unsigned>(i)) == v) {
-      if (i < first || !mmaRes_.count(loop.result(static_cast<unsigned>(i - first))))
+      if (i < first || i - first >= loop.numResults() ||
+          !mmaRes_.count(loop.result(static_cast<unsigned>(i - first))))
         return false;
       any = true;
     }
@@ -1250,14 +1277,12 @@ bool Lowerer::matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w) {
     if (!L.isFor && !usedOnlyBy(L.cond->arg(static_cast<unsigned>(*pos)), L.condOp))
       return false;
     facts = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos));
-    if (const ir::Op *d = facts->definingOp();
-        d && (d->kind() == ir::OpKind::For || d->kind() == ir::OpKind::While))
+    if (derivedFrom(facts, isLoopResult))
       valuePipeWhyNot_[L.loop] =
-          "not taken: the pointer tile of the `@` operand loaded at line " +
-          std::to_string(load->loc().line) +
-          " starts the loop as another loop's result, which the copies cannot address "
-          "chunk by chunk; start it from a tile computed before the loops (e.g. `base + "
-          "offset`)";
+          "the pointer tile of the `@` operand loaded at line " + std::to_string(load->loc().line) +
+          " starts the loop as (or computed from) another loop's result, which the copies "
+          "cannot address chunk by chunk: that operand is not streamed; start it from a "
+          "tile computed before the loops (e.g. `base + offset`)";
     if (!rematable(facts) || (axes_->info(inc).eltDiv * in) % 16)
       return false;
   } else if (pos || !aheadable(L, ptr, ahead)) { // recomputed from the carried scalars
@@ -1385,13 +1410,18 @@ void Lowerer::planValuePipes(const std::vector<const ir::Op *> &ops) {
     const ir::Value *arg = L.body->arg(static_cast<unsigned>(L.argBase + *pos));
     if (!mmaRes_.count(arg) || mmaBlocked_.count(arg))
       return false;
-    // Not where the accumulator comes from another loop (a causal attention's
-    // second loop): with both loops' waits deferred, ptxas 13.0 serialized
-    // every wgmma of the kernel at 128x32x128 (C7515), and the loop on the
-    // diagonal runs a few trips.
-    if (const ir::Op *init =
-            L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos))->definingOp();
-        init && (init->kind() == ir::OpKind::For || init->kind() == ir::OpKind::While))
+    // Not where the accumulator is computed from another loop's accumulator
+    // whose wait was deferred (a causal attention's second loop): with both
+    // waits deferred, ptxas 13.0 serialized every wgmma of the kernel at
+    // 128x32x128 (C7515), and the loop on the diagonal runs a few trips.
+    auto deferredResult = [&](const ir::Value *x) {
+      for (const auto &[op, P] : valuePipes_)
+        if (P->deferDot && x == op->result(static_cast<unsigned>(P->deferPos)))
+          return true;
+      return false;
+    };
+    if (derivedFrom(L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos)),
+                    deferredResult))
       return false;
     if (auto u = users_.find(arg); u != users_.end())
       for (const ir::Op *user : u->second) {

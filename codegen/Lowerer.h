@@ -1460,10 +1460,12 @@ private:
   /// widened to its slot count in the layout the loop carries it in.
   std::vector<Slots> operandSlots(const ir::Op &op, size_t from) {
     std::vector<Slots> out;
-    for (size_t i = from; i < op.numOperands(); ++i)
-      out.push_back(carriedSlots(op.operand(static_cast<unsigned>(i)),
-                                 mmaRes_.count(op.result(static_cast<unsigned>(i - from))) > 0,
-                                 keysPermuted(op.result(static_cast<unsigned>(i - from)))));
+    for (size_t i = from; i < op.numOperands(); ++i) {
+      bool carried = i - from < op.numResults(); // a while's results: its condition's values
+      const ir::Value *r = carried ? op.result(static_cast<unsigned>(i - from)) : nullptr;
+      out.push_back(carriedSlots(op.operand(static_cast<unsigned>(i)), r && mmaRes_.count(r) > 0,
+                                 r && keysPermuted(r)));
+    }
     return out;
   }
 
