@@ -322,6 +322,15 @@ private:
                " may land while another warp still reads or writes that memory as it did "
                "before the loop (another loop's stages, a value staged in shared memory): no "
                "barrier between the loop's start and the copy";
+    // A TMA fill writes through the async proxy: the earlier generic-proxy
+    // accesses must be fenced (fence.proxy.async) before the barrier that
+    // orders them before the fill.
+    for (const Access &c : copies_)
+      if (c.tma && std::none_of(fences_.begin(), fences_.end(),
+                                [&](size_t f) { return seg(f) < seg(c.pos); }))
+        return prefix() + copyName(c) +
+               " writes through the async proxy after that memory's earlier generic-proxy use "
+               "(before the loop) without a fence.proxy.async before the barrier between them";
     for (size_t i : inits_)
       if (seg(i) <= seg(earlier_.pos))
         return prefix() +

@@ -25,7 +25,9 @@
 // the events are replayed); a copy or read still in flight after the exit; a
 // copy (or the mbarriers' initialisation) before a barrier that follows the
 // loop's start, which another warp's earlier use of that memory (another
-// loop's stages, a value staged through shared memory) may overlap; a
+// loop's stages, a value staged through shared memory) may overlap, and a TMA
+// fill without a fence.proxy.async before that barrier (its async-proxy write
+// after the generic-proxy use); a
 // copy and a read of the same stage not ordered either way; two copies into
 // one stage not ordered; a store into the stages' memory (a matmul loop's
 // exit stores its fragments there) before every earlier copy and read is

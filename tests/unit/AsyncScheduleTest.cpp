@@ -394,6 +394,19 @@ TEST(AsyncSchedule, TheTmaMbarriersInitialisedBeforeABarrier) {
       << h;
 }
 
+TEST(AsyncSchedule, TheTmaFillsWithoutTheProxyFenceFirst) {
+  AsyncSchedule s = tmaPipe(3, 2);
+  s.prologue.erase(s.prologue.begin()); // barrier, init, barrier, fills
+  std::string h = checkAsyncSchedule(s);
+  EXPECT_NE(h.find("writes through the async proxy after that memory's earlier generic-proxy "
+                   "use (before the loop) without a fence.proxy.async"),
+            std::string::npos)
+      << h;
+  // The fence after the first barrier still comes before the barrier before the fills.
+  s.prologue.insert(s.prologue.begin() + 1, ev(K::Fence));
+  EXPECT_EQ(checkAsyncSchedule(s), "");
+}
+
 TEST(AsyncSchedule, TheTmaMbarriersInvalidatedTooEarly) {
   // Without the barrier before it another thread may still spin on the last trip's wait.
   AsyncSchedule s = tmaPipe(3, 2);
