@@ -38,6 +38,25 @@ def attention_args(q, k, v, sm_scale, extra=()):
              scalar('H', 'int32', H), scalar('N_CTX', 'int32', N)])
 
 
+def attention_inputs(Z, H, N, D, std, seed):
+    """Q, K, V of shape [Z, H, N, D], fp16, normal with deviation `std`."""
+    rng = np.random.default_rng(seed)
+    return tuple(rng.normal(0.0, std, (Z, H, N, D)).astype(np.float16) for _ in range(3))
+
+
+def attention_reference(q, k, v, sm_scale, causal=False):
+    """Out = softmax(sm_scale Q K^T) V in float64 and M, the row's base-2 log-sum-exp of the
+    scaled scores; with `causal` row i attends to keys 0 .. i only."""
+    n = q.shape[-2]
+    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
+    if causal:
+        s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf)
+    mx = s.max(axis=-1, keepdims=True)
+    e = np.exp(s - mx)
+    den = e.sum(axis=-1, keepdims=True)
+    return (e / den) @ v.astype(np.float64), (mx[..., 0] + np.log(den[..., 0])) / np.log(2.0)
+
+
 def attention_expect(o, lse):
     """The expected Out (fp16, atol 2e-3) and M (the base-2 log-sum-exp, atol 1e-4)."""
     return util.expect_outputs(
@@ -46,14 +65,8 @@ def attention_expect(o, lse):
 
 
 def attention(name, Z, H, N, D, BM, BN, sm_scale, std, seed, source='attention.tc'):
-    rng = np.random.default_rng(seed)
-    q, k, v = (rng.normal(0.0, std, (Z, H, N, D)).astype(np.float16) for _ in range(3))
-    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
-    mx = s.max(axis=-1, keepdims=True)
-    e = np.exp(s - mx)
-    den = e.sum(axis=-1, keepdims=True)
-    o = (e / den) @ v.astype(np.float64)
-    lse = (mx[..., 0] + np.log(den[..., 0])) / np.log(2.0)
+    q, k, v = attention_inputs(Z, H, N, D, std, seed)
+    o, lse = attention_reference(q, k, v, sm_scale)
     features = ['kernel', 'example', 'attention', 'op.dot', 'reduce.max', 'reduce.add',
                 'loop.carried_pointer', 'dtype.float16']
     if source == 'attention_masked.tc':
@@ -78,15 +91,8 @@ def attention_causal(name, Z, H, N, D, BM, BN, sm_scale, std, seed):
     assert text.count(old) == 1
     text = text.replace(old, '(offs_m[:, newaxis] >= start_n + offs_n[newaxis, :]) && '
                              '(start_n + offs_n[newaxis, :] < N_CTX)')
-    rng = np.random.default_rng(seed)
-    q, k, v = (rng.normal(0.0, std, (Z, H, N, D)).astype(np.float16) for _ in range(3))
-    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
-    s = np.where(np.tril(np.ones((N, N), dtype=bool)), s, -np.inf)
-    mx = s.max(axis=-1, keepdims=True)
-    e = np.exp(s - mx)
-    den = e.sum(axis=-1, keepdims=True)
-    o = (e / den) @ v.astype(np.float64)
-    lse = (mx[..., 0] + np.log(den[..., 0])) / np.log(2.0)
+    q, k, v = attention_inputs(Z, H, N, D, std, seed)
+    o, lse = attention_reference(q, k, v, sm_scale, causal=True)
     S.add(case(name, ['kernel', 'attention', 'attention.causal', 'op.dot', 'reduce.max',
                       'reduce.add', 'loop.carried_pointer', 'dtype.float16', 'memory.masked'],
                source_ref=S.source('attention_causal', text), kernel='attn_fwd',
@@ -99,15 +105,8 @@ def attention_causal_two_loops(name, Z, H, N, D, BM, BN, sm_scale, std, seed):
     """examples/attention_causal.tc: the key blocks left of the diagonal in one loop, the
     diagonal blocks with the causal mask in a second; m_i, l_i and acc carried from the
     first loop into the second, Q read by both (docs/gpu-perf.md, "Two loops")."""
-    rng = np.random.default_rng(seed)
-    q, k, v = (rng.normal(0.0, std, (Z, H, N, D)).astype(np.float16) for _ in range(3))
-    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
-    s = np.where(np.tril(np.ones((N, N), dtype=bool)), s, -np.inf)
-    mx = s.max(axis=-1, keepdims=True)
-    e = np.exp(s - mx)
-    den = e.sum(axis=-1, keepdims=True)
-    o = (e / den) @ v.astype(np.float64)
-    lse = (mx[..., 0] + np.log(den[..., 0])) / np.log(2.0)
+    q, k, v = attention_inputs(Z, H, N, D, std, seed)
+    o, lse = attention_reference(q, k, v, sm_scale, causal=True)
     S.add(case(name, ['kernel', 'example', 'attention', 'attention.causal', 'op.dot',
                       'reduce.max', 'reduce.add', 'dtype.float16', 'loop.sequential'],
                source_file='../../examples/attention_causal.tc',

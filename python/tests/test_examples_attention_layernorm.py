@@ -11,9 +11,13 @@ import triton_c
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
 
 
-def attention_reference(q, k, v, sm_scale):
-    """softmax(sm_scale * Q K^T) V and the row's log2-sum-exp2 of the scaled scores."""
+def attention_reference(q, k, v, sm_scale, causal=False):
+    """softmax(sm_scale * Q K^T) V and the row's log2-sum-exp2 of the scaled scores; with
+    `causal` row i attends to keys 0 .. i only."""
+    n = q.shape[-2]
     s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
+    if causal:
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
     mx = s.max(axis=-1, keepdims=True)
     e = np.exp(s - mx)
     den = e.sum(axis=-1, keepdims=True)
@@ -41,17 +45,6 @@ def test_attention_matches_numpy(Z, H, N, D, BM, BN):
     assert np.abs(other - ref).max() > 1e-2
 
 
-def causal_reference(q, k, v, sm_scale):
-    """As attention_reference, row i attending to keys 0 .. i only."""
-    n = q.shape[-2]
-    s = (q.astype(np.float64) @ np.swapaxes(k, -1, -2).astype(np.float64)) * sm_scale
-    s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
-    mx = s.max(axis=-1, keepdims=True)
-    e = np.exp(s - mx)
-    den = e.sum(axis=-1, keepdims=True)
-    return (e / den) @ v.astype(np.float64), (mx[..., 0] + np.log(den[..., 0])) / np.log(2.0)
-
-
 @pytest.mark.parametrize("Z,H,N,D,BM,BN", [(1, 2, 128, 32, 32, 16), (2, 1, 64, 64, 64, 32),
                                            (1, 1, 96, 16, 32, 32)])
 def test_attention_causal_matches_numpy(Z, H, N, D, BM, BN):
@@ -62,7 +55,7 @@ def test_attention_causal_matches_numpy(Z, H, N, D, BM, BN):
     kern = triton_c.kernel(os.path.join(EXAMPLES, "attention_causal.tc"), outputs=["Out", "M"])
     kern(q, k, v, 0.5, m, o, H * N * D, N * D, D, Z, H, N, (N // BM, Z * H),
          BLOCK_M=BM, BLOCK_N=BN, HEAD_DIM=D)
-    ref, lse = causal_reference(q, k, v, 0.5)
+    ref, lse = attention_reference(q, k, v, 0.5, causal=True)
     assert np.abs(o.astype(np.float64) - ref).max() < 2e-3
     assert np.abs(m.astype(np.float64) - lse).max() < 1e-4
     # the first row attends to its own key alone: Out = V's first row, exactly in fp16
