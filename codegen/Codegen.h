@@ -132,6 +132,13 @@ struct Options {
   // grids have the warps to hide the latency, and the extra registers cost
   // programs per SM.
   bool prefetch = true;
+  // "exit-values": a loop's result that each trip steps by an amount the loop
+  // does not change (`p += inc`, a pointer or an integer), used after the
+  // loop, is computed there as init + n * inc, n a trip counter the loop
+  // carries (codegen/ExitValues.cpp): the axis analysis then sees its
+  // contiguity and alignment, and a second loop that goes on from it streams
+  // it. The same bits; off, the result is the loop's own.
+  bool exitValues = true;
   // "copy-guard": a pipelined loop on cp.async (an attention loop's values
   // pipeline, a matmul loop not on the TMA) branches around each trip's
   // copies for the trip S - 1 ahead where that trip does not run. Off, they
@@ -181,6 +188,20 @@ struct PrefetchedKernel {
 };
 PrefetchedKernel prefetchLoopLoads(const ir::Module &module, const ir::Function &fn,
                                    const Options &opts);
+/// Option "exit-values" (codegen/ExitValues.cpp): a copy of `fn` whose loops'
+/// stepped results used after them are computed from their initial values
+/// (`loops`: the loops rewritten), or an empty result when none qualifies or
+/// the option is off.
+PrefetchedKernel rewriteExitValues(const ir::Module &module, const ir::Function &fn,
+                                   const Options &opts);
+/// What the lowering compiles: `fn` after rewriteExitValues, then
+/// prefetchLoopLoads; each result empty where that pass changed nothing.
+struct PreparedKernel {
+  PrefetchedKernel exitValues, prefetch;
+  const ir::Module &module(const ir::Module &original) const;
+  const ir::Function &function(const ir::Function &original) const;
+};
+PreparedKernel prepareKernel(const ir::Module &module, const ir::Function &fn, const Options &opts);
 
 const std::vector<std::string> &optimizationNames();
 /// Those names and "all", comma-separated (for the tools' --help).

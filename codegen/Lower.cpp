@@ -16,11 +16,12 @@ bool lowerKernel(const ir::Module &module, const ir::Function &fn, const Options
     error = "num_warps must be 1, 2, 4, 8, 16 or 32 (got " + std::to_string(opts.numWarps) + ")";
     return false;
   }
-  // Option prefetch: the loops that qualify load one trip ahead (a copy of
-  // the kernel; Prefetch.cpp).
-  PrefetchedKernel pk = prefetchLoopLoads(module, fn, opts);
-  const ir::Module &m = pk.module ? *pk.module : module;
-  const ir::Function &f = pk.function ? *pk.function : fn;
+  // Options exit-values and prefetch: loop results from their initial values
+  // (ExitValues.cpp), and the loops that qualify load one trip ahead
+  // (Prefetch.cpp); a copy of the kernel where either changes it.
+  PreparedKernel pk = prepareKernel(module, fn, opts);
+  const ir::Module &m = pk.module(module);
+  const ir::Function &f = pk.function(fn);
   try {
     try {
       Lowerer(m, f, opts, ctx).run(out);
@@ -33,8 +34,11 @@ bool lowerKernel(const ir::Module &module, const ir::Function &fn, const Options
       again.withoutSharedA();
       again.run(out);
     }
-    if (pk.loops > 0) {
-      out.paths.push_back("loop.prefetch");
+    if (pk.exitValues.loops > 0)
+      out.paths.push_back("loop.exit_values");
+    if (pk.prefetch.loops > 0 || pk.exitValues.loops > 0) {
+      if (pk.prefetch.loops > 0)
+        out.paths.push_back("loop.prefetch");
       std::sort(out.paths.begin(), out.paths.end());
     }
   } catch (const Unsupported &e) {

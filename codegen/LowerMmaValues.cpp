@@ -1277,13 +1277,20 @@ bool Lowerer::matchValueStream(MmaLoop &L, const ir::Op &dot, size_t w) {
     if (!L.isFor && !usedOnlyBy(L.cond->arg(static_cast<unsigned>(*pos)), L.condOp))
       return false;
     facts = L.loop->operand(static_cast<unsigned>((L.isFor ? 3 : 0) + *pos));
-    if (derivedFrom(facts, isLoopResult))
-      valuePipeWhyNot_[L.loop] =
-          "the pointer tile of the `@` operand loaded at line " + std::to_string(load->loc().line) +
-          " starts the loop as (or computed from) another loop's result, which the copies "
-          "cannot address chunk by chunk: that operand is not streamed; start it from a "
-          "tile computed before the loops (e.g. `base + offset`)";
-    if (!rematable(facts) || (axes_->info(inc).eltDiv * in) % 16)
+    if (!rematable(facts)) {
+      // A tile result of another loop (a scalar one is uniform): one that
+      // option exit-values did not rewrite (ExitValues.cpp), or with it off.
+      auto tileResult = [](const ir::Value *v) { return isLoopResult(v) && v->type().isTile(); };
+      if (derivedFrom(facts, tileResult))
+        valuePipeWhyNot_[L.loop] =
+            "the pointer tile of the `@` operand loaded at line " +
+            std::to_string(load->loc().line) +
+            " starts the loop as (or computed from) another loop's result, which the copies "
+            "cannot address chunk by chunk: that operand is not streamed; start it from a "
+            "tile computed before the loops (e.g. `base + offset`)";
+      return false;
+    }
+    if ((axes_->info(inc).eltDiv * in) % 16)
       return false;
   } else if (pos || !aheadable(L, ptr, ahead)) { // recomputed from the carried scalars
     return false;

@@ -42,6 +42,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.exp2Range;
   if (name == "prefetch")
     return &opts.prefetch;
+  if (name == "exit-values")
+    return &opts.exitValues;
   if (name == "copy-guard")
     return &opts.guardCopies;
   return nullptr;
@@ -54,7 +56,7 @@ const std::vector<std::string> &optimizationNames() {
       "vectorize",     "remat",    "mma",        "mma-values", "key-perm",
       "pipeline",      "wgmma",    "int8-wgmma", "split-n",    "masked-stream",
       "epilogue-cast", "late-q",   "tma",        "occupancy",  "shared-divisor",
-      "exp2-range",    "prefetch", "specialize", "copy-guard"};
+      "exp2-range",    "prefetch", "specialize", "copy-guard", "exit-values"};
   return names;
 }
 
@@ -75,7 +77,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
               opts.tma = opts.occupancy = opts.sharedDivisor = opts.exp2Range = opts.prefetch =
-                  opts.specialize = opts.guardCopies = false;
+                  opts.specialize = opts.guardCopies = opts.exitValues = false;
       opts.numStages = 1;
       continue;
     }
@@ -133,6 +135,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-prefetch";
   if (!opts.guardCopies)
     s += " no-copy-guard";
+  if (!opts.exitValues)
+    s += " no-exit-values";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

@@ -1133,7 +1133,8 @@ const std::vector<std::string> &loweringPathNames() {
                                                  "mma.values.key_perm",
                                                  "div.shared",
                                                  "atomic.partword",
-                                                 "loop.prefetch"};
+                                                 "loop.prefetch",
+                                                 "loop.exit_values"};
   return names;
 }
 

@@ -60,6 +60,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
        "option prefetch computes the next trip's loads from this trip's pointers where a "
        "pointer is carried from trip to trip (`p += 64`): every trip after the first reads "
        "the values of the trip before"},
+      // codegen/ExitValues.cpp
+      {"exit-value-step", "gpu",
+       "option exit-values computes a stepped pointer's value after its loop one step short "
+       "(init + (n - 1) * inc): code after the loop reads the last trip's addresses"},
       // codegen/LowerTma.cpp
       {"tma-row-end", "gpu",
        "a matmul loop on the TMA (8 warps) does not check that a trip's tile ends within its "

@@ -165,11 +165,12 @@ int emitGpu(const tc::ir::Module &m, const Options &opt, std::ostream &out) {
     for (const tc::ir::Function *fn : fns) {
       tc::codegen::KernelLayouts kl;
       std::string error;
-      // What the lowering sees: the loops that load one trip ahead (option prefetch).
+      // What the lowering sees: loop results from their initial values (option
+      // exit-values), the loops that load one trip ahead (option prefetch).
       const tc::ir::Module &mod = sk.module ? *sk.module : m;
-      tc::codegen::PrefetchedKernel pk = tc::codegen::prefetchLoopLoads(mod, *fn, co);
-      const tc::ir::Module &lm = pk.module ? *pk.module : mod;
-      const tc::ir::Function &lf = pk.function ? *pk.function : *fn;
+      tc::codegen::PreparedKernel pk = tc::codegen::prepareKernel(mod, *fn, co);
+      const tc::ir::Module &lm = pk.module(mod);
+      const tc::ir::Function &lf = pk.function(*fn);
       if (!tc::codegen::assignLayouts(lm, lf, co, kl, error)) {
         std::cerr << "tritonc: error: " << error << '\n';
         return kExitCompileError;

@@ -284,6 +284,20 @@ __global__ void walk(float *X, float *Y, int K) {
   *(Y + c) = acc;
 })";
 
+/// A pointer tile stepped by a loop and read after it (option exit-values;
+/// exit-value-step).
+const char *kWalkOnKernel = R"(
+__global__ void walk_on(float *X, float *Y, int K) {
+  int c[64] = 0 ... 64;
+  float *p[64] = X + c;
+  float acc[64] = 0;
+  for (int t = 0; t < K; t++) {
+    acc += *p;
+    p += 64;
+  }
+  *(Y + c) = acc + *p;
+})";
+
 /// An attention loop on #mma (mma-values) whose K^T and V loads take the
 /// values pipeline (aligned pointers; values-pipeline-wait), and whose P @ V
 /// takes P from registers (mma-values-operand); on sm_90 (the default) its
@@ -421,6 +435,7 @@ std::string kernelFor(const std::string &name) {
       {"exp2-range-bound", kExp2MaxKernel},
       {"fp-contract", kMulAddKernel},
       {"prefetch-carried", kWalkKernel},
+      {"exit-value-step", kWalkOnKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
       {"key-perm-cols", kAttentionMaskedKernel},
