@@ -28,6 +28,12 @@
 //     values by ops that can neither trap nor be undefined (no division,
 //     shift, load or float-to-integer cast); those ops are cloned after the
 //     loop, where they compute the same value, whether the loop ran or not;
+//   - inc has no undefined lane: it is computed from the kernel's parameters,
+//     constants, ranges and program ids alone (no load, no value of another
+//     loop or branch). After a loop that ran no trip the result is init, and
+//     init + 0 * inc with an undefined lane of inc would be undefined there
+//     (review of 2026-12-07: a masked load's step trapped a store after the
+//     loop in the interpreter, and is undefined behaviour in LLVM);
 //   - only results used after the loop are rewritten, and only where the
 //     initial value is a scalar or a tile computed from scalars (ranges,
 //     constants, splats and the arithmetic of those): a tile that must be
@@ -62,6 +68,30 @@ bool clonableStep(const ir::Op &op) {
            !op.operand(0)->type().isPtr && !op.result()->type().isPtr;
   default: return false;
   }
+}
+
+// Whether v has no undefined lane: computed from the kernel's parameters,
+// constants, ranges and program ids by clonableStep ops (which never make an
+// undefined value of defined operands).
+bool definedEverywhere(const ir::Value *v, std::unordered_map<const ir::Value *, bool> &memo) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  const ir::Op *d = v->definingOp();
+  bool ok;
+  if (!d) {
+    const ir::Block *b = v->ownerBlock();
+    ok = b && !b->parentOp(); // a parameter (an argument of the function's body)
+  } else if (d->kind() == ir::OpKind::Constant || d->kind() == ir::OpKind::Range ||
+             d->kind() == ir::OpKind::GetProgramId || d->kind() == ir::OpKind::GetNumPrograms) {
+    ok = true;
+  } else {
+    ok = clonableStep(*d);
+    memo[v] = false;
+    for (size_t i = 0; ok && i < d->numOperands(); ++i)
+      ok = definedEverywhere(d->operand(i), memo);
+  }
+  memo[v] = ok;
+  return ok;
 }
 
 // Ops of a tile computed from scalars (the lowering rematerialises such a tile
@@ -212,7 +242,8 @@ private:
       } else {
         return false;
       }
-      if (x->type() != t || !invariant(step) || inc.size() > 8)
+      if (x->type() != t || !invariant(step) || !definedEverywhere(step, defined_) ||
+          inc.size() > 8)
         return false;
       inc.push_back(step);
       next = x;
@@ -228,7 +259,7 @@ private:
   const std::unordered_map<const ir::Value *, unsigned> &uses_;
   bool isFor_;
   ir::Block *A_ = nullptr, *B_ = nullptr;
-  std::unordered_map<const ir::Value *, bool> invariant_, fromScalars_;
+  std::unordered_map<const ir::Value *, bool> invariant_, fromScalars_, defined_;
   std::map<const ir::Value *, ir::Value *> clones_;
 };
 

@@ -196,6 +196,15 @@ TEST(ExitValues, LeavesOtherResultsAlone) {
            float s = 0.0f;
            for (int t = 0; t < K; t++) s += 0.1f;
            *(Y + c) = s; })",
+      // a step with undefined lanes (a masked load without `other`): after a loop
+      // that ran no trip, init + 0 * step would be undefined where init is not
+      // (review of 2026-12-07: the store below trapped in the interpreter, K = 0)
+      R"(__global__ void k(int *S, int *Y, int K, int n) {
+           int c[16] = 0 ... 16;
+           int step[16] = *?(c < n)(S + c);
+           int o[16] = c;
+           for (int t = 0; t < K; t++) o += step;
+           *?(K == 0 || c < n)(Y + c) = o; })",
       // a step that is a loaded value
       R"(__global__ void k(int *X, int *Y, int K) {
            int c[16] = 0 ... 16;
