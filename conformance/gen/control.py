@@ -818,6 +818,69 @@ def prefetch_cases():
             scalar('L', 'int32', l)], {'Y': out(y, 'int32')})
 
 
+# ---------------------------------------------------------------- loop results after the loop
+
+def exit_value_cases():
+    """Values a loop steps by an amount it does not change, used after the loop: the GPU
+    backend computes them there as init + n * inc from a trip counter (option exit-values,
+    docs/gpu-perf.md). A 2-D pointer tile stepped by a row pitch, an int and an int8 that
+    wraps, no trip, one and many; and a loop left by a break after its steps."""
+    feats = ['loop', 'loop.exit_values']
+    src = '''__global__ void k(int *X, int *Y, int K, int ld) {
+  int r[4] = 0 ... 4;
+  int c[8] = 0 ... 8;
+  int *p[4, 8] = X + r[:, newaxis] * ld + c[newaxis, :];
+  int acc[4, 8] = 0;
+  int k = 5;
+  int8 b = 1;
+  for (int t = 0; t < K; t++) {
+    acc += *p;
+    p += 4 * ld;
+    k = 3 + k;
+    b += (int8)100;
+  }
+  *(Y + r[:, newaxis] * 8 + c[newaxis, :]) = acc * 7 + *p + k + (int)b;
+}
+'''
+    for trips in (0, 1, 2, 7):
+        ld = 8 + trips
+        size = 4 * ld * (trips + 1)
+        x = util.rand_ints(rng, 'int32', size, -1000, 1000)
+        y = []
+        for r in range(4):
+            for c in range(8):
+                acc = sum(x[t * 4 * ld + r * ld + c] for t in range(trips))
+                last = x[trips * 4 * ld + r * ld + c]
+                k = 5 + 3 * trips
+                b = util.wrap(1 + 100 * trips, 'int8')
+                y.append(util.wrap(acc * 7 + last + k + b, 'int32'))
+        ok('exit_values_walk_k%d' % trips, feats, src,
+           [i32('X', size, x), i32('Y', 32), scalar('K', 'int32', trips),
+            scalar('ld', 'int32', ld)], {'Y': out(y, 'int32')})
+
+    src = '''__global__ void k(int *X, int *Y, int K, int stop) {
+  int c[16] = 0 ... 16;
+  int *p[16] = X + c;
+  int acc[16] = 0;
+  for (int t = 0; t < K; t++) {
+    acc += *p;
+    p += 16;
+    if (t == stop)
+      break;
+  }
+  *(Y + c) = acc * 3 + *p;
+}
+'''
+    for trips, stop in ((0, 0), (4, 1), (4, 9)):
+        ran = min(trips, stop + 1)
+        x = util.rand_ints(rng, 'int32', 16 * (ran + 1), -1000, 1000)
+        y = [util.wrap(3 * sum(x[t * 16 + c] for t in range(ran)) + x[ran * 16 + c], 'int32')
+             for c in range(16)]
+        ok('exit_values_break_k%d_stop%d' % (trips, stop), feats, src,
+           [i32('X', 16 * (ran + 1), x), i32('Y', 16), scalar('K', 'int32', trips),
+            scalar('stop', 'int32', stop)], {'Y': out(y, 'int32')})
+
+
 def main():
     loop_cases()
     branch_cases()
@@ -825,7 +888,8 @@ def main():
     error_cases()
     assert_cases()
     pp_cases()
-    prefetch_cases()  # last: the cases above keep their random inputs
+    prefetch_cases()  # after the others: the cases above keep their random inputs
+    exit_value_cases()
     S.write(util.out_path('control.json'))
 
 
