@@ -266,9 +266,10 @@ void Lowerer::setMinCtasPerSm(unsigned ctas) {
 /// from shared memory), mma.sync's b fragments of one k step, the b operands
 /// loaded into registers each trip when the loop is not on the values
 /// pipeline (L null: no cp.async stages; the largest of them), and
-/// kValueLoopOverhead for addresses, indices and temporaries. Calibrated with
-/// ptxas -v on the attention example: 128x64x64 on 8 warps estimates 109 (Q
-/// from shared memory) and fits 128 registers without spills.
+/// kValueLoopOverhead for addresses, indices and temporaries, and the tiles
+/// an enclosing loop keeps live across this one (liveAcrossLoop). Calibrated
+/// with ptxas -v on the attention example: 128x64x64 on 8 warps estimates 109
+/// (Q from shared memory) and fits 128 registers without spills.
 int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop *L) {
   constexpr int64_t kValueLoopOverhead = 25;
   auto regs = [&](const ir::Type &t) {
@@ -299,7 +300,72 @@ int64_t Lowerer::valueLoopDemand(const ir::Op &loop, const MmaLoop *L) {
     if (!L && definedInside(o->operand(1), loop))
       bLoads = std::max(bLoads, regs(o->operand(1)->type()));
   }
-  return carried + trip + hoisted + bFrags + bLoads + kValueLoopOverhead;
+  return carried + trip + hoisted + bFrags + bLoads + liveAcrossLoop(loop) + kValueLoopOverhead;
+}
+
+/// Registers per thread of the tiles that the bodies of the loops around
+/// `loop` keep live across it: a value of such a body (its argument, or an
+/// op's result before `loop`, or before the op that holds it) used after it in
+/// that body (the yield included: an outer loop's running sum). Tiles the
+/// lowering recomputes where they are used (rematable) and the a operands of
+/// `@` (counted with the loop that reads them) are left out; each enclosing
+/// loop adds kEnclosingLoopOverhead for its own counter, addresses and
+/// scalars. The kernel's own body is not walked: values live across a loop
+/// there are the attention kernels' Q and pointers, which the calibration
+/// above includes. Calibrated with ptxas -v on attention over heads in an outer
+/// loop that sums their outputs (lit gpu/attention-occupancy.tc): at 128x64x64
+/// on 8 warps 2 programs spilled 244 bytes (182 registers without the
+/// request), at 64x32x64 on 4 warps 4 programs spilled 72 (158).
+int64_t Lowerer::liveAcrossLoop(const ir::Op &loop) {
+  constexpr int64_t kEnclosingLoopOverhead = 16;
+  auto regs = [&](const ir::Value *v) -> int64_t {
+    const ir::Type &t = v->type();
+    if (!t.isTile())
+      return 0;
+    if (mmaRes_.count(v))
+      return mmaSlots(t);
+    int64_t bytes = t.isPtr ? 8 : static_cast<int64_t>(byteSize(t.dtype));
+    return (t.numElements() * bytes + 4 * T_ - 1) / (4 * T_);
+  };
+  int64_t total = 0;
+  const ir::Op *inner = &loop;
+  for (const ir::Block *b = loop.parentBlock(); b && b->parentOp(); b = inner->parentBlock()) {
+    const ir::Op *outer = b->parentOp();
+    bool loopBody = outer->kind() == ir::OpKind::For || outer->kind() == ir::OpKind::While;
+    if (loopBody) {
+      std::unordered_map<const ir::Op *, size_t> at; // b's own ops, in order
+      for (size_t i = 0; i < b->ops().size(); ++i)
+        at[b->ops()[i].get()] = i;
+      size_t here = at.count(inner) ? at[inner] : 0;
+      auto liveAcross = [&](const ir::Value *v) {
+        auto u = users_.find(v);
+        if (u == users_.end())
+          return false;
+        bool after = false;
+        for (const ir::Op *user : u->second) {
+          if (user->kind() == ir::OpKind::Dot && user->operand(0) == v)
+            return false;
+          const ir::Op *top = user; // the op of b that holds the use
+          while (top && top->parentBlock() != b)
+            top = top->parentBlock() ? top->parentBlock()->parentOp() : nullptr;
+          after = after || (top && at.count(top) && at[top] > here);
+        }
+        return after;
+      };
+      auto count = [&](const ir::Value *v) {
+        if (v->type().isTile() && !rematable(v) && liveAcross(v))
+          total += regs(v);
+      };
+      for (size_t i = 0; i < b->numArgs(); ++i)
+        count(b->arg(static_cast<unsigned>(i)));
+      for (size_t i = 0; i < here; ++i)
+        for (size_t r = 0; r < b->ops()[i]->numResults(); ++r)
+          count(b->ops()[i]->result(static_cast<unsigned>(r)));
+      total += kEnclosingLoopOverhead;
+    }
+    inner = outer;
+  }
+  return total;
 }
 
 /// The `@` of loops off the values pipeline whose estimated demand

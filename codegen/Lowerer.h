@@ -216,6 +216,7 @@ private:
   // Occupancy (LowerDot.cpp): the largest register demand of the kernel's
   // values-pipeline loops (0: none), turned into `.minnctapersm` at the end.
   int64_t valueLoopDemand(const ir::Op &loop, const MmaLoop *L);
+  int64_t liveAcrossLoop(const ir::Op &loop);
   std::vector<const ir::Op *> mmaDotsOverRegisters();
   std::unordered_set<const ir::Op *> mmaDeclined_; // `@` kept off #mma (mmaDotsOverRegisters)
   void finishOccupancy();
