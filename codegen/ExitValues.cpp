@@ -42,6 +42,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/KernelCopy.h"
 #include "support/PlantedBugs.h"
 
 #include <map>
@@ -98,29 +99,11 @@ bool definedEverywhere(const ir::Value *v, std::unordered_map<const ir::Value *,
 // where it is used instead of keeping it in registers).
 bool fromScalarsOp(const ir::Op &op) {
   switch (op.kind()) {
-  case ir::OpKind::Constant:
   case ir::OpKind::Range:
-  case ir::OpKind::Splat:
-  case ir::OpKind::Broadcast:
-  case ir::OpKind::ExpandDims:
-  case ir::OpKind::Reshape:
   case ir::OpKind::Trans:
   case ir::OpKind::Cast:
-  case ir::OpKind::Add:
-  case ir::OpKind::Sub:
-  case ir::OpKind::Mul:
   case ir::OpKind::AddPtr: return op.numRegions() == 0;
-  default: return false;
-  }
-}
-
-void replaceUses(ir::Block &b, const ir::Value *from, ir::Value *to) {
-  for (auto &op : b.ops()) {
-    for (unsigned i = 0; i < op->numOperands(); ++i)
-      if (op->operand(i) == from)
-        op->setOperand(i, to);
-    for (const auto &r : op->regions())
-      replaceUses(*r, from, to);
+  default: return clonableStep(op);
   }
 }
 
@@ -366,15 +349,6 @@ unsigned ExitValueRewriter::run() {
   return static_cast<unsigned>(stepped.size());
 }
 
-void collectLoops(ir::Block &b, std::vector<ir::Op *> &loops) {
-  for (auto &op : b.ops()) {
-    for (const auto &r : op->regions())
-      collectLoops(*r, loops);
-    if (op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While)
-      loops.push_back(op.get());
-  }
-}
-
 bool anyLoopResultUsed(const ir::Block &b) {
   std::unordered_map<const ir::Value *, unsigned> uses;
   countUses(b, uses);
@@ -394,13 +368,7 @@ PrefetchedKernel rewriteExitValues(const ir::Module &module, const ir::Function 
   PrefetchedKernel out;
   if (!opts.exitValues || !anyLoopResultUsed(fn.body()))
     return out;
-  auto copy = std::make_unique<ir::Module>();
-  copy->files = module.files;
-  ir::Function *f = copy->addFunction(fn.name(), fn.loc());
-  std::map<const ir::Value *, ir::Value *> map;
-  for (unsigned i = 0; i < fn.numParams(); ++i)
-    map[fn.param(i)] = f->addParam(fn.paramName(i), fn.param(i)->type(), fn.paramAttrs(i));
-  ir::copyOps(fn.body(), f->body(), map);
+  auto [copy, f] = copyKernel(module, fn);
   std::vector<ir::Op *> loops;
   collectLoops(f->body(), loops);
   for (ir::Op *loop : loops) {

@@ -37,6 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Codegen.h"
+#include "codegen/KernelCopy.h"
 #include "support/PlantedBugs.h"
 
 #include <algorithm>
@@ -121,16 +122,6 @@ bool bodyQualifies(const ir::Block &body) {
 int64_t bytesPerThread(const ir::Type &t, unsigned numWarps) {
   int64_t bytes = t.numElements() * std::max<int64_t>(1, bitWidth(t.dtype) / 8);
   return t.isScalar() ? bytes : (bytes + 32 * numWarps - 1) / (32 * numWarps);
-}
-
-void replaceUses(ir::Block &b, const ir::Value *from, ir::Value *to) {
-  for (auto &op : b.ops()) {
-    for (unsigned i = 0; i < op->numOperands(); ++i)
-      if (op->operand(i) == from)
-        op->setOperand(i, to);
-    for (const auto &r : op->regions())
-      replaceUses(*r, from, to);
-  }
 }
 
 // A loop as the pass sees it. The loads move within the loop's body block A
@@ -445,15 +436,6 @@ bool LoopPrefetcher::run() {
   return true;
 }
 
-void collectLoops(ir::Block &b, std::vector<ir::Op *> &loops) {
-  for (auto &op : b.ops()) {
-    for (const auto &r : op->regions())
-      collectLoops(*r, loops);
-    if (op->kind() == ir::OpKind::For || op->kind() == ir::OpKind::While)
-      loops.push_back(op.get());
-  }
-}
-
 } // namespace
 
 PrefetchedKernel prefetchLoopLoads(const ir::Module &module, const ir::Function &fn,
@@ -469,13 +451,7 @@ PrefetchedKernel prefetchLoopLoads(const ir::Module &module, const ir::Function 
   });
   if (!any)
     return out;
-  auto copy = std::make_unique<ir::Module>();
-  copy->files = module.files;
-  ir::Function *f = copy->addFunction(fn.name(), fn.loc());
-  std::map<const ir::Value *, ir::Value *> map;
-  for (unsigned i = 0; i < fn.numParams(); ++i)
-    map[fn.param(i)] = f->addParam(fn.paramName(i), fn.param(i)->type(), fn.paramAttrs(i));
-  ir::copyOps(fn.body(), f->body(), map);
+  auto [copy, f] = copyKernel(module, fn);
   std::vector<ir::Op *> loops;
   collectLoops(f->body(), loops);
   for (ir::Op *loop : loops)

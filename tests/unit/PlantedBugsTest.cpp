@@ -271,23 +271,10 @@ __global__ void att(half *Q __aligned(16), half *K __aligned(16), half *V __alig
 )";
 
 /// A loop without `@` that loads through a pointer carried from trip to trip
-/// (option prefetch; prefetch-carried).
+/// (option prefetch; prefetch-carried) and reads through it after the loop
+/// (option exit-values; exit-value-step).
 const char *kWalkKernel = R"(
 __global__ void walk(float *X, float *Y, int K) {
-  int c[64] = 0 ... 64;
-  float *p[64] = X + c;
-  float acc[64] = 0;
-  for (int t = 0; t < K; t++) {
-    acc += *p;
-    p += 64;
-  }
-  *(Y + c) = acc;
-})";
-
-/// A pointer tile stepped by a loop and read after it (option exit-values;
-/// exit-value-step).
-const char *kWalkOnKernel = R"(
-__global__ void walk_on(float *X, float *Y, int K) {
   int c[64] = 0 ... 64;
   float *p[64] = X + c;
   float acc[64] = 0;
@@ -435,7 +422,7 @@ std::string kernelFor(const std::string &name) {
       {"exp2-range-bound", kExp2MaxKernel},
       {"fp-contract", kMulAddKernel},
       {"prefetch-carried", kWalkKernel},
-      {"exit-value-step", kWalkOnKernel},
+      {"exit-value-step", kWalkKernel},
       {"values-pipeline-wait", kAttentionKernel},
       {"mma-values-operand", kAttentionKernel},
       {"key-perm-cols", kAttentionMaskedKernel},
