@@ -150,6 +150,8 @@ struct LoadResult {
   std::optional<Suite> suite;        // empty when the file itself is unusable
   std::vector<std::string> errors;   // "FILE: PATH: message", in file order
   std::vector<std::string> warnings; // same form
+  std::vector<std::string>
+      filesRead; // source_file and npy files: a tool's outputs never replace one
   bool ok() const { return suite.has_value() && errors.empty(); }
 };
 

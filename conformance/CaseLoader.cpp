@@ -343,6 +343,7 @@ void SuiteLoader::loadSource(const Json &j, const std::string &path, Case &c) {
     c.sourceName = file_ + "#sources." + *value;
   } else {
     fs::path p = fs::path(dir_) / *value;
+    out_.filesRead.push_back(p.string());
     if (std::string why; !readFileCapped(p.string(), kMaxSourceFileBytes, c.source, why)) {
       error(join(path, "source_file"), why);
       return;
@@ -602,6 +603,7 @@ std::optional<HostArray> SuiteLoader::loadNpy(const Json &v, const std::string &
     return std::nullopt;
   }
   std::string file = (fs::path(dir_) / v.get<std::string>()).string();
+  out_.filesRead.push_back(file);
   NpyReadOptions opts;
   opts.bf16FromU2 = t == DType::BF16; // bf16 files are written as '<u2' bit patterns
   std::string err;

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <iostream>
-#include <regex>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace tc {
 
@@ -230,9 +231,16 @@ struct Expectation {
   bool matched = false;
 };
 
-std::vector<Expectation> collectExpectations(const SourceManager &sm) {
+// One `expected-KIND[@[+-]N] {{text}}` directive per match on a line (--verify).
+// Scanned by hand: a directive is as long as a line may be (a regex recursed
+// per character and overflowed the stack). A malformed directive is a problem,
+// never silently skipped (the run would pass without checking anything).
+std::vector<Expectation> collectExpectations(const SourceManager &sm,
+                                             std::vector<std::string> &problems) {
   std::vector<Expectation> result;
-  static const std::regex re(R"(expected-(error|warning|note)(@([+-]?)(\d+))?\s*\{\{(.*?)\}\})");
+  static constexpr std::string_view kPrefix = "expected-";
+  auto isLower = [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; };
+  auto isDigit = [](char c) { return c >= '0' && c <= '9'; };
   for (uint32_t f = 0; f < sm.numFiles(); ++f) {
     const std::string &text = sm.text(f);
     uint32_t lineNo = 0;
@@ -242,23 +250,85 @@ std::vector<Expectation> collectExpectations(const SourceManager &sm) {
       if (end == std::string::npos)
         end = text.size();
       ++lineNo;
-      std::string line = text.substr(pos, end - pos);
-      for (std::sregex_iterator it(line.begin(), line.end(), re), e; it != e; ++it) {
-        const std::smatch &m = *it;
-        Severity sev = m[1] == "error"     ? Severity::Error
-                       : m[1] == "warning" ? Severity::Warning
-                                           : Severity::Note;
-        uint32_t target = lineNo;
-        if (m[2].matched) {
-          long n = std::stol(m[4]);
-          if (m[3] == "+")
-            target = lineNo + static_cast<uint32_t>(n);
-          else if (m[3] == "-")
-            target = lineNo - static_cast<uint32_t>(n);
-          else
-            target = static_cast<uint32_t>(n);
+      std::string_view line(text.data() + pos, end - pos);
+      auto problem = [&](const std::string &msg) {
+        problems.push_back(escapeInvalidUtf8(sm.name(f)) + ":" + std::to_string(lineNo) + ": " +
+                           msg);
+      };
+      for (size_t at = line.find(kPrefix); at != std::string_view::npos;
+           at = line.find(kPrefix, at + 1)) {
+        size_t i = at + kPrefix.size();
+        size_t wordEnd = i;
+        while (wordEnd < line.size() && isLower(line[wordEnd]))
+          ++wordEnd;
+        std::string_view word = line.substr(i, wordEnd - i);
+        i = wordEnd;
+        std::optional<Severity> sev;
+        if (word == "error")
+          sev = Severity::Error;
+        else if (word == "warning")
+          sev = Severity::Warning;
+        else if (word == "note")
+          sev = Severity::Note;
+        if (!sev) {
+          // Prose such as "the expected-value table" is not a directive; a
+          // word followed by {{ is one we do not know.
+          size_t j = i;
+          while (j < line.size() && (line[j] == ' ' || line[j] == '\t'))
+            ++j;
+          bool kindLike =
+              word.starts_with("error") || word.starts_with("warning") || word.starts_with("note");
+          if (kindLike || line.substr(j).starts_with("{{"))
+            problem("unknown directive 'expected-" + std::string(word) +
+                    "' (expected-error, expected-warning or expected-note)");
+          continue;
         }
-        result.push_back({sev, f, target, m[5], false});
+        std::string directive = "expected-" + std::string(word);
+        uint32_t target = lineNo;
+        if (i < line.size() && line[i] == '@') {
+          ++i;
+          char sign = 0;
+          if (i < line.size() && (line[i] == '+' || line[i] == '-'))
+            sign = line[i++];
+          size_t digits = i;
+          uint64_t n = 0;
+          while (i < line.size() && isDigit(line[i]) && n <= 0xffffffffu)
+            n = n * 10 + uint64_t(line[i++] - '0');
+          if (i == digits) {
+            problem("expected a line number after '" + directive + "@'");
+            continue;
+          }
+          if (i < line.size() && isDigit(line[i])) {
+            problem(directive + "@: the line number is too large");
+            continue;
+          }
+          int64_t t = sign == '+'   ? int64_t(lineNo) + int64_t(n)
+                      : sign == '-' ? int64_t(lineNo) - int64_t(n)
+                                    : int64_t(n);
+          if (t < 1 || t > int64_t(0xffffffffu)) {
+            problem(directive + "@" + (sign ? std::string(1, sign) : "") + std::to_string(n) +
+                    ": line " + std::to_string(t) + " is outside the file");
+            continue;
+          }
+          target = uint32_t(t);
+        }
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+          ++i;
+        if (!line.substr(i).starts_with("{{")) {
+          problem(i < line.size() && isDigit(line[i])
+                      ? "'" + directive +
+                            " N {{...}}': counts are not supported; write one "
+                            "directive per diagnostic"
+                      : "expected '{{' after '" + directive + "'");
+          continue;
+        }
+        size_t close = line.find("}}", i + 2);
+        if (close == std::string_view::npos) {
+          problem("'" + directive + " {{' without its closing '}}' on the same line");
+          continue;
+        }
+        result.push_back({*sev, f, target, std::string(line.substr(i + 2, close - i - 2)), false});
+        at = close;
       }
       pos = end + 1;
     }
@@ -268,8 +338,11 @@ std::vector<Expectation> collectExpectations(const SourceManager &sm) {
 } // namespace
 
 bool DiagEngine::verify(std::ostream &out) const {
-  std::vector<Expectation> expected = collectExpectations(sm_);
-  bool ok = true;
+  std::vector<std::string> problems;
+  std::vector<Expectation> expected = collectExpectations(sm_, problems);
+  bool ok = problems.empty();
+  for (const std::string &p : problems)
+    out << "malformed directive at " << p << '\n';
   for (const Diagnostic &d : diags_) {
     if (d.id == DiagId::err_too_many_errors)
       continue;

@@ -257,11 +257,24 @@ bool RunDriver::parseProgram(Plan &plan, std::string &error) const {
 
 /// Checks --out: NAME=PATH, no two to the same file, never over an input (the
 /// kernel, an --arg file), no overwriting an existing file without --force.
-bool RunDriver::parseOuts(Plan &plan, std::string &error) const {
+std::vector<std::string> RunDriver::inputFiles(const Plan &plan,
+                                               const std::vector<VariantRun> *runs) const {
   std::vector<std::string> inputs = {opt_.input};
   for (const ArgSpec &a : plan.args)
     if (a.kind == ArgSpec::Kind::File)
       inputs.push_back(a.path);
+  if (runs)
+    for (const VariantRun &run : *runs) {
+      const SourceManager &sm = run.kernel->sources();
+      for (uint32_t f = 0; f < sm.numFiles(); ++f)
+        if (sm.name(f) != "<built-in>" && sm.name(f) != "<command line>")
+          inputs.push_back(sm.name(f));
+    }
+  return inputs;
+}
+
+bool RunDriver::parseOuts(Plan &plan, std::string &error) const {
+  std::vector<std::string> inputs = inputFiles(plan);
   for (const std::string &o : opt_.outs) {
     size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == o.size()) {
@@ -375,6 +388,14 @@ int RunDriver::compileVariants(const Plan &plan, std::vector<VariantRun> &runs) 
       warnUnusedDefines(*run.kernel);
     runs.push_back(std::move(run));
   }
+  // --out never replaces a file the compilation read (an #include file), even
+  // with --force; the kernel and --arg files were checked by makePlan.
+  std::vector<std::string> inputs = inputFiles(plan, &runs);
+  for (const auto &[name, path] : plan.outs)
+    for (const std::string &in : inputs)
+      if (sameFile(in, path))
+        return usageError("--out " + name + "=" + path + ": refusing to overwrite '" + in +
+                          "', a file the compilation read (--force does not change this)");
   return kExitOk;
 }
 
@@ -555,11 +576,20 @@ const conf::Case *RunDriver::pickCase(const conf::Suite &suite, int &rc) const {
       }
   } else if (suite.cases.size() == 1 && suite.invalid.empty()) {
     return &suite.cases[0];
+  } else if (suite.cases.empty() && suite.invalid.size() == 1) {
+    const conf::InvalidCase &bad = suite.invalid[0];
+    rc = usageError("case '" + bad.name + "' (" + bad.path + ") does not load:\n" + bad.error);
+    return nullptr;
   }
   std::string names;
-  for (size_t i = 0; i < suite.cases.size() && i < 50; ++i)
-    names += (i ? ", " : "") + suite.cases[i].name;
-  if (suite.cases.size() > 50)
+  size_t listed = 0;
+  for (const conf::Case &c : suite.cases)
+    if (listed++ < 50)
+      names += (names.empty() ? "" : ", ") + c.name;
+  for (const conf::InvalidCase &bad : suite.invalid)
+    if (listed++ < 50)
+      names += (names.empty() ? "" : ", ") + bad.name + " (does not load)";
+  if (listed > 50)
     names += ", ...";
   rc = usageError((opt_.caseName.empty()
                        ? std::string("--launch: pick a case with --case NAME")
@@ -620,6 +650,8 @@ int RunDriver::runLaunch(Backend &backend, const CaseHook &hook) const {
       errors += (errors.empty() ? "" : "\n") + e;
     return usageError(errors.empty() ? "cannot load " + opt_.launch : errors);
   }
+  for (const std::string &w : loaded.warnings)
+    std::cerr << tool_ << ": warning: " << w << '\n';
   if (opt_.tolerance.any())
     conf::overrideDefaultTolerances(*loaded.suite, opt_.tolerance);
   int rc = kExitOk;

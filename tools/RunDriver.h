@@ -123,6 +123,10 @@ public:
   /// Compiles every variant (a compile error comes before any run) and checks
   /// that --print/--out name buffers.
   int compileVariants(const Plan &plan, std::vector<VariantRun> &runs) const;
+  /// Every file the run reads: the kernel, the --arg files and, given `runs`,
+  /// each file their compilation read (#include files). No output may be one.
+  std::vector<std::string> inputFiles(const Plan &plan,
+                                      const std::vector<VariantRun> *runs = nullptr) const;
   /// Compiles one variant; prints the diagnostics.
   std::shared_ptr<CompiledKernel> compile(const DefineList &defines, int &rc) const;
   /// Binds the arguments of `run` and evaluates its grid (and --program).

@@ -355,6 +355,42 @@ int runCommand(const RunFlags &f, const std::string &command) {
   }
   auto start = std::chrono::steady_clock::now();
   std::vector<LoadResult> suites = loadAll(files);
+  // Nor a file a case reads (its source_file, an npy input or expected output).
+  for (const LoadResult &l : suites)
+    inputs.insert(inputs.end(), l.filesRead.begin(), l.filesRead.end());
+  if (!checkOutputs({{"--out", f.out}, {"--html", f.html}, {"--md", f.md}}, inputs, f.force))
+    return kExitUsage;
+  // A filter that selects nothing is a mistake (a misspelt name), not a pass.
+  if (!f.suites.empty() || !f.cases.empty() || !f.features.empty()) {
+    RunnerOptions filter;
+    filter.suiteGlobs = f.suites;
+    filter.caseGlobs = f.cases;
+    filter.featureGlobs = f.features;
+    RunnerOptions byName = filter; // the features of a case that did not load are unknown
+    byName.featureGlobs.clear();
+    size_t matched = 0, loaded = 0;
+    for (const LoadResult &l : suites) {
+      if (!l.suite)
+        continue;
+      ++loaded;
+      for (const Case &c : l.suite->cases)
+        matched += selected(filter, l.suite->name, c.name, c.features);
+      for (const InvalidCase &c : l.suite->invalid)
+        matched += selected(byName, l.suite->name, c.name, {});
+    }
+    if (matched == 0 && loaded > 0) {
+      std::string flags;
+      for (const auto &[flag, globs] :
+           {std::pair<std::string, const std::vector<std::string> *>{"--suite", &f.suites},
+            {"--case", &f.cases},
+            {"--feature", &f.features}})
+        for (const std::string &g : *globs)
+          flags += " " + flag + " " + g;
+      std::cerr << "triton-conformance: error: no case of the " << loaded
+                << (loaded == 1 ? " suite" : " suites") << " matches" << flags << '\n';
+      return kExitUsage;
+    }
+  }
   if (f.tolerance.any())
     for (LoadResult &l : suites)
       if (l.suite)

@@ -14,13 +14,13 @@
 #include "interp/AccessMap.h"
 #include "interp/InterpreterBackend.h"
 #include "ir/Printer.h"
+#include "support/FileIO.h"
 #include "support/Interrupt.h"
 #include "support/ToolMain.h"
 #include "tools/RunDriver.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace {
@@ -68,11 +68,16 @@ int checkCoverage(const RunDriver &d, const DebugOptions &dbg, const tc::RunResu
 int runAll(const RunDriver &d, const DebugOptions &dbg) {
   const DriverOptions &opt = d.options();
   std::unique_ptr<tc::Backend> backend = tc::createInterpreterBackend();
-  if (!opt.launch.empty())
+  if (!opt.launch.empty()) {
+    if (!dbg.accessMap.empty())
+      return d.usageError("--access-map cannot be combined with --launch (not supported yet)");
     return d.runLaunch(*backend);
+  }
   Plan plan;
   if (int rc = d.makePlan(plan))
     return rc;
+  if (!dbg.accessMap.empty() && plan.program)
+    return d.usageError("--access-map maps a whole launch; it cannot be combined with --program");
   if (opt.tolerance.any()) {
     std::string flags = opt.tolerance.flags();
     if (opt.variantsExact)
@@ -83,19 +88,23 @@ int runAll(const RunDriver &d, const DebugOptions &dbg) {
                                   "list-valued defines (-DBLOCK=[64,128]) or to a --launch case; "
                                   "this run has one variant");
   }
-  if (!dbg.accessMap.empty()) {
-    std::error_code ec;
-    std::filesystem::path parent = std::filesystem::path(dbg.accessMap).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-      return d.usageError("--access-map " + dbg.accessMap + ": the directory '" + parent.string() +
-                          "' does not exist");
+  // The access maps are outputs: never one of the inputs or an --out file
+  // (--force or not), never an existing file without --force.
+  auto checkAccessMaps = [&](const std::vector<std::string> &inputs) {
     for (size_t v = 0; v < plan.variants.size(); ++v) {
       std::string path = accessMapPath(dbg.accessMap, v, plan.variants.size());
-      if (!opt.force && std::filesystem::exists(path, ec))
-        return d.usageError("--access-map: refusing to overwrite the existing file '" + path +
-                            "'; use --force to overwrite it");
+      for (const auto &[name, out] : plan.outs)
+        if (tc::sameFile(out, path))
+          return d.usageError("--access-map " + path + ": the same file as --out " + name + "=" +
+                              out);
+      if (std::string why = tc::checkOutputPath(path, inputs, opt.force); !why.empty())
+        return d.usageError("--access-map " + path + ": " + why);
     }
-  }
+    return kExitOk;
+  };
+  if (!dbg.accessMap.empty())
+    if (int rc = checkAccessMaps(d.inputFiles(plan)))
+      return rc;
   std::string why;
   if (!backend->available(&why))
     return d.usageError("the interpreter is not available: " + why);
@@ -103,6 +112,9 @@ int runAll(const RunDriver &d, const DebugOptions &dbg) {
   std::vector<VariantRun> runs;
   if (int rc = d.compileVariants(plan, runs))
     return rc;
+  if (!dbg.accessMap.empty()) // and not over an #include file either
+    if (int rc = checkAccessMaps(d.inputFiles(plan, &runs)))
+      return rc;
   bool many = runs.size() > 1;
   int disagree = kExitOk;
   for (size_t v = 0; v < runs.size(); ++v) {
@@ -118,16 +130,16 @@ int runAll(const RunDriver &d, const DebugOptions &dbg) {
       ro.accessMap = !dbg.accessMap.empty();
       tc::RunResult r = backend->launch(*run.kernel, run.grid, run.bound->args, ro);
       std::cout.flush();
-      if (ro.accessMap && !plan.program) {
+      if (ro.accessMap) {
         tc::AccessMapLaunch m;
         m.kernel = run.kernel->name();
         m.title = opt.input + (run.name.empty() ? "" : " " + run.name);
         m.grid = run.grid;
         m.buffers = r.buffers;
         std::string path = accessMapPath(dbg.accessMap, v, runs.size());
-        std::ofstream f(path, std::ios::binary);
-        if (!(f << tc::renderAccessMap(m)) || !f.flush())
-          return d.usageError("--access-map: cannot write '" + path + "'");
+        std::string error;
+        if (!tc::writeFileAtomic(path, tc::renderAccessMap(m), error))
+          return d.usageError("--access-map: " + error);
         std::cerr << "triton-interp: access map written to " << path << '\n';
       }
       rc = d.reportResult(r);

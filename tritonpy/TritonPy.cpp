@@ -20,6 +20,26 @@ using ir::OpKind;
 using ir::Type;
 using ir::Value;
 
+// A Python string literal of `s` made of printable ASCII only: a label may hold
+// any byte (a newline in a comment would end the comment and start code).
+std::string pyStringLiteral(const std::string &s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out + "\"";
+}
+
 std::string tlType(DType t) {
   switch (t) {
   case DType::Bool: return "tl.int1";
@@ -519,7 +539,8 @@ bool Emitter::emitOp(const Op &op) {
   case OpKind::AtomicRMW:
   case OpKind::AtomicCas: return emitMemory(op);
   case OpKind::Print:
-    line("# print(\"" + op.strAttr("label") + "\", ...): not translated (no effect on results)");
+    line("# print(" + pyStringLiteral(op.strAttr("label")) +
+         ", ...): not translated (no effect on results)");
     return true;
   case OpKind::Assert:
     line("# assert: not translated (the triton backend does not report traps)");
