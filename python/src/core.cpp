@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <climits>
 #include <csignal>
 #include <cstdlib>
@@ -378,12 +379,32 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, 
     auto whatFn = [&] { return "argument " + paramText(k, i); };
     if (t.isPtr) {
       std::optional<ArrayArg> a = asArray(obj, whatFn);
-      if (!a)
+      if (!a) {
+        // An ndarray the binding cannot take: say what is wrong with its dtype
+        // (byte order, records, objects, strings), not that it is no array.
+        nb::handle arr = obj;
+        if (nb::isinstance<nb::tuple>(obj) && nb::len(obj) == 6)
+          arr = obj[1];
+        if (nb::hasattr(arr, "__array_interface__") && nb::hasattr(arr, "dtype")) {
+          nb::object dtype = arr.attr("dtype");
+          std::string dt = nb::cast<std::string>(dtype.attr("__str__")());
+          std::string str =
+              nb::hasattr(dtype, "str") ? nb::cast<std::string>(dtype.attr("str")) : dt;
+          bool swapped =
+              !str.empty() && str[0] == (std::endian::native == std::endian::little ? '>' : '<');
+          throw nb::type_error(
+              (whatFn() + " expects an array of " + std::string(tc::conformanceName(t.dtype)) +
+               ", got a NumPy array of dtype " + (dt == str ? dt : dt + " ('" + str + "')") +
+               (swapped ? ", in the other byte order; pass arr.astype(arr.dtype.newbyteorder('='))"
+                        : ", which the language has no type for"))
+                  .c_str());
+        }
         throw nb::type_error((whatFn() +
                               " expects an array (NumPy, PyTorch or anything with "
                               "__dlpack__), got " +
                               nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
                                  .c_str());
+      }
       bool bf16Bits = t.dtype == DType::BF16 && a->dtype == DType::U16 && !a->cuda;
       if (a->dtype != t.dtype && !bf16Bits)
         throw nb::type_error((whatFn() + " expects an array of " +

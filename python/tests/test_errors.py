@@ -26,6 +26,24 @@ def test_wrong_dtype_names_parameter(axpy):
         axpy(x, y, 1.0, 8, (1,), BLOCK=8)
 
 
+def test_dtype_the_language_lacks_is_named(axpy):
+    # An ndarray in the other byte order, a record or object array is an array:
+    # the message says what is wrong with its dtype.
+    y = np.zeros(8, np.float32)
+    swapped = np.ones(8, np.dtype(np.float32).newbyteorder("S"))
+    with pytest.raises(TypeError, match=r"argument 'X' \(float32\*\) expects an array of "
+                                        r"float32, got a NumPy array of dtype .*, in the other "
+                                        r"byte order; pass arr.astype"):
+        axpy(swapped, y, 2.0, 8, (1,), BLOCK=8)
+    for bad in (np.zeros(8, [("a", "<f4")]), np.zeros(8, object), np.zeros(8, "U3")):
+        with pytest.raises(TypeError, match=r"argument 'X' .*got a NumPy array of dtype .*, "
+                                            r"which the language has no type for"):
+            axpy(bad, y, 2.0, 8, (1,), BLOCK=8)
+    assert not y.any()
+    axpy(swapped.astype(swapped.dtype.newbyteorder("=")), y, 2.0, 8, (1,), BLOCK=8)
+    assert (y == 2.0).all()
+
+
 def test_missing_and_extra_arguments(axpy):
     x, y = np.ones(8, np.float32), np.zeros(8, np.float32)
     with pytest.raises(TypeError, match=r"missing argument for parameter 'N' \(int32\)"):

@@ -178,6 +178,33 @@ def test_tensor_that_requires_grad_is_not_written_behind_autograd(make):
     assert torch.equal(t.detach(), torch.full((4,), 100.0))
 
 
+def test_inference_tensor_is_not_written_outside_inference_mode():
+    # torch refuses in-place updates to inference tensors outside inference mode;
+    # the kernel's stores are refused the same way, before anything is written
+    # (the other written argument keeps its contents too).
+    k = triton_c.kernel(SCALE)
+    x = torch.arange(4.0)
+    with torch.inference_mode():
+        y = torch.zeros(4)
+    other = torch.zeros(4)
+    with pytest.raises(RuntimeError, match="argument 'Y' is an inference tensor"):
+        k(x, y, 3.0, 4, (1,), TYPE="float", BLOCK=4)
+    assert torch.equal(y, torch.zeros(4))
+    two = triton_c.kernel("""
+    __global__ void two(float *A, float *B) {
+      int i[4] = 0 ... 4;
+      *(A + i) = 1.0f;
+      *(B + i) = 2.0f;
+    }""")
+    with pytest.raises(RuntimeError, match="argument 'B' is an inference tensor"):
+        two(other, y, (1,))
+    assert torch.equal(other, torch.zeros(4)) and torch.equal(y, torch.zeros(4))
+    k(y, other, 3.0, 4, (1,), TYPE="float", BLOCK=4)  # read: allowed
+    with torch.inference_mode():  # as torch allows in-place ops there
+        k(x, y, 3.0, 4, (1,), TYPE="float", BLOCK=4)
+    assert y.tolist() == [0.0, 3.0, 6.0, 9.0]
+
+
 def test_tensor_that_requires_grad_may_be_read():
     k = triton_c.kernel(SCALE)
     x = torch.arange(4.0, requires_grad=True)

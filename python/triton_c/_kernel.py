@@ -1110,6 +1110,22 @@ def _needs_grad_guard(a: Any) -> bool:
             and torch.is_grad_enabled())
 
 
+def _inference_guard(a: Any) -> bool:
+    """An inference tensor (made under torch.inference_mode()) outside
+    inference mode: torch refuses every in-place write to it, and so does a
+    kernel (a store to it traps before anything is written)."""
+    torch = sys.modules.get("torch")
+    return (torch is not None and isinstance(a, torch.Tensor) and a.is_inference()
+            and not torch.is_inference_mode_enabled())
+
+
+def _inference_message(name: str) -> str:
+    return (f"argument '{name}' is an inference tensor (made under torch.inference_mode()) "
+            f"and the kernel stores to it: torch does not allow in-place updates to it outside "
+            f"inference mode; call the kernel inside torch.inference_mode() or pass a clone(); "
+            f"nothing was written")
+
+
 _PLAIN: set = {np.ndarray, int, float, bool}
 _PLAIN_WITH_TORCH = False
 
@@ -1208,7 +1224,8 @@ class _Run:
             if ta is int or ta is float:
                 out.append(a)
                 continue
-            if ta is tensor and a.is_cuda and not (grad and a.requires_grad):
+            if ta is tensor and a.is_cuda and not (grad and a.requires_grad) and not (
+                    a.is_inference() and not torch.is_inference_mode_enabled()):
                 # the common GPU argument, described by its data pointer (no DLPack export)
                 name = _TORCH_NAMES.get(a.dtype) or A._torch_name(a.dtype)
                 out.append(("cuda", a.data_ptr(), name, a.shape, a.get_device()))
@@ -1216,7 +1233,7 @@ class _Run:
             try:
                 if ta is np.ndarray:
                     out.append(A.for_core(a))
-                elif _needs_grad_guard(a):
+                elif _needs_grad_guard(a) or _inference_guard(a):
                     self.guarded = True
                     out.append(A.for_core(a, readonly=True))
                 else:
@@ -1236,6 +1253,8 @@ class _Run:
             for i, a in enumerate(args):
                 if A.is_cuda(a) and _needs_grad_guard(a) and k.may_store[i]:
                     raise RuntimeError(_grad_message(self.plan.names[i]))
+                if A.is_cuda(a) and _inference_guard(a) and k.may_store[i]:
+                    raise RuntimeError(_inference_message(self.plan.names[i]))
         res = _core.launch(k, backend, core_args, grid_texts, num_warps, num_stages,
                            stream, self.threads, self.seconds, self.race_check, self.trace,
                            bool(self.access_map) and backend == "interp")
@@ -1273,6 +1292,8 @@ class _Run:
                 a = args[self.plan.names.index(name)] if name in self.plan.names else None
                 if a is not None and _needs_grad_guard(a):
                     raise RuntimeError(_grad_message(name))
+                if a is not None and _inference_guard(a):
+                    raise RuntimeError(_inference_message(name))
                 raise ValueError(f"argument '{name}' is read-only (its array is not writeable) "
                                  f"but the kernel stores to it at line {t['line']}; nothing "
                                  f"was written")
@@ -1414,6 +1435,8 @@ class _Run:
                 continue
             if store and grad and isinstance(a, torch.Tensor) and a.requires_grad:
                 raise RuntimeError(_grad_message(n))
+            if store and _inference_guard(a):
+                raise RuntimeError(_inference_message(n))
             call.append(_triton.as_tensor(torch, a, n, store, gpu))
             if store and isinstance(a, torch.Tensor):
                 written.append(a)
