@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/IRParser.h"
 
+#include "support/FloatBits.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -17,6 +19,13 @@
 namespace tc::ir {
 
 namespace {
+
+/// The shortest text that reads back as `d` ("1e+10").
+std::string shortestText(double d) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, r.ptr);
+}
 
 constexpr unsigned kMaxRegionDepth = 128;
 constexpr int64_t kMaxTileElements = int64_t(1) << 31;
@@ -310,8 +319,8 @@ Token Lexer::lexType(const Token &at) {
 /// Parses one module; every parse function returns false after reporting an error.
 class Parser {
 public:
-  Parser(uint32_t file, const SourceManager &sm, DiagEngine &diags)
-      : file_(file), lex_(sm.text(file)), diags_(diags) {
+  Parser(uint32_t file, const SourceManager &sm, DiagEngine &diags, SourcePositions *positions)
+      : file_(file), lex_(sm.text(file)), diags_(diags), positions_(positions) {
     tok_ = lex_.next();
   }
   std::unique_ptr<Module> parseModule();
@@ -354,6 +363,7 @@ private:
   uint32_t file_;
   Lexer lex_;
   DiagEngine &diags_;
+  SourcePositions *positions_ = nullptr;
   Token tok_;
   std::unique_ptr<Module> module_;
   std::vector<std::unordered_map<std::string, Value *>> scopes_;
@@ -436,6 +446,8 @@ bool Parser::parseFunction() {
   if (isKeyword("loc") && !parseLoc(loc))
     return false;
   Function *f = module_->addFunction(nameTok.text, loc);
+  if (positions_)
+    positions_->functions[nameTok.text] = SourceLoc{file_, nameTok.line, nameTok.col, 0};
   scopes_.assign(1, {});
   for (Param &p : params)
     if (!define(p.name, f->addParam(p.name.text, p.type, p.attrs)))
@@ -570,6 +582,16 @@ bool Parser::parseOp(Block &block, unsigned depth) {
   if (types.size() != names.size())
     return report(mnemonicTok, DiagId::err_ir_result_count,
                   {mnemonicTok.text, std::to_string(names.size()), std::to_string(types.size())});
+  // As the language warns for `half x = 1e10;`: the value becomes infinity.
+  if (*kind == OpKind::Constant && types.size() == 1 && !types[0].isPtr && isFloat(types[0].dtype))
+    if (const AttrValue *v = op->attr("value"); v && std::holds_alternative<double>(*v)) {
+      double d = std::get<double>(*v);
+      if (std::isfinite(d) && std::isinf(roundToFloat(d, types[0].dtype)))
+        diags_.report(DiagId::warn_ir_float_overflow,
+                      SourceLoc{file_, mnemonicTok.line, mnemonicTok.col, 0},
+                      {shortestText(d), std::string(irName(types[0].dtype))},
+                      static_cast<uint32_t>(mnemonicTok.length));
+    }
   for (Type &t : types)
     op->addResult(std::move(t));
   while (is(Tok::LBrace))
@@ -582,6 +604,10 @@ bool Parser::parseOp(Block &block, unsigned depth) {
     return false;
   op->setLoc(loc);
   op->setParentBlock(&block);
+  if (positions_) {
+    const Token &first = names.empty() ? mnemonicTok : names.front();
+    positions_->ops[op.get()] = SourceLoc{file_, first.line, first.col, 0};
+  }
   Op *raw = op.get();
   block.ops().push_back(std::move(op));
   for (size_t i = 0; i < names.size(); ++i)
@@ -763,8 +789,9 @@ bool Parser::checkCounts(const Token &mnemonicTok, OpKind kind, const Op &op) {
 
 } // namespace
 
-std::unique_ptr<Module> parseModule(uint32_t file, const SourceManager &sm, DiagEngine &diags) {
-  Parser p(file, sm, diags);
+std::unique_ptr<Module> parseModule(uint32_t file, const SourceManager &sm, DiagEngine &diags,
+                                    SourcePositions *positions) {
+  Parser p(file, sm, diags, positions);
   return p.parseModule();
 }
 

@@ -189,7 +189,7 @@ private:
 };
 
 void Verifier::fail(const Op &op, std::string msg) {
-  out_.push_back(VerifyFailure{std::move(msg), fn_.name(), opToString(op), op.loc()});
+  out_.push_back(VerifyFailure{std::move(msg), fn_.name(), opToString(op), op.loc(), &op});
 }
 
 void Verifier::run() {

@@ -13,6 +13,7 @@ struct VerifyFailure {
   std::string function; // the function it is in
   std::string opText;   // the offending op, printed (opToString)
   Location loc;
+  const Op *op = nullptr; // the offending op (nullptr: the function as a whole)
 };
 
 /// Checks every op against its rule (operand/result counts and types, attributes,

@@ -330,17 +330,30 @@ int processIR(const Options &opt, std::ostream &out) {
     diags.reportNoLoc(tc::DiagId::err_cannot_open_file, {error});
     return kExitCompileError;
   }
-  auto m = tc::ir::parseModule(*file, sm, diags);
+  tc::ir::SourcePositions positions;
+  auto m = tc::ir::parseModule(*file, sm, diags, &positions);
   noteFilesRead(sm);
+  // Verifier errors point at the op as written (file:line:col, the line, a
+  // caret), in the user's value names; -verify checks them like parse errors.
+  bool verified = true;
+  if (m)
+    for (const tc::ir::VerifyFailure &f : tc::ir::verifyModule(*m)) {
+      verified = false;
+      auto op = f.op ? positions.ops.find(f.op) : positions.ops.end();
+      auto fn = positions.functions.find(f.function);
+      tc::SourceLoc at = op != positions.ops.end()         ? op->second
+                         : fn != positions.functions.end() ? fn->second
+                                                           : tc::SourceLoc{};
+      if (at.file == tc::SourceLoc::kNoFile)
+        diags.reportNoLoc(tc::DiagId::err_ir_verifier,
+                          {f.message + " (in kernel @" + f.function + ")"});
+      else
+        diags.report(tc::DiagId::err_ir_verifier, at, {f.message});
+    }
   if (opt.verify)
     return diags.verify(std::cerr) ? kExitOk : kExitCompileError;
-  if (!m)
+  if (!m || !verified)
     return kExitCompileError;
-  auto failures = tc::ir::verifyModule(*m);
-  if (!failures.empty()) {
-    std::cerr << tc::ir::formatFailures(*m, failures);
-    return kExitCompileError;
-  }
   if (!runPasses(*m, opt, out))
     return kExitCompileError;
   if (!opt.kernel.empty() && !hasKernel(*m, opt.kernel)) {
