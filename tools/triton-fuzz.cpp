@@ -503,7 +503,7 @@ int campaign(const Flags &f, const CheckConfig &cfg, double seconds, double shri
 
 int merge(const MergeFlags &m) {
   std::vector<CampaignSummary> parts;
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, texts;
   for (const std::string &dir : m.dirs) {
     fs::path file = fs::path(dir) / "campaign.json";
     std::string text, error;
@@ -516,8 +516,23 @@ int merge(const MergeFlags &m) {
     CampaignSummary s;
     if (!summaryFromJson(text, s, error))
       return usage("merge: " + file.string() + ": " + error);
+    // The same campaign twice (a folder and its copy) would count every kernel
+    // twice; two campaigns of one seed and shard checked the same kernels.
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const CampaignSummary &o = parts[i];
+      if (o.seed != s.seed || o.shardIndex != s.shardIndex || o.shardCount != s.shardCount ||
+          o.mode != s.mode)
+        continue;
+      if (texts[i] == text || sameFile(inputs[i], file.string()))
+        return usage("merge: " + dir + " and " + m.dirs[i] + " hold the same campaign (seed " +
+                     std::to_string(s.seed) + ", started " + s.started + "); give it once");
+      std::cerr << "triton-fuzz: warning: merge: " << dir << " and " << m.dirs[i]
+                << " are campaigns of the same seed " << s.seed
+                << " and shard: their first kernels are the same ones, counted in each\n";
+    }
     parts.push_back(std::move(s));
     inputs.push_back(file.string());
+    texts.push_back(std::move(text));
   }
   fs::path html(m.out), md = fs::path(m.out).replace_extension(".md"),
                         json = html.parent_path() / "merged.json";
@@ -559,6 +574,22 @@ int listPlantedBugs() {
 #endif
 }
 
+// A kernel index: 0 to 2^63-1, never clamped (CLI11 saturates a number past
+// int64's range) nor negative.
+CLI::Validator kernelIndexValidator() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string {
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc::result_out_of_range)
+          return "'" + text + "' is past the largest kernel index, 2^63-1";
+        if (ec != std::errc() || end != text.data() + text.size() || v < 0)
+          return "'" + text + "' is not a kernel index (an integer, 0 or more)";
+        return "";
+      },
+      "INDEX");
+}
+
 void addCampaignOptions(CLI::App &app, Flags &f) {
   app.add_flag("--cpu-only", f.cpuOnly, "Check only the properties that need no GPU");
   app.add_flag("--compile-only", f.compileOnly,
@@ -577,7 +608,8 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
           },
           "UINT64"));
   app.add_option("--out", f.out, "Campaign folder: journal, cases, reports (resumable)");
-  app.add_option("--max-kernels", f.maxKernels, "Only kernel indices below N (0: no limit)");
+  app.add_option("--max-kernels", f.maxKernels, "Only kernel indices below N (0: no limit)")
+      ->check(kernelIndexValidator());
   app.add_option("--shrink-time", f.shrinkTime, "Time budget for reducing one failure (60s)");
   app.add_option("--hang-timeout", f.hangTimeout, "A kernel not checked by then is a hang (60s)");
   app.add_option("--emi-rate", f.emiRate,
@@ -622,12 +654,14 @@ void addCampaignOptions(CLI::App &app, Flags &f) {
                  "--num-warps 8 (4 when --num-warps is 8), 0 to 1 (default 0.08)");
   app.add_option("--shard", f.shard, "Check only indices I with I % N == K (K/N)");
   app.add_flag("--stop-on-failure", f.stopOnFailure, "Stop after the first failing kernel");
-  app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)");
+  app.add_option("--cases-dir", f.casesDir, "Known findings' cases (default conformance/cases)")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--known", f.knownFile, "A file of known signatures, one per line")
       ->check(CLI::ExistingFile);
   app.add_option("--replay", f.replay,
                  "Check only kernel I of the campaign (I,J,...: each in turn), in this process")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(kernelIndexValidator());
   app.add_flag("--print", f.print,
                "With --replay: print the kernel (needs no GPU: without one it is printed, "
                "not checked, exit 4)");
@@ -684,8 +718,9 @@ static int toolMain(int argc, char **argv) {
   mergeCmd->add_flag("--force", m.force, "Replace existing report files");
   mergeCmd->add_option("--known", m.knownFile, "A file of known signatures, one per line")
       ->check(CLI::ExistingFile);
-  mergeCmd->add_option("--cases-dir", m.casesDir,
-                       "Known findings' cases (default conformance/cases)");
+  mergeCmd
+      ->add_option("--cases-dir", m.casesDir, "Known findings' cases (default conformance/cases)")
+      ->check(CLI::ExistingDirectory);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
