@@ -461,6 +461,18 @@ static int toolMain(int argc, char **argv) {
     app.exit(e);
     return kExitUsage;
   }
+  // Code generation flags have no effect on tokens, the AST or the tile IR:
+  // refused rather than ignored without a word.
+  if (!opt.emitsGpu() && opt.emit != "triton")
+    for (const char *flag : {"--num-warps", "--num-stages", "--sm", "--disable-opt",
+                             "--assume-aligned", "--time-passes"})
+      if (app.count(flag) > 0) {
+        std::cerr << "tritonc: error: " << flag
+                  << " applies to GPU code (--emit=ptx, llvm, layouts or triton); it has no "
+                     "effect with --emit="
+                  << opt.emit << "\n";
+        return kExitUsage;
+      }
   if (!opt.specialize.empty() && (!opt.emitsGpu() || opt.preprocessOnly || opt.verify)) {
     std::cerr << "tritonc: error: --specialize compiles GPU code; use it with --emit=ptx or "
                  "--emit=llvm\n";
