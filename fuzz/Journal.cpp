@@ -12,6 +12,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -210,7 +211,15 @@ bool loadState(const std::string &dir, CampaignState &state, bool &exists, std::
     state.device = j.value("device", "");
     return true;
   } catch (const std::exception &e) {
-    error = path.string() + " is not a campaign state file (" + e.what() +
+    // The library's words without its codes ("[json.exception.type_error.302]"),
+    // and a number that does not parse said as such (std::stoi's "stoi").
+    std::string why = e.what();
+    if (size_t p = why.find("] "); why.starts_with("[json.exception.") && p != std::string::npos)
+      why = why.substr(p + 2);
+    if (dynamic_cast<const std::invalid_argument *>(&e) ||
+        dynamic_cast<const std::out_of_range *>(&e))
+      why = "a field that must be a number is not one, or is out of range";
+    error = path.string() + " is not a campaign state file (" + why +
             "); remove it or use another --out";
     return false;
   }
