@@ -5,6 +5,7 @@
 
 #include "conformance/Json.h"
 
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -207,7 +208,9 @@ std::optional<Report> reportFromJson(const std::string &text, const std::string 
   std::string perr;
   std::optional<Json> j = parseJson(text, perr);
   if (!j) {
-    error = file + ":" + perr;
+    // "FILE:LINE:COL: ..." when parseJson knows the position, else "FILE: ...".
+    bool hasLine = !perr.empty() && std::isdigit(static_cast<unsigned char>(perr[0]));
+    error = file + (hasLine ? ":" : ": ") + perr;
     return std::nullopt;
   }
   if (!j->is_object() || str(*j, "format") != kReportFormat) {
