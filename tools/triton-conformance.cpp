@@ -34,6 +34,7 @@
 #include "conformance/Case.h"
 #include "conformance/Report.h"
 #include "conformance/Runner.h"
+#include "frontend/Compiler.h"
 #include "gpu/GpuBackend.h"
 #include "runtime/Launch.h"
 #include "runtime/TritonBackend.h"
@@ -122,6 +123,26 @@ bool writeText(const std::string &path, const std::string &text) {
     return false;
   }
   return true;
+}
+
+/// The files a compilation of `req` #includes (its preprocessing only).
+std::vector<std::string> includedFiles(const tc::CompileRequest &req) {
+  tc::CompileOptions opts;
+  opts.defines = req.defines;
+  opts.undefines = req.undefines;
+  opts.includeDirs = req.includeDirs;
+  tc::Compilation comp(opts);
+  bool added = req.path.empty() ? comp.addMainSource(req.sourceName, req.sourceText)
+                                : comp.addMainFile(req.path);
+  std::vector<std::string> files;
+  if (!added)
+    return files;
+  (void)comp.run(tc::Stage::Preprocess); // errors are the run's to report
+  const tc::SourceManager &sm = comp.sourceManager();
+  for (uint32_t i = 0; i < sm.numFiles(); ++i)
+    if (sm.name(i) != "<built-in>" && sm.name(i) != "<command line>")
+      files.push_back(sm.name(i));
+  return files;
 }
 
 /// Checks the report outputs before anything runs: none is an input, none is
@@ -355,9 +376,18 @@ int runCommand(const RunFlags &f, const std::string &command) {
   }
   auto start = std::chrono::steady_clock::now();
   std::vector<LoadResult> suites = loadAll(files);
-  // Nor a file a case reads (its source_file, an npy input or expected output).
+  // Nor a file a case reads (its source_file, an npy input or expected output,
+  // a file its source #includes: found by preprocessing each variant).
   for (const LoadResult &l : suites)
     inputs.insert(inputs.end(), l.filesRead.begin(), l.filesRead.end());
+  if (!f.out.empty() || !f.html.empty() || !f.md.empty())
+    for (const LoadResult &l : suites)
+      if (l.suite)
+        for (const Case &c : l.suite->cases)
+          if (c.source.find("include") != std::string::npos)
+            for (const Variant &v : c.variants())
+              for (const std::string &file : includedFiles(c.compileRequest(v, *l.suite)))
+                inputs.push_back(file);
   if (!checkOutputs({{"--out", f.out}, {"--html", f.html}, {"--md", f.md}}, inputs, f.force))
     return kExitUsage;
   // A filter that selects nothing is a mistake (a misspelt name), not a pass.
@@ -368,17 +398,19 @@ int runCommand(const RunFlags &f, const std::string &command) {
     filter.featureGlobs = f.features;
     RunnerOptions byName = filter; // the features of a case that did not load are unknown
     byName.featureGlobs.clear();
-    size_t matched = 0, loaded = 0;
+    size_t matched = 0, loaded = 0, unloaded = 0;
     for (const LoadResult &l : suites) {
-      if (!l.suite)
+      if (!l.suite) { // its error is the run's to report; its cases' names are unknown
+        ++unloaded;
         continue;
+      }
       ++loaded;
       for (const Case &c : l.suite->cases)
         matched += selected(filter, l.suite->name, c.name, c.features);
       for (const InvalidCase &c : l.suite->invalid)
         matched += selected(byName, l.suite->name, c.name, {});
     }
-    if (matched == 0 && loaded > 0) {
+    if (matched == 0 && loaded > 0 && unloaded == 0) {
       std::string flags;
       for (const auto &[flag, globs] :
            {std::pair<std::string, const std::vector<std::string> *>{"--suite", &f.suites},

@@ -461,16 +461,17 @@ static int toolMain(int argc, char **argv) {
     app.exit(e);
     return kExitUsage;
   }
-  // Code generation flags have no effect on tokens, the AST or the tile IR:
-  // refused rather than ignored without a word.
-  if (!opt.emitsGpu() && opt.emit != "triton")
+  // Code generation flags have no effect on tokens, the AST or the tile IR
+  // (--emit=triton takes --num-warps only): refused rather than ignored.
+  if (!opt.emitsGpu())
     for (const char *flag : {"--num-warps", "--num-stages", "--sm", "--disable-opt",
                              "--assume-aligned", "--time-passes"})
-      if (app.count(flag) > 0) {
+      if (app.count(flag) > 0 &&
+          !(opt.emit == "triton" && std::string_view(flag) == "--num-warps")) {
         std::cerr << "tritonc: error: " << flag
-                  << " applies to GPU code (--emit=ptx, llvm, layouts or triton); it has no "
-                     "effect with --emit="
-                  << opt.emit << "\n";
+                  << " applies to GPU code (--emit=ptx, llvm or layouts"
+                  << (std::string_view(flag) == "--num-warps" ? ", or triton" : "")
+                  << "); it has no effect with --emit=" << opt.emit << "\n";
         return kExitUsage;
       }
   if (!opt.specialize.empty() && (!opt.emitsGpu() || opt.preprocessOnly || opt.verify)) {

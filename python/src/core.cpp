@@ -879,6 +879,7 @@ private:
     static PyObject *sRequiresGrad = PyUnicode_InternFromString("requires_grad");
     static PyObject *sGetDevice = PyUnicode_InternFromString("get_device");
     static PyObject *sDataPtr = PyUnicode_InternFromString("data_ptr");
+    static PyObject *sIsInference = PyUnicode_InternFromString("is_inference");
     PyObject *seq = args.ptr();
     size_t n = params_.size();
     if (!PyTuple_Check(seq) || static_cast<size_t>(PyTuple_GET_SIZE(seq)) < n)
@@ -894,6 +895,11 @@ private:
         if (gradEnabled) {
           nb::object rg = nb::steal(PyObject_GetAttr(o, sRequiresGrad));
           if (!rg.is_valid() || rg.ptr() != Py_False)
+            return failed();
+        }
+        if (p.mayStore) { // an inference tensor: the full path applies torch's rule
+          nb::object inf = nb::steal(PyObject_CallMethodNoArgs(o, sIsInference));
+          if (!inf.is_valid() || inf.ptr() != Py_False)
             return failed();
         }
         nb::object dt = nb::steal(PyObject_GetAttr(o, sDtype));

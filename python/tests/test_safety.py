@@ -414,6 +414,43 @@ def test_access_map(tmp_path):
     assert other.read_text() == "mine"
     k(z, z, 8, (1,), BLOCK=8, access_map=True)
     assert 'id="access-data"' in k.last_access_map
+    # A file that only mentions the page's marker (this package's own source
+    # does) is not an access map: never replaced.
+    mention = tmp_path / "mention.py"
+    mention.write_text("MARK = b'<script type=\"application/json\" id=\"access-data\">'\n")
+    with pytest.raises(FileExistsError, match="is not an access map"):
+        k(z, z, 8, (1,), BLOCK=8, access_map=str(mention))
+    assert "MARK" in mention.read_text()
+
+
+def test_immutable_buffers_are_never_written():
+    # bytes, a memoryview of them and a read-only mmap are read-only buffers: a
+    # store is refused before anything is written (a 1-byte bytes object is
+    # shared by the whole interpreter); writable buffers are written in place.
+    import mmap
+    k = triton_c.kernel("__global__ void k(uint8 *Z) { int i[1] = 0 ... 1; *(Z + i) = (uint8)65; }")
+    ro = mmap.mmap(-1, 16, access=mmap.ACCESS_READ)
+    for buf in (b"\x00", memoryview(bytes(16)), ro):
+        with pytest.raises(ValueError, match="argument 'Z' is read-only"):
+            k(buf, (1,))
+    assert bytes([0]) == b"\x00" and ro[:1] == b"\x00"
+    ba = bytearray(1)
+    k(ba, (1,))
+    assert ba == bytearray(b"A")
+    rd = triton_c.kernel("__global__ void r(uint8 *Z, int *O) { int i[1] = 0 ... 1; *(O + i) = (int)*(Z + i); }")
+    o = np.zeros(1, np.int32)
+    rd(b"\x07", o, (1,))
+    assert o[0] == 7
+
+
+def test_misspelt_option_raises_on_every_call():
+    # The check of unused defines is cached per plan; a call that raised must
+    # not mark it checked (the second call took num_warp as a #define).
+    k = triton_c.kernel(INC)
+    z = np.zeros(8, np.float32)
+    for _ in range(2):
+        with pytest.raises(TypeError, match="did you mean num_warps="):
+            k(z, z, 8, (1,), BLOCK=8, num_warp=8)
 
 
 def test_asm():

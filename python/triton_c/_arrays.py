@@ -128,6 +128,17 @@ def for_core(x: Any, readonly: Optional[bool] = None) -> Any:
         return d
     if isinstance(x, np.generic):
         return x.item()
+    if not hasattr(x, "__dlpack__"):
+        # Any other buffer (bytes, bytearray, memoryview, mmap, array.array): as
+        # a NumPy view of its memory that keeps its read-only flag, so a store
+        # to an immutable object (a bytes, a read-only mmap) is refused, never
+        # written in place.
+        try:
+            mv = memoryview(x)
+        except TypeError:
+            return x
+        n = np.asarray(mv)
+        return _numpy_desc(n, mv.readonly or bool(readonly))
     return x
 
 

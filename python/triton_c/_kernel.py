@@ -255,7 +255,11 @@ def _check_options(backend: str, num_warps: Any, num_stages: Any, max_seconds: A
     return warps, stages, seconds, threads, rtol, atol
 
 
-_ACCESS_MARK = b'id="access-data"'
+# How every access-map page starts, and the element that holds its data: a file
+# is replaced only when it is such a page (a file that merely mentions the
+# marker, like this module, is not).
+_ACCESS_HEAD = b'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n<title>access map: '
+_ACCESS_MARK = b'<script type="application/json" id="access-data">'
 
 
 def _check_access_map_path(path: Any) -> None:
@@ -275,7 +279,7 @@ def _check_access_map_path(path: Any) -> None:
         except OSError as e:
             raise FileExistsError(f"access_map={p!r}: exists and cannot be read as an access "
                                   f"map ({e}); refusing to overwrite it") from None
-        if _ACCESS_MARK not in head:
+        if not head.startswith(_ACCESS_HEAD) or _ACCESS_MARK not in head:
             raise FileExistsError(f"access_map={p!r}: exists and is not an access map; "
                                   f"refusing to overwrite it")
     elif not os.access(parent, os.W_OK):
@@ -712,9 +716,11 @@ class Kernel:
 
     def _check_defines(self, plan: _Plan, defines: Mapping[str, Any], grid: Any) -> None:
         """A define the source never uses: a misspelt option is a TypeError; any
-        other a CompileWarning with a did-you-mean (the run tools' rule)."""
-        plan.checked = True
+        other a CompileWarning with a did-you-mean (the run tools' rule). The
+        plan counts as checked only when no TypeError was raised: a misspelt
+        option raises on every call, never becomes a define on the second."""
         if not defines:
+            plan.checked = True
             return
         k = plan.first
         used = set(_core.source_identifiers(k))
@@ -740,6 +746,7 @@ class Kernel:
             warnings.warn(f"define {name}={v!r} is not used by the kernel's source"
                           + (f"; did you mean {best}?" if best else ""),
                           CompileWarning, stacklevel=3)
+        plan.checked = True
 
 
     def _make_fast(self, fkey: tuple, plan: _Plan, run: "_Run", grid_in_args: bool) -> None:
