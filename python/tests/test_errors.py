@@ -128,6 +128,25 @@ def test_trap_out_of_bounds_fields_and_state():
     np.testing.assert_array_equal(e.state["Y"], np.ones(4, np.float32))
 
 
+def test_trap_state_of_a_broadcast_view_keeps_its_strides():
+    # A stride-0 view of one element: the state is that view over a copy of the
+    # buffer's bytes, not the view copied out (2**40 x 2**20 of them would need
+    # exabytes and hide the trap behind a MemoryError).
+    k = triton_c.kernel("""__global__ void f(float *X, float *Y, int n) {
+  int i[4] = 0 ... 4;
+  *(Y + i) = *(X + i * 0);
+  *(Y + i + n) = 2.0;
+}""")
+    x = np.broadcast_to(np.float32(3), (2**40, 2**20))
+    y = np.zeros(4, np.float32)
+    with pytest.raises(triton_c.TrapError) as e:
+        k(x, y, 100, (1,))
+    assert e.value.kind == "out_of_bounds"
+    sx = e.value.state["X"]
+    assert sx.shape == (2**40, 2**20) and sx.strides == (0, 0) and sx[5, 7] == 3
+    np.testing.assert_array_equal(e.value.state["Y"], np.full(4, 3, np.float32))
+
+
 INT_OP = """__global__ void op(int *X, int *D, int *Y) {
   int i[4] = 0 ... 4;
   int x[4] = *(X + i);

@@ -185,6 +185,20 @@ def test_assert_close_uses_dtype_tolerance():
     triton_c.testing.assert_close(h * np.float16(1.0005), h)  # within fp16's rtol 1e-3
 
 
+def test_assert_close_integers_of_two_dtypes_compare_exactly():
+    # Through float64, 2**53 + 1 and 2**53 would be equal (torch raises here too).
+    big = np.array([2**53 + 1], np.int64)
+    with pytest.raises(AssertionError, match=r"integers, exactly.*9007199254740993 vs "
+                                             r"9007199254740992"):
+        triton_c.testing.assert_close(big, np.array([2**53], np.uint64), check_dtype=False)
+    triton_c.testing.assert_close(big, np.array([2**53 + 1], np.uint64), check_dtype=False)
+    triton_c.testing.assert_close(np.array([1, 0], np.int8), np.array([True, False]),
+                                  check_dtype=False)
+    triton_c.testing.assert_close(np.zeros(3, np.int16), 0, check_dtype=False)
+    with pytest.raises(AssertionError, match="dtypes differ"):
+        triton_c.testing.assert_close(big, np.array([2**53 + 1], np.uint64))
+
+
 def test_do_bench_interp_returns_ms():
     k = triton_c.kernel(AXPY, outputs=["Y"])
     x, y = np.ones(16, np.float32), np.zeros(16, np.float32)

@@ -250,12 +250,13 @@ def from_state(data: bytes, name: str, shape: list[int], strides: Optional[list[
                origin: int = 0) -> np.ndarray:
     """An array of a trap's state: the buffer's bytes seen through the view."""
     dt = numpy_dtype(name)
-    raw = np.frombuffer(data, dtype=np.uint8)
     if strides is None:
         n = int(np.prod(shape)) if shape else 1
         return np.frombuffer(data, dtype=dt, count=n, offset=origin).reshape(shape).copy()
-    return np.ndarray(tuple(shape), dtype=dt, buffer=raw, offset=origin,
-                      strides=tuple(strides)).copy()
+    # The view over a private copy of the buffer's bytes, not the view copied
+    # out: a broadcast (stride-0) view of 4 bytes may span exabytes.
+    raw = np.frombuffer(bytearray(data), dtype=np.uint8)
+    return np.ndarray(tuple(shape), dtype=dt, buffer=raw, offset=origin, strides=tuple(strides))
 
 
 def host_numpy(x: Any) -> Any:

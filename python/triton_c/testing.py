@@ -48,6 +48,24 @@ def _to_float64(a: Any) -> Any:
     return np.asarray(a).astype(np.float64)
 
 
+def _assert_equal_ints(got: Any, want: Any, check_dtype: bool) -> None:
+    """assert_close of two integer/bool arrays of different dtypes: their values
+    as Python integers must be equal (a number broadcasts, as in NumPy)."""
+    import numpy as np
+
+    g, w = np.asarray(got), np.asarray(want)
+    if g.shape != w.shape:
+        if check_dtype or (g.shape != () and w.shape != ()):
+            raise AssertionError(f"shapes differ: {g.shape} vs {w.shape}")
+        g, w = np.broadcast_arrays(g, w)
+    go, wo = g.astype(object).ravel(), w.astype(object).ravel()
+    bad = np.flatnonzero(go != wo)
+    if bad.size:
+        i = int(bad[0])
+        raise AssertionError(f"{bad.size} element(s) differ (integers, exactly); first at flat "
+                             f"index {i}: {go[i]} vs {wo[i]}")
+
+
 def assert_close(actual: Any, expected: Any, rtol: Optional[float] = None,
                  atol: Optional[float] = None, *, check_dtype: bool = True) -> None:
     """Raises AssertionError unless the arrays match element by element.
@@ -78,6 +96,11 @@ def assert_close(actual: Any, expected: Any, rtol: Optional[float] = None,
         if check_dtype:
             raise AssertionError(f"dtypes differ: {gd} vs {wd} (check_dtype=False compares "
                                  f"their values)")
+        if gd not in _DEFAULT_TOL and wd not in _DEFAULT_TOL:
+            # Integers and bools of two dtypes: equal as integers, exactly (through
+            # float64, 2**53 + 1 would equal 2**53).
+            _assert_equal_ints(got, want, check_dtype)
+            return
         tols = [_DEFAULT_TOL.get(d, (0.0, 0.0)) for d in (gd, wd)]
         if rtol is None:
             rtol = max(t[0] for t in tols)
