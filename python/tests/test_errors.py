@@ -249,3 +249,21 @@ def test_trap_invalid_launch_grid():
     assert e.kind == "invalid_launch" and "more than 2^31 programs" in e.message
     with pytest.raises(ValueError, match="at least 1"):
         triton_c.kernel(src)(np.zeros(1, np.float32), (0,))
+
+
+def test_flag_options_and_helpers_validate_their_arguments(axpy):
+    # A string is not a flag ('no' was taken as true); shapes are integers;
+    # do_bench names its parameter.
+    x, y = np.ones(8, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match=r"trace='no': expected True or False"):
+        axpy(x, y, 2.0, 8, (1,), BLOCK=8, trace="no")
+    with pytest.raises(TypeError, match=r"check_variants='x': expected True or False"):
+        axpy(x, y, 2.0, 8, (1,), BLOCK=8, check_variants="x")
+    assert not y.any()
+    with pytest.raises(TypeError, match=r"empty: shape=\[2.7\]"):
+        triton_c.empty([2.7])
+    assert triton_c.empty([2, 3]).shape == (2, 3)
+    with pytest.raises(ValueError, match=r"do_bench: rep=0"):
+        triton_c.testing.do_bench(lambda: None, rep=0)
+    with pytest.raises(ValueError, match=r"do_bench: device='tpu'"):
+        triton_c.testing.do_bench(lambda: None, device="tpu")

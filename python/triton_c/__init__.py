@@ -70,8 +70,15 @@ def empty(shape: Sequence[int], dtype: Any = None, like: Any = None) -> Any:
 
     >>> c = triton_c.empty([M, N], dtype=a.dtype, like=a)
     """
+    import numpy as np
+
     from . import _arrays as A
 
+    if isinstance(shape, (int, np.integer)):
+        shape = [shape]
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
+            raise TypeError(f"empty: shape={list(shape)!r}: expected non-negative integers")
     shape = [int(d) for d in shape]
     if A.is_torch(like) or (dtype is not None and type(dtype).__module__ == "torch"):
         import torch

@@ -246,6 +246,8 @@ def _check_options(backend: str, num_warps: Any, num_stages: Any, max_seconds: A
     if access_map is not None and backend != "interp":
         raise ValueError("access_map: the access map is drawn by the interpreter "
                          "(backend='interp')")
+    if not isinstance(trace, (bool, np.bool_)):
+        raise TypeError(f"trace={trace!r}: expected True or False")
     if race_check is not None and not isinstance(race_check, (bool, np.bool_)):
         raise TypeError(f"race_check={race_check!r}: expected True, False or None (None: on "
                         f"for the interpreter)")
@@ -674,6 +676,9 @@ class Kernel:
             checked = _OPTIONS_SEEN.get(okey)
         except TypeError:  # a list of warps or stages
             checked, okey = None, None
+        if check_variants is not False and check_variants is not True and not isinstance(
+                check_variants, np.bool_):
+            raise TypeError(f"check_variants={check_variants!r}: expected True or False")
         if checked is None:
             checked = _check_options(backend, num_warps, num_stages, max_seconds, threads,
                                      race_check, trace, access_map, rtol, atol)

@@ -132,6 +132,11 @@ def do_bench(fn: Callable[[], Any], warmup: int = 5, rep: int = 20,
 
     >>> ms = triton_c.testing.do_bench(lambda: triton_c.ops.dot(a, b))
     """
+    for name, v, low in (("warmup", warmup, 0), ("rep", rep, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise ValueError(f"do_bench: {name}={v!r}: expected an integer, at least {low}")
+    if device not in (None, "cpu", "cuda"):
+        raise ValueError(f"do_bench: device={device!r}: expected 'cpu', 'cuda' or None")
     torch = None
     if device != "cpu":
         try:
