@@ -134,8 +134,10 @@ std::optional<std::string> mergeOverlappingHostArrays(const CompiledKernel &kern
       HostArray &h = *es[i].array;
       size_t size = byteSize(h.dtype);
       uint64_t origin = static_cast<uint64_t>(h.bytes() - lo) + h.origin;
+      // Name two different arguments: the first of the group is never the one
+      // that overlaps itself.
       if (origin % size != 0 || bytes % size != 0)
-        return argumentText(kernel, es[i].param) + " overlaps " +
+        return argumentText(kernel, es[i == g[0] ? g[1] : i].param) + " overlaps " +
                argumentText(kernel, first.param) +
                " in memory at an offset that is not a whole number of its elements: not "
                "supported yet (pass a copy)";

@@ -41,6 +41,22 @@ def test_overlapping_slices_without_a_race_follow_program_order():
     np.testing.assert_array_equal(x, want)
 
 
+def test_partial_overlap_names_two_different_arguments():
+    # X and Y are one array; Z starts 2 bytes into it. The message named 'X'
+    # twice (the group's first array against itself).
+    k = triton_c.kernel("""
+    __global__ void add(float *X, float *Y, float *Z) {
+      int i[16] = 0 ... 16;
+      *(Z + i) = *(X + i) + *(Y + i);
+    }""")
+    raw = np.zeros(70, np.uint8)
+    v1, v2 = raw[0:64].view(np.float32), raw[2:66].view(np.float32)
+    with pytest.raises(ValueError, match=r"argument 'Z' \(float32\*\) overlaps argument 'X' "
+                                         r"\(float32\*\) in memory at an offset that is not"):
+        k(v1, v1, v2, (1,))
+    assert not raw.any()
+
+
 def test_overlapping_views_of_other_dtypes_at_a_partial_element_are_refused():
     k = triton_c.kernel("""
     __global__ void f(short *X, int *Y) {
