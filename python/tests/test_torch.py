@@ -205,6 +205,18 @@ def test_inference_tensor_is_not_written_outside_inference_mode():
     assert y.tolist() == [0.0, 3.0, 6.0, 9.0]
 
 
+def test_overlap_with_a_tensor_that_requires_grad_says_why_it_is_read_only():
+    # leaf and leaf.detach() share memory; the user passed nothing read-only, so
+    # the message says which argument the kernel may only read, and why.
+    k = triton_c.kernel(SCALE)
+    leaf = torch.arange(4.0, requires_grad=True)
+    out = leaf.detach()
+    with pytest.raises(ValueError, match=r"one of them is read-only.*; here 'X' requires grad "
+                                         r"\(read-only for kernels while grad mode is on\)"):
+        k(leaf, out, 2.0, 4, (1,), TYPE="float", BLOCK=4)
+    assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
 def test_tensor_that_requires_grad_may_be_read():
     k = triton_c.kernel(SCALE)
     x = torch.arange(4.0, requires_grad=True)

@@ -1267,9 +1267,20 @@ class _Run:
                     raise RuntimeError(_grad_message(self.plan.names[i]))
                 if A.is_cuda(a) and _inference_guard(a) and k.may_store[i]:
                     raise RuntimeError(_inference_message(self.plan.names[i]))
-        res = _core.launch(k, backend, core_args, grid_texts, num_warps, num_stages,
-                           stream, self.threads, self.seconds, self.race_check, self.trace,
-                           bool(self.access_map) and backend == "interp")
+        try:
+            res = _core.launch(k, backend, core_args, grid_texts, num_warps, num_stages,
+                               stream, self.threads, self.seconds, self.race_check, self.trace,
+                               bool(self.access_map) and backend == "interp")
+        except ValueError as e:
+            # The read-only one may be read-only only for the kernel: say which.
+            why = [f"'{n}' requires grad (read-only for kernels while grad mode is on)"
+                   if _needs_grad_guard(a) else
+                   f"'{n}' is an inference tensor (read-only outside inference mode)"
+                   for n, a in zip(self.plan.names, args)
+                   if _needs_grad_guard(a) or _inference_guard(a)]
+            if self.guarded and why and "one of them is read-only" in str(e):
+                raise ValueError(f"{e}; here {'; '.join(why)}") from None
+            raise
         return self.finish(k, res, args, num_warps, caller, 5)
 
     def finish(self, k: Any, res: dict, args: Sequence[Any], num_warps: int, caller: bool,
