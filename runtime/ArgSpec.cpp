@@ -2,6 +2,7 @@
 #include "runtime/ArgSpec.h"
 
 #include "support/EditDistance.h"
+#include "support/FloatBits.h"
 #include "support/ValueBits.h"
 
 #include <algorithm>
@@ -548,6 +549,21 @@ std::optional<uint64_t> parseValueBits(std::string_view text, DType t, std::stri
   return parseIntValue(text, t, error);
 }
 
+/// Whether decimal `text` is a finite number that rounds to infinity in float
+/// type `t` (as the language warns for `half h = 70000.0;`).
+bool overflowsToInfinity(std::string_view text, DType t) {
+  text = trim(text);
+  if (!isFloat(t) || text.empty() || text.starts_with("0x") || text.starts_with("0X"))
+    return false;
+  std::string s(text);
+  char *end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size())
+    return false;
+  bool spelledInf = s.find_first_of("iI") != std::string::npos; // inf, -Infinity
+  return !spelledInf && !std::isnan(v) && (std::isinf(v) || std::isinf(roundToFloat(v, t)));
+}
+
 std::optional<ScalarValue> makeScalar(const ArgSpec &spec, DType t, std::string &error) {
   auto bits = parseValueBits(spec.value, t, error);
   if (!bits) {
@@ -726,10 +742,17 @@ bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
                                              : "64");
         return false;
       }
+      auto overflowWarning = [&] {
+        if (overflowsToInfinity(s.value, type.dtype))
+          out.warnings.push_back(
+              "--arg " + s.name + "=" + s.text + ": " + std::string(trim(s.value)) + " overflows " +
+              std::string(conformanceName(type.dtype)) + " and becomes infinity");
+      };
       if (!type.isPtr) {
         auto v = makeScalar(s, type.dtype, error);
         if (!v)
           return false;
+        overflowWarning();
         out.args.setScalar(s.name, *v);
         continue;
       }
@@ -737,6 +760,8 @@ bool bindArgs(const std::vector<ArgSpec> &specs, const CompiledKernel &kernel,
       auto a = makeBuffer(s, type.dtype, env, opts, error);
       if (!a)
         return false;
+      if (s.kind == ArgSpec::Kind::Full)
+        overflowWarning();
       HostArray &slot = out.arrays[s.name] = std::move(*a);
       out.args.setBuffer(s.name, &slot);
     }

@@ -115,6 +115,9 @@ uint64_t effectiveSeed(const ArgSpec &spec, uint64_t defaultSeed);
 struct BoundArgs {
   LaunchArgs args;
   std::map<std::string, HostArray> arrays; // map nodes never move
+  /// "--arg s=1e40: 1e40 overflows float32 and becomes infinity": a value
+  /// rounded to infinity (the rounding is the rule; the warning says so).
+  std::vector<std::string> warnings;
 };
 
 /// Binds every parameter of `kernel` from `specs`: unknown or repeated names,

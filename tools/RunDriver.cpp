@@ -420,6 +420,8 @@ int RunDriver::bind(const Plan &plan, VariantRun &run) const {
   std::string error;
   if (!bindArgs(plan.args, *run.kernel, plan.bufferOpts, *run.bound, error))
     return usageError(error);
+  for (const std::string &w : run.bound->warnings)
+    std::cerr << tool_ << ": warning: " << w << '\n';
   GridOutcome grid = evalGrid(plan.grid, *run.kernel, run.bound->args);
   if (!grid.dims)
     return usageError("--grid: " + grid.error);
