@@ -315,7 +315,12 @@ ConstValue foldMinMax(bool isMax, const ConstValue &a, const ConstValue &b) {
       return b;
     if (std::isnan(y))
       return a;
-    aLess = x < y;
+    // -0.0 < +0.0 here (rule 6: max(-0.0, +0.0) is +0.0, min is -0.0), as at
+    // run time; == would make the second operand win whatever its sign.
+    if (x == 0 && y == 0 && std::signbit(x) != std::signbit(y))
+      aLess = std::signbit(x);
+    else
+      aLess = x < y;
   } else {
     aLess = a.i < b.i;
   }

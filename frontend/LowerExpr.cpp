@@ -502,6 +502,13 @@ Value *FunctionLowerer::lowerSubscript(const SubscriptExpr *e) {
     }
     ++axis;
   }
+  // A half/bf16 `+` over several axes accumulates in fp32 and rounds once
+  // (rule 10), not after each axis: widen first, round in the convert below.
+  DType elem = v->type().dtype;
+  if ((elem == DType::F16 || elem == DType::BF16) && reductions.size() > 1 &&
+      std::all_of(reductions.begin(), reductions.end(),
+                  [](const auto &r) { return r.second == ReduceOp::Add; }))
+    v = convert(v, v->type().withDType(DType::F32));
   // Highest axis first, so the remaining axis numbers stay valid.
   for (auto it = reductions.rbegin(); it != reductions.rend(); ++it) {
     auto [ax, op] = *it;
