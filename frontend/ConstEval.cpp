@@ -307,24 +307,30 @@ FoldResult foldCdiv(const ConstValue &a, const ConstValue &b) {
 }
 
 ConstValue foldMinMax(bool isMax, const ConstValue &a, const ConstValue &b) {
-  bool aLess;
-  if (a.kind == Kind::Float || b.kind == Kind::Float) {
-    double x = constToDouble(a), y = constToDouble(b);
-    // maxNum/minNum: a NaN operand loses to a number (rule 6).
-    if (std::isnan(x))
-      return b;
-    if (std::isnan(y))
-      return a;
-    // -0.0 < +0.0 here (rule 6: max(-0.0, +0.0) is +0.0, min is -0.0), as at
-    // run time; == would make the second operand win whatever its sign.
-    if (x == 0 && y == 0 && std::signbit(x) != std::signbit(y))
-      aLess = std::signbit(x);
-    else
-      aLess = x < y;
-  } else {
-    aLess = a.i < b.i;
-  }
-  return (aLess == isMax) ? b : a;
+  auto pick = [&]() -> const ConstValue & {
+    if (a.kind == Kind::Float || b.kind == Kind::Float) {
+      double x = constToDouble(a), y = constToDouble(b);
+      // maxNum/minNum: a NaN operand loses to a number (rule 6).
+      if (std::isnan(x))
+        return b;
+      if (std::isnan(y))
+        return a;
+      // -0.0 < +0.0 here (rule 6: max(-0.0, +0.0) is +0.0, min is -0.0), as at
+      // run time; == would make the second operand win whatever its sign.
+      bool aLess = x == 0 && y == 0 && std::signbit(x) != std::signbit(y) ? std::signbit(x) : x < y;
+      return aLess == isMax ? b : a;
+    }
+    return (a.i < b.i) == isMax ? b : a;
+  };
+  // The result has the operands' common kind (rule 2): max(3, 2.5) is the float
+  // constant 3.0, whichever operand wins.
+  return widenConst(pick(), a, b);
+}
+
+ConstValue widenConst(const ConstValue &v, const ConstValue &a, const ConstValue &b) {
+  if (v.kind != Kind::Float && (a.kind == Kind::Float || b.kind == Kind::Float))
+    return ConstValue::ofFloat(constToDouble(v));
+  return v;
 }
 
 } // namespace tc::sema

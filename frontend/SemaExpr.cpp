@@ -581,7 +581,8 @@ bool Sema::checkConditional(ConditionalExpr *e) {
     return true;
   }
   if (cond->constant && a->constant && b->constant)
-    return setConstant(e, constTruth(*cond->constant) ? *a->constant : *b->constant);
+    return setConstant(e, widenConst(constTruth(*cond->constant) ? *a->constant : *b->constant,
+                                     *a->constant, *b->constant));
   std::optional<DType> d = promoteOperands({a, b});
   if (!d)
     return false;

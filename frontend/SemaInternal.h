@@ -89,6 +89,9 @@ FoldResult foldUnary(ast::UnaryOp op, const ast::ConstValue &a);
 FoldResult foldCdiv(const ast::ConstValue &a, const ast::ConstValue &b);
 /// min/max of two constants, compared by value; the chosen operand is returned.
 ast::ConstValue foldMinMax(bool isMax, const ast::ConstValue &a, const ast::ConstValue &b);
+/// `v` (one of `a`, `b`) in their common kind: a float when either is one.
+ast::ConstValue widenConst(const ast::ConstValue &v, const ast::ConstValue &a,
+                           const ast::ConstValue &b);
 
 //===----------------------------------------------------------------------===//
 // The analyser

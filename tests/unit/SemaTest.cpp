@@ -565,7 +565,10 @@ TEST(SemaPromotion, ConditionalBranches) {
   EXPECT_FALSE(r1->isMaskedLoad);
   ASSERT_EQ(r1->cond->kind, ExprKind::Binary); // `n != 0` was inserted
   EXPECT_EQ(r1->cond->type, T(DType::Bool));
-  EXPECT_EQ(initOf(*a, "r2")->constant->i, 7); // all constant: folded
+  // All constant: folded, in the branches' common kind (a float: 2.5 is one).
+  ASSERT_TRUE(initOf(*a, "r2")->constant);
+  EXPECT_EQ(initOf(*a, "r2")->constant->kind, ConstValue::Kind::Float);
+  EXPECT_EQ(initOf(*a, "r2")->constant->f, 7.0);
   EXPECT_EQ(initOf(*a, "r3")->type, T(DType::F16, {16}));
   EXPECT_EQ(initOf(*a, "r4")->type, T(DType::F32, {16})); // shape from the condition
 }
