@@ -1134,7 +1134,8 @@ const std::vector<std::string> &loweringPathNames() {
                                                  "div.shared",
                                                  "atomic.partword",
                                                  "loop.prefetch",
-                                                 "loop.exit_values"};
+                                                 "loop.exit_values",
+                                                 "mma.values.unit_scale"};
   return names;
 }
 
