@@ -139,13 +139,6 @@ struct Options {
   // contiguity and alignment, and a second loop that goes on from it streams
   // it. The same bits; off, the result is the loop's own.
   bool exitValues = true;
-  // "unit-scale": a loop-carried tile in #mma multiplied by a row factor
-  // (online softmax's `acc * alpha[:, newaxis]`, alpha = exp2(m_old - m_new))
-  // skips the multiplies in a warp whose factors are all exactly 1 (no row's
-  // running maximum moved this trip): one compare per row, a warp vote and a
-  // branch instead of a multiply per element. x * 1 is x for every x (a NaN
-  // stays a NaN), so the same values; off, every trip multiplies.
-  bool unitScale = true;
   // "copy-guard": a pipelined loop on cp.async (an attention loop's values
   // pipeline, a matmul loop not on the TMA) branches around each trip's
   // copies for the trip S - 1 ahead where that trip does not run. Off, they

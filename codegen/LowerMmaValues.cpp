@@ -35,7 +35,6 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/LowerMma.h"
 #include "codegen/MmaFragment.h"
-#include "support/PlantedBugs.h"
 
 #include <cmath>
 #include <functional>
@@ -843,76 +842,13 @@ void Lowerer::lowerMmaValueOp(const ir::Op &op) {
   for (const ir::Value *v : op.operands())
     xs.push_back(getMma(v, keysPermuted(op.result())));
   Slots s;
-  auto compute = [&] {
-    for (int64_t r = 0; r < mmaSlots(out); ++r) {
-      Slots x;
-      for (const Slots &o : xs)
-        x.push_back(slot(o, static_cast<size_t>(r)));
-      s.push_back(scalarOp(op, x));
-    }
-  };
-  int carried = unitScaleOperand(op);
-  if (carried < 0) {
-    compute();
-    return bindValue(op.result(), s);
-  }
-  // Option unit-scale: the multiplies only in a warp where some row factor
-  // is not exactly 1 (fcmp une: a NaN factor multiplies).
-  notePath("mma.values.unit_scale");
-  const Slots &factor = xs[1 - carried];
-  std::vector<llvm::Value *> rows;
-  for (llvm::Value *f : factor)
-    if (std::find(rows.begin(), rows.end(), f) == rows.end())
-      rows.push_back(f);
-  if (plantedBug("unit-scale-first-row"))
-    rows.resize(1);
-  llvm::Value *moved = b_.getFalse();
-  for (llvm::Value *f : rows)
-    moved = b_.CreateOr(moved, b_.CreateFCmpUNE(f, llvm::ConstantFP::get(f->getType(), 1.0)));
-  llvm::Value *any = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_vote_any_sync, {},
-                                        {b_.getInt32(0xffffffffu), moved});
-  llvm::BasicBlock *from = b_.GetInsertBlock();
-  llvm::BasicBlock *scale = llvm::BasicBlock::Create(ctx_, "unit.scale", kernel_);
-  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "unit.scale.end", kernel_);
-  b_.CreateCondBr(any, scale, join);
-  b_.SetInsertPoint(scale);
-  compute();
-  b_.CreateBr(join);
-  llvm::BasicBlock *scaled = b_.GetInsertBlock();
-  b_.SetInsertPoint(join);
-  for (size_t r = 0; r < s.size(); ++r) {
-    llvm::PHINode *phi = b_.CreatePHI(s[r]->getType(), 2);
-    phi->addIncoming(s[r], scaled);
-    phi->addIncoming(slot(xs[static_cast<size_t>(carried)], r), from);
-    s[r] = phi;
+  for (int64_t r = 0; r < mmaSlots(out); ++r) {
+    Slots x;
+    for (const Slots &o : xs)
+      x.push_back(slot(o, static_cast<size_t>(r)));
+    s.push_back(scalarOp(op, x));
   }
   bindValue(op.result(), s);
-}
-
-/// Option unit-scale: which operand of `op` (0 or 1) is the loop-carried
-/// tile that a row factor rescales, or -1. The pattern of online softmax:
-/// an f32 multiply in a loop's body of one of the body's arguments, in
-/// #mma with at least 16 slots a thread, by the broadcast of an [m, 1] row.
-int Lowerer::unitScaleOperand(const ir::Op &op) const {
-  if (!opts_.unitScale || op.kind() != ir::OpKind::Mul || op.numOperands() != 2 ||
-      op.result()->type().dtype != DType::F32 || mmaSlots(op.result()->type()) < 16)
-    return -1;
-  for (int c = 0; c < 2; ++c) {
-    const ir::Value *x = op.operand(static_cast<unsigned>(c));
-    const ir::Value *f = op.operand(static_cast<unsigned>(1 - c));
-    const ir::Block *body = x->ownerBlock();
-    if (!body || body != op.parentBlock() || !body->parentOp() ||
-        (body->parentOp()->kind() != ir::OpKind::For &&
-         body->parentOp()->kind() != ir::OpKind::While))
-      continue;
-    const ir::Op *b = f->definingOp();
-    if (!b || b->kind() != ir::OpKind::Broadcast || x->type().shape != f->type().shape)
-      continue;
-    const ir::Type &row = b->operand(0)->type();
-    if (row.shape.size() == 2 && row.shape[1] == 1 && row.shape[0] == x->type().shape[0])
-      return c;
-  }
-  return -1;
 }
 
 /// Along axis 1: the reference's pairwise tree over the column bits (bit 0

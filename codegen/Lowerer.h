@@ -264,7 +264,6 @@ private:
   void bindValue(const ir::Value *v, Slots s);
   Slots carriedSlots(const ir::Value *v, bool inMma, bool permuted);
   void lowerMmaValueOp(const ir::Op &op);
-  int unitScaleOperand(const ir::Op &op) const;
   void lowerMmaValueReduce(const ir::Op &op);
   void lowerMmaValueDot(const ir::Op &op);
   std::unordered_set<const ir::Value *> mmaRes_;     // values that live in #mma / its row slice

@@ -46,8 +46,6 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.exitValues;
   if (name == "copy-guard")
     return &opts.guardCopies;
-  if (name == "unit-scale")
-    return &opts.unitScale;
   return nullptr;
 }
 
@@ -58,8 +56,7 @@ const std::vector<std::string> &optimizationNames() {
       "vectorize",     "remat",    "mma",        "mma-values", "key-perm",
       "pipeline",      "wgmma",    "int8-wgmma", "split-n",    "masked-stream",
       "epilogue-cast", "late-q",   "tma",        "occupancy",  "shared-divisor",
-      "exp2-range",    "prefetch", "specialize", "copy-guard", "exit-values",
-      "unit-scale"};
+      "exp2-range",    "prefetch", "specialize", "copy-guard", "exit-values"};
   return names;
 }
 
@@ -80,7 +77,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
               opts.tma = opts.occupancy = opts.sharedDivisor = opts.exp2Range = opts.prefetch =
-                  opts.specialize = opts.guardCopies = opts.exitValues = opts.unitScale = false;
+                  opts.specialize = opts.guardCopies = opts.exitValues = false;
       opts.numStages = 1;
       continue;
     }
@@ -140,8 +137,6 @@ std::string describeOptions(const Options &opts) {
     s += " no-copy-guard";
   if (!opts.exitValues)
     s += " no-exit-values";
-  if (!opts.unitScale)
-    s += " no-unit-scale";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";

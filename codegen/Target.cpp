@@ -1134,8 +1134,7 @@ const std::vector<std::string> &loweringPathNames() {
                                                  "div.shared",
                                                  "atomic.partword",
                                                  "loop.prefetch",
-                                                 "loop.exit_values",
-                                                 "mma.values.unit_scale"};
+                                                 "loop.exit_values"};
   return names;
 }
 

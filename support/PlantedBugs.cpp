@@ -64,10 +64,6 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"exit-value-step", "gpu",
        "option exit-values computes a stepped pointer's value after its loop one step short "
        "(init + (n - 1) * inc): code after the loop reads the last trip's addresses"},
-      // codegen/LowerMmaValues.cpp
-      {"unit-scale-first-row", "gpu",
-       "option unit-scale votes on a thread's first row factor only: a warp whose first "
-       "rows kept their running max skips the rescale of rows whose max moved"},
       // codegen/LowerTma.cpp
       {"tma-row-end", "gpu",
        "a matmul loop on the TMA (8 warps) does not check that a trip's tile ends within its "

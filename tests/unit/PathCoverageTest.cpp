@@ -23,45 +23,6 @@ using namespace tc;
 
 namespace {
 
-// Online softmax over key blocks (FlashAttention-2's loop, 64x32x64 on 4 warps):
-// acc * alpha[:, newaxis] rescales the carried accumulator by a row factor;
-// -DCOLUMN scales it by a column factor instead, -DNOT_CARRIED scales p.
-const char *kAttention = R"(
-__global__ void attn(half *Q, half *K, half *V, float *Out, int n __multipleof(64)) {
-  int rm[64] = 0 ... 64;
-  int rn[32] = 0 ... 32;
-  int rd[64] = 0 ... 64;
-  half q[64, 64] = *(Q + rm[:, newaxis] * 64 + rd[newaxis, :]);
-  half *kt[64, 32] = K + rd[:, newaxis] + rn[newaxis, :] * 64;
-  half *vp[32, 64] = V + rn[:, newaxis] * 64 + rd[newaxis, :];
-  float m_i[64] = -F32_INFINITY;
-  float l_i[64] = 1.0f;
-  float acc[64, 64] = 0;
-  for (int j = 0; j < n; j += 32) {
-    half k[64, 32] = *kt;
-    float qk[64, 32] = q @ k;
-    float m_ij[64] = max(m_i, qk[:, max]);
-    float p[64, 32] = exp2(qk - m_ij[:, newaxis]);
-    float alpha[64] = exp2(m_i - m_ij);
-    l_i = l_i * alpha + p[:, +];
-#if defined(COLUMN)
-    float beta[64] = alpha;
-    acc = acc * beta[newaxis, :];
-#elif defined(NOT_CARRIED)
-    p = p * alpha[:, newaxis];
-#else
-    acc = acc * alpha[:, newaxis];
-#endif
-    half v[32, 64] = *vp;
-    acc += (half)p @ v;
-    m_i = m_ij;
-    kt += 32 * 64;
-    vp += 32 * 64;
-  }
-  *(Out + rm[:, newaxis] * 64 + rd[newaxis, :]) = acc * l_i[:, newaxis];
-}
-)";
-
 std::unique_ptr<ir::Module> lowerSource(const std::string &source) {
   Compilation c{CompileOptions{}};
   std::ostringstream diags;
@@ -175,28 +136,6 @@ TEST(PathCoverage, AtomicKind) {
   std::vector<std::string> p = pathsOf(kAtomic, codegen::Options{});
   EXPECT_TRUE(has(p, "atomic.add")) << joined(p);
   EXPECT_FALSE(has(p, "wgmma")) << joined(p);
-}
-
-TEST(PathCoverage, AttentionRescaleOfUnitFactorsSkipped) {
-  codegen::Options o;
-  o.alignedPointers = true;
-  std::vector<std::string> p = pathsOf(kAttention, o);
-  EXPECT_TRUE(has(p, "mma.values.wgmma")) << joined(p);
-  EXPECT_TRUE(has(p, "mma.values.unit_scale")) << joined(p);
-  // Off: every trip multiplies, and the compile's key says so (the kernel
-  // caches key compiled modules by describeOptions).
-  codegen::Options off = o;
-  std::string error;
-  ASSERT_TRUE(codegen::disableOptimizations(off, "unit-scale", error)) << error;
-  EXPECT_FALSE(off.unitScale);
-  p = pathsOf(kAttention, off);
-  EXPECT_FALSE(has(p, "mma.values.unit_scale")) << joined(p);
-  EXPECT_NE(codegen::describeOptions(off), codegen::describeOptions(o));
-  EXPECT_NE(codegen::describeOptions(off).find("no-unit-scale"), std::string::npos);
-  // Not a row factor of the carried accumulator: not taken.
-  p = pathsOf(std::string("#define NOT_CARRIED\n") + kAttention, o);
-  EXPECT_TRUE(has(p, "mma.values")) << joined(p);
-  EXPECT_FALSE(has(p, "mma.values.unit_scale")) << joined(p);
 }
 
 } // namespace

@@ -431,7 +431,6 @@ std::string kernelFor(const std::string &name) {
       {"stages-start-barrier", kAttentionKernel},
       {"nested-pipelines", kNestedKernel},
       {"shared-divisor-range", kAttentionKernel},
-      {"unit-scale-first-row", kAttentionKernel},
       {"mma-fragment", kGpuTileKernel},
       {"vector-width", kVectorKernel},
       {"remat-axis", kGpuTileKernel},
