@@ -1328,8 +1328,22 @@ NB_MODULE(_core, m) {
         // capsule twice is then refused the second time, instead of two
         // owners freeing one DLPack tensor (nanobind marks a capsule it got
         // from calling __dlpack__ itself as its own, not as used).
-        nb::object cap = obj.attr("__dlpack__")();
-        if (!PyCapsule_CheckExact(cap.ptr()) || !PyCapsule_IsValid(cap.ptr(), "dltensor"))
+        // DLPack 1.0 first (max_version): only its versioned capsule says
+        // whether the memory is read-only, and a read-only array must not
+        // be written. A producer older than the keyword raises TypeError and
+        // gets the plain call (no flag: taken as writable, as before 1.0).
+        nb::object method = obj.attr("__dlpack__");
+        nb::object cap;
+        try {
+          cap = method(nb::arg("max_version") = nb::make_tuple(1, 0));
+        } catch (nb::python_error &e) {
+          if (!e.matches(PyExc_TypeError))
+            throw;
+          cap = method();
+        }
+        if (!PyCapsule_CheckExact(cap.ptr()) ||
+            (!PyCapsule_IsValid(cap.ptr(), "dltensor") &&
+             !PyCapsule_IsValid(cap.ptr(), "dltensor_versioned")))
           return nb::none();
         auto *held = new nb::ndarray<nb::ro>();
         bool writable = true;

@@ -318,6 +318,88 @@ def test_non_utf8_source_bytes_give_compile_error(tmp_path):
     assert "error" in str(e.value)
 
 
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):  # DLPack 1.0, dlpack.h
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+
+class Dlpack10:
+    """A DLPack 1.0 producer over a float32 NumPy array, written from the DLPack
+    header (not by the package): given max_version it exports a versioned capsule
+    whose flags carry DLPACK_FLAG_BITMASK_READ_ONLY (1) when `read_only`; without
+    max_version a read-only array is refused (BufferError), as NumPy 2 does."""
+
+    def __init__(self, a, read_only):
+        self.a, self.read_only, self.keep = a, read_only, []
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, stream=None, max_version=None, **kw):
+        a = self.a
+        if max_version is None or max_version[0] < 1:
+            if self.read_only:
+                raise BufferError("cannot export a read-only array without DLPack 1.0")
+            return a.__dlpack__()
+        shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+        strides = (ctypes.c_int64 * a.ndim)(*(st // a.itemsize for st in a.strides))
+        mt = _DLManagedTensorVersioned(major=1, minor=0, flags=1 if self.read_only else 0)
+        mt.dl_tensor = _DLTensor(data=a.ctypes.data, device=_DLDevice(1, 0), ndim=a.ndim,
+                                 dtype=_DLDataType(2, 32, 1), shape=shape, strides=strides)
+        self.keep += [shape, strides, mt]
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p,
+                                                       ctypes.c_void_p]
+        return new(ctypes.addressof(mt), b"dltensor_versioned", None)
+
+
+def test_dlpack_read_only_flag_keeps_memory_unwritten():
+    # A DLPack 1.0 array marked read-only (a JAX array, NumPy 2's read-only arrays)
+    # is read, never written; one not so marked is written in place.
+    k = triton_c.kernel(INC)
+    x = np.arange(8, dtype=np.float32)
+    z = np.zeros(8, np.float32)
+    k(z, Dlpack10(x, read_only=True), 8, (1,), BLOCK=8)  # read: fine
+    np.testing.assert_array_equal(z, np.arange(8) + 100)
+    with pytest.raises(ValueError, match=r"argument 'Z' is read-only"):
+        k(Dlpack10(x, read_only=True), z, 8, (1,), BLOCK=8)
+    np.testing.assert_array_equal(x, np.arange(8))
+    w = np.zeros(8, np.float32)
+    k(Dlpack10(w, read_only=False), x, 8, (1,), BLOCK=8)
+    np.testing.assert_array_equal(w, np.arange(8) + 100)
+
+
+def test_dlpack_producer_without_max_version_still_works():
+    # An older producer whose __dlpack__ takes no max_version (TypeError) gets the
+    # plain call, and its array is written as before DLPack 1.0.
+    w = np.zeros(8, np.float32)
+
+    class Old:
+        def __dlpack__(self, stream=None):
+            return w.__dlpack__()
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    triton_c.kernel(INC)(Old(), np.arange(8, dtype=np.float32), 8, (1,), BLOCK=8)
+    np.testing.assert_array_equal(w, np.arange(8) + 100)
+
+
 def test_dlpack_capsule_returned_twice_is_refused_not_freed_twice():
     x = np.arange(8, dtype=np.float32)
     cap = x.__dlpack__()

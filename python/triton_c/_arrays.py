@@ -49,7 +49,7 @@ def from_dlpack(x: Any) -> Any:
     """A NumPy array (CPU) or torch tensor (CUDA) for an object that only has
     ``__dlpack__``: its capsule is taken exactly once, by NumPy or PyTorch."""
     device = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else 1
-    if device == 1:  # kDLCPU: writable, as DLPack before 1.0 has no read-only flag
+    if device == 1:  # kDLCPU: read-only where a DLPack 1.0 capsule says so
         from . import _core
 
         a = _core.dlpack_to_numpy(x)
