@@ -72,6 +72,15 @@ private:
   void warning(const std::string &path, const std::string &msg) {
     out_.warnings.push_back(file_ + ": " + (path.empty() ? "" : path + ": ") + msg);
   }
+  /// A finite number beyond a float dtype's range (it rounds to inf): a warning.
+  bool warnIfInfinite(const Json &v, DType t, uint64_t bits, const std::string &path) {
+    if (!roundedToInfinity(v, t, bits))
+      return false;
+    warning(path, shortText(v) + " is beyond the range of " + std::string(conformanceName(t)) +
+                      ": it rounds to " + (shortText(v)[0] == '-' ? "-inf" : "inf") +
+                      " (write \"inf\" or \"-inf\" if that is meant)");
+    return true;
+  }
   // Unknown keys of `obj`: warnings (top level, cases) or errors (the rest).
   void checkKeys(const Json &obj, const std::string &path, std::initializer_list<const char *> known,
                  bool warnOnly);
@@ -489,6 +498,7 @@ bool SuiteLoader::loadScalar(const Json &j, const std::string &path, ArgSpec &a)
     error(join(path, "value"), err);
     return false;
   }
+  warnIfInfinite(*get(j, "value"), a.dtype, *bits, join(path, "value"));
   a.scalar.dtype = a.dtype;
   a.scalar.bits = *bits;
   if (isFloat(a.dtype)) {
@@ -548,6 +558,8 @@ bool SuiteLoader::loadBuffer(const Json &j, const std::string &path, ArgSpec &a)
     std::optional<uint64_t> bits = elementBits(v, a.dtype, err);
     if (!bits)
       error(p, err);
+    else
+      warnIfInfinite(v, a.dtype, *bits, p);
     a.fillBits = bits.value_or(0);
     return bits.has_value();
   }
@@ -580,7 +592,7 @@ std::optional<HostArray> SuiteLoader::loadData(const Json &v, const std::string 
     return std::nullopt;
   }
   HostArray a = HostArray::zeros(t, shape);
-  bool ok = true;
+  bool ok = true, warned = false;
   for (size_t i = 0; i < v.size(); ++i) {
     std::string err;
     std::optional<uint64_t> bits = elementBits(v[i], t, err);
@@ -589,6 +601,8 @@ std::optional<HostArray> SuiteLoader::loadData(const Json &v, const std::string 
       ok = false;
       continue;
     }
+    if (!warned) // (the first such value of the list)
+      warned = warnIfInfinite(v[i], t, *bits, at(path, i));
     a.setBits(static_cast<int64_t>(i), *bits);
   }
   if (!ok)

@@ -229,6 +229,10 @@ DecimalInt decimalToInt(const std::string &text, __int128 &value) {
   return DecimalInt::Ok;
 }
 
+bool roundedToInfinity(const Json &v, DType t, uint64_t bits) {
+  return isFloat(t) && isNumber(v) && (bits == infBits(t, false) || bits == infBits(t, true));
+}
+
 std::optional<uint64_t> elementBits(const Json &v, DType t, std::string &error) {
   if (v.is_boolean()) {
     if (t != DType::Bool) {

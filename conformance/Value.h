@@ -26,6 +26,11 @@ namespace tc::conf {
 /// and sets `error` (a message without the path).
 std::optional<uint64_t> elementBits(const Json &v, DType t, std::string &error);
 
+/// Whether `bits`, elementBits' result for `v`, is an infinity that a finite
+/// JSON number rounded to (beyond float dtype `t`'s range): worth a warning,
+/// since "inf" / "-inf" say it on purpose.
+bool roundedToInfinity(const Json &v, DType t, uint64_t bits);
+
 /// Decimal text (a JSON number) rounded once, to nearest even, to float dtype `t`.
 uint64_t decimalToFloatBits(const std::string &text, DType t);
 
