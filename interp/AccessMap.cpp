@@ -111,8 +111,18 @@ D.buffers.forEach((b,bi)=>{
 std::string describeUnwritten(const BufferAccess &b, size_t maxRanges) {
   if (b.stored == 0 || b.stored >= b.elements)
     return "";
-  std::string s = b.name + ": " + std::to_string(b.elements - b.stored) + " of " +
-                  std::to_string(b.elements) + " elements never written (";
+  // Views of one array (arguments that overlap or sit side by side) are
+  // counted as that array, named by all of them: the indices are the array's.
+  std::string who = b.name, of = " elements never written (";
+  if (!b.sharedWith.empty()) {
+    who += " (one array with";
+    for (size_t i = 0; i < b.sharedWith.size(); ++i)
+      who += (i ? ", " : " ") + b.sharedWith[i];
+    who += ")";
+    of = " elements of the array never written (";
+  }
+  std::string s =
+      who + ": " + std::to_string(b.elements - b.stored) + " of " + std::to_string(b.elements) + of;
   for (size_t i = 0; i < b.unwritten.size() && i < maxRanges; ++i) {
     auto [lo, hi] = b.unwritten[i];
     s += (i ? ", " : "") + std::to_string(lo) + (hi > lo ? ".." + std::to_string(hi) : "");

@@ -825,6 +825,8 @@ void Launcher::collectBuffers() {
   for (const auto &r : memory_.regions()) {
     BufferAccess b;
     b.name = r->names.empty() ? "?" : r->names[0];
+    if (r->names.size() > 1)
+      b.sharedWith.assign(r->names.begin() + 1, r->names.end());
     b.shape = r->array->shape;
     interp::AccessTracker::Coverage c = tracker_->coverage(*r);
     b.elements = c.elements;

@@ -225,6 +225,7 @@ bool validNumWarps(int64_t w);
 /// What a launch did to one buffer (the interpreter's shadow memory).
 struct BufferAccess {
   std::string name;           // its parameter (the first, when several share the array)
+  std::vector<std::string> sharedWith; // the other parameters whose views share the array
   std::vector<int64_t> shape; // the host array's
   int64_t elements = 0, stored = 0;
   std::vector<std::pair<int64_t, int64_t>> unwritten; // [first, last] ranges never stored

@@ -36,7 +36,7 @@ def test_overlapping_slices_without_a_race_follow_program_order():
     want = x.copy()
     want[1:65] = x[0:64] + 1
     # X and Y are one buffer, x's 65 elements, of which the kernel never stores element 0.
-    with pytest.warns(triton_c.LaunchWarning, match=r"1 of 65 elements never written \(0\)"):
+    with pytest.warns(triton_c.LaunchWarning, match=r"X \(one array with Y\): 1 of 65 elements of the array never written \(0\)"):
         k(x[0:64], x[1:65], (1,))
     np.testing.assert_array_equal(x, want)
 
@@ -126,7 +126,7 @@ def test_views_of_different_element_sizes_are_refused_with_the_race_check(real):
     if real:
         return
     # (the never-written check counts the union in X's elements: only X[0] was stored)
-    with pytest.warns(triton_c.LaunchWarning, match=r"63 of 64 elements never written \(1\.\.63\)"):
+    with pytest.warns(triton_c.LaunchWarning, match=r"\(one array with [A-Z]+\): 63 of 64 elements of the array never written \(1\.\.63\)"):
         k(buf.view(np.float32)[0:64], buf.view(np.int16)[0:100], real, (2,), race_check=False)
     np.testing.assert_array_equal(buf.view(np.int16)[0:2], [7, 8])
     np.testing.assert_array_equal(buf[4:], np.zeros(252, np.uint8))
@@ -169,7 +169,7 @@ def _store_then_load_inputs():
 def test_interpreter_store_then_load_through_the_other_view():
     x, z, want_x, want_z = _store_then_load_inputs()
     # X and Y are one buffer, x's 192 elements, of which the kernel stores 64..127 only.
-    with pytest.warns(triton_c.LaunchWarning, match=r"128 of 192 elements never written"):
+    with pytest.warns(triton_c.LaunchWarning, match=r"\(one array with [A-Z]+\): 128 of 192 elements of the array never written"):
         triton_c.kernel(STORE_THEN_LOAD)(x[0:128], x[64:192], z, (1,))
     np.testing.assert_array_equal(x, want_x)
     np.testing.assert_array_equal(z, want_z)
@@ -257,7 +257,7 @@ def test_check_variants_sees_the_overlap():
     assert e.value.kind == "data_race"
     x, z, want_x, want_z = _store_then_load_inputs()
     k2 = triton_c.kernel(STORE_THEN_LOAD.replace("+ 64", "+ N"))
-    with pytest.warns(triton_c.LaunchWarning, match=r"128 of 192 elements never written"):
+    with pytest.warns(triton_c.LaunchWarning, match=r"\(one array with [A-Z]+\): 128 of 192 elements of the array never written"):
         k2(x[0:128], x[64:192], z, (1,), N=[64, 64], check_variants=True)
     np.testing.assert_array_equal(x, want_x)
     np.testing.assert_array_equal(z, want_z)

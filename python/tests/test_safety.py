@@ -115,6 +115,22 @@ def test_overlapping_views_keep_every_output():
     np.testing.assert_array_equal(buf, [0, 100, 101, 102, 103, 104, 105, 106])
 
 
+def test_coverage_warning_of_overlapping_views_names_both():
+    # Z = buf[2:10] and X = buf[0:8] overlap: the interpreter counts them as one array of
+    # 10 elements, so the warning names both and says the indices are the array's
+    # (Z's own unwritten elements, Z[4..7], are buf[6..9]; buf[0..1] is X's alone).
+    k = triton_c.kernel(INC)
+    buf = np.arange(16, dtype=np.float32)
+    with pytest.warns(triton_c.LaunchWarning) as rec:
+        k(buf[2:10], buf[0:8], 4, (1,), BLOCK=8)
+    msgs = [str(r.message) for r in rec]
+    assert any("Z (one array with X): 6 of 10 elements of the array never written (0..1, 6..9)"
+               in m for m in msgs), msgs
+    with pytest.warns(triton_c.LaunchWarning) as rec:  # one view per array: its own count
+        k(np.zeros(8, np.float32), np.zeros(8, np.float32), 4, (1,), BLOCK=8)
+    assert any("Z: 4 of 8 elements never written (4..7)" in str(r.message) for r in rec)
+
+
 def test_one_buffer_as_two_dtypes_keeps_both_stores():
     k = triton_c.kernel("""
     __global__ void both(float *F, int *I) {
