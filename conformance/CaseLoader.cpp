@@ -77,7 +77,7 @@ private:
     if (!roundedToInfinity(v, t, bits))
       return false;
     warning(path, shortText(v) + " is beyond the range of " + std::string(conformanceName(t)) +
-                      ": it rounds to " + (shortText(v)[0] == '-' ? "-inf" : "inf") +
+                      ": it rounds to " + (bits == infBits(t, true) ? "-inf" : "inf") +
                       " (write \"inf\" or \"-inf\" if that is meant)");
     return true;
   }
