@@ -139,6 +139,13 @@ struct Options {
   // contiguity and alignment, and a second loop that goes on from it streams
   // it. The same bits; off, the result is the loop's own.
   bool exitValues = true;
+  // "desc-steps": a wgmma operand's matrix descriptor is packed from its two
+  // 32-bit words once per shared-memory block (codegen/LowerWgmma.cpp,
+  // wgmmaDescriptor), and each k step's or fragment row's descriptor is that
+  // plus a 64-bit constant (one UIADD3.64 in SASS, Triton's form). Off, each
+  // wgmma's descriptor is packed on its own, its constant in the low word
+  // (two UMOVs a wgmma). The same descriptors.
+  bool descSteps = true;
   // "copy-guard": a pipelined loop on cp.async (an attention loop's values
   // pipeline, a matmul loop not on the TMA) branches around each trip's
   // copies for the trip S - 1 ahead where that trip does not run. Off, they

@@ -319,6 +319,22 @@ llvm::Value *Lowerer::stageAddressField(llvm::Value *stageOff) {
   return b_.CreateLShr(b_.CreateAnd(addr, i64(0x3FFFF)), i64(4));
 }
 
+namespace {
+
+/// `offset` (16-byte units) as a value and a constant: c alone, x + c, or
+/// itself and 0 (null stays null).
+std::pair<llvm::Value *, uint64_t> splitConstantStep(llvm::Value *offset) {
+  if (auto *c = llvm::dyn_cast_or_null<llvm::ConstantInt>(offset))
+    return {nullptr, c->getZExtValue()};
+  if (auto *add = llvm::dyn_cast_or_null<llvm::BinaryOperator>(offset);
+      add && add->getOpcode() == llvm::Instruction::Add)
+    if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(add->getOperand(1)))
+      return {add->getOperand(0), c->getZExtValue()};
+  return {offset, 0};
+}
+
+} // namespace
+
 /// A wgmma operand's descriptor: the constant fields `bits` (descriptorBits)
 /// with `field` (stageAddressField) plus `offset` (16-byte units) in the
 /// address field, built as `mov.b64 d, {lo, hi}` from its two 32-bit words
@@ -332,6 +348,13 @@ llvm::Value *Lowerer::stageAddressField(llvm::Value *stageOff) {
 llvm::Value *Lowerer::wgmmaDescriptor(llvm::Value *field, uint64_t bits, llvm::Value *offset) {
   if (!ptxasWorkaroundsOn()) // the test hook: the 64-bit sum
     return b_.CreateAdd(b_.CreateOr(field, b_.getInt64(bits)), offset ? offset : b_.getInt64(0));
+  // Option desc-steps: the offset's constant part (a k step, a fragment row)
+  // is added to the packed descriptor as a 64-bit constant (Triton's form, an
+  // add.s64 that ptxas makes one UIADD3.64), so an operand's k steps share one
+  // pack; packed each, a wgmma's descriptor cost two UMOVs a trip.
+  uint64_t step = 0;
+  if (opts_.descSteps)
+    std::tie(offset, step) = splitConstantStep(offset);
   llvm::Type *i32 = b_.getInt32Ty();
   llvm::Value *lo = b_.CreateAdd(b_.CreateTrunc(field, i32),
                                  b_.getInt32(static_cast<uint32_t>(bits & 0xffffffffu)));
@@ -339,7 +362,13 @@ llvm::Value *Lowerer::wgmmaDescriptor(llvm::Value *field, uint64_t bits, llvm::V
     lo = b_.CreateAdd(lo, b_.CreateTrunc(offset, i32));
   auto *fty = llvm::FunctionType::get(b_.getInt64Ty(), {i32, i32}, false);
   auto *pack = llvm::InlineAsm::get(fty, "mov.b64 $0, {$1, $2};", "=l,r,r", false);
-  return b_.CreateCall(fty, pack, {lo, b_.getInt32(static_cast<uint32_t>(bits >> 32))});
+  llvm::CallInst *packed =
+      b_.CreateCall(fty, pack, {lo, b_.getInt32(static_cast<uint32_t>(bits >> 32))});
+  if (!opts_.descSteps)
+    return packed;
+  packed->setDoesNotAccessMemory(); // equal packs are one (EarlyCSE, GVN)
+  packed->setDoesNotThrow();
+  return step ? b_.CreateAdd(packed, b_.getInt64(step)) : packed;
 }
 
 /// wgmma.fence.sync.aligned with `regs` passing through it (tied operands):

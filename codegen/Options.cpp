@@ -46,6 +46,8 @@ bool *flagOf(Options &opts, const std::string &name) {
     return &opts.exitValues;
   if (name == "copy-guard")
     return &opts.guardCopies;
+  if (name == "desc-steps")
+    return &opts.descSteps;
   return nullptr;
 }
 
@@ -56,7 +58,8 @@ const std::vector<std::string> &optimizationNames() {
       "vectorize",     "remat",    "mma",        "mma-values", "key-perm",
       "pipeline",      "wgmma",    "int8-wgmma", "split-n",    "masked-stream",
       "epilogue-cast", "late-q",   "tma",        "occupancy",  "shared-divisor",
-      "exp2-range",    "prefetch", "specialize", "copy-guard", "exit-values"};
+      "exp2-range",    "prefetch", "specialize", "copy-guard", "exit-values",
+      "desc-steps"};
   return names;
 }
 
@@ -77,7 +80,7 @@ bool disableOptimizations(Options &opts, const std::string &list, std::string &e
       opts.vectorize = opts.remat = opts.tensorCores = opts.mmaValues = opts.keyPerm = opts.wgmma =
           opts.int8Wgmma = opts.splitN = opts.maskedStreams = opts.epilogueCast = opts.lateQ =
               opts.tma = opts.occupancy = opts.sharedDivisor = opts.exp2Range = opts.prefetch =
-                  opts.specialize = opts.guardCopies = opts.exitValues = false;
+                  opts.specialize = opts.guardCopies = opts.exitValues = opts.descSteps = false;
       opts.numStages = 1;
       continue;
     }
@@ -137,6 +140,8 @@ std::string describeOptions(const Options &opts) {
     s += " no-copy-guard";
   if (!opts.exitValues)
     s += " no-exit-values";
+  if (opts.wgmma && !opts.descSteps)
+    s += " no-desc-steps";
   s += " stages=" + std::to_string(opts.numStages);
   if (opts.alignedPointers)
     s += " aligned-pointers";
