@@ -157,7 +157,7 @@ constexpr uint64_t kElementBits = 48; // a log key: region << 48 | element
 } // namespace
 
 AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool locked,
-                             unsigned logThreads)
+                             unsigned logThreads, const std::vector<unsigned> &units)
     : mem_(mem), races_(races), full_(full || races), locked_(locked) {
   id_ = gTrackerIds.fetch_add(1, std::memory_order_relaxed);
   if (races && !full && logThreads > 0 && mem.regions().size() < (size_t(1) << 15)) {
@@ -171,11 +171,17 @@ AccessTracker::AccessTracker(const Memory &mem, bool races, bool full, bool lock
     maxLogEntries_ = std::max<size_t>(size_t(1) << 16, (size_t(1) << 22) / logThreads);
   }
   mayStore_.assign(mem.regions().size(), 1);
+  keepIn_.assign(mem.regions().size(), 1);
   for (const auto &r : mem.regions()) {
     RegionShadow s;
     s.region = r.get();
     s.index = static_cast<unsigned>(shadows_.size());
     s.elemSize = byteSize(r->array->dtype);
+    if (size_t i = shadows_.size();
+        i < units.size() && units[i] > 0 && units[i] < s.elemSize && s.elemSize % units[i] == 0) {
+      s.perElement = s.elemSize / units[i];
+      s.elemSize = units[i];
+    }
     while ((1u << s.shift) < s.elemSize)
       ++s.shift;
     s.elements = static_cast<int64_t>(r->size >> s.shift);
@@ -228,6 +234,8 @@ void AccessTracker::reset() {
       for (size_t c = 0; c < s.numChunks(); ++c)
         std::free(s.chunks[c].exchange(nullptr));
   sync_.clear();
+  keptElements_.clear();
+  keptBlocks_.clear();
   oob_.clear();
   {
     std::lock_guard<std::mutex> lock(logsMutex_);
@@ -700,15 +708,16 @@ bool AccessTracker::forRun(const Run &r, const uint8_t *mask, Whole &&whole, Eac
       all = on;
     }
     if (all && !b.elems) {
-      if (!whole(b.cell))
+      if (!whole(b.cell, e))
         return false;
     } else {
       for (int64_t k = e; k < blockEnd; ++k)
-        if ((!mask || mask[lane + (k - e) * step]) && !each(cell(s, k)))
+        if ((!mask || mask[lane + (k - e) * step]) && !each(cell(s, k), k))
           return false;
       if (all) { // every element changed alike: one cell again if all are equal
         const ShadowCell *c = b.elems.get();
-        bool same = true;
+        // (not while elements have readers kept aside of their own: those are per element)
+        bool same = !(c[0].more & ShadowCell::kMoreElement);
         for (int64_t k = 1; k < kBlock && same; ++k)
           same = std::memcmp(&c[k], &c[0], sizeof(ShadowCell)) == 0;
         if (same) {
@@ -726,70 +735,144 @@ bool AccessTracker::recordRuns(Frame &f, const Instr &in, const std::vector<Run>
                                const uint8_t *mask, Access kind) {
   const Epoch me{static_cast<int32_t>(f.index), f.clock, in.site};
   if (races_) { // every block checked before any changes
-    auto ok = [&](const ShadowCell &c) {
-      return before(f, c.w) &&
-             (kind != Access::Store || before(f, c.r1.prog == me.prog ? c.r2 : c.r1));
-    };
-    for (const Run &r : runs)
-      if (!forRun(r, mask, ok, ok))
+    for (const Run &r : runs) {
+      const RegionShadow &s = *r.s;
+      auto ok = [&](const ShadowCell &c, int64_t e, bool block) {
+        return before(f, c.w) && (kind != Access::Store || !unorderedReader(f, s, e, c, block));
+      };
+      if (!forRun(
+              r, mask, [&](const ShadowCell &c, int64_t e) { return ok(c, e, true); },
+              [&](const ShadowCell &c, int64_t e) { return ok(c, e, false); }))
         return false;
-  }
-  auto update = [&](ShadowCell &c) {
-    if (kind == Access::Store) {
-      c.w = me;
-    } else if (c.r1.prog == me.prog) {
-      c.r1 = me;
-    } else {
-      c.r2 = c.r1;
-      c.r1 = me;
     }
-    return true;
-  };
+  }
   for (const Run &r : runs) {
+    RegionShadow &s = *r.s;
     if (kind == Access::Store)
-      markStored(*r.s);
-    forRun(r, mask, update, update);
+      markStored(s);
+    auto update = [&](ShadowCell &c, int64_t e, bool block) {
+      if (kind == Access::Store) {
+        c.w = me;
+        if (c.more)
+          forgetKept(s, e, c, block);
+      } else {
+        recordRead(f, s, e, c, block, me);
+      }
+      return true;
+    };
+    forRun(
+        r, mask, [&](ShadowCell &c, int64_t e) { return update(c, e, true); },
+        [&](ShadowCell &c, int64_t e) { return update(c, e, false); });
   }
   return true;
 }
 
+std::optional<Epoch> AccessTracker::unorderedReader(const Frame &f, const RegionShadow &s,
+                                                    int64_t e, const ShadowCell &c, bool block) {
+  if (!before(f, c.r1))
+    return c.r1;
+  if (!before(f, c.r2))
+    return c.r2;
+  if (!c.more)
+    return std::nullopt;
+  std::lock_guard<std::mutex> lock(keptMutex_);
+  auto scan = [&](const std::unordered_map<uint64_t, Kept> &kept,
+                  uint64_t key) -> std::optional<Epoch> {
+    auto it = kept.find(key);
+    if (it != kept.end())
+      for (const Epoch &k : it->second.readers)
+        if (!before(f, k))
+          return k;
+    return std::nullopt;
+  };
+  std::optional<Epoch> r;
+  if (!block && (c.more & ShadowCell::kMoreElement))
+    r = scan(keptElements_, keptKey(s, e, false));
+  if (!r && (c.more & ShadowCell::kMoreBlock))
+    r = scan(keptBlocks_, keptKey(s, e, true));
+  return r;
+}
+
+void AccessTracker::recordRead(const Frame &f, const RegionShadow &s, int64_t e, ShadowCell &c,
+                               bool block, const Epoch &me) {
+  if (c.r1.prog == me.prog) {
+    c.r1 = me;
+    return;
+  }
+  // c.r2 leaves the cell. It needs no keeping when it is ordered before this
+  // read (a later store ordered after this read is ordered after it too; one
+  // that is not races with this read), nor without atomics (see the header).
+  if (keepReaders_ && keepIn_[s.index] && !before(f, c.r2)) {
+    std::lock_guard<std::mutex> lock(keptMutex_);
+    Kept &k = (block ? keptBlocks_ : keptElements_)[keptKey(s, e, block)];
+    std::vector<Epoch> &v = k.readers;
+    v.push_back(c.r2);
+    c.more |= block ? ShadowCell::kMoreBlock : ShadowCell::kMoreElement;
+    if (v.size() >= k.limit) { // the newest of each program, none ordered before this read
+      std::sort(v.begin(), v.end(), [](const Epoch &a, const Epoch &b) {
+        return a.prog != b.prog ? a.prog < b.prog : a.clock > b.clock;
+      });
+      size_t n = 0;
+      for (size_t i = 0; i < v.size(); ++i)
+        if ((i == 0 || v[i].prog != v[i - 1].prog) && !before(f, v[i]))
+          v[n++] = v[i];
+      v.resize(n);
+      k.limit = std::max<size_t>(8, 2 * n);
+    }
+  }
+  c.r2 = c.r1;
+  c.r1 = me;
+}
+
+void AccessTracker::forgetKept(const RegionShadow &s, int64_t e, ShadowCell &c, bool block) {
+  std::lock_guard<std::mutex> lock(keptMutex_);
+  if (block) { // a uniform block: its cell is every element's
+    keptBlocks_.erase(keptKey(s, e, true));
+    c.more = 0;
+  } else if (c.more & ShadowCell::kMoreElement) { // (its block's stay: other elements' too)
+    keptElements_.erase(keptKey(s, e, false));
+    c.more &= ~ShadowCell::kMoreElement;
+  }
+}
+
 bool AccessTracker::recordLanes(Frame &f, const Instr &in, const uint64_t *addr,
                                 const uint8_t *mask, int64_t n, unsigned size, Access kind) {
-  if (kind == Access::Atomic)
-    for (int64_t i = 0; i < n; ++i)
-      if (!mask || mask[i])
-        acquire(f, addr[i]);
-  const Epoch me{static_cast<int32_t>(f.index), f.clock, in.site};
+  // The lanes of one atomic apply one after another in row-major order, each
+  // acquire-release on its own address: what lane i does is not ordered by
+  // the acquire of a later lane, and a later lane's access is not before lane
+  // i's release (so each lane has a clock of its own).
+  bool atomic = kind == Access::Atomic;
   RegionShadow *s = nullptr;
   for (int64_t i = 0; i < n; ++i) {
     if (mask && !mask[i])
       continue;
     uint64_t a = addr[i];
-    if (!(s = shadowNear(s, a)))
-      continue; // (the op's own checks trap on it)
-    uint64_t lo = s->region->base;
-    int64_t first = static_cast<int64_t>((a - lo) >> s->shift);
-    int64_t last = std::min(static_cast<int64_t>((a - lo + size - 1) >> s->shift), s->elements - 1);
-    for (int64_t e = first; e <= last; ++e) {
-      ShadowCell &c = cell(*s, e);
-      if (races_ && !check(f, in, i, *s, e, c, kind))
-        return false;
-      if (kind == Access::Store) {
-        markStored(*s);
-        c.w = me;
-      } else if (c.r1.prog == me.prog) {
-        c.r1 = me;
-      } else {
-        c.r2 = c.r1;
-        c.r1 = me;
+    if (atomic)
+      acquire(f, a);
+    const Epoch me{static_cast<int32_t>(f.index), f.clock, in.site};
+    if ((s = shadowNear(s, a))) { // (else the op's own checks trap on it)
+      uint64_t lo = s->region->base;
+      int64_t first = static_cast<int64_t>((a - lo) >> s->shift);
+      int64_t last =
+          std::min(static_cast<int64_t>((a - lo + size - 1) >> s->shift), s->elements - 1);
+      for (int64_t e = first; e <= last; ++e) {
+        ShadowCell &c = cell(*s, e);
+        if (races_ && !check(f, in, i, *s, e, c, kind))
+          return false;
+        if (kind == Access::Store) {
+          markStored(*s);
+          c.w = me;
+          if (c.more)
+            forgetKept(*s, e, c, false);
+        } else {
+          recordRead(f, *s, e, c, false, me);
+        }
       }
     }
-  }
-  if (kind == Access::Atomic) {
-    for (int64_t i = 0; i < n; ++i)
-      if (!mask || mask[i])
-        release(f, addr[i]);
-    ++f.clock;
+    if (atomic) {
+      release(f, a);
+      ++f.clock;
+    }
   }
   return true;
 }
@@ -853,9 +936,8 @@ bool AccessTracker::check(Frame &f, const Instr &in, int64_t lane, const RegionS
     return report(f, in, lane, s, e, c.w, kind);
   if (kind != Access::Store)
     return true;
-  const Epoch &r = c.r1.prog == f.index ? c.r2 : c.r1;
-  if (!before(f, r))
-    return report(f, in, lane, s, e, r, kind);
+  if (std::optional<Epoch> r = unorderedReader(f, s, e, c, false))
+    return report(f, in, lane, s, e, *r, kind);
   return true;
 }
 
@@ -894,10 +976,12 @@ bool AccessTracker::report(Frame &f, const Instr &in, int64_t lane, const Region
 
 std::string AccessTracker::accessText(const ir::Op &op, const RegionShadow &s, int64_t e) const {
   uint64_t addr = s.region->base + (static_cast<uint64_t>(e) << s.shift);
+  // (A shadow unit narrower than the view's elements, a byte of a float
+  // reached through a `char *`, is named by the element holding it.)
   auto inView = [&](const ParamView &v) {
     return std::find(s.region->names.begin(), s.region->names.end(), v.name) !=
                s.region->names.end() &&
-           addr >= v.start && (addr - v.start) % v.elemSize == 0;
+           addr >= v.start;
   };
   auto text = [&](const ParamView &v) {
     return indexText(v.name, v.shape, static_cast<int64_t>((addr - v.start) / v.elemSize));
@@ -909,7 +993,7 @@ std::string AccessTracker::accessText(const ir::Op &op, const RegionShadow &s, i
   for (const ParamView &v : params_) // the pointer's parameter is not known
     if (inView(v))
       return text(v);
-  return elementText(*s.region, e);
+  return elementText(*s.region, e / s.perElement);
 }
 
 void AccessTracker::noteOutOfBounds(int32_t prog, uint64_t addr, uint32_t site) {
@@ -992,16 +1076,34 @@ AccessTracker::Coverage AccessTracker::coverage(const Region &r) const {
     }
     if (start >= 0)
       c.unwritten.emplace_back(start, c.elements - 1);
+    if (s.perElement > 1) { // units narrower than elements: stored if any of its units was
+      const int64_t k = s.perElement;
+      Coverage units = std::move(c);
+      c = Coverage{};
+      c.elements = units.elements / k;
+      c.stored = c.elements;
+      for (const auto &[a, b] : units.unwritten)
+        if (int64_t lo = (a + k - 1) / k, hi = (b + 1) / k - 1; lo <= hi) {
+          c.unwritten.emplace_back(lo, hi);
+          c.stored -= hi - lo + 1;
+        }
+    }
   }
   return c;
 }
 
 std::pair<int32_t, int32_t> AccessTracker::touch(const Region &r, int64_t e) const {
+  std::pair<int32_t, int32_t> t{-1, -1};
   for (const RegionShadow &s : shadows_)
-    if (s.region == &r)
-      if (const ShadowCell *c = cellIfAny(s, e))
-        return {c->w.prog, c->r1.prog};
-  return {-1, -1};
+    if (s.region == &r) // (units narrower than the element: the first unit touched tells)
+      for (int64_t u = e * s.perElement; u < (e + 1) * s.perElement; ++u)
+        if (const ShadowCell *c = cellIfAny(s, u)) {
+          if (t.first < 0)
+            t.first = c->w.prog;
+          if (t.second < 0)
+            t.second = c->r1.prog;
+        }
+  return t;
 }
 
 } // namespace tc::interp

@@ -8,14 +8,30 @@
 // are acquire-release: each program has a vector clock, each address an
 // atomic touched has one; an atomic joins the address's clock into the
 // program's (acquire) and the program's into the address's (release), then
-// the program's own clock ticks. Two accesses to one element from different
-// programs, at least one a plain store, race unless the earlier one's epoch
-// is covered by the later program's clock.
+// the program's own clock ticks; the lanes of one atomic do so one after
+// another in row-major order (rule 14), each on its own address. Two
+// accesses to one element from different programs, at least one a plain
+// store, race unless the earlier one's epoch is covered by the later
+// program's clock.
 //
-// Precision: a store is checked against the last store and the last two
-// readers of different programs, as FastTrack-style detectors do; an older
-// reader that a newer one hides is not checked. No race is ever reported that
-// the observed execution did not have.
+// Precision: a store is checked against the last store, the last two
+// readers of different programs and, in a kernel with atomics, every older
+// reader that those two pushed out of the cell without being ordered before
+// the reader that pushed it (kept aside, per element or per uniform block:
+// ShadowCell::more; not in a buffer that no plain store of the kernel's text
+// reaches, whose readers race with nothing, so that a store reaching it
+// through a pointer computed from another parameter's may miss one). Without
+// atomics no program is ordered before another, so two readers of different
+// programs are enough (any store by a third program, or by one of them,
+// races with one of the two). No race is ever reported that the observed
+// execution did not have.
+//
+// Elements: a buffer's shadow counts it in units of its element size, or of
+// the smallest access a memory op whose pointer comes from one of its
+// parameters makes (a float buffer stored through a `char *` cast of its
+// pointer: bytes), so that two programs writing different bytes of one
+// element do not race; reports, coverage and the access map still name the
+// buffer's own elements.
 //
 // Cost (issue 32): cells are kept per block of kBlock consecutive elements
 // while every element of the block has the same cell (a block is "uniform";
@@ -91,6 +107,11 @@ struct Epoch {
 struct ShadowCell {
   Epoch w;      // last plain store
   Epoch r1, r2; // last reader, and the last reader of another program than r1's
+  // Older readers kept aside (AccessTracker::recordRead): bit kMoreElement,
+  // some for this element; bit kMoreBlock, some for every element of its
+  // block (pushed out while the block was uniform).
+  uint32_t more = 0;
+  static constexpr uint32_t kMoreElement = 1, kMoreBlock = 2;
 };
 
 enum class Access : uint8_t { Load, Store, Atomic };
@@ -102,10 +123,21 @@ public:
   /// `locked`: several threads run programs (every call takes a lock).
   /// `logThreads` > 0 (with `races` and not `full`): logged mode for that
   /// many threads (see above; logged() says whether it is on).
-  AccessTracker(const Memory &mem, bool races, bool full, bool locked, unsigned logThreads = 0);
+  /// `units` (per region of the Memory, 0 or missing: its element size):
+  /// the bytes of one shadow unit, a divisor of the element size (a buffer
+  /// that memory ops reach with narrower pointers, see above).
+  AccessTracker(const Memory &mem, bool races, bool full, bool locked, unsigned logThreads = 0,
+                const std::vector<unsigned> &units = {});
   ~AccessTracker();
 
   bool logged() const { return logged_; }
+  /// The kernel has atomics (happens-before between programs): readers that
+  /// newer ones push out of a cell are kept aside when they may still race
+  /// (see Precision above). Off: two readers per cell are enough.
+  void setAtomics(bool on) { keepReaders_ = on; }
+  /// No plain store of the kernel's text reaches region `index` (of the
+  /// Memory's regions): its readers need no keeping aside (setAtomics).
+  void setNoPlainStores(size_t index) { keepIn_[index] = 0; }
   /// Copies (UndoJournal::beforeWrite) the bytes a store or atomic is about to
   /// write, from record(), so that a launch can run again from the buffers as
   /// they were. Null: none.
@@ -196,7 +228,9 @@ private:
   };
   struct RegionShadow {
     const Region *region = nullptr;
-    unsigned elemSize = 1, shift = 0, index = 0;
+    // elemSize: the bytes of one shadow unit (1 << shift), `perElement` of
+    // which make one of the buffer's elements; `elements` counts units.
+    unsigned elemSize = 1, shift = 0, index = 0, perElement = 1;
     int64_t elements = 0;
     std::vector<std::unique_ptr<Block[]>> pages; // 2^(kPageBits - kBlockBits) blocks each
     // Without `full`: bit e set where element e was stored, in chunks of
@@ -268,6 +302,22 @@ private:
   /// each(cell) for every other active element; stops at the first false.
   template <typename Whole, typename Each>
   bool forRun(const Run &r, const uint8_t *mask, Whole &&whole, Each &&each);
+  /// Whether a store by the program of `f` is ordered after every reader
+  /// `c` holds or keeps aside (element `e` of `s`, or the uniform block
+  /// starting there when `block`); else the first reader it races with.
+  std::optional<Epoch> unorderedReader(const Frame &f, const RegionShadow &s, int64_t e,
+                                       const ShadowCell &c, bool block);
+  /// A read by `me` (the program of `f`) of element `e` (or of the uniform
+  /// block starting at e) records itself in `c`, keeping aside the reader it
+  /// pushes out if that one may still race.
+  void recordRead(const Frame &f, const RegionShadow &s, int64_t e, ShadowCell &c, bool block,
+                  const Epoch &me);
+  /// A store that passed its check: the readers kept aside for element `e`
+  /// (or for the whole block) are all ordered before it.
+  void forgetKept(const RegionShadow &s, int64_t e, ShadowCell &c, bool block);
+  static uint64_t keptKey(const RegionShadow &s, int64_t e, bool block) {
+    return uint64_t(s.index) << 48 | static_cast<uint64_t>(block ? e >> kBlockBits : e);
+  }
   bool recordRuns(Frame &f, const Instr &in, const std::vector<Run> &runs, const uint8_t *mask,
                   Access kind);
   bool recordLanes(Frame &f, const Instr &in, const uint64_t *addr, const uint8_t *mask,
@@ -295,7 +345,18 @@ private:
   void release(Frame &f, uint64_t addr);
 
   const Memory &mem_;
-  bool races_, full_, locked_, logged_ = false;
+  bool races_, full_, locked_, logged_ = false, keepReaders_ = false;
+  // Readers kept aside (ShadowCell::more), by keptKey: per element and per
+  // uniform block. Appended to; past `limit` compacted to the newest epoch of
+  // each program not ordered before the reader that pushes one out (so an
+  // append costs O(1) amortised). Under keptMutex_.
+  struct Kept {
+    std::vector<Epoch> readers;
+    size_t limit = 8;
+  };
+  std::mutex keptMutex_;
+  std::unordered_map<uint64_t, Kept> keptElements_, keptBlocks_;
+  std::vector<char> keepIn_; // per region: readers may need keeping (setNoPlainStores)
   UndoJournal *journal_ = nullptr;
   uint64_t id_ = 0; // unique per tracker: finds this tracker's thread logs
   size_t maxLogEntries_ = 0; // per thread

@@ -21,19 +21,21 @@
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
-#include <functional>
-#include <pthread.h>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <pthread.h>
 #include <set>
+#include <sstream>
 #include <system_error>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace tc {
 
@@ -75,6 +77,28 @@ const ir::Value *pointerRoot(const ir::Value *v) {
     v = next;
   }
   return v->ownerBlock() && !v->ownerBlock()->parentOp() ? v : nullptr;
+}
+
+/// Adds to `names` the kernel parameters pointer value `v` may be computed
+/// from (every pointer operand followed: both sides of a select); false when
+/// some are not known (a loop-carried pointer, a branch's result).
+bool pointerParams(const ir::Value *v, std::set<std::string> &names, int depth = 0) {
+  if (depth > 64)
+    return false;
+  if (const ir::Op *d = v->definingOp()) {
+    bool any = false;
+    for (unsigned i = 0; i < d->numOperands(); ++i)
+      if (d->operand(i)->type().isPtr) {
+        any = true;
+        if (!pointerParams(d->operand(i), names, depth + 1))
+          return false;
+      }
+    return any;
+  }
+  if (!v->ownerBlock() || v->ownerBlock()->parentOp())
+    return false;
+  names.insert(v->nameHint());
+  return true;
 }
 
 /// The first store or atomic of `b` (nested regions included) other than
@@ -389,8 +413,13 @@ private:
   std::optional<Trap> checkGrid();
   std::optional<Trap> placeArguments();
   void startTracking(unsigned threads);
+  void setNoPlainStores();
   void nameParams();
   std::vector<uint64_t> paramStart_; // per parameter: a pointer's address (placeArguments)
+  // Per region: the bytes of the race check's shadow unit (AccessTracker), 0:
+  // its element size (startTracking).
+  std::vector<unsigned> shadowUnits_;
+  bool atomics_ = false; // the kernel has atomics (startTracking)
   void startJournal();
   void numberSites(interp::PBlock &b);
   void collectBuffers();
@@ -477,10 +506,23 @@ RunResult Launcher::run() {
       restoreBuffers();
       tracker_->reset();
       tracker_->setLocked(false);
+      std::optional<Trap> found = std::move(trap_);
       trap_.reset();
       steps_ = 0;
       ctx_.stopAbove.store(INT64_MAX);
+      std::ostringstream later; // what programs past the threads' trap print
+      std::ostream *out = std::exchange(out_, &later);
       runSequential(trapIndex_ + 1); // (the output up to the trap is written)
+      out_ = out;
+      if (trap_) {
+        *out_ << later.str();
+      } else {
+        // In program order the atomics ordered what the threads' run found
+        // racing (a program that read a flag before another one set it): the
+        // race is real all the same. Report it, the buffers as they were.
+        restoreBuffers();
+        trap_ = std::move(found);
+      }
     }
   }
   collectBuffers();
@@ -704,12 +746,36 @@ void Launcher::startTracking(unsigned threads) {
   // output to order and no access map: per-thread logs of intervals, checked
   // for overlaps after the run (interp/AccessTracker.h).
   bool atomics = false;
+  const auto &regions = memory_.regions();
+  shadowUnits_.assign(regions.size(), 0);
   ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
-    atomics = atomics || op.kind() == ir::OpKind::AtomicRMW || op.kind() == ir::OpKind::AtomicCas;
+    ir::OpKind k = op.kind();
+    atomics = atomics || k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas;
+    if (!races || (k != ir::OpKind::Load && k != ir::OpKind::Store && k != ir::OpKind::AtomicRMW &&
+                   k != ir::OpKind::AtomicCas))
+      return;
+    // A buffer reached through a narrower pointer (a `char *` cast of a float
+    // parameter) is checked in units of that access, so that two programs
+    // writing different bytes of one element do not race. A pointer of no
+    // known parameter may reach any buffer.
+    unsigned size = byteSize(op.operand(0)->type().dtype);
+    std::set<std::string> params;
+    bool known = pointerParams(op.operand(0), params);
+    for (size_t i = 0; i < regions.size(); ++i) {
+      const auto &names = regions[i]->names;
+      if (known && std::none_of(names.begin(), names.end(),
+                                [&](const std::string &n) { return params.count(n) != 0; }))
+        continue;
+      unsigned &u = shadowUnits_[i];
+      u = std::min(u ? u : byteSize(regions[i]->array->dtype), size);
+    }
   });
+  atomics_ = atomics;
   bool logged = races && !opts_.accessMap && !atomics && quietKernel();
   tracker_ = std::make_unique<interp::AccessTracker>(memory_, races, opts_.accessMap, threads > 1,
-                                                     logged ? threads : 0);
+                                                     logged ? threads : 0, shadowUnits_);
+  tracker_->setAtomics(races && atomics);
+  setNoPlainStores();
   numberSites(prepared_->body);
   nameParams();
   ctx_.tracker = tracker_.get();
@@ -718,7 +784,6 @@ void Launcher::startTracking(unsigned threads) {
     bool known = storedParams(fn_.body(), stored);
     if (!journal_) // (the undo journal, when there is one, already copies each page first)
       cow_ = std::make_unique<interp::UndoJournal>();
-    const auto &regions = memory_.regions();
     for (size_t i = 0; i < regions.size(); ++i) {
       const interp::Region &r = *regions[i];
       bool written = !known || std::any_of(r.names.begin(), r.names.end(), [&](const auto &n) {
@@ -734,6 +799,27 @@ void Launcher::startTracking(unsigned threads) {
       tracker_->setJournal(cow_.get());
     }
   }
+}
+
+/// Tells the tracker the buffers that no plain store of the kernel's text
+/// reaches (their readers need no keeping aside: AccessTracker::setAtomics).
+/// (A store through a pointer computed from another parameter's that lands
+/// in such a buffer is not seen here: a reader pushed out of a cell there
+/// before it may be missed.)
+void Launcher::setNoPlainStores() {
+  std::set<std::string> stored;
+  bool known = true;
+  ir::forEachOp(fn_.body(), [&](const ir::Op &op, unsigned) {
+    if (op.kind() == ir::OpKind::Store)
+      known = pointerParams(op.operand(0), stored) && known;
+  });
+  if (!known)
+    return;
+  const auto &regions = memory_.regions();
+  for (size_t i = 0; i < regions.size(); ++i)
+    if (std::none_of(regions[i]->names.begin(), regions[i]->names.end(),
+                     [&](const std::string &n) { return stored.count(n) != 0; }))
+      tracker_->setNoPlainStores(i);
 }
 
 /// The pointer parameters as bound (reports name an element through the
@@ -767,7 +853,9 @@ void Launcher::restoreBuffers() {
 /// launch again, from the buffers as they were, with the element-wise check.
 void Launcher::exactRerun(unsigned threads) {
   restoreBuffers();
-  tracker_ = std::make_unique<interp::AccessTracker>(memory_, true, false, true);
+  tracker_ = std::make_unique<interp::AccessTracker>(memory_, true, false, true, 0, shadowUnits_);
+  tracker_->setAtomics(atomics_);
+  setNoPlainStores();
   tracker_->setJournal(cow_.get());
   numberSites(prepared_->body);
   nameParams();

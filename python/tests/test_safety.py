@@ -483,6 +483,27 @@ def test_race_check_option():
         k(c, (4,), race_check=True, backend="gpu")
 
 
+def test_race_check_counts_bytes_not_elements():
+    # Program p stores byte p of the float X[0] through a char *: four different bytes, no
+    # shared memory, no race. Two programs storing one byte race, named by the float holding it.
+    k = triton_c.kernel("""
+    __global__ void bytes(float *X, int same) {
+      int p = get_program_id(0);
+      char *b = (char *)X;
+      if (same) *(b + (p == 3 ? 2 : p)) = (char)1;
+      else *(b + p) = (char)(p + 1);
+    }""")
+    x = np.zeros(1, np.float32)
+    k(x, 0, (4,))
+    assert x.view(np.uint8).tolist() == [1, 2, 3, 4]
+    with pytest.raises(triton_c.TrapError) as e:
+        k(x, 1, (4,))
+    assert e.value.kind == "data_race"
+    assert "store to X[0] by program (3, 0, 0) races with a store by program (2, 0, 0)" in (
+        e.value.message)
+    assert x.view(np.uint8).tolist() == [1, 2, 3, 4]  # a trap leaves the array as it was
+
+
 def test_trace_and_print_go_to_sys_stdout(capsys):
     k = triton_c.kernel("""
     __global__ void f(float *Y) {

@@ -409,6 +409,234 @@ TEST(Race, StoreOutsideTheLockRaces) {
   EXPECT_EQ(r.trap->line, 5u); // program 1's load of S under the lock vs program 0's store
 }
 
+// Program 0 loads X[0] (plain: no atomic orders it); programs 1 and 2 add to
+// X[0] atomically, then program 2 stores X[0]. Program 2's atomic acquires
+// program 1's, so its store is ordered after program 1's access but after
+// nothing of program 0: the store races with program 0's load (rule 15),
+// which the two atomics, newer readers of X[0], pushed out of its cell.
+TEST(Race, StoreRacesWithAReaderThatNewerOnesPushedOut) {
+  for (unsigned threads : {1u, 3u}) {
+    Launch l(R"(__global__ void k(int *X, int *D) {
+  int pid = get_program_id(0);
+  if (pid == 0) *D = *X;
+  if (pid >= 1) atomic_add(X, 1);
+  if (pid == 2) *X = 7;
+}
+)");
+    l.buffer("X", DType::I32, {1});
+    l.buffer("D", DType::I32, {1});
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({3, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads << " threads";
+    EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_EQ(r.trap->line, 5u);
+    EXPECT_TRUE(has(r.trap->message, "store to X[0] by program (2, 0, 0) races with a load by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+  }
+}
+
+// Programs 0 and 1 load X[0]; program 1 then releases F, and program 2
+// acquires F and stores X[0]: ordered after program 1's load, not after
+// program 0's, the older of the element's two readers.
+TEST(Race, StoreRacesWithTheOlderOfTwoReaders) {
+  for (unsigned threads : {1u, 3u}) {
+    Launch l(R"(__global__ void k(int *X, int *D, int *F) {
+  int pid = get_program_id(0);
+  if (pid <= 1) *(D + pid) = *X;
+  if (pid == 1) atomic_xchg(F, 1);
+  if (pid == 2) { atomic_add(F, 0); *X = 7; }
+}
+)");
+    l.buffer("X", DType::I32, {1});
+    l.buffer("D", DType::I32, {2});
+    HostArray &f = l.buffer("F", DType::I32, {1});
+    f.setDouble(0, 0);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({3, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads << " threads";
+    EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_TRUE(has(r.trap->message, "store to X[0] by program (2, 0, 0) races with a load by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+  }
+}
+
+// The same for tiles that fill a shadow block (16 elements, one cell while
+// they are accessed alike): programs 0 and 1 load X[0, 16), program 1 then
+// releases F; program 2 acquires F, loads X[0, 16) (pushing program 0's load
+// out of the block's cell) and stores it: a race with program 0's load.
+TEST(Race, TileStoreRacesWithATileReaderPushedOutOfItsBlock) {
+  Launch l(R"(__global__ void k(int *X, int *D, int *F) {
+  int pid = get_program_id(0);
+  int i[16] = 0 ... 16;
+  if (pid == 2) atomic_add(F, 0);
+  int x[16] = *(X + i);
+  *(D + pid * 16 + i) = x;
+  if (pid == 1) atomic_xchg(F, 1);
+  if (pid == 2) *(X + i) = x + 1;
+}
+)");
+  l.buffer("X", DType::I32, {16});
+  l.buffer("D", DType::I32, {48});
+  HostArray &f = l.buffer("F", DType::I32, {1});
+  f.setDouble(0, 0);
+  RunResult r = l.run({3, 1, 1});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_EQ(r.trap->lane, 0);
+  EXPECT_TRUE(has(r.trap->message, "store to X[0] by program (2, 0, 0) races with a load by "
+                                   "program (0, 0, 0)"))
+      << r.trap->message;
+}
+
+// Twelve programs load X[0]; programs 1..11 then add to F, and program 12
+// waits until all eleven did before it stores X[0]: ordered after their
+// loads, not after program 0's, which ten newer readers pushed out of the
+// cell (past the point where the readers kept aside are compacted).
+TEST(Race, StoreRacesWithTheOneUnorderedReaderOfMany) {
+  for (unsigned threads : {1u, 4u}) {
+    Launch l(R"(__global__ void k(int *X, int *D, int *F, int n) {
+  int pid = get_program_id(0);
+  if (pid < n) {
+    *(D + pid) = *X;
+    if (pid > 0) atomic_add(F, 1);
+  } else {
+    while (atomic_add(F, 0) < n - 1) {}
+    *X = 7;
+  }
+}
+)");
+    l.buffer("X", DType::I32, {1});
+    l.buffer("D", DType::I32, {12});
+    HostArray &f = l.buffer("F", DType::I32, {1});
+    f.setDouble(0, 0);
+    l.scalar("n", 12);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({13, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads << " threads";
+    EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_TRUE(has(r.trap->message, "store to X[0] by program (12, 0, 0) races with a load by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+  }
+}
+
+// Program 0 stores X[0], then releases F. Program 1 runs one atomic_add of two
+// lanes, one on X[0] and one on F. Lanes apply in row-major order: with X[0]
+// in lane 0, the acquire of F (lane 1) comes after the access of X[0], so
+// nothing orders program 0's plain store before it (a race); with F in lane
+// 0 the acquire comes first and orders them.
+TEST(Race, LanesOfOneAtomicAcquireInRowMajorOrder) {
+  for (int lane : {0, 1}) {
+    Launch l(R"(__global__ void k(int *X, int *F, int lane) {
+  int p = get_program_id(0);
+  if (p == 0) { *X = 5; atomic_xchg(F, 1); }
+  if (p == 1) {
+    int l[2] = 0 ... 2;
+    int *q[2] = l == lane ? X : F;
+    atomic_add(q, 1);
+  }
+}
+)");
+    l.buffer("X", DType::I32, {1});
+    HostArray &f = l.buffer("F", DType::I32, {1});
+    f.setDouble(0, 0);
+    l.scalar("lane", lane);
+    RunResult r = l.run({2, 1, 1});
+    if (lane == 1) {
+      EXPECT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+      continue;
+    }
+    ASSERT_EQ(r.status, RunResult::Status::Trapped);
+    EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_EQ(r.trap->lane, 0);
+    EXPECT_TRUE(has(r.trap->message, "atomic on X[0] by program (1, 0, 0) races with a store by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+  }
+}
+
+// Program p stores byte p of the float X[0] through a `char *`: four programs,
+// four different bytes, no race (memory is written byte by byte on the GPU
+// too), and X[1] is never written. When programs 2 and 3 both store byte 6
+// (of X[1]) they race, and the report names the float holding the byte.
+TEST(Race, DifferentBytesOfOneElementDoNotRace) {
+  const char *kBytes = R"(__global__ void k(float *X, int same) {
+  int p = get_program_id(0);
+  char *b = (char *)X;
+  if (same) *(b + 4 + (p == 3 ? 2 : p)) = (char)1;
+  else *(b + p) = (char)(p + 1);
+}
+)";
+  for (unsigned threads : {1u, 3u}) {
+    Launch l(kBytes);
+    HostArray &x = l.buffer("X", DType::F32, {2});
+    x.setBits(0, 0);
+    l.scalar("same", 0);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    RunResult r = l.run({4, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+    EXPECT_EQ(x.getBits(0), 0x04030201u);
+    ASSERT_EQ(r.buffers.size(), 1u);
+    EXPECT_EQ(r.buffers[0].elements, 2);
+    EXPECT_EQ(r.buffers[0].stored, 1);
+    EXPECT_EQ(r.buffers[0].unwritten, (std::vector<std::pair<int64_t, int64_t>>{{1, 1}}));
+
+    Launch same(kBytes);
+    same.buffer("X", DType::F32, {2});
+    same.scalar("same", 1);
+    r = same.run({4, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped);
+    EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+    EXPECT_TRUE(has(r.trap->message, "store to X[1] by program (3, 0, 0) races with a store by "
+                                     "program (2, 0, 0)"))
+        << r.trap->message;
+  }
+}
+
+// Program 0 works a while, then stores X and releases F; program 1 reads F
+// atomically and then loads X, whatever it read. In program order program 1's
+// atomic acquires program 0's release, which orders the two; with two threads
+// program 1 runs at once and loads X before program 0 stores it: a race the
+// threads' run saw (a GPU may run it so), which the run again in program
+// order (for the report every thread count gives) must not hide.
+TEST(Race, RaceTheThreadsSawIsReportedWhenProgramOrderHidesIt) {
+  Launch l(R"(__global__ void k(int *X, int *F, int *D) {
+  int pid = get_program_id(0);
+  if (pid == 0) {
+    int s = 0;
+    for (int i = 0; i < 2000000; i++) s = s + 1;
+    *X = s;
+    atomic_xchg(F, 1);
+  }
+  if (pid == 1) { int f = atomic_add(F, 0); *D = *X + f; }
+}
+)");
+  HostArray &x = l.buffer("X", DType::I32, {1});
+  HostArray &f = l.buffer("F", DType::I32, {1});
+  HostArray &d = l.buffer("D", DType::I32, {1});
+  x.setDouble(0, 3);
+  f.setDouble(0, 0);
+  d.setDouble(0, 4);
+  tc::RunOptions o = checked();
+  o.threads = 2;
+  RunResult r = l.run({2, 1, 1}, o);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::DataRace);
+  EXPECT_TRUE(has(r.trap->message, "store to X[0] by program (0, 0, 0) races with a load by "
+                                   "program (1, 0, 0)"))
+      << r.trap->message;
+  // The buffers as they were before the launch.
+  EXPECT_EQ(x.getDouble(0), 3);
+  EXPECT_EQ(f.getDouble(0), 0);
+  EXPECT_EQ(d.getDouble(0), 4);
+}
+
 //===-- logged mode: intervals per thread, checked after the run ---------------------===//
 
 // Program p stores Y[4095p, 4095p + 4096): neighbours share one element, the
