@@ -141,6 +141,14 @@ bool elementsMatch(DType t, uint64_t got, uint64_t want, const CompareSpec &spec
   return false;
 }
 
+bool withinExtraUlps(DType t, uint64_t got, uint64_t want, uint64_t ulps) {
+  if (ulps == 0 || !isFloat(t))
+    return false;
+  if (got != want && decode(t, got) == 0 && decode(t, want) == 0)
+    return false; // -0.0 against 0.0: 0 ULPs apart, but not a rounding error
+  return elementsMatch(t, got, want, CompareSpec::ulps(ulps));
+}
+
 namespace {
 
 std::optional<Mismatch> shapeMismatch(const HostArray &got, const HostArray &want) {

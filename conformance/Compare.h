@@ -73,6 +73,14 @@ struct Mismatch {
 /// (integer dtypes: always bit-exact, whatever `spec` says).
 bool elementsMatch(DType t, uint64_t got, uint64_t want, const CompareSpec &spec);
 
+/// Whether float element bits `got` are within the `ulps` ULPs that a
+/// documented GPU bound allows on top of a case's own comparison (the math
+/// functions of docs/gpu-numerics.md): as {ulp: ulps}, except that a zero
+/// never matches the zero of the other sign (a ULP bound excuses a rounding
+/// error, not a wrong sign: "-0.0 differs from 0.0" under "exact" stays so).
+/// False for integer dtypes and for ulps == 0.
+bool withinExtraUlps(DType t, uint64_t got, uint64_t want, uint64_t ulps);
+
 /// For float buffers that differ under a tolerance spec: the smallest atol,
 /// rounded up to two significant digits, with which every element agrees at
 /// the spec's rtol (checked by comparing again); nullopt for other specs and

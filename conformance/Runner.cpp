@@ -143,18 +143,18 @@ bool isFailure(Status s) {
   return s == Status::Fail || s == Status::Error || s == Status::Crash || s == Status::Timeout;
 }
 
-/// The first element that matches neither `spec` nor `ulps` ULPs (NaN = NaN).
+/// The first element that matches neither `spec` nor `ulps` ULPs (NaN = NaN;
+/// withinExtraUlps: a zero of the wrong sign is not a ULP away).
 std::optional<Mismatch> compareWithUlps(const HostArray &got, const HostArray &want,
                                         const CompareSpec &spec, uint64_t ulps) {
   std::optional<Mismatch> m = compareArrays(got, want, spec);
   if (!m || ulps == 0 || m->index < 0 || !isFloat(want.dtype))
     return m;
-  CompareSpec loose = CompareSpec::ulps(ulps);
   std::optional<Mismatch> first;
   int64_t count = 0;
   for (int64_t i = 0; i < want.numElements(); ++i) {
     uint64_t g = got.getBits(i), w = want.getBits(i);
-    if (elementsMatch(want.dtype, g, w, spec) || elementsMatch(want.dtype, g, w, loose))
+    if (elementsMatch(want.dtype, g, w, spec) || withinExtraUlps(want.dtype, g, w, ulps))
       continue;
     if (!first) {
       first = m;

@@ -1,6 +1,8 @@
 //===- Case.cpp - A fuzzer finding as a conformance case ------------------===//
 #include "fuzz/Case.h"
 
+#include "support/ValueBits.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -21,7 +23,8 @@ Json element(const HostArray &a, int64_t i) {
   }
   if (isUnsignedInt(a.dtype) || isBool(a.dtype))
     return a.getBits(i);
-  return static_cast<int64_t>(a.getDouble(i));
+  // From the bits, not through a double: int64 values beyond 2^53 stay exact.
+  return static_cast<int64_t>(num::intValue(a.dtype, a.getBits(i)));
 }
 
 // The elements from `from` on (a buffer's own, after an offset's prefix).

@@ -428,8 +428,12 @@ BoundedOutputs boundedOutputs(const ir::Function &fn) {
                      k == ir::OpKind::ExpandDims || k == ir::OpKind::Reshape ||
                      k == ir::OpKind::Trans;
       DType from = d->numOperands() == 1 ? d->operand(0)->type().dtype : DType::I32;
+      // No more significand bits than the source either: bf16 -> half is not
+      // narrowing (one bf16 ULP is 8 half ULPs; a bf16 function's bound in
+      // half ULPs would be 8 times the bound of half).
       bool narrowing = k == ir::OpKind::Cast && isFloat(from) && isFloat(v->type().dtype) &&
-                       bitWidth(v->type().dtype) <= bitWidth(from);
+                       bitWidth(v->type().dtype) <= bitWidth(from) &&
+                       mantissaBits(v->type().dtype) <= mantissaBits(from);
       if (!reshape && !narrowing)
         break;
       v = d->operand(0);

@@ -70,8 +70,9 @@ class StageClock;
 /// loads of buffers the kernel does not write, loops and ifs of them, integer
 /// `@`, reductions other than a float `+`: docs/semantics.md makes each of
 /// them round once, the same way on both sides) or one ULP-bounded
-/// function's result of one (`exp2(x)`, `(half)sin(x)`, through casts to the
-/// same or a narrower float type). Buffer name -> the ULPs its elements may
+/// function's result of one (`exp2(x)`, `(half)sin(x)`, through casts to a
+/// float type with no more bits and no more significand bits: not bf16 ->
+/// half). Buffer name -> the ULPs its elements may
 /// differ by: 0 (bit for bit) for the first kind, the function's GPU bound in
 /// the stored type plus one (the interpreter's own rounding) for the second.
 /// Without a tolerance a subnormal flushed to zero (6e-39 against 0), a

@@ -197,6 +197,24 @@ TEST(ConformanceCompare, Ulp) {
   EXPECT_FALSE(elementsMatch(DType::F32, 0x7fc00000, 0x7f800000, CompareSpec::ulps(1000)));
 }
 
+// The GPU's extra ULPs (math functions, docs/gpu-numerics.md): like {"ulp": N}, except
+// that a zero of the other sign is never within them.
+TEST(ConformanceCompare, WithinExtraUlps) {
+  EXPECT_TRUE(withinExtraUlps(DType::F32, 0x3f800002, f32(1.0f), 2));
+  EXPECT_FALSE(withinExtraUlps(DType::F32, 0x3f800003, f32(1.0f), 2));
+  EXPECT_FALSE(withinExtraUlps(DType::F32, 0x3f800001, f32(1.0f), 0));
+  EXPECT_FALSE(withinExtraUlps(DType::F32, f32(0.0f), f32(-0.0f), 3));
+  EXPECT_FALSE(withinExtraUlps(DType::F32, f32(-0.0f), f32(0.0f), 3));
+  EXPECT_FALSE(withinExtraUlps(DType::F16, 0x8000, 0x0000, 1));
+  EXPECT_FALSE(withinExtraUlps(DType::BF16, 0x0000, 0x8000, 1));
+  EXPECT_FALSE(withinExtraUlps(DType::F64, f64(-0.0), f64(0.0), 2));
+  EXPECT_TRUE(withinExtraUlps(DType::F32, f32(-0.0f), f32(-0.0f), 3));
+  EXPECT_TRUE(withinExtraUlps(DType::F32, 0x80000001, f32(0.0f), 1));   // a subnormal: rounding
+  EXPECT_TRUE(withinExtraUlps(DType::F32, 0x7fc00000, 0xffc00001, 1));  // NaN matches NaN
+  EXPECT_FALSE(withinExtraUlps(DType::F32, 0x7f800000, 0x7f7fffff, 3)); // infinities equal
+  EXPECT_FALSE(withinExtraUlps(DType::I32, 1, 2, 5));
+}
+
 TEST(ConformanceCompare, IntegersAreAlwaysExact) {
   CompareSpec loose = CompareSpec::tolerance(1, 1);
   EXPECT_FALSE(elementsMatch(DType::I32, 1, 2, loose));

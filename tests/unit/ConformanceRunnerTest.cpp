@@ -244,6 +244,46 @@ TEST(ConformanceRunner, StrayWriteFails) {
                      "elements)");
 }
 
+// On the GPU a kernel that calls a math function may be off by its ULP bound
+// (checkOutputs' extraUlps), but under "exact" -0.0 still differs from 0.0
+// (conformance/FORMAT.md; docs/gpu-numerics.md section 5: "compared bit for bit
+// (including the sign of zero)"): a ULP bound excuses rounding, not a sign.
+TEST(ConformanceRunner, ExtraUlpsDoNotExcuseTheSignOfZero) {
+  // y = -x * exp(0): -0.0, 1, 2, 3 (unary minus flips the sign of zero: docs/semantics.md).
+  std::string body =
+      R"("source": "__global__ void k(float *x, float *y) {\n  int i[4] = 0 ... 4;\n  float v[4] = *(x + i);\n  *(y + i) = -v * exp(v - v);\n}\n",
+    "grid": [1],
+    "args": [{"name": "x", "dtype": "float32", "shape": [4], "data": [0, -1, -2, -3]},
+             {"name": "y", "dtype": "float32", "shape": [4], "fill": 0}])";
+  LoadResult r = suiteOf(
+      "s", {caseText("c", R"({"outputs": {"y": {"data": ["-0.0", 1, 2, 3], "compare": "exact"}}})",
+                     "", body)});
+  const Case &c = r.suite->cases.at(0);
+  auto interp = createInterpreterBackend();
+  EXPECT_EQ(runCase(*r.suite, c, *interp, {}).status, Status::Pass); // the expected values
+  std::unique_ptr<BoundArgs> args = bindArgs(c);
+  HostArray &y = *args->buffers[1];
+  y.setBits(0, 0x80000000); // -0.0
+  y.setBits(1, 0x3f800001); // 1 + 2^-23: one ULP above 1
+  y.setDouble(2, 2);
+  y.setDouble(3, 3);
+  EXPECT_EQ(checkOutputs(c, *args, 0).status, Status::Fail);
+  EXPECT_EQ(checkOutputs(c, *args, 3).status, Status::Pass); // within the bound
+  y.setBits(1, 0x3f800000);
+  y.setBits(0, 0x00000000); // +0.0 where -0.0 is expected
+  Verdict v = checkOutputs(c, *args, 3);
+  EXPECT_EQ(v.status, Status::Fail);
+  ASSERT_TRUE(v.mismatch);
+  EXPECT_EQ(v.mismatch->index, 0);
+  EXPECT_EQ(v.mismatch->count, 1);
+  // An explicit {"ulp": N} keeps its rule: -0.0 and 0.0 are 0 apart.
+  LoadResult u = suiteOf(
+      "s",
+      {caseText("c", R"({"outputs": {"y": {"data": ["-0.0", 1, 2, 3], "compare": {"ulp": 1}}}})",
+                "", body)});
+  EXPECT_EQ(checkOutputs(u.suite->cases.at(0), *args, 3).status, Status::Pass);
+}
+
 TEST(ConformanceRunner, EveryVariantMustPassAndTheFailingOneIsNamed) {
   // SIZE=4 writes y[0..4) (as expected); SIZE=8 also writes y[4..8).
   std::string body = R"("source": "__global__ void k(int *y) {\n  *(y + (0 ... SIZE)) = 1;\n}\n",

@@ -210,6 +210,39 @@ TEST(FuzzCase, AFindingLoadsAndPassesAsAConformanceCase) {
   }
 }
 
+// A finding's case carries the reference's int64 outputs exactly (FORMAT.md: integers
+// compare "exact"): 2^53 + 1 and values near 2^63 do not survive a trip through a double.
+// Y = X * 3 + 1 wraps as C does (docs/semantics.md); the values below are worked out by hand.
+TEST(FuzzCase, Int64OutputsAreWrittenExactly) {
+  FuzzKernel k;
+  k.source = "__global__ void f(long *X, long *Y) {\n  int r[4] = 0 ... 4;\n"
+             "  *(Y + r) = *(X + r) * 3 + 1;\n}\n";
+  k.kernelName = "f";
+  k.buffers.push_back({"X", DType::I64, {4}, {0x1p52, 0x1p61, -0x1p62, 0x1p62}, false});
+  k.buffers.push_back({"Y", DType::I64, {4}, {0, 0, 0, 0}, true});
+  OracleResult r;
+  std::string error;
+  ASSERT_TRUE(interpReference(k, 20, r.reference, error)) << error;
+  r.property = "gpu-mismatch";
+  CaseInfo info;
+  info.name = "wide";
+  std::string text = conformanceCase(k, r, info);
+  conf::LoadResult loaded = conf::loadSuiteText(text, "wide.json", ".");
+  ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors.front()) << "\n" << text;
+  const conf::Case &c = loaded.suite->cases.front();
+  ASSERT_EQ(c.expect.outputs.size(), 1u);
+  const HostArray &want = c.expect.outputs[0].want;
+  const int64_t expected[4] = {13510798882111489,     // 3 * 2^52 + 1 (above 2^53, odd)
+                               6917529027641081857,   // 3 * 2^61 + 1
+                               4611686018427387905,   // -3 * 2^62 + 1 + 2^64
+                               -4611686018427387903}; // 3 * 2^62 + 1 - 2^64
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(static_cast<int64_t>(want.getBits(i)), expected[i]) << "Y[" << i << "]\n" << text;
+  auto backend = createInterpreterBackend();
+  conf::CaseRecord rec = conf::runCase(*loaded.suite, c, *backend, RunOptions{});
+  EXPECT_EQ(rec.status, conf::Status::Pass) << rec.error << "\n" << text;
+}
+
 TEST(FuzzCase, TheFailingRunsNumWarpsIsTheCases) {
   // A failure of the num_warps variant: the case runs at the variant's count;
   // a failure of the campaign's own run at its count, written when not 4.
