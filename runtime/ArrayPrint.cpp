@@ -24,13 +24,13 @@ bool roundTrips(const std::string &text, DType t, uint64_t bits) {
   return num::floatBits(t, back) == bits;
 }
 
-/// The fewest digits (<= 8) after the point (fixed) or in the mantissa (exp)
-/// that give back the value; 8 when none does.
-int fewestDigits(double v, DType t, uint64_t bits, bool exp) {
-  for (int d = 0; d < 8; ++d)
+/// The fewest digits (< maxDigits) after the point (fixed) or in the mantissa
+/// (exp) that give back the value; maxDigits when none does.
+int fewestDigits(double v, DType t, uint64_t bits, bool exp, int maxDigits = 8) {
+  for (int d = 0; d < maxDigits; ++d)
     if (roundTrips(printfDouble(exp ? "%.*e" : "%.*f", d, v), t, bits))
       return d;
-  return 8;
+  return maxDigits;
 }
 
 /// Fixed notation with `digits` fraction digits, trailing zeros kept.
@@ -134,8 +134,8 @@ public:
   }
 
   std::string write() {
-    if (a_.shape.empty())
-      return element(0);
+    if (a_.shape.empty()) // NumPy shows a 0-d array as its scalar: every digit it needs
+      return formatElement(a_, 0);
     std::string out;
     size_t col = 0;
     writeAxis(out, col, 0, 0, "");
@@ -243,14 +243,14 @@ std::string formatElement(const HostArray &a, int64_t index) {
   if (!std::isfinite(v))
     return nonFinite(v);
   bool exp = v != 0 && (std::fabs(v) >= 1e8 || std::fabs(v) < 1e-4);
-  int d = fewestDigits(v, a.dtype, bits, exp);
+  // Unlike an array's elements (NumPy's 8 digits), one element shows every
+  // digit its value needs: 17 significant digits give back any float64, that
+  // is 16 after the mantissa's point, or at most 20 after the point when
+  // 1e-4 <= |v| < 1e8 (the first significant digit is at most the 4th).
+  int d = fewestDigits(v, a.dtype, bits, exp, exp ? 16 : 21);
   if (exp)
     return printfDouble(d == 0 ? "%#.*e" : "%.*e", d, v);
-  std::string s = fixed(v, d);
-  if (d == 8)
-    while (s.back() == '0')
-      s.pop_back();
-  return s;
+  return fixed(v, d);
 }
 
 } // namespace tc

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 using namespace tc;
 
@@ -85,4 +87,66 @@ TEST(ArrayPrint, Elements) {
   EXPECT_EQ(formatElement(a, 3), "0.1");
   EXPECT_EQ(formatElement(array(DType::I16, {1}, {-3}), 0), "-3");
   EXPECT_EQ(formatElement(array(DType::Bool, {1}, {1}), 0), "True");
+}
+
+// One element (variant and --compare messages) and a 0-d array show every
+// digit the value needs: the text reads back as the same bits. Expected
+// strings are Python's repr() / NumPy's str() of the same values.
+TEST(ArrayPrint, ElementsKeepEveryDigit) {
+  HostArray d = HostArray::zeros(DType::F64, {3});
+  d.setBits(0, 0x3fd3333333333334); // 0.1 + 0.2
+  d.setBits(1, 0x3fd3333333333333); // 0.3
+  d.setDouble(2, -9.936469137113522e+252);
+  EXPECT_EQ(formatElement(d, 0), "0.30000000000000004");
+  EXPECT_EQ(formatElement(d, 1), "0.3");
+  EXPECT_EQ(formatElement(d, 2), "-9.936469137113522e+252");
+  HostArray f = HostArray::zeros(DType::F32, {1});
+  f.setBits(0, 0x3901742e); // float32(0.00012345679); "0.00012346" reads back as another float
+  EXPECT_EQ(formatElement(f, 0), "0.00012345679");
+
+  HostArray zd = HostArray::zeros(DType::F64, {});
+  zd.setBits(0, 0x3fd3333333333334);
+  EXPECT_EQ(formatArray(zd), "0.30000000000000004");
+  HostArray zf = HostArray::zeros(DType::F32, {});
+  zf.setBits(0, 0x3901742e);
+  EXPECT_EQ(formatArray(zf), "0.00012345679");
+
+  // Any finite float32 / float64 reads back (strtof / strtod) as its own bits.
+  uint64_t state = 0x9e3779b97f4a7c15;
+  auto next = [&] {
+    state += 0x9e3779b97f4a7c15;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111eb;
+    return z ^ (z >> 31);
+  };
+  HostArray r32 = HostArray::zeros(DType::F32, {1}), r64 = HostArray::zeros(DType::F64, {1});
+  int checked = 0;
+  for (int i = 0; i < 20000; ++i) {
+    uint64_t b = next();
+    // Half of them with a small exponent range (fixed notation, 1e-4 <= |v| < 1e8).
+    uint32_t b32 = i % 2 ? uint32_t(b) : (uint32_t(b) & 0x807fffff) | uint32_t(0x71 + b % 40) << 23;
+    uint64_t b64 = i % 2 ? b : (b & 0x800fffffffffffff) | uint64_t(0x3f1 + (b >> 52) % 40) << 52;
+    r32.setBits(0, b32);
+    r64.setBits(0, b64);
+    if (std::isfinite(r32.getDouble(0))) {
+      std::string s = formatElement(r32, 0);
+      float back = std::strtof(s.c_str(), nullptr);
+      uint32_t got;
+      std::memcpy(&got, &back, 4);
+      EXPECT_EQ(got, b32) << s;
+      ++checked;
+    }
+    if (std::isfinite(r64.getDouble(0))) {
+      std::string s = formatElement(r64, 0);
+      double back = std::strtod(s.c_str(), nullptr);
+      uint64_t got;
+      std::memcpy(&got, &back, 8);
+      EXPECT_EQ(got, b64) << s;
+      ++checked;
+    }
+    if (HasFailure())
+      break;
+  }
+  EXPECT_GT(checked, 39000);
 }
