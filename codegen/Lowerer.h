@@ -1344,7 +1344,12 @@ private:
                     llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
                     llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z})
       pid.push_back(b_.CreateIntrinsic(id, {}, {}));
-    std::string head = "[program (%u, %u, %u)] " + label;
+    // The label is text, not format: each `%` doubled (a label "v%d" printed
+    // the index as the value; "50%s" made vprintf read a number as a string).
+    std::string text;
+    for (char c : label)
+      text += c == '%' ? std::string("%%") : std::string(1, c);
+    std::string head = "[program (%u, %u, %u)] " + text;
     if (op.numOperands() == 0) {
       emitThread0([&]() -> llvm::Value * {
         callPrintf(head + "\n", pid);
