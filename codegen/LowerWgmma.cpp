@@ -353,8 +353,11 @@ llvm::Value *Lowerer::wgmmaDescriptor(llvm::Value *field, uint64_t bits, llvm::V
   // add.s64 that ptxas makes one UIADD3.64), so an operand's k steps share one
   // pack; packed each, a wgmma's descriptor cost two UMOVs a trip.
   uint64_t step = 0;
-  if (opts_.descSteps)
+  if (opts_.descSteps) {
     std::tie(offset, step) = splitConstantStep(offset);
+    if (plantedBug("desc-step")) // the step kept in 6 bits: 1 KiB and more wrap
+      step &= 63;
+  }
   llvm::Type *i32 = b_.getInt32Ty();
   llvm::Value *lo = b_.CreateAdd(b_.CreateTrunc(field, i32),
                                  b_.getInt32(static_cast<uint32_t>(bits & 0xffffffffu)));

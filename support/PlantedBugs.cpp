@@ -49,6 +49,10 @@ const std::vector<PlantedBugInfo> &plantedBugList() {
       {"int8-transpose", "gpu",
        "an int8 matmul loop on wgmma transposes its b stage with rows k + 2 and k + 3 in "
        "place of k and k + 1: half of every product reads the wrong b"},
+      {"desc-step", "gpu",
+       "option desc-steps keeps a wgmma descriptor's constant step (16-byte units) in 6 "
+       "bits: a k step or fragment row 1 KiB or more into the operand's shared-memory block "
+       "wraps to its start and reads the wrong rows"},
       {"wgmma-stage", "gpu",
        "a wgmma loop issues its copies one trip further ahead, into a stage still being read"},
       // codegen/ScalarEmit.cpp

@@ -414,6 +414,7 @@ std::string kernelFor(const std::string &name) {
       {"wgmma-swizzle", kWgmmaKernel},
       {"wgmma-wait", kWgmmaKernel},
       {"wgmma-stage", kWgmmaKernel},
+      {"desc-step", kWgmmaKernel},
       {"int8-transpose", kInt8WgmmaKernel},
       {"pipeline-wait-group", kWgmmaKernel},
       {"tma-row-end", kTmaKernel},
