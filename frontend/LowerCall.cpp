@@ -168,13 +168,23 @@ Value *FunctionLowerer::lowerElementwiseBuiltin(const CallExpr *e) {
     Value *b = lowerAs(args[2].get(), t);
     r = emit(OpKind::Select, t, {c, a, b});
   } else if (e->builtin == Builtin::Cdiv) {
-    // (a + b - 1) / b in the promoted type.
+    // The exact ceiling of a / b (as the constant fold and the grid's cdiv):
+    // the truncated quotient, plus one where a remainder is left and the
+    // exact quotient is positive (the remainder has b's sign). No `a + b - 1`:
+    // that overflows near the type's maximum and is the floor for b < 0.
     Value *a = lowerAs(args[0].get(), t);
     Value *b = lowerAs(args[1].get(), t);
-    Value *sum = arith(BinaryOp::Add, a, b, e->loc);
-    Value *one = emitConstant(ConstValue::ofInt(1), t);
-    Value *less = arith(BinaryOp::Sub, sum, one, e->loc);
-    r = arith(BinaryOp::Div, less, b, e->loc);
+    Value *q = arith(BinaryOp::Div, a, b, e->loc);
+    Value *rem = arith(BinaryOp::Rem, a, b, e->loc);
+    Type bools = boolOf(t.shape);
+    Value *zero = emitConstant(ConstValue::ofInt(0), t);
+    Value *left = emit(OpKind::CmpNe, bools, {rem, zero});
+    Value *sameSign =
+        emit(OpKind::CmpEq, bools,
+             {emit(OpKind::CmpGt, bools, {rem, zero}), emit(OpKind::CmpGt, bools, {b, zero})});
+    Value *up = emit(OpKind::And, bools, {left, sameSign});
+    Value *q1 = arith(BinaryOp::Add, q, emitConstant(ConstValue::ofInt(1), t), e->loc);
+    r = emit(OpKind::Select, t, {up, q1, q});
   } else {
     std::vector<Value *> ops;
     for (size_t i = 0; i < arity(e->builtin); ++i)

@@ -380,6 +380,15 @@ Value *FunctionLowerer::lowerLogical(const BinaryExpr *e) {
   return isAnd ? emitIf(a, boolOf({}), rhs, decided) : emitIf(a, boolOf({}), decided, rhs);
 }
 
+// `p - i` moves back by i's value: the offset is widened to 64 bits (as its
+// signedness says) before it is negated, so that `p - u` with an unsigned or
+// narrow u (7 as uint8_t, whose negation in 8 bits is 249) does not move
+// forward, and `p - c` with a char c = -128 moves 128 forward.
+Value *FunctionLowerer::negatedOffset(Value *i) {
+  Value *w = convert(i, i->type().withDType(DType::I64));
+  return emit(OpKind::Neg, w->type(), {w});
+}
+
 Value *FunctionLowerer::lowerPointerArith(const BinaryExpr *e) {
   bool ptrLeft = e->lhs->type.isPtr;
   if (ptrLeft && e->rhs->type.isPtr)
@@ -390,7 +399,7 @@ Value *FunctionLowerer::lowerPointerArith(const BinaryExpr *e) {
   Value *i = lowerAs(ie, Type{e->operandType.dtype, false, e->type.shape});
   p = convert(p, e->type);
   if (e->op == BinaryOp::Sub)
-    i = emit(OpKind::Neg, i->type(), {i});
+    i = negatedOffset(i);
   return emit(OpKind::AddPtr, e->type, {p, i});
 }
 
@@ -628,7 +637,7 @@ Value *FunctionLowerer::lowerAssign(const AssignExpr *e) {
   if (lv.type.isPtr && (op == BinaryOp::Add || op == BinaryOp::Sub)) {
     Value *off = lowerAs(rhs, Type{rhs->type.dtype, false, lv.type.shape});
     if (op == BinaryOp::Sub)
-      off = emit(OpKind::Neg, off->type(), {off});
+      off = negatedOffset(off);
     return writeLValue(lv, emit(OpKind::AddPtr, old->type(), {old, off}));
   }
   Shape shape = ir::broadcastShapes(lv.type.shape, rhs->type.shape).value_or(lv.type.shape);

@@ -191,6 +191,7 @@ private:
   ir::Value *constBool(bool b, const ir::Shape &shape = {});
   /// Converts `v` to `t`: cast (dtype), then splat / expand_dims + broadcast (shape).
   ir::Value *convert(ir::Value *v, const ir::Type &t);
+  ir::Value *negatedOffset(ir::Value *i);
   /// `v != 0` as bool (returns v if it is bool already).
   ir::Value *toBool(ir::Value *v);
   /// Reports an unsupported construct; returns a zero placeholder of `t`.

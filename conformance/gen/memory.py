@@ -305,6 +305,33 @@ def gather_scatter_cases():
                                   scalar('base', 'int64', 3)],
                expect={'outputs': {'Y': out(list(range(53, 61)), 'int32')}}))
 
+    # p - i moves back by i's value whatever i's type (the offset is widened before it is
+    # negated: -7 in uint8 is 249, -(-128) in int8 is -128)
+    src_sub = '''__global__ void k(float *X, float *Y, uint8 uc, uint16 us, int8 c, uint32 u, int n) {
+  float *b = X + 300;
+  *Y = *(b - uc);
+  *(Y + 1) = *(b - us);
+  *(Y + 2) = *(b - c);
+  *(Y + 3) = *(b - u);
+  *(Y + 4) = *(b - n);
+  float *q = X + 300;
+  q -= uc;
+  *(Y + 5) = *q;
+  uint8 t[4] = (uint8)(0 ... 4) + uc;
+  *(Y + 6 + (0 ... 4)) = *(b - t);
+}
+'''
+    uc, us, c, u, n = 7, 9, -128, 11, -100
+    want = [300 - uc, 300 - us, 300 - c, 300 - u, 300 - n, 300 - uc] + [300 - (j + uc) for j in range(4)]
+    S.add(case('pointer_minus_narrow_or_unsigned_offset',
+               ['memory', 'pointer', 'dtype.uint8', 'dtype.uint16', 'dtype.int8', 'dtype.uint32',
+                'dtype.float32'],
+               source=src_sub, args=[buf('X', 'float32', 600, list(range(600))), buf('Y', 'float32', 10),
+                                     scalar('uc', 'uint8', uc), scalar('us', 'uint16', us),
+                                     scalar('c', 'int8', c), scalar('u', 'uint32', u),
+                                     scalar('n', 'int32', n)],
+               expect={'outputs': {'Y': out(want, 'float32', 'exact')}}))
+
     # pointer tile built from a broadcast base then offset
     src6 = '''__global__ void k(float *X, float *Y) {
   float *xb[16] = X;
