@@ -19,8 +19,10 @@
 // reader that those two pushed out of the cell without being ordered before
 // the reader that pushed it (kept aside, per element or per uniform block:
 // ShadowCell::more; not in a buffer that no plain store of the kernel's text
-// reaches, whose readers race with nothing, so that a store reaching it
-// through a pointer computed from another parameter's may miss one). Without
+// reaches, whose readers race with nothing: a store through a pointer
+// computed from another parameter's cannot reach it, it traps out_of_bounds
+// first, Instr::from; one through a pointer made from an integer counts as
+// reaching every buffer). Without
 // atomics no program is ordered before another, so two readers of different
 // programs are enough (any store by a third program, or by one of them,
 // races with one of the two). No race is ever reported that the observed

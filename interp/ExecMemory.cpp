@@ -2,14 +2,19 @@
 //
 // Every active lane is checked, in row-major lane order, before anything is
 // written: its mask lane must be defined, its address defined, inside one
-// buffer (out_of_bounds) and aligned to the element size (misaligned); a
-// stored value must be defined (undefined_value). The first failing lane
-// traps and a trapping store or atomic writes nothing. Masked-off lanes are
-// never accessed: a load gives them `other`'s lane, or poison without one.
-// Lanes of one store that hit the same address apply in row-major order (the
-// last wins). Atomics hold the launch's atomic lock for the whole op, so all
-// lanes of one atomic apply together, in row-major order, and atomics of
-// different programs are serialised (acquire-release through the lock).
+// buffer (out_of_bounds), a buffer of a parameter the pointer may be computed
+// from (Instr::from; else out_of_bounds naming both) and aligned to the
+// element size (misaligned); a stored value must be defined (undefined_value).
+// The first failing lane traps and a trapping store or atomic writes nothing.
+// (The fast paths below check the buffer they find once per op, allowed();
+// when it is not allowed they leave the lanes to the per-lane path, which
+// traps at the first active lane in a buffer its pointer cannot reach.)
+// Masked-off lanes are never accessed: a load gives them `other`'s lane, or
+// poison without one. Lanes of one store that hit the same address apply in
+// row-major order (the last wins). Atomics hold the launch's atomic lock for
+// the whole op, so all lanes of one atomic apply together, in row-major
+// order, and atomics of different programs are serialised (acquire-release
+// through the lock).
 #include "interp/Interpreter.h"
 
 #include "interp/ExecElem.h"
@@ -31,6 +36,12 @@ unsigned operandOf(const Frame &f, const Instr &in, const TileData *t) {
   return 0;
 }
 
+/// Whether an op whose pointer comes from the parameters `from` (Instr::from)
+/// may access region `r`.
+inline bool allowed(const Region *r, uint64_t from) {
+  return (r->params & from) != 0;
+}
+
 /// Resolves addresses of one op, caching the last buffer hit.
 class Accessor {
 public:
@@ -49,13 +60,13 @@ private:
   /// Finds the buffer of `addr` (or traps) and checks the alignment.
   uint8_t *slowAt(uint64_t addr, int64_t lane) {
     const Region *r = mem_.find(addr, size_);
-    if (!r) {
+    if (!r || !allowed(r, in_.from)) [[unlikely]] {
       if (f_.launch.tracker)
         f_.launch.tracker->noteOutOfBounds(static_cast<int32_t>(f_.index), addr, in_.site);
+      std::string at = in_.scalar ? std::string() : laneText(mainType(*in_.op).shape, lane);
       f_.fail(TrapKind::OutOfBounds, in_, lane,
-              mem_.describeOutOfBounds(what_, addr, size_,
-                                       in_.scalar ? std::string()
-                                                  : laneText(mainType(*in_.op).shape, lane)));
+              r ? mem_.describeForeign(what_, addr, size_, at, *r, in_.from)
+                : mem_.describeOutOfBounds(what_, addr, size_, at));
       return nullptr;
     }
     if (addr & (size_ - 1)) {
@@ -154,12 +165,12 @@ uint64_t laneBounds(const uint64_t *addr, const uint8_t *mask, int64_t n, uint64
 }
 
 /// When every active lane (mask lane set, or no mask) of an access of `size`
-/// bytes lies in one buffer and is aligned, sets `hostBase` so that lane i's
-/// bytes are at hostBase + addr[i] and returns true (also when no lane is
-/// active). Otherwise the lanes need the per-lane path, which finds the first
-/// failing lane.
-bool oneBuffer(const Memory &mem, const uint64_t *addr, const uint8_t *mask, int64_t n,
-               unsigned size, uintptr_t &hostBase) {
+/// bytes lies in one buffer that pointers from `from` may reach and is
+/// aligned, sets `hostBase` so that lane i's bytes are at hostBase + addr[i]
+/// and returns true (also when no lane is active). Otherwise the lanes need
+/// the per-lane path, which finds the first failing lane.
+bool oneBuffer(const Memory &mem, uint64_t from, const uint64_t *addr, const uint8_t *mask,
+               int64_t n, unsigned size, uintptr_t &hostBase) {
   int64_t first = 0;
   if (mask) {
     const void *on = std::memchr(mask, 1, static_cast<size_t>(n));
@@ -168,7 +179,7 @@ bool oneBuffer(const Memory &mem, const uint64_t *addr, const uint8_t *mask, int
     first = static_cast<const uint8_t *>(on) - mask;
   }
   const Region *r = mem.find(addr[first], size);
-  if (!r)
+  if (!r || !allowed(r, from))
     return false;
   // The buffer of the first active lane must hold every active lane.
   uint64_t base = r->base, limit = r->size - size;
@@ -188,8 +199,10 @@ template <typename T> T readAt(uintptr_t hostBase, uint64_t addr) {
 
 /// The host bytes of lanes [0, n) when lane i's address is addr[0] + i * size
 /// for every lane and all n elements (masked-off lanes too) lie, aligned, in
-/// one buffer; else nullptr. The common vector access: one memcpy.
-template <typename T> uint8_t *contiguousRange(const Memory &mem, const uint64_t *addr, int64_t n) {
+/// one buffer that pointers from `from` may reach; else nullptr. The common
+/// vector access: one memcpy.
+template <typename T>
+uint8_t *contiguousRange(const Memory &mem, uint64_t from, const uint64_t *addr, int64_t n) {
   constexpr uint64_t kSize = sizeof(T);
   uint64_t a0 = addr[0];
   if ((a0 & (kSize - 1)) || addr[n - 1] != a0 + static_cast<uint64_t>(n - 1) * kSize)
@@ -210,7 +223,7 @@ template <typename T> uint8_t *contiguousRange(const Memory &mem, const uint64_t
   if (d)
     return nullptr;
   const Region *r = mem.find(a0, static_cast<uint64_t>(n) * kSize);
-  return r ? r->host + (a0 - r->base) : nullptr;
+  return r && allowed(r, from) ? r->host + (a0 - r->base) : nullptr;
 }
 
 /// Whether, in every row of `rowLen` lanes, lane j's address is the row's
@@ -236,12 +249,13 @@ template <typename T> bool rowsContiguous(const uint64_t *addr, int64_t n, int64
 }
 
 /// For contiguous rows of `rowLen` elements: whether every row lies, aligned,
-/// in the buffer of the first; sets hostBase as oneBuffer does.
-bool rowsInOneBuffer(const Memory &mem, const uint64_t *addr, int64_t n, int64_t rowLen,
-                     unsigned size, uintptr_t &hostBase) {
+/// in the buffer of the first, one that pointers from `from` may reach; sets
+/// hostBase as oneBuffer does.
+bool rowsInOneBuffer(const Memory &mem, uint64_t from, const uint64_t *addr, int64_t n,
+                     int64_t rowLen, unsigned size, uintptr_t &hostBase) {
   uint64_t rowBytes = static_cast<uint64_t>(rowLen) * size;
   const Region *r = mem.find(addr[0], rowBytes);
-  if (!r)
+  if (!r || !allowed(r, from))
     return false;
   uint64_t base = r->base, limit = r->size - rowBytes, bad = 0;
   for (int64_t i = 0; i < n; i += rowLen) {
@@ -274,19 +288,20 @@ void fillMaskedOff(TileData &r, const uint8_t *m, const TileData *other, int64_t
 /// A load whose active lanes are known to be valid (no per-lane checks);
 /// false when the lanes need the checking path.
 template <typename T, bool IsBool>
-bool fastLoad(const Memory &mem, const uint64_t *addr, const uint8_t *m, const TileData *other,
-              int64_t rowLen, TileData &r) {
+bool fastLoad(const Memory &mem, uint64_t from, const uint64_t *addr, const uint8_t *m,
+              const TileData *other, int64_t rowLen, TileData &r) {
   int64_t n = r.size();
   T *o = r.as<T>();
   uintptr_t hb = 0;
-  if (const uint8_t *h = contiguousRange<T>(mem, addr, n)) {
+  if (const uint8_t *h = contiguousRange<T>(mem, from, addr, n)) {
     std::memcpy(o, h, static_cast<size_t>(n) * sizeof(T));
   } else if (!m && rowLen > 1 && rowsContiguous<T>(addr, n, rowLen) &&
-             rowsInOneBuffer(mem, addr, n, rowLen, sizeof(T), hb)) { // a 2-D block: row copies
+             rowsInOneBuffer(mem, from, addr, n, rowLen, sizeof(T), hb)) {
+    // A 2-D block: row copies.
     for (int64_t i = 0; i < n; i += rowLen)
       std::memcpy(o + i, reinterpret_cast<const void *>(hb + addr[i]),
                   static_cast<size_t>(rowLen) * sizeof(T));
-  } else if (oneBuffer(mem, addr, m, n, sizeof(T), hb)) {
+  } else if (oneBuffer(mem, from, addr, m, n, sizeof(T), hb)) {
     if (m)
       mapLanes(o, n, [&](int64_t i) { return m[i] ? readAt<T>(hb, addr[i]) : T(0); });
     else
@@ -304,10 +319,11 @@ bool fastLoad(const Memory &mem, const uint64_t *addr, const uint8_t *m, const T
 /// When the lanes of an access are consecutive elements (an affine pointer
 /// tile of step sizeof(T), Tile.h) and every lane is active (no mask, or one
 /// known true in every lane): the host bytes of the n elements if they lie,
-/// aligned, in one buffer, else nullptr. Sets `base` to lane 0's address.
+/// aligned, in one buffer that pointers from `from` may reach, else nullptr.
+/// Sets `base` to lane 0's address.
 template <typename T>
-uint8_t *affineRange(const Memory &mem, const TileData &ptr, const TileData *mask, int64_t n,
-                     uint64_t &base) {
+uint8_t *affineRange(const Memory &mem, uint64_t from, const TileData &ptr, const TileData *mask,
+                     int64_t n, uint64_t &base) {
   Affine a;
   uint64_t on = 0;
   if (!ptr.affine(a) || (a.step != sizeof(T) && n > 1) || (mask && !(mask->uniform(on) && on)))
@@ -316,14 +332,14 @@ uint8_t *affineRange(const Memory &mem, const TileData &ptr, const TileData *mas
     return nullptr;
   base = a.base;
   const Region *r = mem.find(a.base, static_cast<uint64_t>(n) * sizeof(T));
-  return r ? r->host + (a.base - r->base) : nullptr;
+  return r && allowed(r, from) ? r->host + (a.base - r->base) : nullptr;
 }
 
 template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   const TileData &ptr = *f.get(in.in[0]);
   const TileData *mask = optional(f, in, 1), *other = optional(f, in, 2);
   uint64_t a0 = 0;
-  if (const uint8_t *h = affineRange<T>(f.launch.memory, ptr, mask, in.n, a0)) {
+  if (const uint8_t *h = affineRange<T>(f.launch.memory, in.from, ptr, mask, in.n, a0)) {
     TilePtr r;
     if (!IsBool && in.view) { // nothing writes memory before the one use reads it
       r = makeViewTile(in.n, sizeof(T), h);
@@ -346,7 +362,7 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   const T *ov = other ? other->as<T>() : nullptr;
   TilePtr r = makeTile(in.n, sizeof(T));
   T *o = r->as<T>();
-  if (!mp && !pp && fastLoad<T, IsBool>(f.launch.memory, addr, m, other, in.g0, *r)) {
+  if (!mp && !pp && fastLoad<T, IsBool>(f.launch.memory, in.from, addr, m, other, in.g0, *r)) {
     if (!track(f, in, addr, m, sizeof(T), Access::Load))
       return false;
     f.set(in.out[0], std::move(r));
@@ -420,7 +436,8 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
   const TileData &ptr = *f.get(in.in[0]), &val = *f.get(in.in[1]);
   const TileData *mask = optional(f, in, 2);
   uint64_t a0 = 0;
-  uint8_t *h0 = val.hasPoison() ? nullptr : affineRange<T>(f.launch.memory, ptr, mask, in.n, a0);
+  uint8_t *h0 =
+      val.hasPoison() ? nullptr : affineRange<T>(f.launch.memory, in.from, ptr, mask, in.n, a0);
   if (h0) {
     if ((f.launch.tracker &&
          !f.launch.tracker->recordRange(f, in, a0, in.n, sizeof(T), Access::Store)) ||
@@ -434,7 +451,7 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
   const T *v = val.as<T>();
   bool clean = !ptr.hasPoison() && !val.hasPoison() && !(mask && mask->hasPoison());
   uintptr_t hb = 0;
-  if (uint8_t *h = clean ? contiguousRange<T>(f.launch.memory, addr, in.n) : nullptr) {
+  if (uint8_t *h = clean ? contiguousRange<T>(f.launch.memory, in.from, addr, in.n) : nullptr) {
     if (!track(f, in, addr, m, sizeof(T), Access::Store) ||
         (f.launch.guardStores && !guardStore(f, in, addr, m, sizeof(T), "store", true)))
       return false;
@@ -446,7 +463,7 @@ template <typename T> bool runStore(Frame &f, const Instr &in) {
           std::memcpy(h + i * sizeof(T), &v[i], sizeof(T));
     return true;
   }
-  if (clean && oneBuffer(f.launch.memory, addr, m, in.n, sizeof(T), hb)) {
+  if (clean && oneBuffer(f.launch.memory, in.from, addr, m, in.n, sizeof(T), hb)) {
     if (!track(f, in, addr, m, sizeof(T), Access::Store) ||
         (f.launch.guardStores && !guardStore(f, in, addr, m, sizeof(T), "store")))
       return false;
@@ -488,7 +505,7 @@ template <typename T> bool runFusedStore(Frame &f, const Instr &in) {
   uint8_t *h0 = nullptr;
   uint64_t bytes = static_cast<uint64_t>(in.n) * sizeof(T);
   if (!x.hasPoison() && !y.hasPoison())
-    h0 = affineRange<T>(f.launch.memory, *f.get(in.in[0]), optional(f, in, 2), in.n, a0);
+    h0 = affineRange<T>(f.launch.memory, in.from, *f.get(in.in[0]), optional(f, in, 2), in.n, a0);
   if (h0) {
     for (const TileData *v : {&x, &y})
       if (const void *src = v->viewOf(); src && partlyOverlaps(src, h0, bytes))
@@ -634,6 +651,14 @@ bool prepareMemoryOp(const ir::Op &op, Instr &in, std::string &error) {
   in.scalar = ptr.isScalar();
   in.elemSize = byteSize(ptr.dtype);
   in.dtype = ptr.dtype;
+  // The buffers the pointer may reach: those of the parameters it comes from.
+  std::vector<const ir::Value *> params;
+  in.from = ~uint64_t(0);
+  if (pointerSources(op.operand(0), params)) {
+    in.from = 0;
+    for (const ir::Value *p : params)
+      in.from |= paramBit(p->index());
+  }
   ir::OpKind k = op.kind();
   size_t minOps = k == ir::OpKind::Load ? 1 : k == ir::OpKind::AtomicCas ? 3 : 2;
   if (op.numOperands() < minOps || op.numOperands() > minOps + (k == ir::OpKind::Load ? 2 : 1)) {

@@ -69,6 +69,10 @@ struct Instr {
   std::string label;              // print label, assert message
   std::vector<std::string> names; // result names for --trace (%3, %N)
   uint32_t site = 0;              // memory ops: index in AccessTracker::sites
+  // Memory ops: the paramBit()s of the parameters the pointer may be computed
+  // from (pointerSources); all bits when not known. An active lane inside a
+  // region none of whose parameters is here traps out_of_bounds.
+  uint64_t from = ~uint64_t(0);
   // Fusion (fuseBlock, Interpreter.cpp):
   bool view = false;       // load: may return a view of the buffer (Tile.h)
   IntoFn into = nullptr;   // elementwise binary op: its lanes written straight to memory
@@ -184,6 +188,15 @@ Handler fusedStoreHandler(unsigned elemSize, bool isBool); // ExecMemory.cpp
 /// same value in every program, so each frame (one thread's programs of one
 /// launch) makes it once (Instr::inner) and shares it afterwards.
 bool cachedOp(Frame &f, const Instr &in); // Interpreter.cpp
+
+/// Adds to `params` the kernel parameters (the body block's arguments) that
+/// pointer value `v` may be computed from: through addptr, the shape ops,
+/// casts, select, slices, and the results and block arguments of for / while
+/// / if (their initial and yielded values, to a fixed point). False when some
+/// source is not known (a pointer made from an integer, an op it does not
+/// follow) or none is a parameter: such a pointer may reach any buffer
+/// (Provenance.cpp).
+bool pointerSources(const ir::Value *v, std::vector<const ir::Value *> &params);
 
 /// Poison of an elementwise result: the union of its operands' masks.
 void mergePoison(TileData &r, const TileData &a);

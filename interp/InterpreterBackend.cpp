@@ -63,42 +63,23 @@ Trap launchTrap(const CompiledKernel &k, TrapKind kind, std::string message) {
   return t;
 }
 
-/// The kernel parameter a pointer value is computed from (through addptr,
-/// splat, broadcast, select...), or nullptr when it cannot tell (a loop-carried
-/// pointer, a pointer loaded from memory).
-const ir::Value *pointerRoot(const ir::Value *v) {
-  while (const ir::Op *d = v->definingOp()) {
-    const ir::Value *next = nullptr;
-    for (unsigned i = 0; i < d->numOperands() && !next; ++i)
-      if (d->operand(i)->type().isPtr)
-        next = d->operand(i);
-    if (!next)
-      return nullptr;
-    v = next;
-  }
-  return v->ownerBlock() && !v->ownerBlock()->parentOp() ? v : nullptr;
+/// Adds to `names` the kernel parameters pointer value `v` may be computed
+/// from (interp::pointerSources: every pointer operand followed, both sides
+/// of a select, loop-carried values and if/while results through their
+/// initial and yielded values); false when some are not known (a pointer made
+/// from an integer). A memory op's access outside those parameters' buffers
+/// traps (Instr::from), so a known set bounds what the op may touch.
+bool pointerParams(const ir::Value *v, std::set<std::string> &names) {
+  std::vector<const ir::Value *> params;
+  if (!interp::pointerSources(v, params))
+    return false;
+  for (const ir::Value *p : params)
+    names.insert(p->nameHint());
+  return true;
 }
 
-/// Adds to `names` the kernel parameters pointer value `v` may be computed
-/// from (every pointer operand followed: both sides of a select); false when
-/// some are not known (a loop-carried pointer, a branch's result).
-bool pointerParams(const ir::Value *v, std::set<std::string> &names, int depth = 0) {
-  if (depth > 64)
-    return false;
-  if (const ir::Op *d = v->definingOp()) {
-    bool any = false;
-    for (unsigned i = 0; i < d->numOperands(); ++i)
-      if (d->operand(i)->type().isPtr) {
-        any = true;
-        if (!pointerParams(d->operand(i), names, depth + 1))
-          return false;
-      }
-    return any;
-  }
-  if (!v->ownerBlock() || v->ownerBlock()->parentOp())
-    return false;
-  names.insert(v->nameHint());
-  return true;
+bool isMemoryWrite(ir::OpKind k) {
+  return k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas;
 }
 
 /// The first store or atomic of `b` (nested regions included) other than
@@ -106,11 +87,11 @@ bool pointerParams(const ir::Value *v, std::set<std::string> &names, int depth =
 const ir::Op *storeTo(const ir::Block &b, const std::vector<std::string> &names,
                       const ir::Op *except) {
   for (const auto &op : b.ops()) {
-    ir::OpKind k = op->kind();
-    if ((k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas) &&
-        op.get() != except) {
-      const ir::Value *root = pointerRoot(op->operand(0));
-      if (!root || std::find(names.begin(), names.end(), root->nameHint()) != names.end())
+    if (isMemoryWrite(op->kind()) && op.get() != except) {
+      std::set<std::string> params;
+      if (!pointerParams(op->operand(0), params) ||
+          std::any_of(names.begin(), names.end(),
+                      [&](const std::string &n) { return params.count(n) != 0; }))
         return op.get();
     }
     for (const auto &r : op->regions())
@@ -125,13 +106,8 @@ const ir::Op *storeTo(const ir::Block &b, const std::vector<std::string> &names,
 /// pointer does not come from a parameter (any buffer may be written).
 bool storedParams(const ir::Block &b, std::set<std::string> &names) {
   for (const auto &op : b.ops()) {
-    ir::OpKind k = op->kind();
-    if (k == ir::OpKind::Store || k == ir::OpKind::AtomicRMW || k == ir::OpKind::AtomicCas) {
-      const ir::Value *root = pointerRoot(op->operand(0));
-      if (!root)
-        return false;
-      names.insert(root->nameHint());
-    }
+    if (isMemoryWrite(op->kind()) && !pointerParams(op->operand(0), names))
+      return false;
     for (const auto &r : op->regions())
       if (!storedParams(*r, names))
         return false;
@@ -656,7 +632,7 @@ std::optional<Trap> Launcher::placeArguments() {
       return launchTrap(kernel_, TrapKind::Misaligned, msg);
     };
     if (t.isPtr) {
-      uint64_t base = memory_.place(name, args_.buffer(name)) + args_.buffer(name)->origin;
+      uint64_t base = memory_.place(name, args_.buffer(name), i) + args_.buffer(name)->origin;
       paramStart_.resize(fn_.numParams());
       paramStart_[i] = base;
       ctx_.params.push_back(interp::makeScalarInt(DType::U64, base));
@@ -803,9 +779,8 @@ void Launcher::startTracking(unsigned threads) {
 
 /// Tells the tracker the buffers that no plain store of the kernel's text
 /// reaches (their readers need no keeping aside: AccessTracker::setAtomics).
-/// (A store through a pointer computed from another parameter's that lands
-/// in such a buffer is not seen here: a reader pushed out of a cell there
-/// before it may be missed.)
+/// (A store through a pointer computed from another parameter's cannot land
+/// in such a buffer: it traps out_of_bounds first, Instr::from.)
 void Launcher::setNoPlainStores() {
   std::set<std::string> stored;
   bool known = true;

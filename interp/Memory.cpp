@@ -20,11 +20,12 @@ std::string Region::label() const {
   return names.size() > 1 ? s + ")" : s;
 }
 
-uint64_t Memory::place(const std::string &param, HostArray *array) {
+uint64_t Memory::place(const std::string &param, HostArray *array, size_t index) {
   for (auto &r : regions_) {
     if (r->array == array || (array->external && r->host == array->bytes() &&
                               r->size == array->byteCount() && r->readOnly == array->readOnly)) {
       r->names.push_back(param);
+      r->params |= paramBit(index);
       return r->base;
     }
   }
@@ -32,6 +33,7 @@ uint64_t Memory::place(const std::string &param, HostArray *array) {
   r->base = next_;
   r->size = array->byteCount();
   r->names.push_back(param);
+  r->params = paramBit(index);
   r->array = array;
   r->host = array->bytes();
   r->readOnly = array->readOnly;
@@ -51,17 +53,44 @@ const Region *Memory::find(uint64_t addr, uint64_t size) const {
   return r->size >= size && off <= r->size - size ? r : nullptr;
 }
 
-std::string Memory::describeOutOfBounds(std::string_view access, uint64_t addr, uint64_t size,
-                                        const std::string &lane) const {
+namespace {
+
+/// "'a' [0x10000, 0x10010)".
+std::string regionText(const Region &r) {
+  return r.label() + " [" + hexAddr(r.base) + ", " + hexAddr(r.base + r.size) + ")";
+}
+
+/// "load of 4 bytes at 0x10ff0 (lane [17])".
+std::string accessText(std::string_view access, uint64_t addr, uint64_t size,
+                       const std::string &lane) {
   std::string s = std::string(access) + " of " + std::to_string(size) + " byte" +
                   (size == 1 ? "" : "s") + " at " + hexAddr(addr);
-  if (!lane.empty())
-    s += " (" + lane + ")";
+  return lane.empty() ? s : s + " (" + lane + ")";
+}
+
+} // namespace
+
+std::string Memory::describeForeign(std::string_view access, uint64_t addr, uint64_t size,
+                                    const std::string &lane, const Region &in,
+                                    uint64_t from) const {
+  std::vector<const Region *> sources;
+  for (const auto &r : regions_)
+    if (r->params & from)
+      sources.push_back(r.get());
+  std::string s = accessText(access, addr, size, lane) + " is inside " + regionText(in) +
+                  ", but the pointer comes from ";
+  for (size_t i = 0; i < sources.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == sources.size() ? " or " : ", ") + regionText(*sources[i]);
+  return sources.empty() ? s + "no buffer" : s;
+}
+
+std::string Memory::describeOutOfBounds(std::string_view access, uint64_t addr, uint64_t size,
+                                        const std::string &lane) const {
+  std::string s = accessText(access, addr, size, lane);
   // An access that starts inside a region but runs past its end.
   for (const auto &r : regions_) {
     if (addr >= r->base && addr - r->base < r->size)
-      return s + " runs past the end of " + r->label() + " [" + hexAddr(r->base) + ", " +
-             hexAddr(r->base + r->size) + ")";
+      return s + " runs past the end of " + regionText(*r);
   }
   s += " is outside every buffer";
   const Region *best = nullptr;
@@ -76,8 +105,7 @@ std::string Memory::describeOutOfBounds(std::string_view access, uint64_t addr, 
   }
   if (!best)
     return s + " (the launch has no buffers)";
-  s += "; nearest: " + best->label() + " [" + hexAddr(best->base) + ", " +
-       hexAddr(best->base + best->size) + "), " + std::to_string(bestDist) + " byte" +
+  s += "; nearest: " + regionText(*best) + ", " + std::to_string(bestDist) + " byte" +
        (bestDist == 1 ? "" : "s");
   return s + (addr < best->base ? " before its start" : " past its end");
 }

@@ -10,7 +10,8 @@
 // guarantees). A host array bound to several parameters gets one region (the
 // same address, as when a C caller passes one pointer twice). Nothing lives
 // outside the regions: an access that is not wholly inside one region is
-// out of bounds.
+// out of bounds, and so is one inside a region other than those of the
+// parameters its pointer was computed from (Region::params, Instr::from).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -33,10 +34,18 @@ struct Region {
   HostArray *array = nullptr;     // the host array whose bytes these are
   uint8_t *host = nullptr;        // the bytes of [base, base + size)
   bool readOnly = false;          // stores trap (HostArray::readOnly)
+  uint64_t params = 0;            // paramBit(i) of each parameter i bound to it
 
   /// "'a'" or "'a' (also 'b')".
   std::string label() const;
 };
+
+/// The bit of kernel parameter `i` in Region::params and Instr::from:
+/// parameters 63 and up share the last bit (a kernel that many pointers is
+/// checked less precisely, never spuriously).
+inline uint64_t paramBit(size_t i) {
+  return uint64_t(1) << (i < 63 ? i : 63);
+}
 
 class Memory {
 public:
@@ -45,11 +54,11 @@ public:
   static constexpr uint64_t kGuard = 4096;
 
   /// Places `array` (which must outlive the Memory and keep its size) for
-  /// parameter `param`, or names `param` on the region already holding that
-  /// array (or the same host bytes with the same read-only flag: views of one
-  /// storage); returns the region's base address (the pointer argument is
-  /// base + HostArray::origin).
-  uint64_t place(const std::string &param, HostArray *array);
+  /// parameter `param` (number `index` of the kernel), or names `param` on the
+  /// region already holding that array (or the same host bytes with the same
+  /// read-only flag: views of one storage); returns the region's base address
+  /// (the pointer argument is base + HostArray::origin).
+  uint64_t place(const std::string &param, HostArray *array, size_t index);
 
   /// The region holding all of [addr, addr + size), or nullptr.
   const Region *find(uint64_t addr, uint64_t size) const;
@@ -61,6 +70,12 @@ public:
   /// left out when empty.
   std::string describeOutOfBounds(std::string_view access, uint64_t addr, uint64_t size,
                                   const std::string &lane) const;
+  /// Why an access inside region `in` is out of bounds for a pointer computed
+  /// from the parameters `from` (paramBit()s, none of them bound to `in`), e.g.
+  /// "load of 4 bytes at 0x11100 (lane [0]) is inside 'Y' [0x11100, 0x11110),
+  /// but the pointer comes from 'X' [0x10000, 0x10010)".
+  std::string describeForeign(std::string_view access, uint64_t addr, uint64_t size,
+                              const std::string &lane, const Region &in, uint64_t from) const;
 
 private:
   std::vector<std::unique_ptr<Region>> regions_; // ascending base

@@ -8,10 +8,15 @@
 // back from the operands that caused it, lane by lane, to a masked load whose
 // mask is false at that lane, and say so. Both walks run only after a trap,
 // so they cost nothing while the kernel runs.
+//
+// Which kernel parameters a pointer may be computed from (pointerSources):
+// a memory op may reach only their buffers (Instr::from), and the race check
+// learns which buffers a kernel may store to. Computed once per kernel.
 #include "interp/Interpreter.h"
 
 #include <cstring>
 #include <set>
+#include <unordered_set>
 
 namespace tc::interp {
 
@@ -425,6 +430,91 @@ bool failUndefined(Frame &f, const Instr &in, int64_t lane, std::string message,
   if (operand < in.op->numOperands())
     explainUndefined(f, in.op->operand(operand), in.scalar ? -1 : lane);
   return false;
+}
+
+bool pointerSources(const ir::Value *v, std::vector<const ir::Value *> &params) {
+  // A walk back over every value `v` may be copied or offset from; a loop's
+  // block argument leads to its initial value and to what the loop yields,
+  // which leads back to the argument (the visited set makes it a fixed point).
+  std::vector<const ir::Value *> work{v};
+  std::unordered_set<const ir::Value *> seen{v};
+  size_t before = params.size();
+  bool known = true;
+  auto push = [&](const ir::Value *x) {
+    if (!x)
+      known = false;
+    else if (seen.insert(x).second)
+      work.push_back(x);
+  };
+  // Operand `i` of the terminator of `b` (a yield or a while's condition).
+  auto yielded = [](const ir::Block *b, size_t i) -> const ir::Value * {
+    const ir::Op *t = b ? b->terminator() : nullptr;
+    return t && i < t->numOperands() ? t->operand(static_cast<unsigned>(i)) : nullptr;
+  };
+  auto operand = [](const ir::Op *op, size_t i) -> const ir::Value * {
+    return i < op->numOperands() ? op->operand(static_cast<unsigned>(i)) : nullptr;
+  };
+  auto region = [](const ir::Op *op, size_t i) -> const ir::Block * {
+    return i < op->numRegions() ? op->region(static_cast<unsigned>(i)) : nullptr;
+  };
+  while (known && !work.empty()) {
+    const ir::Value *x = work.back();
+    work.pop_back();
+    if (!x->type().isPtr) // a pointer made from an integer (bitcast)
+      return false;
+    size_t i = x->index();
+    if (const ir::Op *d = x->definingOp()) {
+      switch (d->kind()) {
+      case ir::OpKind::AddPtr:
+      case ir::OpKind::Splat:
+      case ir::OpKind::Broadcast:
+      case ir::OpKind::ExpandDims:
+      case ir::OpKind::Reshape:
+      case ir::OpKind::Trans:
+      case ir::OpKind::Cast:
+      case ir::OpKind::Bitcast:
+      case ir::OpKind::ExtractSlice: push(operand(d, 0)); break;
+      case ir::OpKind::Select:
+        push(operand(d, 1));
+        push(operand(d, 2));
+        break;
+      case ir::OpKind::InsertSlice:
+        push(operand(d, 0));
+        push(operand(d, 2));
+        break;
+      case ir::OpKind::Undef: break; // no address: its lanes trap as undefined
+      case ir::OpKind::For:          // (lb, ub, step, inits...) -> iters
+        push(operand(d, 3 + i));
+        push(yielded(region(d, 0), i));
+        break;
+      case ir::OpKind::If:
+        push(yielded(region(d, 0), i));
+        push(yielded(region(d, 1), i));
+        break;
+      case ir::OpKind::While: push(yielded(region(d, 0), 1 + i)); break; // condition(c, fwd...)
+      default: return false;
+      }
+      continue;
+    }
+    const ir::Block *b = x->ownerBlock();
+    const ir::Op *p = b ? b->parentOp() : nullptr;
+    if (b && !p) { // a kernel parameter
+      params.push_back(x);
+      continue;
+    }
+    if (p && p->kind() == ir::OpKind::For && i >= 1) { // body(iv, iters...)
+      push(operand(p, 3 + i - 1));
+      push(yielded(b, i - 1));
+    } else if (p && p->kind() == ir::OpKind::While && b == region(p, 0)) { // before(args)
+      push(operand(p, i));
+      push(yielded(region(p, 1), i));
+    } else if (p && p->kind() == ir::OpKind::While && b == region(p, 1)) { // after(fwd)
+      push(yielded(region(p, 0), 1 + i));
+    } else {
+      return false;
+    }
+  }
+  return known && params.size() > before; // (only undef: no parameter to name)
 }
 
 } // namespace tc::interp

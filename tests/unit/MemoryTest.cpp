@@ -22,13 +22,13 @@ TEST(Memory, LayoutIsDeterministicWithGuardGaps) {
   HostArray c = HostArray::zeros(DType::F64, {0}); // empty
   HostArray d = HostArray::zeros(DType::I16, {3});
   Memory m;
-  EXPECT_EQ(m.place("a", &a), 0x10000u);
+  EXPECT_EQ(m.place("a", &a, 0), 0x10000u);
   // 0x10000 + 4000 = 0x10fa0; + 4096 = 0x11fa0; rounded up to 256: 0x12000.
-  EXPECT_EQ(m.place("b", &b), 0x12000u);
+  EXPECT_EQ(m.place("b", &b, 1), 0x12000u);
   // 0x1200a + 4096 = 0x1300a -> 0x13100.
-  EXPECT_EQ(m.place("c", &c), 0x13100u);
+  EXPECT_EQ(m.place("c", &c, 2), 0x13100u);
   // 0x13100 + 0 + 4096 = 0x14100 (already a multiple of 256).
-  EXPECT_EQ(m.place("d", &d), 0x14100u);
+  EXPECT_EQ(m.place("d", &d, 3), 0x14100u);
   for (const auto &r : m.regions())
     EXPECT_EQ(r->base % 256, 0u);
 }
@@ -36,7 +36,7 @@ TEST(Memory, LayoutIsDeterministicWithGuardGaps) {
 TEST(Memory, FindNeedsTheWholeAccessInsideOneBuffer) {
   HostArray a = HostArray::zeros(DType::I32, {4}); // [0x10000, 0x10010)
   Memory m;
-  m.place("a", &a);
+  m.place("a", &a, 0);
   EXPECT_NE(m.find(0x10000, 4), nullptr);
   EXPECT_NE(m.find(0x1000c, 4), nullptr);
   EXPECT_EQ(m.find(0x1000d, 4), nullptr); // runs 1 byte past the end
@@ -51,8 +51,8 @@ TEST(Memory, OutOfBoundsMessages) {
   HostArray a = HostArray::zeros(DType::F32, {1000}); // [0x10000, 0x10fa0)
   HostArray b = HostArray::zeros(DType::F32, {8});    // [0x12000, 0x12020)
   Memory m;
-  m.place("a", &a);
-  m.place("b", &b);
+  m.place("a", &a, 0);
+  m.place("b", &b, 1);
   EXPECT_EQ(m.describeOutOfBounds("load", 0x10ff0, 4, "lane [17]"),
             "load of 4 bytes at 0x10ff0 (lane [17]) is outside every buffer; nearest: 'a' "
             "[0x10000, 0x10fa0), 80 bytes past its end");
@@ -75,21 +75,48 @@ TEST(Memory, OneArrayBoundTwiceSharesARegion) {
   HostArray a = HostArray::zeros(DType::I32, {2});
   HostArray b = HostArray::zeros(DType::I32, {2});
   Memory m;
-  EXPECT_EQ(m.place("x", &a), 0x10000u);
-  EXPECT_EQ(m.place("y", &b), 0x11100u); // 0x10008 + 4096 = 0x11008 -> 0x11100
-  EXPECT_EQ(m.place("z", &a), 0x10000u);
+  EXPECT_EQ(m.place("x", &a, 0), 0x10000u);
+  EXPECT_EQ(m.place("y", &b, 1), 0x11100u); // 0x10008 + 4096 = 0x11008 -> 0x11100
+  EXPECT_EQ(m.place("z", &a, 2), 0x10000u);
   ASSERT_EQ(m.regions().size(), 2u);
   EXPECT_EQ(m.regions()[0]->label(), "'x' (also 'z')");
   EXPECT_EQ(m.describeOutOfBounds("load", 0x10008, 4, ""),
             "load of 4 bytes at 0x10008 is outside every buffer; nearest: 'x' (also 'z') "
             "[0x10000, 0x10008), 0 bytes past its end");
+  // The region answers for both parameters (pointer provenance: Region::params).
+  EXPECT_EQ(m.regions()[0]->params, tc::interp::paramBit(0) | tc::interp::paramBit(2));
+  EXPECT_EQ(m.regions()[1]->params, tc::interp::paramBit(1));
+}
+
+// An access inside one buffer through a pointer computed from another's
+// parameter: the message names both (Memory::describeForeign).
+TEST(Memory, ForeignBufferMessages) {
+  HostArray x = HostArray::zeros(DType::F32, {4}); // [0x10000, 0x10010)
+  HostArray y = HostArray::zeros(DType::F32, {4}); // [0x11100, 0x11110)
+  HostArray z = HostArray::zeros(DType::F32, {4}); // [0x12200, 0x12210)
+  Memory m;
+  m.place("X", &x, 0);
+  m.place("Y", &y, 1);
+  m.place("Z", &z, 2);
+  m.place("W", &x, 3);
+  using tc::interp::paramBit;
+  const tc::interp::Region &ry = *m.regions()[1];
+  EXPECT_EQ(m.describeForeign("load", 0x11100, 4, "lane [0]", ry, paramBit(0)),
+            "load of 4 bytes at 0x11100 (lane [0]) is inside 'Y' [0x11100, 0x11110), but the "
+            "pointer comes from 'X' (also 'W') [0x10000, 0x10010)");
+  EXPECT_EQ(m.describeForeign("store", 0x11104, 4, "", ry, paramBit(0) | paramBit(2)),
+            "store of 4 bytes at 0x11104 is inside 'Y' [0x11100, 0x11110), but the pointer "
+            "comes from 'X' (also 'W') [0x10000, 0x10010) or 'Z' [0x12200, 0x12210)");
+  // Parameters from 63 on share a bit.
+  EXPECT_EQ(paramBit(62), uint64_t(1) << 62);
+  EXPECT_EQ(paramBit(63), paramBit(200));
 }
 
 TEST(Memory, RegionsAreTheHostArraysBytes) {
   HostArray a = HostArray::zeros(DType::I16, {3});
   a.setDouble(1, -7);
   Memory m;
-  uint64_t base = m.place("a", &a);
+  uint64_t base = m.place("a", &a, 0);
   const tc::interp::Region *r = m.find(base, 6);
   ASSERT_NE(r, nullptr);
   int16_t v;

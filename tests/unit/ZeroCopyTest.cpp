@@ -193,6 +193,45 @@ __global__ void f(float *Y) {
   EXPECT_EQ(r.trap->kind, tc::TrapKind::OutOfBounds);
 }
 
+TEST(ZeroCopy, ViewsOfOneStorageAreOneBuffer) {
+  // X and Y are views of one storage (Y starts at element 4): a pointer
+  // computed from either reaches the whole storage (pointer provenance is per
+  // buffer, and this is one buffer). Separate storages are two buffers: X + 4
+  // landing in the other one traps.
+  auto k = compile(R"(
+__global__ void f(float *X, float *Y) {
+  int i[4] = 0 ... 4;
+  *(X + i) = *(X + 4 + i) + 1.0; // what Y addresses
+  *(Y + i) = *(Y - 4 + i) * 2.0; // what X addresses
+})");
+  std::vector<float> s = {0, 1, 2, 3, 4, 5, 6, 7};
+  HostArray x = view(s), y = view(s);
+  y.origin = 4 * sizeof(float);
+  tc::LaunchArgs args;
+  args.setBuffer("X", &x);
+  args.setBuffer("Y", &y);
+  RunResult r = tc::createInterpreterBackend()->launch(*k, {1, 1, 1}, args, {});
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+  EXPECT_EQ(s, (std::vector<float>{5, 6, 7, 8, 10, 12, 14, 16}));
+  // X's storage is [0x10000, 0x10020); the other one starts at 0x11100, so
+  // X + 4 + i must not reach it however far X's storage is from it.
+  std::vector<float> s1(4, 0), s2 = {1, 2, 3, 4};
+  HostArray x1 = view(s1), y2 = view(s2);
+  tc::LaunchArgs two;
+  two.setBuffer("X", &x1);
+  two.setBuffer("Y", &y2);
+  auto far = compile(R"(
+__global__ void f(float *X, float *Y) {
+  int i[4] = 0 ... 4;
+  *(Y + i) = *(X + 1088 + i);
+})");
+  r = tc::createInterpreterBackend()->launch(*far, {1, 1, 1}, two, {});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, tc::TrapKind::OutOfBounds);
+  EXPECT_EQ(r.trap->message, "load of 4 bytes at 0x11100 (lane [0]) is inside 'Y' [0x11100, "
+                             "0x11110), but the pointer comes from 'X' [0x10000, 0x10010)");
+}
+
 TEST(ZeroCopy, CancelStopsALaunch) {
   auto k = compile(R"(
 __global__ void f(float *Y, int N) {
