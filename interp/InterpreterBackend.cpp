@@ -388,6 +388,7 @@ private:
   std::optional<Trap> checkArguments();
   std::optional<Trap> checkGrid();
   std::optional<Trap> placeArguments();
+  std::vector<uint64_t> claimedAlignments();
   void startTracking(unsigned threads);
   void setNoPlainStores();
   void nameParams();
@@ -399,7 +400,8 @@ private:
   void startJournal();
   void numberSites(interp::PBlock &b);
   void collectBuffers();
-  void runSequential(int64_t quietBelow = 0);
+  void runSequential(int64_t quietBelow = 0, std::optional<Trap::Note> *stopped = nullptr);
+  void rerunInProgramOrder();
   void runParallel(unsigned threads);
   void restoreBuffers();
   void exactRerun(unsigned threads);
@@ -409,6 +411,14 @@ private:
   void setPid(Frame &f, int64_t index) const;
   void finishProgram(Frame &f, int64_t index);
   void noteWaiting(Frame &f) const;
+  struct Waiting {
+    const interp::Region *region = nullptr;
+    int64_t element = 0;
+    const ir::Op *store = nullptr; // a store or atomic of the kernel that writes it
+  };
+  std::optional<Waiting> waitingOn(const Frame &f) const;
+  Trap::Note noteAt(const ir::Op *op, std::string text) const;
+  Trap::Note rerunStopped(const Frame &f) const;
 
   const CompiledKernel &kernel_;
   const ir::Function &fn_;
@@ -475,31 +485,8 @@ RunResult Launcher::run() {
     runParallel(threads);
     if (tracker_ && tracker_->logged() && !interrupted_ && overlapsFound(threads))
       exactRerun(threads); // programs' accesses overlap: find the race element-wise
-    if (trap_ && trap_->kind == TrapKind::DataRace && (cow_ || journal_)) {
-      // Which race is found first depends on how the threads interleaved: run
-      // again in program order from the buffers as they were, so that the
-      // report is the one every thread count gives.
-      restoreBuffers();
-      tracker_->reset();
-      tracker_->setLocked(false);
-      std::optional<Trap> found = std::move(trap_);
-      trap_.reset();
-      steps_ = 0;
-      ctx_.stopAbove.store(INT64_MAX);
-      std::ostringstream later; // what programs past the threads' trap print
-      std::ostream *out = std::exchange(out_, &later);
-      runSequential(trapIndex_ + 1); // (the output up to the trap is written)
-      out_ = out;
-      if (trap_) {
-        *out_ << later.str();
-      } else {
-        // In program order the atomics ordered what the threads' run found
-        // racing (a program that read a flag before another one set it): the
-        // race is real all the same. Report it, the buffers as they were.
-        restoreBuffers();
-        trap_ = std::move(found);
-      }
-    }
+    if (trap_ && trap_->kind == TrapKind::DataRace && (cow_ || journal_))
+      rerunInProgramOrder();
   }
   collectBuffers();
   result_.interrupted = interrupted_;
@@ -622,8 +609,42 @@ std::optional<Trap> Launcher::checkGrid() {
   return std::nullopt;
 }
 
+/// Per parameter: what the base of its buffer must be a multiple of to keep
+/// the claims (`__aligned(N)`, `__multipleof(N)`) of every pointer parameter
+/// bound to the same memory, as a GPU allocator would give it (0: no claim,
+/// or one that does not fit in 64 bits).
+std::vector<uint64_t> Launcher::claimedAlignments() {
+  size_t n = fn_.numParams();
+  std::vector<uint64_t> claim(n, 0), align(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (!fn_.param(static_cast<unsigned>(i))->type().isPtr)
+      continue;
+    const ir::ParamAttrs &attrs = fn_.paramAttrs(static_cast<unsigned>(i));
+    claim[i] = 1;
+    for (int64_t c : {attrs.aligned, attrs.multipleOf})
+      if (c > 1 && claim[i] != 0)
+        claim[i] = interp::lcmOrZero(claim[i], static_cast<uint64_t>(c));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (claim[i] == 0 || !fn_.param(static_cast<unsigned>(i))->type().isPtr)
+      continue;
+    const HostArray &a = *args_.buffer(fn_.paramName(static_cast<unsigned>(i)));
+    uint64_t all = 1;
+    for (size_t j = 0; j < n && all != 0; ++j) {
+      if (!fn_.param(static_cast<unsigned>(j))->type().isPtr)
+        continue;
+      const HostArray &b = *args_.buffer(fn_.paramName(static_cast<unsigned>(j)));
+      if (interp::Memory::sameMemory(a, b) || interp::Memory::sameMemory(b, a))
+        all = claim[j] == 0 ? 0 : interp::lcmOrZero(all, claim[j]);
+    }
+    align[i] = all;
+  }
+  return align;
+}
+
 /// Places buffers, builds parameter values, checks __multipleof / __aligned.
 std::optional<Trap> Launcher::placeArguments() {
+  std::vector<uint64_t> align = claimedAlignments();
   for (size_t i = 0; i < fn_.numParams(); ++i) {
     const std::string &name = fn_.paramName(static_cast<unsigned>(i));
     const ir::Type &t = fn_.param(static_cast<unsigned>(i))->type();
@@ -632,7 +653,8 @@ std::optional<Trap> Launcher::placeArguments() {
       return launchTrap(kernel_, TrapKind::Misaligned, msg);
     };
     if (t.isPtr) {
-      uint64_t base = memory_.place(name, args_.buffer(name), i) + args_.buffer(name)->origin;
+      uint64_t base =
+          memory_.place(name, args_.buffer(name), i, align[i]) + args_.buffer(name)->origin;
       paramStart_.resize(fn_.numParams());
       paramStart_[i] = base;
       ctx_.params.push_back(interp::makeScalarInt(DType::U64, base));
@@ -925,7 +947,10 @@ void Launcher::collectBuffers() {
   }
 }
 
-void Launcher::runSequential(int64_t quietBelow) {
+/// Runs the programs one after another. With `stopped` (the run again in
+/// program order, rerunInProgramOrder): a program that reaches the step or
+/// time limit ends the run with no trap, and *stopped says why.
+void Launcher::runSequential(int64_t quietBelow, std::optional<Trap::Note> *stopped) {
   Frame f(ctx_, prepared_->numSlots);
   for (int64_t i = 0; i < total_; ++i) {
     setPid(f, i);
@@ -934,12 +959,60 @@ void Launcher::runSequential(int64_t quietBelow) {
     bool ok = interp::runProgram(f, *prepared_);
     steps_ += f.steps;
     if (!ok) {
-      if (f.trap && f.trap->kind == TrapKind::StepLimit && !f.interrupted)
+      if (f.trap && f.trap->kind == TrapKind::StepLimit && !f.interrupted) {
+        if (stopped) {
+          *stopped = rerunStopped(f);
+          return;
+        }
         noteWaiting(f);
+      }
       interrupted_ = f.interrupted;
       trap_ = std::move(f.trap);
       return;
     }
+  }
+}
+
+/// After the threads found a data race: the launch again in program order,
+/// from the buffers as they were, so that the report is the one every thread
+/// count gives. In program order a program may wait forever for a later one
+/// (a flag that one sets after the race): each program of this run gets at
+/// most kRerunFactor times the ops of the threads' whole run, plus
+/// kRerunSlack (and the user's own limits); one that runs past that ends the
+/// run, and the threads' report stands, as where this run finds no race.
+void Launcher::rerunInProgramOrder() {
+  constexpr uint64_t kRerunFactor = 4, kRerunSlack = 1000000;
+  restoreBuffers();
+  tracker_->reset();
+  tracker_->setLocked(false);
+  std::optional<Trap> found = std::move(trap_);
+  trap_.reset();
+  uint64_t threadSteps = steps_.exchange(0);
+  uint64_t budget = threadSteps > (UINT64_MAX - kRerunSlack) / kRerunFactor
+                        ? UINT64_MAX
+                        : threadSteps * kRerunFactor + kRerunSlack;
+  uint64_t userSteps = ctx_.maxSteps;
+  ctx_.maxSteps = std::min(userSteps, budget);
+  ctx_.stopAbove.store(INT64_MAX);
+  std::ostringstream later; // what programs past the threads' trap print
+  std::ostream *out = std::exchange(out_, &later);
+  std::optional<Trap::Note> stopped;
+  runSequential(trapIndex_ + 1, &stopped); // (the output up to the trap is written)
+  out_ = out;
+  ctx_.maxSteps = userSteps;
+  if (trap_) {
+    *out_ << later.str();
+    return;
+  }
+  // In program order the atomics ordered what the threads' run found racing
+  // (a program that read a flag before another one set it), or a program
+  // waited for a later one: the race is real all the same. Report it, the
+  // buffers as they were.
+  restoreBuffers();
+  trap_ = std::move(found);
+  if (stopped) {
+    trap_->notes.push_back(std::move(*stopped));
+    steps_ = threadSteps; // (the report is the threads' run's)
   }
 }
 
@@ -1033,21 +1106,27 @@ void Launcher::finishProgram(Frame &f, int64_t index) {
   }
 }
 
-/// A program that hit the step limit with programs run one at a time, whose
-/// last 0-d load read a buffer the kernel also writes, may be waiting for
-/// another program's store that can only come when both run at once: say so.
-void Launcher::noteWaiting(Frame &f) const {
+/// The element a program that reached the step limit kept reading, when its
+/// last 0-d load or atomic read a buffer that some store or atomic of the
+/// kernel (another one) writes and the grid has other programs: it may be
+/// waiting for another program's store.
+std::optional<Launcher::Waiting> Launcher::waitingOn(const Frame &f) const {
   if (!f.lastLoad || ctx_.grid[0] * ctx_.grid[1] * ctx_.grid[2] < 2)
-    return;
+    return std::nullopt;
   const interp::Region *r = memory_.find(f.lastLoad, 1);
   if (!r)
-    return;
+    return std::nullopt;
   const ir::Op *store = storeTo(fn_.body(), r->names, f.lastLoadOp);
   if (!store)
-    return;
+    return std::nullopt;
   int64_t element = static_cast<int64_t>((f.lastLoad - r->base) / byteSize(r->array->dtype));
+  return Waiting{r, element, store};
+}
+
+/// A note at `op`'s source line (none when it has no location).
+Trap::Note Launcher::noteAt(const ir::Op *op, std::string text) const {
   Trap::Note n;
-  ir::Location loc = store->loc();
+  ir::Location loc = op ? op->loc() : ir::Location{};
   const ir::Module &m = kernel_.module();
   if (loc.line != 0 && loc.file < m.files.size()) {
     n.file = m.files[loc.file];
@@ -1055,12 +1134,52 @@ void Launcher::noteWaiting(Frame &f) const {
     n.col = loc.col;
     n.sourceLine = kernel_.sourceLine(loc.file, loc.line);
   }
-  n.text = "the program kept reading " + r->label() + " element " + std::to_string(element) +
-           ", which programs of this kernel write here: with one thread the programs run one "
-           "after another, so a program that waits for another one's store never sees it: "
-           "run with --threads N, N at least the number of programs that must run at the same "
-           "time (2 or more)";
-  f.trap->notes.push_back(std::move(n));
+  n.text = std::move(text);
+  return n;
+}
+
+/// A program that hit the step limit with programs run one at a time, whose
+/// last 0-d load read a buffer the kernel also writes, may be waiting for
+/// another program's store that can only come when both run at once: say so.
+void Launcher::noteWaiting(Frame &f) const {
+  std::optional<Waiting> w = waitingOn(f);
+  if (!w)
+    return;
+  f.trap->notes.push_back(noteAt(
+      w->store,
+      "the program kept reading " + w->region->label() + " element " + std::to_string(w->element) +
+          ", which programs of this kernel write here: with one thread the programs run one "
+          "after another, so a program that waits for another one's store never sees it: "
+          "run with --threads N, N at least the number of programs that must run at the same "
+          "time (2 or more)"));
+}
+
+/// Why the run again in program order stopped at `f`'s step or time limit
+/// (rerunInProgramOrder), as a note of the threads' report.
+Trap::Note Launcher::rerunStopped(const Frame &f) const {
+  std::string program = "program (" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) +
+                        ", " + std::to_string(f.pid[2]) + ")";
+  std::string why;
+  const ir::Op *at = nullptr;
+  if (std::optional<Waiting> w = waitingOn(f)) {
+    why = program + " waits here for a later one (it kept reading " + w->region->label() +
+          " element " + std::to_string(w->element) + ")";
+    at = f.lastLoadOp;
+  } else if (f.steps >= ctx_.maxSteps) {
+    why = program + " ran more than " + std::to_string(ctx_.maxSteps) + " ops";
+  } else {
+    why = program + " reached the time limit";
+  }
+  Trap::Note n = noteAt(at, "the launch was not run again in program order: " + why +
+                                "; this report is the threads' run's, with the buffers as "
+                                "they were before the launch");
+  if (!at && f.trap) { // where the program stopped
+    n.file = f.trap->file;
+    n.line = f.trap->line;
+    n.col = f.trap->col;
+    n.sourceLine = f.trap->sourceLine;
+  }
+  return n;
 }
 
 class InterpreterBackend : public Backend {

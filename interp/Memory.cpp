@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <numeric>
 
 namespace tc::interp {
 
@@ -20,10 +21,20 @@ std::string Region::label() const {
   return names.size() > 1 ? s + ")" : s;
 }
 
-uint64_t Memory::place(const std::string &param, HostArray *array, size_t index) {
+uint64_t lcmOrZero(uint64_t a, uint64_t b) {
+  uint64_t m = 0;
+  return __builtin_mul_overflow(a / std::gcd(a, b), b, &m) ? 0 : m;
+}
+
+bool Memory::sameMemory(const HostArray &placed, const HostArray &array) {
+  return &placed == &array ||
+         (array.external && placed.bytes() == array.bytes() &&
+          placed.byteCount() == array.byteCount() && placed.readOnly == array.readOnly);
+}
+
+uint64_t Memory::place(const std::string &param, HostArray *array, size_t index, uint64_t align) {
   for (auto &r : regions_) {
-    if (r->array == array || (array->external && r->host == array->bytes() &&
-                              r->size == array->byteCount() && r->readOnly == array->readOnly)) {
+    if (sameMemory(*r->array, *array)) {
       r->names.push_back(param);
       r->params |= paramBit(index);
       return r->base;
@@ -31,6 +42,15 @@ uint64_t Memory::place(const std::string &param, HostArray *array, size_t index)
   }
   auto r = std::make_unique<Region>();
   r->base = next_;
+  // A claimed alignment past kAlign: the next multiple of it, where the
+  // region and its guard gap end below kAddressLimit.
+  if (uint64_t m = align > kAlign ? lcmOrZero(kAlign, align) : 0; m != 0) {
+    uint64_t up = 0, end = 0;
+    if (!__builtin_add_overflow(next_, m - 1, &up) &&
+        !__builtin_add_overflow(up / m * m, array->byteCount() + kGuard, &end) &&
+        end <= kAddressLimit)
+      r->base = up / m * m;
+  }
   r->size = array->byteCount();
   r->names.push_back(param);
   r->params = paramBit(index);

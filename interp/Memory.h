@@ -7,11 +7,13 @@
 // placed in the order they are added (parameter order), the first at 0x10000,
 // each next one at the end of the previous plus a guard gap of at least
 // 4 KiB, rounded up to a multiple of 256 bytes (the alignment cudaMalloc
-// guarantees). A host array bound to several parameters gets one region (the
-// same address, as when a C caller passes one pointer twice). Nothing lives
-// outside the regions: an access that is not wholly inside one region is
-// out of bounds, and so is one inside a region other than those of the
-// parameters its pointer was computed from (Region::params, Instr::from).
+// guarantees), or of a larger alignment the kernel claims for the buffer
+// (`__aligned(N)`, `__multipleof(N)` on a pointer). A host array bound to
+// several parameters gets one region (the same address, as when a C caller
+// passes one pointer twice). Nothing lives outside the regions: an access
+// that is not wholly inside one region is out of bounds, and so is one inside
+// a region other than those of the parameters its pointer was computed from
+// (Region::params, Instr::from).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -52,13 +54,23 @@ public:
   static constexpr uint64_t kFirstBase = 0x10000;
   static constexpr uint64_t kAlign = 256;
   static constexpr uint64_t kGuard = 4096;
+  /// Claimed alignments are kept where the region ends below this (the 48
+  /// bits of a GPU's virtual addresses).
+  static constexpr uint64_t kAddressLimit = uint64_t(1) << 48;
 
   /// Places `array` (which must outlive the Memory and keep its size) for
   /// parameter `param` (number `index` of the kernel), or names `param` on the
-  /// region already holding that array (or the same host bytes with the same
-  /// read-only flag: views of one storage); returns the region's base address
-  /// (the pointer argument is base + HostArray::origin).
-  uint64_t place(const std::string &param, HostArray *array, size_t index);
+  /// region already holding that array (sameMemory); returns the region's base
+  /// address (the pointer argument is base + HostArray::origin). A new region's
+  /// base is a multiple of `align` as well as of kAlign (the claims,
+  /// `__aligned(N)` or `__multipleof(N)`, of the parameters bound to the
+  /// array, as a GPU allocator gives such buffers; 0: none), where the region
+  /// still ends below kAddressLimit.
+  uint64_t place(const std::string &param, HostArray *array, size_t index, uint64_t align = 0);
+  /// Whether `array` is one memory with `placed` (which place() put in a
+  /// region): the same array, or a view of the same host bytes with the same
+  /// read-only flag (views of one storage).
+  static bool sameMemory(const HostArray &placed, const HostArray &array);
 
   /// The region holding all of [addr, addr + size), or nullptr.
   const Region *find(uint64_t addr, uint64_t size) const;
@@ -84,5 +96,9 @@ private:
 
 /// "0x10ff0".
 std::string hexAddr(uint64_t a);
+
+/// The least common multiple of `a` and `b` (both > 0), 0 when it does not
+/// fit in 64 bits.
+uint64_t lcmOrZero(uint64_t a, uint64_t b);
 
 } // namespace tc::interp

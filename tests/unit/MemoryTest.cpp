@@ -33,6 +33,28 @@ TEST(Memory, LayoutIsDeterministicWithGuardGaps) {
     EXPECT_EQ(r->base % 256, 0u);
 }
 
+TEST(Memory, ClaimedAlignmentPlacesAFreshRegion) {
+  HostArray a = HostArray::zeros(DType::F32, {4}); // [0x10000, 0x10010)
+  HostArray b = HostArray::zeros(DType::F32, {4});
+  HostArray c = HostArray::zeros(DType::F32, {4});
+  HostArray d = HostArray::zeros(DType::F32, {4});
+  Memory m;
+  EXPECT_EQ(m.place("a", &a, 0, 4096), 0x10000u); // already a multiple
+  // 0x10010 + 4096 = 0x11010: 0x11100 for 256 (or less), 0x11400 for 1024.
+  EXPECT_EQ(m.place("b", &b, 1, 1024), 0x11400u);
+  EXPECT_EQ(m.place("b2", &b, 2, 65536), 0x11400u); // b's region is placed already
+  // The next one packs as before: 0x11410 + 4096 -> 0x12500.
+  EXPECT_EQ(m.place("c", &c, 3, 128), 0x12500u);
+  // A claim the region would not fit below Memory::kAddressLimit with is not
+  // kept (the launch then traps misaligned): 0x12510 + 4096 -> 0x13600.
+  EXPECT_EQ(m.place("d", &d, 4, uint64_t(1) << 48), 0x13600u);
+  HostArray e = HostArray::zeros(DType::F32, {4});
+  EXPECT_EQ(m.place("e", &e, 5, uint64_t(1) << 47), uint64_t(1) << 47);
+  EXPECT_EQ(tc::interp::lcmOrZero(256, 1024), 1024u);
+  EXPECT_EQ(tc::interp::lcmOrZero(256, 12), 768u);
+  EXPECT_EQ(tc::interp::lcmOrZero(uint64_t(1) << 63, 3), 0u);
+}
+
 TEST(Memory, FindNeedsTheWholeAccessInsideOneBuffer) {
   HostArray a = HostArray::zeros(DType::I32, {4}); // [0x10000, 0x10010)
   Memory m;

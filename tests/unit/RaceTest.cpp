@@ -637,6 +637,48 @@ TEST(Race, RaceTheThreadsSawIsReportedWhenProgramOrderHidesIt) {
   EXPECT_EQ(d.getDouble(0), 4);
 }
 
+// Program 1 releases F and then stores X; program 0 waits for F and then
+// loads X: the store comes after the release, so nothing orders it with the
+// load (a race whichever ran first). In program order program 0 waits for
+// program 1 forever: the run again in program order is given up, and the
+// threads' report stands with a note, the buffers as they were before the
+// launch. (The time limit only turns a regression into a failure, not a hang.)
+TEST(Race, ProgramOrderRunThatWaitsForALaterProgramIsGivenUp) {
+  Launch l(R"(__global__ void k(int *F, int *X, int *D) {
+  if (get_program_id(0) == 0) {
+    while (atomic_add(F, 0) == 0) {}
+    *D = *X;
+  } else {
+    atomic_xchg(F, 1);
+    *X = 5;
+  }
+}
+)");
+  HostArray &f = l.buffer("F", DType::I32, {1});
+  HostArray &x = l.buffer("X", DType::I32, {1});
+  HostArray &d = l.buffer("D", DType::I32, {1});
+  f.setDouble(0, 0);
+  x.setDouble(0, 3);
+  d.setDouble(0, 4);
+  tc::RunOptions o = checked();
+  o.threads = 2;
+  o.maxSeconds = 60;
+  RunResult r = l.run({2, 1, 1}, o);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  ASSERT_EQ(r.trap->kind, TrapKind::DataRace) << r.trap->render();
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_TRUE(has(r.trap->message, "X[0]")) << r.trap->message;
+  ASSERT_FALSE(r.trap->notes.empty());
+  const tc::Trap::Note &n = r.trap->notes.back();
+  EXPECT_EQ(n.line, 3u) << n.text; // the atomic it spins on
+  EXPECT_TRUE(has(n.text, "the launch was not run again in program order: program (0, 0, 0) "
+                          "waits here for a later one (it kept reading 'F' element 0)"))
+      << n.text;
+  EXPECT_EQ(f.getDouble(0), 0);
+  EXPECT_EQ(x.getDouble(0), 3);
+  EXPECT_EQ(d.getDouble(0), 4);
+}
+
 //===-- logged mode: intervals per thread, checked after the run ---------------------===//
 
 // Program p stores Y[4095p, 4095p + 4096): neighbours share one element, the

@@ -232,6 +232,36 @@ __global__ void f(float *X, float *Y) {
                              "0x11110), but the pointer comes from 'X' [0x10000, 0x10010)");
 }
 
+TEST(ZeroCopy, AlignedClaimHoldsForTheStorageNotForEveryOrigin) {
+  // X's 4 floats are [0x10000, 0x10010); Y's storage follows at 0x10010 +
+  // 4096 rounded up to its claim, 1024: 0x11400. The claim is on the pointer
+  // argument, storage + origin: an origin of 256 floats (1024 bytes) keeps
+  // it, one of 4 floats breaks it.
+  auto k = compile(R"(
+__global__ void f(float *X, float *Y __aligned(1024)) {
+  *Y = *X + 1.0;
+})");
+  std::vector<float> x = {4, 0, 0, 0}, s(512, 0);
+  HostArray xa = view(x), ya = view(s);
+  tc::LaunchArgs args;
+  args.setBuffer("X", &xa);
+  args.setBuffer("Y", &ya);
+  RunResult r = tc::createInterpreterBackend()->launch(*k, {1, 1, 1}, args, {});
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+  EXPECT_EQ(s[0], 5);
+  ya.origin = 256 * sizeof(float);
+  r = tc::createInterpreterBackend()->launch(*k, {1, 1, 1}, args, {});
+  ASSERT_EQ(r.status, RunResult::Status::Ok) << (r.trap ? r.trap->render() : r.error);
+  EXPECT_EQ(s[256], 5);
+  ya.origin = 4 * sizeof(float);
+  r = tc::createInterpreterBackend()->launch(*k, {1, 1, 1}, args, {});
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, tc::TrapKind::Misaligned);
+  EXPECT_EQ(r.trap->message, "pointer argument 'Y' = 0x11410 is not aligned to 1024 bytes (its "
+                             "__aligned(1024) claim)");
+  EXPECT_EQ(s[4], 0);
+}
+
 TEST(ZeroCopy, CancelStopsALaunch) {
   auto k = compile(R"(
 __global__ void f(float *Y, int N) {
