@@ -39,10 +39,13 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -295,6 +298,22 @@ bool pyIntTooLarge(nb::handle obj) {
   return bad;
 }
 
+/// An integer (or __index__ object) as the nearest float64, as Python's
+/// float() rounds it; none when it is beyond float64's finite range.
+std::optional<tc::ScalarValue> bigIntAsDouble(nb::handle obj) {
+  nb::object idx = nb::steal(PyNumber_Index(obj.ptr()));
+  if (!idx.is_valid()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  double d = PyLong_AsDouble(idx.ptr());
+  if (d == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return tc::ScalarValue::ofFloat(DType::F64, d);
+}
+
 std::string rangeText(DType t) {
   if (tc::isFloat(t))
     return "finite values of " + std::string(tc::conformanceName(t));
@@ -457,11 +476,19 @@ void bindArguments(const tc::CompiledKernel &k, nb::list pyArgs, Target target, 
     bool plainNumber = PyLong_Check(o) || PyFloat_Check(o);
     if (!plainNumber && nb::isinstance<nb::ndarray<nb::ro>>(obj) && !PyNumber_Check(o))
       throw nb::type_error((whatFn() + " is a scalar parameter but got an array").c_str());
-    if (pyIntTooLarge(obj))
-      throw nb::value_error((whatFn() + " = " + nb::cast<std::string>(nb::str(obj)) +
-                             " does not fit (range " + rangeText(t.dtype) + ")")
-                                .c_str());
-    std::optional<tc::ScalarValue> v = asScalar(obj);
+    std::optional<tc::ScalarValue> v;
+    if (pyIntTooLarge(obj)) {
+      // Outside every 64-bit integer: fine for a float parameter that holds it
+      // (2**64 for a double), checked against that type's range below.
+      if (tc::isFloat(t.dtype))
+        v = bigIntAsDouble(obj);
+      if (!v)
+        throw nb::value_error((whatFn() + " = " + nb::cast<std::string>(nb::str(obj)) +
+                               " does not fit (range " + rangeText(t.dtype) + ")")
+                                  .c_str());
+    } else {
+      v = asScalar(obj);
+    }
     if (!v)
       throw nb::type_error((whatFn() + " expects a number, got " +
                             nb::cast<std::string>(nb::str(obj.type().attr("__name__"))))
@@ -697,17 +724,31 @@ std::vector<bool> mayStore(const tc::CompiledKernel &k) {
   return out;
 }
 
-// Ctrl-C during a launch: while any launch runs, SIGINT sets gInterrupt (the
-// interpreter polls it through RunOptions::cancel) and is passed on to the
-// handler that was installed (Python's, which makes KeyboardInterrupt pending).
-std::atomic<bool> gInterrupt{false};
+// Ctrl-C during a launch on the interpreter. While any such launch runs,
+// onSigint is SIGINT's handler: it counts the signal (gSigintSeq), sets the
+// cancel flag (RunOptions::cancel, polled by the interpreter) of every launch
+// armed in gCancelArmed, and passes the signal on to the handler that was
+// installed (Python's, which makes the Python-level handler pending). Each
+// launch has a flag of its own, cleared when it starts: a Ctrl-C that stopped
+// one launch never reaches a later one. Who decides is Python's SIGINT handler
+// (SigintMode): the default one (KeyboardInterrupt) stops the launch at once;
+// any other runs during the launch (waitRunningHandlers) and the launch stops
+// only if it raised.
+constexpr int kCancelSlots = 64;
+std::atomic<bool> gCancel[kCancelSlots];
+std::atomic<bool> gCancelArmed[kCancelSlots];
+bool gSlotTaken[kCancelSlots]; // (under gSigintMutex)
+std::atomic<unsigned long> gSigintSeq{0};
 std::mutex gSigintMutex;
 int gSigintUsers = 0;
 bool gSigintInstalled = false;
 struct sigaction gPrevSigint;
 
 extern "C" void onSigint(int sig, siginfo_t *info, void *ctx) {
-  gInterrupt.store(true);
+  gSigintSeq.fetch_add(1);
+  for (int i = 0; i < kCancelSlots; ++i)
+    if (gCancelArmed[i].load())
+      gCancel[i].store(true);
   if (gPrevSigint.sa_flags & SA_SIGINFO) {
     if (gPrevSigint.sa_sigaction)
       gPrevSigint.sa_sigaction(sig, info, ctx);
@@ -716,41 +757,155 @@ extern "C" void onSigint(int sig, siginfo_t *info, void *ctx) {
   }
 }
 
+/// What Ctrl-C does to a launch, by Python's SIGINT handler (read with the GIL).
+enum class SigintMode {
+  Cancel,   // signal.default_int_handler (or one set from C): stop the launch at once
+  Ask,      // another Python handler, launched from the main thread: run it, stop if it raised
+  Continue, // another Python handler, launched from another thread: the handler runs on the
+            // main thread and cannot raise here; the launch goes on
+};
+
+SigintMode sigintMode() {
+  static PyObject *getsignal = nullptr, *defaultHandler = nullptr, *mainThread = nullptr;
+  if (!getsignal) { // (kept for the process' lifetime: no destructor after Python's end)
+    nb::module_ signal = nb::module_::import_("signal");
+    getsignal = signal.attr("getsignal").inc_ref().ptr();
+    defaultHandler = signal.attr("default_int_handler").inc_ref().ptr();
+    mainThread = nb::module_::import_("threading").attr("main_thread").inc_ref().ptr();
+  }
+  nb::object h = nb::steal(PyObject_CallFunction(getsignal, "i", SIGINT));
+  if (!h.is_valid()) {
+    PyErr_Clear();
+    return SigintMode::Cancel;
+  }
+  if (h.ptr() == defaultHandler || !PyCallable_Check(h.ptr()))
+    return SigintMode::Cancel; // (SIG_DFL / SIG_IGN: SigintScope installs nothing then)
+  nb::object main = nb::steal(PyObject_CallNoArgs(mainThread));
+  nb::object ident = main.is_valid() ? nb::getattr(main, "ident", nb::none()) : nb::none();
+  PyErr_Clear();
+  bool onMain =
+      !ident.is_none() && PyLong_AsUnsignedLong(ident.ptr()) == PyThread_get_thread_ident();
+  PyErr_Clear();
+  return onMain ? SigintMode::Ask : SigintMode::Continue;
+}
+
 /// Installs onSigint for its lifetime (the first of concurrent launches
 /// installs, the last restores), unless SIGINT is ignored or has its default
-/// action (then Ctrl-C does what it always did).
+/// action (then Ctrl-C does what it always did, and no launch is cancelled),
+/// and gives the launch its cancel flag, clear.
 class SigintScope {
 public:
-  SigintScope() {
+  explicit SigintScope(SigintMode mode) : mode_(mode) {
     std::lock_guard<std::mutex> lock(gSigintMutex);
-    if (gSigintUsers++ > 0)
+    if (gSigintUsers++ == 0) {
+      struct sigaction prev;
+      bool plain = true;
+      if (sigaction(SIGINT, nullptr, &prev) == 0)
+        plain = !(prev.sa_flags & SA_SIGINFO) &&
+                (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN);
+      if (!plain) {
+        gPrevSigint = prev;
+        struct sigaction sa;
+        std::memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = onSigint;
+        sa.sa_flags = SA_SIGINFO | (prev.sa_flags & SA_ONSTACK);
+        sigemptyset(&sa.sa_mask);
+        gSigintInstalled = sigaction(SIGINT, &sa, nullptr) == 0;
+      }
+    }
+    if (!gSigintInstalled || mode_ == SigintMode::Continue)
       return;
-    struct sigaction prev;
-    if (sigaction(SIGINT, nullptr, &prev) != 0)
+    if (mode_ == SigintMode::Ask) {
+      cancel_ = &own_;
       return;
-    bool plain = !(prev.sa_flags & SA_SIGINFO) &&
-                 (prev.sa_handler == SIG_DFL || prev.sa_handler == SIG_IGN);
-    if (plain)
-      return;
-    gPrevSigint = prev;
-    gInterrupt.store(false);
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = onSigint;
-    sa.sa_flags = SA_SIGINFO | (prev.sa_flags & SA_ONSTACK);
-    sigemptyset(&sa.sa_mask);
-    gSigintInstalled = sigaction(SIGINT, &sa, nullptr) == 0;
+    }
+    for (int i = 0; i < kCancelSlots; ++i)
+      if (!gSlotTaken[i]) {
+        gSlotTaken[i] = true;
+        slot_ = i;
+        gCancel[i].store(false);
+        gCancelArmed[i].store(true);
+        cancel_ = &gCancel[i];
+        break;
+      }
   }
   ~SigintScope() {
     std::lock_guard<std::mutex> lock(gSigintMutex);
+    if (slot_ >= 0) {
+      gCancelArmed[slot_].store(false);
+      gSlotTaken[slot_] = false;
+    }
     if (--gSigintUsers == 0 && gSigintInstalled) {
       sigaction(SIGINT, &gPrevSigint, nullptr);
       gSigintInstalled = false;
     }
   }
+  /// The launch's RunOptions::cancel (null: Ctrl-C does not stop it).
+  const std::atomic<bool> *cancel() const { return cancel_; }
+  /// Whether the Python handler is to run during the launch (waitRunningHandlers).
+  bool asks() const { return cancel_ == &own_; }
+  void stop() { own_.store(true); }
   SigintScope(const SigintScope &) = delete;
   SigintScope &operator=(const SigintScope &) = delete;
+
+private:
+  SigintMode mode_;
+  int slot_ = -1;
+  std::atomic<bool> own_{false};
+  const std::atomic<bool> *cancel_ = nullptr;
 };
+
+/// The exception a Python SIGINT handler raised during a launch (empty: none).
+struct RaisedByHandler {
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  explicit operator bool() const { return type != nullptr; }
+};
+
+/// Runs `run` on a thread of its own while this (the main) thread, without
+/// the GIL, waits; after each SIGINT it takes the GIL and runs the Python
+/// handler (PyErr_CheckSignals): if the handler raised, the launch is stopped
+/// (scope.stop()) and its exception kept in `raised`; if not, the launch goes on.
+void waitRunningHandlers(const std::function<void()> &run, SigintScope &scope,
+                         RaisedByHandler &raised) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::exception_ptr error;
+  unsigned long seen = gSigintSeq.load();
+  std::thread worker([&] {
+    try {
+      run();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+    cv.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(m);
+  while (!done) {
+    cv.wait_for(lock, std::chrono::milliseconds(10));
+    if (done || raised)
+      continue;
+    unsigned long now = gSigintSeq.load();
+    if (now == seen)
+      continue;
+    seen = now;
+    lock.unlock();
+    {
+      nb::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {
+        PyErr_Fetch(&raised.type, &raised.value, &raised.traceback);
+        scope.stop();
+      }
+    }
+    lock.lock();
+  }
+  lock.unlock();
+  worker.join();
+  if (error)
+    std::rethrow_exception(error);
+}
 
 tc::Backend &interpreter() {
   static std::unique_ptr<tc::Backend> b = tc::createInterpreterBackend();
@@ -1021,6 +1176,8 @@ nb::dict launch(const Kernel &k, const std::string &backend, nb::list args,
   std::ostringstream out;
   opts.out = &out;
   tc::RunResult r;
+  SigintMode mode = onGpu ? SigintMode::Continue : sigintMode();
+  RaisedByHandler raised;
   {
     nb::gil_scoped_release release;
     if (onGpu) {
@@ -1034,12 +1191,21 @@ nb::dict launch(const Kernel &k, const std::string &backend, nb::list args,
       static const unsigned cores = std::max(1u, std::thread::hardware_concurrency()); // (reads /sys)
       opts.threads = lo.threads ? lo.threads : cores;
       opts.undoOnTrap = true;
-      opts.cancel = &gInterrupt;
       opts.raceCheck = lo.raceCheck;
       opts.trace = lo.trace;
       opts.accessMap = lo.accessMap;
-      SigintScope sigint;
-      r = interpreter().launch(ck, g, b.args, opts);
+      SigintScope sigint(mode);
+      opts.cancel = sigint.cancel();
+      if (sigint.asks())
+        waitRunningHandlers([&] { r = interpreter().launch(ck, g, b.args, opts); }, sigint, raised);
+      else
+        r = interpreter().launch(ck, g, b.args, opts);
+    }
+  }
+  if (raised) { // the Python SIGINT handler raised: its exception, arrays as they were
+    if (r.status != tc::RunResult::Status::Ok) {
+      PyErr_Restore(raised.type, raised.value, raised.traceback);
+      throw nb::python_error();
     }
   }
   nb::dict d;
@@ -1103,6 +1269,18 @@ nb::dict launch(const Kernel &k, const std::string &backend, nb::list args,
     d["status"] = "error";
     d["error"] = pyText(r.error);
     break;
+  }
+  // The launch finished before the Python SIGINT handler's exception stopped
+  // it: the results stand, and the Python layer raises the exception after
+  // taking them (as Python raises it after the statement that was running).
+  d["raised"] = nb::none();
+  if (raised) {
+    PyErr_NormalizeException(&raised.type, &raised.value, &raised.traceback);
+    if (raised.traceback)
+      PyException_SetTraceback(raised.value, raised.traceback);
+    d["raised"] = nb::steal(raised.value);
+    Py_XDECREF(raised.type);
+    Py_XDECREF(raised.traceback);
   }
   return d;
 }

@@ -83,6 +83,61 @@ def test_env_interp_runs_cuda_tensors_on_host(monkeypatch):
     assert y.is_cuda and torch.equal(y, x * 2)
 
 
+FILL = """
+__global__ void fill(float *Y, int N) {
+  int i[BLOCK] = 0 ... BLOCK;
+  bool m[BLOCK] = i < N;
+  *?(m)(Y + i) = (float)i + 1;
+}
+"""
+
+
+@pytest.mark.parametrize("how", ["env_interp", "compare", "check_variants"])
+def test_copy_paths_refuse_writing_a_cuda_tensor_that_requires_grad(how, monkeypatch):
+    # The direct launch refuses it (RuntimeError); so do the paths that run on copies.
+    k = triton_c.kernel(FILL)
+    opts = dict(BLOCK=16)
+    if how == "env_interp":
+        monkeypatch.setenv("TRITON_C_BACKEND", "interp")
+    elif how == "compare":
+        opts["backend"] = "compare"
+    else:
+        monkeypatch.setenv("TRITON_C_BACKEND", "interp")
+        opts.update(BLOCK=[16, 32], check_variants=True)
+    w = torch.zeros(16, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="'Y' is a tensor that requires grad"):
+        k[(1,)](w, 16, **opts)
+    assert not w.detach().any()  # nothing written
+    with torch.no_grad():
+        k[(1,)](w, 16, **opts)
+    assert torch.equal(w.detach().cpu(), torch.arange(1, 17, dtype=torch.float32))
+
+
+@pytest.mark.parametrize("how", ["env_interp", "compare", "check_variants"])
+def test_copy_paths_keep_stores_outside_a_strided_cuda_view(how, monkeypatch):
+    # A strided view's bounds are its whole storage: the kernel's Y[0..15] from
+    # base[::2]'s first element is every element of base (as a direct launch writes).
+    k = triton_c.kernel(FILL)
+    opts = dict(BLOCK=16)
+    if how == "env_interp":
+        monkeypatch.setenv("TRITON_C_BACKEND", "interp")
+    elif how == "compare":
+        opts["backend"] = "compare"
+    else:
+        monkeypatch.setenv("TRITON_C_BACKEND", "interp")
+        opts.update(BLOCK=[16, 32], check_variants=True)
+    base = torch.zeros(16, device="cuda")
+    k[(1,)](base[::2], 16, **opts)
+    assert torch.equal(base.cpu(), torch.arange(1, 17, dtype=torch.float32))
+
+
+def test_compare_keeps_stores_outside_a_strided_numpy_view():
+    k = triton_c.kernel(FILL)
+    base = np.zeros(16, np.float32)
+    k[(1,)](base[::2], 16, BLOCK=16, backend="compare")
+    np.testing.assert_array_equal(base, np.arange(1, 17, dtype=np.float32))
+
+
 @pytest.mark.parametrize("ta,tb", [(False, False), (True, True)])
 def test_gradcheck_dot_cuda(ta, tb):
     a = torch.randn((24, 20) if ta else (20, 24), dtype=torch.float64, device="cuda",

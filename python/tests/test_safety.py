@@ -622,6 +622,105 @@ def test_ctrl_c_interrupts_a_long_launch_and_restores_arrays():
     np.testing.assert_array_equal(y, 0)  # the first store was undone
 
 
+SPIN = """
+__global__ void spin(float *Y, int N) {
+  *Y = 1.0;
+  float acc = 0;
+  for (int i = 0; i < N; i++)
+    acc = acc + 1.0;
+  *(Y + 1) = acc;
+}"""
+
+
+def _sigint_after(seconds):
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signals reach the main thread")
+def test_ctrl_c_does_not_cancel_later_launches():
+    # One Ctrl-C stops one launch; later launches start with no interrupt pending,
+    # whatever SIGINT's handler is then (ignored, as in a worker, or Python's).
+    k = triton_c.kernel(SPIN)
+    y = np.zeros(2, np.float32)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer = _sigint_after(0.3)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                k(y, 2 ** 31 - 1, (1,))
+        finally:
+            timer.cancel()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for _ in range(2):
+            y[:] = 0
+            k(y, 100_000, (1,))
+            np.testing.assert_array_equal(y, [1, 100_000])
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        y[:] = 0
+        k(y, 100_000, (1,))
+        np.testing.assert_array_equal(y, [1, 100_000])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signals reach the main thread")
+def test_a_sigint_handler_that_returns_lets_the_launch_finish():
+    # Python's convention: the handler decides. It runs during the launch and
+    # does not raise, so the launch goes on to the end.
+    k = triton_c.kernel(SPIN)
+    y = np.zeros(2, np.float32)
+    calls = []
+    previous = signal.signal(signal.SIGINT, lambda s, f: calls.append(time.perf_counter()))
+    try:
+        n = 8_000_000  # ~1 s; exact in float32 (< 2**24)
+        timer = _sigint_after(0.2)
+        try:
+            t0 = time.perf_counter()
+            k(y, n, (1,))
+            t1 = time.perf_counter()
+        finally:
+            timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    np.testing.assert_array_equal(y, [1, n])
+    assert len(calls) == 1
+    if t1 - t0 > 0.5:  # the signal came during the launch: the handler ran then
+        assert calls[0] < t1
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signals reach the main thread")
+def test_a_sigint_handler_that_raises_stops_the_launch():
+    class Stop(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Stop("stop")
+
+    k = triton_c.kernel(SPIN)
+    y = np.zeros(2, np.float32)
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        timer = _sigint_after(0.3)
+        t0 = time.perf_counter()
+        try:
+            with pytest.raises(Stop):
+                k(y, 2 ** 31 - 1, (1,))  # minutes of work
+        finally:
+            timer.cancel()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert time.perf_counter() - t0 < 30  # stopped, not run to the end
+    np.testing.assert_array_equal(y, 0)  # the first store was undone
+    y[:] = 0
+    k(y, 1000, (1,))  # and the next launch runs
+    np.testing.assert_array_equal(y, [1, 1000])
+
+
 # -- 6. testing.assert_close and ops check their inputs ---------------------------
 
 def test_assert_close_dtypes_and_scalars():

@@ -93,6 +93,9 @@ def empty(shape: Sequence[int], dtype: Any = None, like: Any = None) -> Any:
 
     if dtype is None:
         dtype = like.dtype if like is not None else np.float32
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        # ml_dtypes' bfloat16 when installed, else uint16 holding the bit patterns
+        dtype = A.numpy_dtype("bfloat16")
     return np.empty(shape, dtype=dtype)
 
 

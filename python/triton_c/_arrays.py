@@ -192,10 +192,66 @@ def to_host(x: Any) -> Any:
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
+class _Memory:
+    """Bytes at an address as NumPy reads them (``__array_interface__``),
+    keeping alive the object that owns them."""
+
+    def __init__(self, address: int, nbytes: int, owner: Any, readonly: bool) -> None:
+        self.__array_interface__ = {"data": (address, readonly), "shape": (nbytes,),
+                                    "typestr": "|u1", "version": 3}
+        self.owner = owner
+
+
+def _extent(x: Any) -> tuple[int, int, int, bool]:
+    """(data pointer, lo, hi, whole) of the bytes [lo, hi) the C++ core takes as
+    array `x`'s buffer: a C-contiguous array's own bytes (whole: False), a
+    strided view's whole storage from the view's element alignment, in whole
+    elements (whole: True)."""
+    if isinstance(x, np.ndarray):
+        ptr, es = x.ctypes.data, x.dtype.itemsize
+        if x.flags.c_contiguous or x.size == 0:
+            return ptr, ptr, ptr + x.nbytes, False
+        lo, n = numpy_storage(x)
+    else:
+        ptr, es = x.data_ptr(), x.element_size()
+        if x.is_contiguous() or x.numel() == 0:
+            return ptr, ptr, ptr + x.numel() * es, False
+        lo, n = torch_storage(x)
+    skew = (ptr - lo) % es
+    return ptr, lo + skew, lo + skew + (n - skew) // es * es, True
+
+
+def span(x: Any, like: Any = None) -> Any:
+    """Array `x`'s buffer as the C++ core takes it (every element a launch may
+    write): a C-contiguous array itself; a strided view's whole storage as a
+    1-D array of its dtype sharing its memory. With `like` (an array of which
+    `x` is a copy with the same layout, as clone and to_host make): the bytes
+    of `x` that correspond to `like`'s buffer."""
+    like = x if like is None else like
+    ptr, lo, hi, whole = _extent(like)
+    if not whole:
+        return x
+    if isinstance(x, np.ndarray):
+        start = x.ctypes.data + (lo - ptr)
+        xlo, xn = numpy_storage(x)
+        if start < xlo or start + (hi - lo) > xlo + xn:
+            raise ValueError("span: the copy does not hold the array's buffer")
+        raw = np.asarray(_Memory(start, hi - lo, x, not x.flags.writeable))
+        return raw.view(x.dtype)
+    es = x.element_size()
+    base = x.data_ptr() - x.storage_offset() * es
+    off = x.data_ptr() + (lo - ptr) - base
+    if off < 0 or off % es or base + off + (hi - lo) > base + _torch_storage_nbytes(x):
+        raise ValueError("span: the copy does not hold the array's buffer")
+    return x.detach().as_strided(((hi - lo) // es,), (1,), off // es)
+
+
 def apply_changes(dst: Any, before: Any, after: Any) -> bool:
-    """dst[i] = after[i] where after differs from before in its bits (so that
-    only what a kernel stored reaches dst); whether any did. All three have
-    dst's shape."""
+    """dst's buffer (span: a strided view's whole storage, every element a
+    launch may write) takes after's bits where they differ from before's (so
+    that only what a kernel stored reaches dst); whether any did. `before` and
+    `after` are copies of dst with its layout (clone, to_host)."""
+    dst, before, after = span(dst), span(before, dst), span(after, dst)
     if isinstance(dst, np.ndarray):
         size = dst.dtype.itemsize
         b = np.asarray(before).view(_UINT[size])
@@ -224,8 +280,8 @@ def dtype_name(dt: Any) -> str:
         return str(dt).replace("torch.", "")
     if dt is None:
         raise TypeError("None is not a dtype")
-    if is_numpy_bf16(dt):
-        return "bfloat16"
+    if (isinstance(dt, str) and dt == "bfloat16") or is_numpy_bf16(dt):
+        return "bfloat16"  # (NumPy has no such name without ml_dtypes)
     return np.dtype(dt).name
 
 

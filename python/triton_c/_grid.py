@@ -11,6 +11,7 @@ instead; such a grid cannot be auto-tuned.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 __all__ = ["cdiv", "Opt", "grid_expressions", "grid_values"]
@@ -176,6 +177,14 @@ def _bad_grid(values: Any, why: str) -> TypeError:
 _TUPLE_TEXTS: dict = {}
 
 
+def _is_bool(v: Any) -> bool:
+    """A bool, NumPy's bool_ or a bool tensor: no grid size (True is not 1 here)."""
+    if isinstance(v, bool):
+        return True
+    dt = getattr(v, "dtype", None)
+    return dt is not None and not isinstance(v, type) and str(dt) in ("bool", "torch.bool")
+
+
 def _texts(values: Any) -> list[str]:
     tv = type(values)
     if tv is tuple and all(type(v) is int for v in values):
@@ -199,9 +208,9 @@ def _texts(values: Any) -> list[str]:
         if not values.strip() or any(not p for p in parts):
             raise _bad_grid(values, "an empty grid expression")
         values = parts
-    elif isinstance(values, (Sym, int)) and not isinstance(values, bool):
+    elif isinstance(values, (Sym, int)) and not _is_bool(values):
         values = [values]
-    elif hasattr(values, "__index__") and not isinstance(values, (bool, float)):
+    elif hasattr(values, "__index__") and not isinstance(values, float) and not _is_bool(values):
         values = [values]
     elif not isinstance(values, (tuple, list)):
         raise _bad_grid(values, f"a {type(values).__name__} is no grid")
@@ -219,7 +228,7 @@ def _texts(values: Any) -> list[str]:
             except UnicodeEncodeError:
                 raise _bad_grid(values, "a grid expression is ASCII text") from None
             out.append(v)
-        elif isinstance(v, bool) or isinstance(v, float):
+        elif _is_bool(v) or isinstance(v, float):
             raise _bad_grid(values, f"{v!r} is a {type(v).__name__}, not an integer")
         elif isinstance(v, int):
             out.append(str(int(v)))
@@ -244,15 +253,38 @@ def grid_expressions(grid: GridArg, define_names: Sequence[str], num_warps: int 
     return None if opt.read_num_warps else texts
 
 
+# C's literals, as the kernel's preprocessor reads a define's text (frontend/ParseLiteral.cpp).
+_INT_SUFFIX = r"(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?"
+_C_INT = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)" + _INT_SUFFIX)
+_C_FLOAT = re.compile(r"(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                      r"|[0-9]+[eE][+-]?[0-9]+)[fF]?")
+_C_HEX_FLOAT = re.compile(r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
+                          r"[fF]?")
+
+
 def _number(text: str) -> Any:
-    """A define's text as the grid lambda sees it: an int, a float, or the text."""
-    try:
-        return int(text, 0)
-    except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            return text
+    """A define's text as the grid lambda sees it: the number the kernel sees
+    (C's literals: ``'010'`` is octal 8, ``'0x10'`` 16, ``'1e3'`` 1000.0, an
+    optional sign before them), else the text itself."""
+    t = text.strip()
+    sign, body = 1, t
+    if body[:1] in "+-" and body[:1]:
+        sign, body = (-1 if body[0] == "-" else 1), body[1:].lstrip()
+    m = _C_INT.fullmatch(body)
+    if m:
+        digits = m.group(1)
+        if digits[:2] in ("0x", "0X"):
+            return sign * int(digits[2:], 16)
+        if digits[:2] in ("0b", "0B"):
+            return sign * int(digits[2:], 2)
+        if len(digits) > 1 and digits[0] == "0":
+            return sign * int(digits[1:], 8)
+        return sign * int(digits)
+    if _C_FLOAT.fullmatch(body):
+        return sign * float(body.rstrip("fF"))
+    if _C_HEX_FLOAT.fullmatch(body):
+        return sign * float.fromhex(body.rstrip("fF"))
+    return text
 
 
 def grid_values(grid: GridArg, defines: Sequence[tuple[str, str]], num_warps: int = 4,

@@ -69,9 +69,10 @@ class TrapError(Exception):
     caller's arrays are unchanged.
 
     >>> try:
-    ...     k(x, y, n, (4,), BLOCK=64)
+    ...     k(x, y, n, (4,), BLOCK=64)  # n = 200: program 3's lanes 8.. are past the end
     ... except triton_c.TrapError as e:
-    ...     print(e.kind, e.program, e.line, e.state['Y'][:4])
+    ...     print(e.kind, e.program, e.lane_index, e.state['Y'].shape)
+    out_of_bounds (3, 0, 0) (8,) (200,)
     """
 
     def __init__(self, d: dict) -> None:
@@ -104,6 +105,21 @@ class MismatchError(AssertionError):
                          f"{index}: {got} vs {want}")
         super().__init__("\n".join(lines))
         self.mismatches = mismatches
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _stacklevel() -> int:
+    """The ``stacklevel`` of a warning raised by the function that calls this:
+    the first frame outside the package (the user's line, however many of the
+    package's frames are in between: ``k(...)``, ``k[grid](...)``, triton_c.ops)."""
+    f = sys._getframe(2)
+    level = 2
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PACKAGE_DIR):
+        f = f.f_back
+        level += 1
+    return level
 
 
 # -- defines -------------------------------------------------------------------
@@ -390,8 +406,8 @@ class _Plan:
 class Kernel:
     """A Triton-C kernel callable from Python (see :func:`kernel`).
 
-    >>> add = triton_c.kernel('examples/vector_add.tc', outputs=['c'])
-    >>> add[(triton_c.cdiv(n, 1024),)](a, b, c, n, SIZE=1024, TYPE='float')
+    >>> add = triton_c.kernel('examples/vector_add.tc', outputs=['c'])  # add(int N, TYPE *a, ...)
+    >>> c = add[(triton_c.cdiv(n, 1024),)](n, a, b, c, SIZE=1024, TYPE='float')
     """
 
     def __init__(self, src: Union[str, os.PathLike], outputs: Union[str, Sequence[str]] = (), *,
@@ -460,6 +476,7 @@ class Kernel:
         go to Python's ``warnings`` as :class:`CompileWarning`.
 
         >>> k.compile([('BLOCK', '128'), ('TYPE', 'float')]).params
+        [('X', 'float32*'), ('Y', 'float32*'), ('N', 'int32')]
         """
         key = tuple(defines)
         k = self._compiled.get(key)
@@ -475,7 +492,7 @@ class Kernel:
                 raise CompileError(diags, key)
             self._compiled[key] = k
             if diags.strip():
-                warnings.warn(diags.rstrip("\n"), CompileWarning, stacklevel=4)
+                warnings.warn(diags.rstrip("\n"), CompileWarning, stacklevel=_stacklevel())
             self._last = (k, self._last[1] if self._last else 4)
         return k
 
@@ -509,8 +526,11 @@ class Kernel:
         arguments' classes, whose PTX ``tritonc --specialize`` prints:
         docs/gpu-perf.md, "Argument specialisation").
 
-        >>> add(x, y, z, n, (4,), BLOCK=256)
-        >>> print(add.asm['ptx'])
+        >>> z = add(x, y, z, n, (4,), BLOCK=256)
+        >>> print(add.asm['ir'].splitlines()[0])
+        kernel @add(%X: !ptr<f32>, %Y: !ptr<f32>, %Z: !ptr<f32>, %N: i32) ...
+        >>> '.visible .entry add(' in add.asm['ptx']
+        True
         """
         if self._last is None:
             raise RuntimeError("Kernel.asm: launch the kernel (or compile a variant with "
@@ -521,8 +541,8 @@ class Kernel:
     def __getitem__(self, grid: GridArg) -> Callable[..., Any]:
         """Triton's launch syntax: ``k[grid](args..., DEFINES...)``.
 
-        >>> add[(triton_c.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024)
-        >>> add[lambda meta: (triton_c.cdiv(n, meta['BLOCK']),)](x, y, z, n, BLOCK=1024)
+        >>> z = add[(triton_c.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024)
+        >>> z = add[lambda meta: (triton_c.cdiv(n, meta['BLOCK']),)](x, y, z, n, BLOCK=1024)
         """
         if not callable(grid) or isinstance(grid, type):
             _texts(grid)  # a bad grid fails here, at the subscript
@@ -566,7 +586,9 @@ class Kernel:
         ``rtol``/``atol`` (the tolerance of 'compare' and of variant checks).
 
         A trap raises :class:`TrapError` and leaves every array as it was;
-        Ctrl-C raises KeyboardInterrupt, also leaving them unchanged.
+        Ctrl-C raises KeyboardInterrupt, also leaving them unchanged (a SIGINT
+        handler of your own decides: it runs during the launch, which stops
+        only if the handler raises; its exception then comes out of the call).
 
         >>> z = add(x, y, z, n, lambda meta: (triton_c.cdiv(n, meta['BLOCK']),), BLOCK=256)
         >>> z = add(x, y, z, N=n, grid=(4,), BLOCK=256, backend='compare')
@@ -688,6 +710,11 @@ class Kernel:
         if key is not None and (isinstance(key, str) or not isinstance(key, Iterable)
                                 or not all(isinstance(x, str) for x in key)):
             raise TypeError(f"key={key!r}: expected a list of parameter names")
+        if key is not None:  # on every backend, as the GPU's auto-tuner reads it
+            missing = [n for n in key if n not in plan.names]
+            if missing:
+                raise ValueError(f"key: kernel '{plan.first.name}' has no parameter "
+                                 f"{missing[0]!r} (parameters: {', '.join(plan.names)})")
         if not plan.checked:
             self._check_defines(plan, defines, grid)
         run = _Run(self, plan, args, grid, warps, stages, key, seconds, threads,
@@ -750,7 +777,7 @@ class Kernel:
             best = _closest(name, used)
             warnings.warn(f"define {name}={v!r} is not used by the kernel's source"
                           + (f"; did you mean {best}?" if best else ""),
-                          CompileWarning, stacklevel=3)
+                          CompileWarning, stacklevel=_stacklevel())
         plan.checked = True
 
 
@@ -821,6 +848,22 @@ _MISSING = object()
 _NUMBERS = (int, float, np.integer, np.floating)
 
 
+def _scalar_value(a: Any) -> Any:
+    """A scalar argument as the grid lambda's ``meta`` sees it: a number as
+    itself, a 0-d array or tensor (which the kernel takes as its value) as its
+    Python number; None for anything else."""
+    if isinstance(a, (_NUMBERS, np.bool_)):
+        return a
+    shape = getattr(a, "shape", None)
+    if shape is not None and len(shape) == 0 and hasattr(a, "item") and not isinstance(a, type):
+        try:
+            v = a.item()
+        except Exception:  # noqa: BLE001 - not a number: the launch says so
+            return None
+        return v if isinstance(v, (int, float)) else None
+    return None
+
+
 def _grid_of(fe: Any, g: Any, args: tuple) -> Any:
     """The grid of a repeated launch: ``g``, or a lambda's value for the
     variant's defines and the launch's scalars (Opt(...), built faster)."""
@@ -830,8 +873,10 @@ def _grid_of(fe: Any, g: Any, args: tuple) -> Any:
     d = dict(fe.defines)
     for name, i in fe.scalars:
         a = args[i]
-        if isinstance(a, _NUMBERS) and name not in d:
-            d[name] = a
+        if name not in d:
+            v = a if isinstance(a, _NUMBERS) else _scalar_value(a)
+            if v is not None:
+                d[name] = v
     meta._defines = d
     meta._num_warps = fe.num_warps
     meta.read_num_warps = False
@@ -861,12 +906,13 @@ class _FastInterp:
         threads, seconds, race_check, trace = self.options
         res = _core.launch(self.k, "interp", core_args, texts, 4, 0, 0, threads, seconds,
                            race_check, trace, False)
-        if res["status"] == "ok" and not res["warnings"] and not res["output"]:
+        if (res["status"] == "ok" and not res["warnings"] and not res["output"]
+                and res["raised"] is None):
             kernel._last = self.last
             return True, None
         run = _Run(kernel, self.plan, core_args, v, [4], [], None, seconds, threads, race_check,
                    trace, None, None, None)
-        run.finish(self.k, res, core_args, 4, True, 4)
+        run.finish(self.k, res, core_args, 4, True)
         return True, None
 
 
@@ -1214,8 +1260,13 @@ class _Run:
         self.launched: Optional[tuple] = None  # gpu(): (kernel, num_warps, num_stages, device)
 
     def scalars(self) -> dict:
-        return {n: a for n, a, t in zip(self.plan.names, self.args, self.plan.types)
-                if not t.endswith("*") and isinstance(a, (int, float, np.integer, np.floating))}
+        out = {}
+        for n, a, t in zip(self.plan.names, self.args, self.plan.types):
+            if not t.endswith("*"):
+                v = _scalar_value(a)
+                if v is not None:
+                    out[n] = v
+        return out
 
     def grid_texts(self, defines: Sequence[tuple[str, str]], num_warps: int = 4) -> list[str]:
         g = self.grid if self.fixed_grid is None else self.fixed_grid
@@ -1225,16 +1276,31 @@ class _Run:
 
     def guard(self, args: list) -> list:
         """The core's view of each argument; tensors that autograd watches are
-        read-only for the kernel (a store to one traps before it writes)."""
+        read-only for the kernel (a store to one traps before it writes). When
+        `args` are copies of the caller's arguments (check_variants, compare,
+        CUDA tensors on the interpreter), whether autograd watches one is the
+        caller's own tensor's business (a copy requires no grad): the copy is
+        read-only as the caller's tensor would be."""
         out = []
         self.guarded = False
         torch = sys.modules.get("torch")
         tensor = torch.Tensor if torch is not None else None
         grad = torch is not None and torch.is_grad_enabled()
+        originals = self.args if args is not self.args and torch is not None else None
         for i, a in enumerate(args):
             ta = type(a)
             if ta is int or ta is float:
                 out.append(a)
+                continue
+            if originals is not None and i < len(originals) and (
+                    _needs_grad_guard(originals[i]) or _inference_guard(originals[i])):
+                self.guarded = True
+                try:
+                    out.append(A.for_core(a, readonly=True))
+                except (TypeError, ValueError, RuntimeError) as e:
+                    name = self.plan.names[i] if i < len(self.plan.names) else str(i)
+                    raise TypeError(f"argument '{name}': cannot be passed to the kernel: "
+                                    f"{e}") from None
                 continue
             if ta is tensor and a.is_cuda and not (grad and a.requires_grad) and not (
                     a.is_inference() and not torch.is_inference_mode_enabled()):
@@ -1260,12 +1326,14 @@ class _Run:
                caller: bool = True) -> dict:
         core_args = self.guard(args)
         if backend == "gpu" and self.guarded:
-            # CUDA tensors autograd watches: refused if a store may reach them
-            # (the GPU cannot trap at the first store as the interpreter does).
+            # CUDA tensors autograd watches (the caller's: `args` may be copies):
+            # refused if a store may reach them (the GPU cannot trap at the first
+            # store as the interpreter does).
             for i, a in enumerate(args):
-                if A.is_cuda(a) and _needs_grad_guard(a) and k.may_store[i]:
+                o = self.args[i] if i < len(self.args) else a
+                if A.is_cuda(a) and _needs_grad_guard(o) and k.may_store[i]:
                     raise RuntimeError(_grad_message(self.plan.names[i]))
-                if A.is_cuda(a) and _inference_guard(a) and k.may_store[i]:
+                if A.is_cuda(a) and _inference_guard(o) and k.may_store[i]:
                     raise RuntimeError(_inference_message(self.plan.names[i]))
         try:
             res = _core.launch(k, backend, core_args, grid_texts, num_warps, num_stages,
@@ -1276,15 +1344,15 @@ class _Run:
             why = [f"'{n}' requires grad (read-only for kernels while grad mode is on)"
                    if _needs_grad_guard(a) else
                    f"'{n}' is an inference tensor (read-only outside inference mode)"
-                   for n, a in zip(self.plan.names, args)
+                   for n, a in zip(self.plan.names, self.args)
                    if _needs_grad_guard(a) or _inference_guard(a)]
             if self.guarded and why and "one of them is read-only" in str(e):
                 raise ValueError(f"{e}; here {'; '.join(why)}") from None
             raise
-        return self.finish(k, res, args, num_warps, caller, 5)
+        return self.finish(k, res, args, num_warps, caller)
 
-    def finish(self, k: Any, res: dict, args: Sequence[Any], num_warps: int, caller: bool,
-               stacklevel: int) -> dict:
+    def finish(self, k: Any, res: dict, args: Sequence[Any], num_warps: int,
+               caller: bool) -> dict:
         """What a launch's result means for the caller: output printed,
         warnings, versions bumped, or the exception of a trap or an error."""
         self.k._last = (k, num_warps)
@@ -1294,7 +1362,7 @@ class _Run:
         status = res["status"]
         if status == "ok":
             for w in res["warnings"]:
-                warnings.warn(w, LaunchWarning, stacklevel=stacklevel)
+                warnings.warn(w, LaunchWarning, stacklevel=_stacklevel())
         if res["access_map"] is not None:
             self.write_access_map(res["access_map"])
         if status == "ok":
@@ -1304,6 +1372,9 @@ class _Run:
                     for n, a in zip(self.plan.names, args):
                         if n in res["written"] and isinstance(a, torch.Tensor):
                             _bump_version(a)
+            if res["raised"] is not None:
+                # A SIGINT handler raised as the launch finished: its results stand.
+                raise res["raised"]
             return res
         if status == "interrupted":
             raise KeyboardInterrupt("the kernel was interrupted; every array is as it was")
@@ -1312,7 +1383,8 @@ class _Run:
             m = re.search(r"(?:store|atomic) to '([^']+)'.*, a read-only array", t["message"])
             if t["kind"] == "invalid_launch" and m:
                 name = m.group(1)
-                a = args[self.plan.names.index(name)] if name in self.plan.names else None
+                # (the caller's own argument: `args` may be copies of them)
+                a = self.args[self.plan.names.index(name)] if name in self.plan.names else None
                 if a is not None and _needs_grad_guard(a):
                     raise RuntimeError(_grad_message(name))
                 if a is not None and _inference_guard(a):
@@ -1365,7 +1437,7 @@ class _Run:
             results.append(copies)
         ref = results[0]
         for v, res in zip(variants[1:], results[1:]):
-            mm = _mismatches(self.plan.first, res, ref, self.rtol, self.atol)
+            mm = _mismatches(self.plan.first, res, ref, self.args, self.rtol, self.atol)
             if mm:
                 raise MismatchError(f"variant {_describe(v)} disagrees with "
                                     f"{_describe(variants[0])}", mm)
@@ -1478,7 +1550,8 @@ class _Run:
         self.launch(self.plan.first, "interp", ref, self.grid_texts(v0), caller=False)
         got = _clone_all(self.args, host=False, params=self.plan.first.params)
         self.gpu(_first_cuda(got), got, caller=False)
-        mm = _mismatches(self.plan.first, [A.to_host(g) for g in got], ref, self.rtol, self.atol)
+        mm = _mismatches(self.plan.first, [A.to_host(g) for g in got], ref, self.args,
+                         self.rtol, self.atol)
         if mm:
             raise MismatchError("the GPU disagrees with the interpreter", mm)
         self.apply(before, ref)
@@ -1501,12 +1574,17 @@ def _describe(v: Sequence[tuple[str, str]]) -> str:
     return " ".join(f"{k}={x}" for k, x in v) or "(no defines)"
 
 
-def _mismatches(k: Any, got: list, want: list, rtol: Optional[float] = None,
+def _mismatches(k: Any, got: list, want: list, like: Sequence[Any], rtol: Optional[float] = None,
                 atol: Optional[float] = None) -> dict[str, tuple]:
+    """The buffers that differ, compared over all a launch may write (A.span of
+    the caller's array in `like`: a strided view's whole storage, flat indices
+    into it)."""
     out = {}
-    for (name, ty), g, w in zip(k.params, got, want):
+    for (name, ty), g, w, a in zip(k.params, got, want, like):
         if not ty.endswith("*"):
             continue
+        if A.is_array(a) and A.is_array(g) and A.is_array(w):
+            g, w = A.span(g, a), A.span(w, a)
         r = _core.compare(A.host_numpy(g), A.host_numpy(w), rtol, atol)
         if r is not None:
             out[name] = r
