@@ -21,6 +21,7 @@
 #include <array>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,13 +71,25 @@ struct Verdict {
 
 /// Compares the buffers of a finished run with the case's expected outputs,
 /// and every buffer the case does not list with its initial contents.
-/// With extraUlps > 0 (the gpu backend on a kernel that calls a transcendental
-/// function), a float element also passes within that many ULPs.
+/// With extraUlps > 0, a float element of any output also passes within that
+/// many ULPs (the runner gives the gpu backend gpuExtraUlpsByBuffer instead).
 Verdict checkOutputs(const Case &c, const BoundArgs &args, uint64_t extraUlps = 0);
+
+/// As above, with each buffer's own extra ULPs (a buffer not in the map: 0).
+Verdict checkOutputs(const Case &c, const BoundArgs &args,
+                     const std::map<std::string, uint64_t> &extraUlps);
 
 /// The GPU's documented ULP bound (codegen/Ulp.h) of the least exact function
 /// `fn` calls, plus one for the reference's own rounding; 0 when it calls none.
 uint64_t gpuExtraUlps(const ir::Function &fn);
+
+/// gpuExtraUlps(fn) for each pointer parameter that a result of such a
+/// function can reach (through any op, a yield, or memory: a store of such a
+/// value makes the buffer's loads carry it; a pointer whose parameter cannot
+/// be told counts as every buffer); other buffers are not in the map. The GPU
+/// agrees bit for bit on everything but those functions (docs/gpu-numerics.md),
+/// so a buffer no such result reaches gets no extra ULPs.
+std::map<std::string, uint64_t> gpuExtraUlpsByBuffer(const ir::Function &fn);
 
 /// The arguments against the kernel's parameters (order, names, buffer or
 /// scalar, buffer dtype = pointee): an invalid_launch trap when they differ.

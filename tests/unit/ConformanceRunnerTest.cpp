@@ -284,6 +284,112 @@ TEST(ConformanceRunner, ExtraUlpsDoNotExcuseTheSignOfZero) {
   EXPECT_EQ(checkOutputs(u.suite->cases.at(0), *args, 3).status, Status::Pass);
 }
 
+namespace {
+
+// The interpreter under the name "gpu" (so the runner allows the GPU's math
+// ULPs), whose results are then moved: `moves[name][i]` ULPs up.
+class NudgedGpuBackend : public Backend {
+public:
+  explicit NudgedGpuBackend(std::map<std::string, std::map<int64_t, uint64_t>> moves)
+      : moves_(std::move(moves)) {}
+  std::string name() const override { return "gpu"; }
+  bool available(std::string *) const override { return true; }
+  RunResult launch(const CompiledKernel &k, std::array<int64_t, 3> grid, LaunchArgs &args,
+                   const RunOptions &opts) override {
+    RunResult r = createInterpreterBackend()->launch(k, grid, args, opts);
+    for (const auto &[name, at] : moves_)
+      for (const auto &[i, ulps] : at)
+        args.buffer(name)->setBits(i, args.buffer(name)->getBits(i) + ulps);
+    return r;
+  }
+
+private:
+  std::map<std::string, std::map<int64_t, uint64_t>> moves_;
+};
+
+// gpuExtraUlpsByBuffer of a case's kernel.
+std::map<std::string, uint64_t> extraUlpsOf(const std::string &text) {
+  std::string source; // as a JSON string
+  for (char ch : text)
+    source += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+  LoadResult r =
+      suiteOf("s", {caseText("c", R"({"implementation_defined": true})", "",
+                             R"("source": ")" + source + R"(", "grid": [1], "args": [])")});
+  const Case &c = r.suite->cases.at(0);
+  CompileOutcome k = compileKernel(c.compileRequest(c.variants().at(0), *r.suite));
+  EXPECT_TRUE(k.ok()) << k.diagnostics;
+  return k.ok() ? gpuExtraUlpsByBuffer(k.kernel->function()) : std::map<std::string, uint64_t>{};
+}
+
+} // namespace
+
+// docs/gpu-numerics.md: the GPU agrees bit for bit except in the math
+// functions, so only buffers that such a result reaches may be off by their
+// ULP bound. A kernel that calls exp for y and computes z = x + 1 exactly: a
+// GPU one ULP off in z fails the case (it passed when every output of a
+// kernel with a math function got the bound), one within exp's bound in y
+// passes.
+TEST(ConformanceRunner, ExtraUlpsOnlyForBuffersAMathResultReaches) {
+  std::string body =
+      R"("source": "__global__ void k(float *x, float *y, float *z) {\n  int i[4] = 0 ... 4;\n  float v[4] = *(x + i);\n  *(y + i) = exp(v);\n  *(z + i) = v + 1.0f;\n}\n",
+    "grid": [1],
+    "args": [{"name": "x", "dtype": "float32", "shape": [4], "data": [0, 1, 2, 3]},
+             {"name": "y", "dtype": "float32", "shape": [4], "fill": 0},
+             {"name": "z", "dtype": "float32", "shape": [4], "fill": 0}])";
+  LoadResult r = suiteOf(
+      "s",
+      {caseText(
+          "c",
+          R"({"outputs": {"y": {"data": [1, 2.718281828459045, 7.38905609893065, 20.085536923187668], "compare": "exact"},
+                                     "z": {"data": [1, 2, 3, 4], "compare": "exact"}}})",
+          "", body)});
+  const Case &c = r.suite->cases.at(0);
+  auto interp = createInterpreterBackend();
+  EXPECT_EQ(runCase(*r.suite, c, *interp, {}).status, Status::Pass); // the expected values
+  NudgedGpuBackend exact({});
+  EXPECT_EQ(runCase(*r.suite, c, exact, {}).status, Status::Pass);
+  NudgedGpuBackend yOff({{"y", {{1, 3}}}}); // exp f32: 2 ULPs + 1 for the reference
+  EXPECT_EQ(runCase(*r.suite, c, yOff, {}).status, Status::Pass);
+  NudgedGpuBackend yTooFar({{"y", {{1, 4}}}});
+  EXPECT_EQ(runCase(*r.suite, c, yTooFar, {}).status, Status::Fail);
+  NudgedGpuBackend zOff({{"z", {{2, 1}}}});
+  CaseRecord rec = runCase(*r.suite, c, zOff, {});
+  EXPECT_EQ(rec.status, Status::Fail);
+  ASSERT_TRUE(rec.mismatch);
+  EXPECT_EQ(rec.mismatch->output, "z");
+  EXPECT_EQ(rec.mismatch->index, 2);
+  EXPECT_EQ(rec.error.find("or ulp="), std::string::npos) << rec.error;
+}
+
+// The buffers a math result reaches: through ops, memory (a store, then a
+// load), loop-carried values and atomics; a pointer whose parameter is not
+// known counts as every buffer.
+TEST(ConformanceRunner, ExtraUlpsByBufferFollowsTheValues) {
+  using M = std::map<std::string, uint64_t>;
+  EXPECT_EQ(extraUlpsOf("__global__ void k(float *x, float *y) {\n  int i[4] = 0 ... 4;\n"
+                        "  *(y + i) = *(x + i) * 2.0f;\n}\n"),
+            M{});
+  EXPECT_EQ(extraUlpsOf("__global__ void k(float *x, float *y, float *z) {\n"
+                        "  int i[4] = 0 ... 4;\n  *(y + i) = exp(*(x + i));\n"
+                        "  *(z + i) = *(y + i) + 1.0f;\n}\n"),
+            (M{{"y", 3}, {"z", 3}}));
+  EXPECT_EQ(extraUlpsOf("__global__ void k(float *x, float *y, float *z, int n) {\n"
+                        "  int i[4] = 0 ... 4;\n  float acc[4] = 0.0f;\n"
+                        "  float c[4] = 0.0f;\n"
+                        "  for (int j = 0; j < n; j++) {\n    *(z + i) = c;\n"
+                        "    c = acc;\n    acc = acc + sin(*(x + i));\n  }\n}\n"),
+            (M{{"z", 3}}));
+  EXPECT_EQ(extraUlpsOf("__global__ void k(float *x, float *y, float *z, int n) {\n"
+                        "  int i[4] = 0 ... 4;\n  float *p[4] = y + i;\n"
+                        "  for (int j = 0; j < n; j++)\n    p = p + 4;\n"
+                        "  *p = log(*(x + i));\n  *(z + i) = *(x + i);\n}\n"),
+            (M{{"y", 2}}));
+  EXPECT_EQ(extraUlpsOf("__global__ void k(float *x, float *y, float *z, int n) {\n"
+                        "  int i[4] = 0 ... 4;\n  float *p[4] = n > 0 ? y + i : z + i;\n"
+                        "  *p = log(*(x + i));\n}\n"),
+            (M{{"x", 2}, {"y", 2}, {"z", 2}}));
+}
+
 TEST(ConformanceRunner, EveryVariantMustPassAndTheFailingOneIsNamed) {
   // SIZE=4 writes y[0..4) (as expected); SIZE=8 also writes y[4..8).
   std::string body = R"("source": "__global__ void k(int *y) {\n  *(y + (0 ... SIZE)) = 1;\n}\n",
