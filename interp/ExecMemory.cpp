@@ -340,6 +340,10 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
   const TileData *mask = optional(f, in, 1), *other = optional(f, in, 2);
   uint64_t a0 = 0;
   if (const uint8_t *h = affineRange<T>(f.launch.memory, in.from, ptr, mask, in.n, a0)) {
+    if (in.scalar) { // what a program spinning on a flag reads (the step limit's hint)
+      f.lastLoad = a0;
+      f.lastLoadOp = in.op;
+    }
     TilePtr r;
     if (!IsBool && in.view) { // nothing writes memory before the one use reads it
       r = makeViewTile(in.n, sizeof(T), h);
@@ -357,6 +361,10 @@ template <typename T, bool IsBool> bool runLoad(Frame &f, const Instr &in) {
     return true;
   }
   const uint64_t *addr = ptr.as<uint64_t>();
+  if (in.scalar) {
+    f.lastLoad = addr[0];
+    f.lastLoadOp = in.op;
+  }
   const uint8_t *m = mask ? mask->as<uint8_t>() : nullptr;
   const uint8_t *mp = mask ? mask->poison() : nullptr, *pp = ptr.poison();
   const T *ov = other ? other->as<T>() : nullptr;

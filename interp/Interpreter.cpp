@@ -408,6 +408,9 @@ void Frame::restart(int64_t programIndex) {
   steps = 0;
   trap.reset();
   stopped = false;
+  abandoned = false;
+  abandonedAt = nullptr;
+  budget = 0;
   interrupted = false;
   lastLoad = 0;
   lastLoadOp = nullptr;
@@ -423,11 +426,29 @@ void Frame::write(const std::string &s) {
     buffered += s;
 }
 
+uint64_t LaunchContext::budgetBelowTrap(uint64_t steps) const {
+  uint64_t ops = opsAtTrap.load(std::memory_order_relaxed), sum = 0, budget = 0;
+  if (__builtin_add_overflow(ops, steps, &sum) ||
+      __builtin_mul_overflow(sum, kBelowTrapFactor, &budget) ||
+      __builtin_add_overflow(budget, kBelowTrapSlack, &budget))
+    budget = UINT64_MAX;
+  return std::min(budget, maxSteps);
+}
+
 bool Frame::tickSlow(const Instr &in) {
-  if (steps >= launch.maxSteps)
+  if (steps >= launch.maxSteps) {
+    // Below a later program's trap the step limit is part of the budget
+    // (LaunchContext::opsAtTrap): the program is given up, the trap stands.
+    int64_t above = launch.stopAbove.load(std::memory_order_relaxed);
+    if (above != INT64_MAX && index < above) {
+      abandoned = true;
+      abandonedAt = in.op;
+      return false;
+    }
     return fail(TrapKind::StepLimit, in, -1,
                 "the program executed more than " + std::to_string(launch.maxSteps) +
                     " ops (the step limit)");
+  }
   ++steps;
   if ((ticks & 1023) == 0) { // tick() counted this op
     if (interruptRequested() ||
@@ -436,9 +457,19 @@ bool Frame::tickSlow(const Instr &in) {
       return fail(TrapKind::StepLimit, in, -1,
                   "interrupted (Ctrl-C) after " + std::to_string(steps) + " ops");
     }
-    if (index > launch.stopAbove.load(std::memory_order_relaxed)) {
+    int64_t above = launch.stopAbove.load(std::memory_order_acquire);
+    if (index > above) {
       stopped = true;
       return false;
+    }
+    if (above != INT64_MAX && index < above) { // a later program trapped
+      if (budget == 0)
+        budget = launch.budgetBelowTrap(steps);
+      if (steps >= budget) {
+        abandoned = true;
+        abandonedAt = in.op;
+        return false;
+      }
     }
     if (launch.hasDeadline && std::chrono::steady_clock::now() > launch.deadline)
       return fail(TrapKind::StepLimit, in, -1,

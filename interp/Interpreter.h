@@ -102,6 +102,17 @@ struct LaunchContext {
   std::chrono::steady_clock::time_point deadline;
   std::mutex atomicMutex;                     // serialises atomics across programs
   std::atomic<int64_t> stopAbove{INT64_MAX};  // programs with a larger index stop early
+  // The ops the launch had run when the trap at stopAbove was recorded (the
+  // threads' run): a program below it that is still running may run at most
+  // kBelowTrapFactor times those and its own ops by then, plus
+  // kBelowTrapSlack (and no more than maxSteps); past that it is given up
+  // (Frame::abandoned) and the trap stands. (Such a program may wait for a
+  // store that the trap kept from happening: it would never end.)
+  std::atomic<uint64_t> opsAtTrap{0};
+  static constexpr uint64_t kBelowTrapFactor = 4, kBelowTrapSlack = 1000000;
+  /// The step budget of a program below the trap that had run `steps` ops
+  /// when it learnt of the trap (opsAtTrap read after stopAbove, acquire).
+  uint64_t budgetBelowTrap(uint64_t steps) const;
   std::vector<Tile> params;                   // parameter values, in order
   AccessTracker *tracker = nullptr;           // the shadow memory, when on
   UndoJournal *journal = nullptr;             // RunOptions::undoOnTrap's page copies
@@ -143,6 +154,11 @@ public:
   uint64_t ticks = 0; // ops of this frame over all its programs (deadline checks)
   std::optional<Trap> trap;
   bool stopped = false;               // ended early by the launch (another program trapped)
+  // Given up below a later program's trap, past its budget
+  // (LaunchContext::opsAtTrap) at `abandonedAt` (which runs no more).
+  bool abandoned = false;
+  const ir::Op *abandonedAt = nullptr;
+  uint64_t budget = 0; // that budget, once this program learnt of the trap (0: not yet)
   bool interrupted = false;           // the trap is Ctrl-C's report (support/Interrupt.h)
   uint64_t lastLoad = 0;              // address of the last 0-d load or atomic (0: none yet)
   const ir::Op *lastLoadOp = nullptr; // the op that read it

@@ -7,9 +7,12 @@
 // the first trap. With several threads, workers take indices in increasing
 // order; print/trace output is buffered per program and written in index
 // order; when programs trap, the trap of the lowest index is reported (every
-// lower program still runs to completion, higher ones stop) and only the
-// output of programs up to it is written. Buffers are the caller's arrays
-// (interp/Memory.h), so partial results can be inspected after a trap.
+// lower program still runs, higher ones stop) and only the output of
+// programs up to it is written. A lower program still runs for a bounded
+// number of ops only (LaunchContext::opsAtTrap): it may wait for a store that
+// the trap kept from happening; past them it is given up, with a note on the
+// trap. Buffers are the caller's arrays (interp/Memory.h), so partial results
+// can be inspected after a trap.
 #include "interp/Interpreter.h"
 #include "support/TimeLimit.h"
 
@@ -400,7 +403,8 @@ private:
   void startJournal();
   void numberSites(interp::PBlock &b);
   void collectBuffers();
-  void runSequential(int64_t quietBelow = 0, std::optional<Trap::Note> *stopped = nullptr);
+  struct Rerun;
+  void runSequential(int64_t quietBelow = 0, Rerun *rerun = nullptr);
   void rerunInProgramOrder();
   void runParallel(unsigned threads);
   void restoreBuffers();
@@ -419,6 +423,14 @@ private:
   std::optional<Waiting> waitingOn(const Frame &f) const;
   Trap::Note noteAt(const ir::Op *op, std::string text) const;
   Trap::Note rerunStopped(const Frame &f) const;
+  Trap::Note setAside(const Frame &f) const;
+  Trap::Note givenUp(const Frame &f) const;
+  /// The run again in program order (rerunInProgramOrder): the first program
+  /// that ran past its budget is set aside, and why the run stopped.
+  struct Rerun {
+    std::optional<Trap::Note> setAside; // for the report of this run
+    std::optional<Trap::Note> stopped;  // for the threads' report
+  };
 
   const CompiledKernel &kernel_;
   const ir::Function &fn_;
@@ -449,6 +461,9 @@ private:
   alignas(64) std::atomic<int64_t> nextQuiet_{0}; // (a cache line of its own)
   alignas(64) std::set<int64_t> running_;
   std::map<int64_t, std::string> pending_;
+  // Programs given up below the trap (Frame::abandoned): notes for its
+  // report, by index.
+  std::map<int64_t, Trap::Note> abandoned_;
   int64_t trapIndex_ = INT64_MAX;
   std::optional<Trap> trap_;
   bool interrupted_ = false; // trap_ is Ctrl-C's report
@@ -869,6 +884,8 @@ void Launcher::exactRerun(unsigned threads) {
   next_ = 0;
   running_.clear();
   pending_.clear();
+  abandoned_.clear();
+  ctx_.opsAtTrap.store(0);
   ctx_.stopAbove.store(INT64_MAX);
   runParallel(threads);
 }
@@ -947,10 +964,13 @@ void Launcher::collectBuffers() {
   }
 }
 
-/// Runs the programs one after another. With `stopped` (the run again in
-/// program order, rerunInProgramOrder): a program that reaches the step or
-/// time limit ends the run with no trap, and *stopped says why.
-void Launcher::runSequential(int64_t quietBelow, std::optional<Trap::Note> *stopped) {
+/// Runs the programs one after another. With `rerun` (the run again in
+/// program order, rerunInProgramOrder): the first program that reaches the
+/// step limit (its budget) is set aside where it stopped and the later ones
+/// run (it may wait for one of them); a second one, or the time limit, ends
+/// the run with no trap. rerun->stopped then says why (the first one's
+/// reason, if any), and rerun->setAside says which was set aside.
+void Launcher::runSequential(int64_t quietBelow, Rerun *rerun) {
   Frame f(ctx_, prepared_->numSlots);
   for (int64_t i = 0; i < total_; ++i) {
     setPid(f, i);
@@ -960,8 +980,14 @@ void Launcher::runSequential(int64_t quietBelow, std::optional<Trap::Note> *stop
     steps_ += f.steps;
     if (!ok) {
       if (f.trap && f.trap->kind == TrapKind::StepLimit && !f.interrupted) {
-        if (stopped) {
-          *stopped = rerunStopped(f);
+        if (rerun) {
+          bool first = !rerun->setAside;
+          if (!rerun->stopped)
+            rerun->stopped = rerunStopped(f);
+          if (first && f.steps >= ctx_.maxSteps) {
+            rerun->setAside = setAside(f);
+            continue;
+          }
           return;
         }
         noteWaiting(f);
@@ -978,8 +1004,11 @@ void Launcher::runSequential(int64_t quietBelow, std::optional<Trap::Note> *stop
 /// count gives. In program order a program may wait forever for a later one
 /// (a flag that one sets after the race): each program of this run gets at
 /// most kRerunFactor times the ops of the threads' whole run, plus
-/// kRerunSlack (and the user's own limits); one that runs past that ends the
-/// run, and the threads' report stands, as where this run finds no race.
+/// kRerunSlack (and the user's own limits). The first one that runs past
+/// that is set aside where it stopped and the later ones run (one of them
+/// may race with what it did: that report, with a note, is this run's); a
+/// second one, or the time limit, ends the run, and the threads' report
+/// stands, as where this run finds no race.
 void Launcher::rerunInProgramOrder() {
   constexpr uint64_t kRerunFactor = 4, kRerunSlack = 1000000;
   restoreBuffers();
@@ -996,11 +1025,13 @@ void Launcher::rerunInProgramOrder() {
   ctx_.stopAbove.store(INT64_MAX);
   std::ostringstream later; // what programs past the threads' trap print
   std::ostream *out = std::exchange(out_, &later);
-  std::optional<Trap::Note> stopped;
-  runSequential(trapIndex_ + 1, &stopped); // (the output up to the trap is written)
+  Rerun rerun;
+  runSequential(trapIndex_ + 1, &rerun); // (the output up to the trap is written)
   out_ = out;
   ctx_.maxSteps = userSteps;
   if (trap_) {
+    if (rerun.setAside)
+      trap_->notes.push_back(std::move(*rerun.setAside));
     *out_ << later.str();
     return;
   }
@@ -1010,8 +1041,8 @@ void Launcher::rerunInProgramOrder() {
   // buffers as they were.
   restoreBuffers();
   trap_ = std::move(found);
-  if (stopped) {
-    trap_->notes.push_back(std::move(*stopped));
+  if (rerun.stopped) {
+    trap_->notes.push_back(std::move(*rerun.stopped));
     steps_ = threadSteps; // (the report is the threads' run's)
   }
 }
@@ -1034,6 +1065,10 @@ void Launcher::runParallel(unsigned threads) {
     if (index <= trapIndex_)
       *out_ << text;
   pending_.clear();
+  for (auto &[index, note] : abandoned_) // (in index order)
+    if (trap_ && index < trapIndex_)
+      trap_->notes.push_back(std::move(note));
+  abandoned_.clear();
 }
 
 void Launcher::runWorker(Frame &f) {
@@ -1053,8 +1088,11 @@ void Launcher::runWorker(Frame &f) {
         f.restart(index);
         interp::runProgram(f, *prepared_);
         steps += f.steps;
-        if (f.trap)
+        if (f.trap || f.abandoned) {
+          // (the ops so far count for the budget of the programs below a trap)
+          steps_.fetch_add(std::exchange(steps, 0), std::memory_order_relaxed);
           finishProgram(f, index);
+        }
       }
     }
     steps_.fetch_add(steps, std::memory_order_relaxed);
@@ -1094,7 +1132,13 @@ void Launcher::finishProgram(Frame &f, int64_t index) {
     trapIndex_ = index;
     trap_ = std::move(f.trap);
     interrupted_ = f.interrupted;
-    ctx_.stopAbove.store(index, std::memory_order_relaxed);
+    // The programs below it that still run get a budget from the ops so far
+    // (LaunchContext::opsAtTrap): they may wait for a store that this trap
+    // kept from happening.
+    ctx_.opsAtTrap.store(steps_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    ctx_.stopAbove.store(index, std::memory_order_release);
+  } else if (f.abandoned && index < trapIndex_) {
+    abandoned_.emplace(index, givenUp(f));
   }
   if (!f.stopped && !f.buffered.empty())
     pending_.emplace(index, std::move(f.buffered));
@@ -1174,6 +1218,42 @@ Trap::Note Launcher::rerunStopped(const Frame &f) const {
                                 "; this report is the threads' run's, with the buffers as "
                                 "they were before the launch");
   if (!at && f.trap) { // where the program stopped
+    n.file = f.trap->file;
+    n.line = f.trap->line;
+    n.col = f.trap->col;
+    n.sourceLine = f.trap->sourceLine;
+  }
+  return n;
+}
+
+/// Where program `f` was given up below a later program's trap
+/// (Frame::abandoned), as a note of that trap's report.
+Trap::Note Launcher::givenUp(const Frame &f) const {
+  std::string text = "program (" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) +
+                     ", " + std::to_string(f.pid[2]) +
+                     ") was still running here, and was given up after the ops that a program "
+                     "below the trapping one may still run";
+  if (std::optional<Waiting> w = waitingOn(f))
+    return noteAt(f.lastLoadOp, text + ": it kept reading " + w->region->label() + " element " +
+                                    std::to_string(w->element) +
+                                    ", which this kernel writes (it may wait for a write that the "
+                                    "trap kept from happening)");
+  return noteAt(f.abandonedAt, text);
+}
+
+/// Why the run again in program order set program `f` aside where it reached
+/// its step limit (rerunInProgramOrder), as a note of that run's report.
+Trap::Note Launcher::setAside(const Frame &f) const {
+  std::string program = "program (" + std::to_string(f.pid[0]) + ", " + std::to_string(f.pid[1]) +
+                        ", " + std::to_string(f.pid[2]) + ")";
+  std::string after = ": it was stopped there, and the programs after it ran";
+  if (std::optional<Waiting> w = waitingOn(f))
+    return noteAt(f.lastLoadOp,
+                  "in program order, " + program + " waits here for a later one (it kept reading " +
+                      w->region->label() + " element " + std::to_string(w->element) + ")" + after);
+  Trap::Note n = noteAt(nullptr, "in program order, " + program + " ran more than " +
+                                     std::to_string(ctx_.maxSteps) + " ops" + after);
+  if (f.trap) { // where the program stopped
     n.file = f.trap->file;
     n.line = f.trap->line;
     n.col = f.trap->col;

@@ -679,6 +679,106 @@ TEST(Race, ProgramOrderRunThatWaitsForALaterProgramIsGivenUp) {
   EXPECT_EQ(d.getDouble(0), 4);
 }
 
+// Program 0 spins on a plain load of F, which program 1 sets with a plain
+// store: the store races with the load. Where the threads find it at the
+// store (not done), program 0, below the trap and so let run on, would wait
+// forever (triton-interp --threads 2 hung): it is given up after a bounded
+// number of ops. In program order it waits for program 1 too: it is set aside
+// there and program 1 runs, so the report is the same whichever program the
+// threads ran first, and the same for any thread count. (The time limit only
+// turns a regression into a failure, not a hang.)
+TEST(Race, SpinOnAPlainFlagThatARacingStoreSetsEnds) {
+  const char *k = R"(__global__ void k(int *F, int *D) {
+  if (get_program_id(0) == 0) {
+    while (*F == 0) {}
+    *D = 7;
+  } else {
+    *F = 1;
+  }
+}
+)";
+  std::string first;
+  for (unsigned threads : {2u, 4u, 2u}) {
+    Launch l(k);
+    HostArray &f = l.buffer("F", DType::I32, {1});
+    HostArray &d = l.buffer("D", DType::I32, {1});
+    f.setDouble(0, 0);
+    d.setDouble(0, 4);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    o.maxSeconds = 60;
+    RunResult r = l.run({2, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads << " threads";
+    ASSERT_EQ(r.trap->kind, TrapKind::DataRace) << r.trap->render();
+    EXPECT_FALSE(r.interrupted);
+    EXPECT_TRUE(has(r.trap->message, "store to F[0] by program (1, 0, 0) races with a load by "
+                                     "program (0, 0, 0)"))
+        << r.trap->message;
+    EXPECT_EQ(r.trap->line, 6u);
+    ASSERT_FALSE(r.trap->notes.empty());
+    const tc::Trap::Note &n = r.trap->notes.back();
+    EXPECT_EQ(n.line, 3u) << n.text; // the load it spins on
+    EXPECT_TRUE(has(n.text, "in program order, program (0, 0, 0) waits here for a later one (it "
+                            "kept reading 'F' element 0): it was stopped there, and the programs "
+                            "after it ran"))
+        << n.text;
+    EXPECT_EQ(d.getDouble(0), 4); // program 0 never got past its loop
+    if (first.empty())
+      first = r.trap->render();
+    else
+      EXPECT_EQ(r.trap->render(), first) << threads << " threads";
+  }
+}
+
+// Program 1 traps (out of bounds) before it sets the flag that program 0
+// spins on with atomics: program 0, below the trap, would wait forever. It is
+// given up after a bounded number of ops, and the trap (no race: no run again
+// in program order) stands with a note saying where program 0 was. With one
+// thread program 0 spins until the step limit, as before.
+TEST(Race, ProgramBelowATrapThatWaitsForTheTrappingOneIsGivenUp) {
+  const char *k = R"(__global__ void k(int *F, int *X, int *D) {
+  if (get_program_id(0) == 0) {
+    while (atomic_add(F, 0) == 0) {}
+    *D = 7;
+  } else {
+    *D = *(X + 5);
+    atomic_xchg(F, 1);
+  }
+}
+)";
+  for (unsigned threads : {2u, 4u}) {
+    Launch l(k);
+    HostArray &f = l.buffer("F", DType::I32, {1});
+    l.buffer("X", DType::I32, {2});
+    l.buffer("D", DType::I32, {1});
+    f.setDouble(0, 0);
+    tc::RunOptions o = checked();
+    o.threads = threads;
+    o.maxSeconds = 60;
+    RunResult r = l.run({2, 1, 1}, o);
+    ASSERT_EQ(r.status, RunResult::Status::Trapped) << threads << " threads";
+    ASSERT_EQ(r.trap->kind, TrapKind::OutOfBounds) << r.trap->render();
+    EXPECT_EQ(r.trap->programId[0], 1);
+    EXPECT_EQ(r.trap->line, 6u);
+    ASSERT_FALSE(r.trap->notes.empty());
+    const tc::Trap::Note &n = r.trap->notes.back();
+    EXPECT_EQ(n.line, 3u) << n.text;
+    EXPECT_TRUE(has(n.text, "program (0, 0, 0) was still running here, and was given up"))
+        << n.text;
+    EXPECT_TRUE(has(n.text, "it kept reading 'F' element 0, which this kernel writes")) << n.text;
+  }
+  Launch l(k);
+  l.buffer("F", DType::I32, {1}).setDouble(0, 0);
+  l.buffer("X", DType::I32, {2});
+  l.buffer("D", DType::I32, {1});
+  tc::RunOptions o = checked();
+  o.maxSteps = 100000;
+  RunResult r = l.run({2, 1, 1}, o);
+  ASSERT_EQ(r.status, RunResult::Status::Trapped);
+  EXPECT_EQ(r.trap->kind, TrapKind::StepLimit) << r.trap->render();
+  EXPECT_EQ(r.trap->programId[0], 0);
+}
+
 //===-- logged mode: intervals per thread, checked after the run ---------------------===//
 
 // Program p stores Y[4095p, 4095p + 4096): neighbours share one element, the
