@@ -49,7 +49,14 @@ void Lowerer::lowerDotFma(const ir::Op &op) {
   // Written out whole (one trip) while a thread's products stay within
   // kMaxUnrolledProducts: measured 7x faster than the loop for 128x128x64
   // fp16 tiles on an H200. Larger tiles loop, kDotUnroll steps per trip.
-  int64_t unroll = slots * kd <= kMaxUnrolledProducts ? kd : std::min<int64_t>(kd, kDotUnroll);
+  // Accumulators beyond the register file (more than kSpillingSlots a
+  // thread: 128x128 on one warp) spill whatever the form, and a body of
+  // 8192 products over them took ptxas minutes (int8 128x128x16 at 1 warp:
+  // 95 s): their bodies hold kSpillingProducts at most.
+  int64_t maxProducts = slots > kSpillingSlots ? kSpillingProducts : kMaxUnrolledProducts;
+  int64_t unroll = slots * kd <= maxProducts
+                       ? kd
+                       : std::clamp<int64_t>(maxProducts / slots, 1, std::min(kd, kDotUnroll));
   while (kd % unroll)
     unroll /= 2;
   // c + a[rowA[k] + q] * b[colB[k] + q * n], with q and q * n given.

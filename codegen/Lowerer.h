@@ -57,6 +57,10 @@ constexpr size_t kMaxSharedBytes = 227 * 1024;
 /// Products of `@` per accumulator written out per trip of its k loop.
 constexpr int64_t kDotUnroll = 16;
 constexpr int64_t kMaxUnrolledProducts = 8192;
+/// Accumulator slots a thread can keep in registers (255 at most), and the
+/// products per written-out body of `@` beyond them (LowerDot.cpp).
+constexpr int64_t kSpillingSlots = 256;
+constexpr int64_t kSpillingProducts = 2048;
 
 /// Whether a reduction of this kind and accumulator gives the same result for
 /// any tree (LowerReduce.cpp): max, min, and, or, xor, integer add.
