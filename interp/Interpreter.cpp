@@ -426,13 +426,18 @@ void Frame::write(const std::string &s) {
     buffered += s;
 }
 
+uint64_t LaunchContext::waitBudget(uint64_t ops) {
+  uint64_t budget = 0;
+  if (__builtin_mul_overflow(ops, 4, &budget) || __builtin_add_overflow(budget, 1000000, &budget))
+    return UINT64_MAX;
+  return budget;
+}
+
 uint64_t LaunchContext::budgetBelowTrap(uint64_t steps) const {
-  uint64_t ops = opsAtTrap.load(std::memory_order_relaxed), sum = 0, budget = 0;
-  if (__builtin_add_overflow(ops, steps, &sum) ||
-      __builtin_mul_overflow(sum, kBelowTrapFactor, &budget) ||
-      __builtin_add_overflow(budget, kBelowTrapSlack, &budget))
-    budget = UINT64_MAX;
-  return std::min(budget, maxSteps);
+  uint64_t ops = opsAtTrap.load(std::memory_order_relaxed), sum = 0;
+  if (__builtin_add_overflow(ops, steps, &sum))
+    sum = UINT64_MAX;
+  return std::min(waitBudget(sum), maxSteps);
 }
 
 bool Frame::tickSlow(const Instr &in) {

@@ -104,15 +104,18 @@ struct LaunchContext {
   std::atomic<int64_t> stopAbove{INT64_MAX};  // programs with a larger index stop early
   // The ops the launch had run when the trap at stopAbove was recorded (the
   // threads' run): a program below it that is still running may run at most
-  // kBelowTrapFactor times those and its own ops by then, plus
-  // kBelowTrapSlack (and no more than maxSteps); past that it is given up
+  // waitBudget of those and its own ops by then (and no more than
+  // maxSteps); past that it is given up
   // (Frame::abandoned) and the trap stands. (Such a program may wait for a
   // store that the trap kept from happening: it would never end.)
   std::atomic<uint64_t> opsAtTrap{0};
-  static constexpr uint64_t kBelowTrapFactor = 4, kBelowTrapSlack = 1000000;
   /// The step budget of a program below the trap that had run `steps` ops
   /// when it learnt of the trap (opsAtTrap read after stopAbove, acquire).
   uint64_t budgetBelowTrap(uint64_t steps) const;
+  /// The ops a program that may wait for another one is let run after `ops`
+  /// ops of a run that found a trap: 4 x ops + 1,000,000, saturating (the
+  /// program-order rerun after a race and a program below a trap).
+  static uint64_t waitBudget(uint64_t ops);
   std::vector<Tile> params;                   // parameter values, in order
   AccessTracker *tracker = nullptr;           // the shadow memory, when on
   UndoJournal *journal = nullptr;             // RunOptions::undoOnTrap's page copies

@@ -1003,23 +1003,20 @@ void Launcher::runSequential(int64_t quietBelow, Rerun *rerun) {
 /// from the buffers as they were, so that the report is the one every thread
 /// count gives. In program order a program may wait forever for a later one
 /// (a flag that one sets after the race): each program of this run gets at
-/// most kRerunFactor times the ops of the threads' whole run, plus
-/// kRerunSlack (and the user's own limits). The first one that runs past
+/// most LaunchContext::waitBudget of the ops of the threads' whole run (and
+/// the user's own limits). The first one that runs past
 /// that is set aside where it stopped and the later ones run (one of them
 /// may race with what it did: that report, with a note, is this run's); a
 /// second one, or the time limit, ends the run, and the threads' report
 /// stands, as where this run finds no race.
 void Launcher::rerunInProgramOrder() {
-  constexpr uint64_t kRerunFactor = 4, kRerunSlack = 1000000;
   restoreBuffers();
   tracker_->reset();
   tracker_->setLocked(false);
   std::optional<Trap> found = std::move(trap_);
   trap_.reset();
   uint64_t threadSteps = steps_.exchange(0);
-  uint64_t budget = threadSteps > (UINT64_MAX - kRerunSlack) / kRerunFactor
-                        ? UINT64_MAX
-                        : threadSteps * kRerunFactor + kRerunSlack;
+  uint64_t budget = interp::LaunchContext::waitBudget(threadSteps);
   uint64_t userSteps = ctx_.maxSteps;
   ctx_.maxSteps = std::min(userSteps, budget);
   ctx_.stopAbove.store(INT64_MAX);
